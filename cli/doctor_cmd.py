@@ -1,0 +1,31 @@
+"""``kimas doctor``: which models were resolved, from where, the data dir, and whether the network is used."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import launch
+
+
+def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("doctor", parents=[common], help="show resolved models, data dir and network use")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = launch.resolve_paths(args.data_dir, args.config)
+    config = launch.read_config(paths)
+    report = launch.doctor_report(paths, config)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    for key, value in report.items():
+        if isinstance(value, dict):
+            print(f"{key}:")
+            for k, v in value.items():
+                print(f"  {k}: {v}")
+        else:
+            print(f"{key}: {value}")
+    return 0

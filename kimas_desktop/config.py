@@ -1,0 +1,263 @@
+"""One typed, validated configuration, loaded from TOML once and passed down.
+
+Layers, later wins: built-in defaults → the preset named by ``preset`` (``presets/NAME.toml``) → the
+user's file. Unknown keys are errors that name the key; closed choices are ``Literal``s.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kimas_desktop.errors import ConfigError
+
+__all__ = [
+    "PRESETS",
+    "AgenticConfig",
+    "ChatModelConfig",
+    "CollectionConfig",
+    "Config",
+    "ContextConfig",
+    "EmbeddingModelConfig",
+    "IndexerConfig",
+    "RerankConfig",
+    "RetrievalConfig",
+    "RoutingConfig",
+    "StorageConfig",
+    "SummarizerConfig",
+    "default_data_dir",
+    "load_config",
+    "parse_config",
+    "save_config",
+]
+
+PRESETS = ("full", "routed", "turbo")
+Strategy = str  # a registered rewrite strategy name: prompt, retrieval, keyword, hyde, translation, none
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ChatModelConfig(_Section):
+    """Which chat LLM answers. ``kind = "llama"`` runs llama.cpp in-process; ``"openai"`` talks HTTP."""
+
+    kind: Literal["llama", "openai"] = "llama"
+    path: str = ""  # a local GGUF file; empty = the embedded default (SmolLM2-135M-Instruct)
+    hf_repo: str = ""  # a Hugging Face repo id, downloaded only when set (needs the network)
+    hf_file: str = ""  # file name or glob inside hf_repo
+    n_ctx: int = Field(4096, ge=512)
+    n_threads: int = Field(0, ge=0)  # 0 = all cores
+    seed: int = 0
+    base_url: str = ""  # for kind = "openai", e.g. http://127.0.0.1:8080/v1
+    api_key_env: str = ""  # name of the environment variable holding the key
+    model: str = ""  # model name sent to the OpenAI-compatible server
+    timeout_s: float = Field(120.0, gt=0)
+
+
+class EmbeddingModelConfig(_Section):
+    name: str = ""  # a fastembed model name (downloaded when not cached); empty = embedded default
+    path: str = ""  # a local directory holding model.onnx + tokenizer files
+    max_tokens: int = Field(128, ge=16)  # the model's real window
+    batch_size: int = Field(16, ge=1)
+
+
+class RerankConfig(_Section):
+    model: str = ""  # a fastembed cross-encoder name; empty = the embedding fallback scorer
+    top_n: int = Field(8, ge=1)  # candidates kept after reranking
+
+
+class StorageConfig(_Section):
+    uri: str = ""  # LanceDB URI; empty = <data dir>/lancedb. s3://bucket/prefix works too.
+    options: dict[str, str] = Field(default_factory=dict)  # storage_options (endpoint, keys, region)
+
+
+class IndexerConfig(_Section):
+    chunk_tokens: int = Field(120, ge=16)  # in embedding-model tokens, ≤ the model's window
+    overlap_tokens: int = Field(20, ge=0)
+    centroids: int = Field(8, ge=1)  # k of the routing k-means
+    debounce_s: float = Field(1.0, ge=0)
+    watch: bool = True
+    max_file_mb: float = Field(200.0, gt=0)
+
+
+class ContextConfig(_Section):
+    """The paper's *context manager* (not Python's ``with``)."""
+
+    enabled: bool = True
+    rewrite: Literal["auto", "llm", "heuristic", "none"] = "auto"  # auto: heuristic on tiny models
+    analysis: bool = True  # pick related earlier messages for the summarizer
+    history_turns: int = Field(6, ge=0)  # turns considered at most
+    timeout_s: float = Field(20.0, gt=0)
+
+
+class RoutingConfig(_Section):
+    enabled: bool = True
+    top_k: int = Field(2, ge=1)
+    threshold: float = -1.0  # also activate any collection scoring above this
+    recheck: bool = True  # re-route on the rewritten query
+
+
+class RetrievalConfig(_Section):
+    k: int = Field(12, ge=1)  # hits per agent query
+    mode: Literal["dense", "fts", "hybrid"] = "hybrid"
+    output: Literal["raw", "digest"] = "raw"
+    default_strategy: Strategy = "none"
+
+
+class AgenticConfig(_Section):
+    enabled: bool = False
+    max_queries: int = Field(3, ge=1, le=5)
+    timeout_s: float = Field(30.0, gt=0)
+
+
+class SummarizerConfig(_Section):
+    context_tokens: int = Field(1536, ge=128)  # evidence + history budget, in chat-model tokens
+    max_answer_tokens: int = Field(384, ge=16)
+    citations: bool = True
+    temperature: float = Field(0.0, ge=0)
+
+
+class CollectionConfig(_Section):
+    """Per-collection settings: folders, routing mix-in and scaling, retrieval-agent strategy."""
+
+    folders: list[str] = Field(default_factory=list)
+    description: str = ""
+    examples: list[str] = Field(default_factory=list)
+    mixin_weight: float = Field(0.3, ge=0, le=1)  # weight of the description/examples similarity
+    scale: float = Field(1.0, gt=0)  # multiplies the routing score
+    language: str = ""  # for the translation strategy
+    strategy: Strategy = ""  # empty = retrieval.default_strategy
+    prompt: str = ""  # instruction for the prompt strategy
+
+
+class Config(_Section):
+    preset: Literal["full", "routed", "turbo", "custom"] = "full"
+    chat: ChatModelConfig = ChatModelConfig()
+    embedding: EmbeddingModelConfig = EmbeddingModelConfig()
+    rerank: RerankConfig = RerankConfig()
+    storage: StorageConfig = StorageConfig()
+    indexer: IndexerConfig = IndexerConfig()
+    context: ContextConfig = ContextConfig()
+    routing: RoutingConfig = RoutingConfig()
+    retrieval: RetrievalConfig = RetrievalConfig()
+    agentic: AgenticConfig = AgenticConfig()
+    summarizer: SummarizerConfig = SummarizerConfig()
+    collections: dict[str, CollectionConfig] = Field(default_factory=dict)
+
+    def collection(self, name: str) -> CollectionConfig:
+        return self.collections.get(name, CollectionConfig())
+
+    def updated(self, **sections: Any) -> Config:
+        """A copy with whole sections or fields replaced (validated again)."""
+        data = self.model_dump()
+        data.update(sections)
+        return Config.model_validate(data)
+
+
+def default_data_dir() -> Path:
+    env = os.environ.get("KIMAS_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".kimas"
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def preset_data(name: str) -> dict[str, Any]:
+    if name == "custom":
+        return {}
+    if name not in PRESETS:
+        raise ConfigError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+    text = resources.files("kimas_desktop.presets").joinpath(f"{name}.toml").read_text("utf-8")
+    return tomllib.loads(text)
+
+
+def _explain(err: ValidationError, origin: str) -> str:
+    lines = []
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"])
+        if e["type"] == "extra_forbidden":
+            lines.append(f"unknown key '{key}'")
+        else:
+            lines.append(f"'{key}': {e['msg']}")
+    return f"invalid config {origin}: " + "; ".join(lines)
+
+
+def parse_config(data: dict[str, Any], origin: str = "") -> Config:
+    """Validate a user's config mapping on top of defaults and its preset."""
+    preset = data.get("preset", "full")
+    if not isinstance(preset, str):
+        raise ConfigError(f"invalid config {origin}: 'preset' must be a string")
+    merged = _merge(preset_data(preset), data)
+    try:
+        return Config.model_validate(merged)
+    except ValidationError as err:
+        raise ConfigError(_explain(err, origin)) from None
+
+
+def load_config(path: Path | None, *, preset: str | None = None) -> Config:
+    """Load ``path`` (missing file = defaults). ``preset`` overrides the file's preset."""
+    data: dict[str, Any] = {}
+    if path is not None and path.exists():
+        try:
+            data = tomllib.loads(path.read_text("utf-8"))
+        except tomllib.TOMLDecodeError as err:
+            raise ConfigError(f"config file {path} is not valid TOML: {err}") from None
+    if preset is not None:
+        data = {**data, "preset": preset}
+    return parse_config(data, origin=str(path) if path else "")
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        return f'"{escaped}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    raise ConfigError(f"cannot write {value!r} to TOML")
+
+
+def _key(name: str) -> str:
+    bare = name.replace("_", "").replace("-", "").isalnum() and name.isascii()
+    return name if bare else _toml_value(name)
+
+
+def save_config(config: Config, path: Path) -> None:
+    """Write the settings that differ from the preset, atomically (a crash leaves the old file)."""
+    base = Config.model_validate(preset_data(config.preset)).model_dump()
+    data = config.model_dump()
+    lines = [f"preset = {_toml_value(config.preset)}", ""]
+    for section, values in data.items():
+        if section in ("preset", "collections"):
+            continue
+        changed = {k: v for k, v in values.items() if base[section].get(k) != v}
+        if changed:
+            lines.append(f"[{section}]")
+            lines += [f"{_key(k)} = {_toml_value(v)}" for k, v in changed.items()]
+            lines.append("")
+    for name, values in data["collections"].items():
+        lines.append(f"[collections.{_key(name)}]")
+        lines += [f"{_key(k)} = {_toml_value(v)}" for k, v in values.items()]
+        lines.append("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text("\n".join(lines), "utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,58 @@
+"""The exception tree of KIMAs Desktop.
+
+    KimasError                      root: everything we raise on purpose
+    ├── ConfigError                 invalid config file or value (names the key)
+    ├── ModelError                  a model could not be resolved, loaded or run
+    │   └── ModelUnavailableError   needs the network or a file that is not there
+    ├── IndexingError               indexing or storage failed
+    │   └── EmbedderMismatchError   collection built with another embedding model
+    ├── CollectionNotFoundError     no collection of that name
+    └── StructuredOutputError       an LLM answer did not match its JSON schema
+
+Product code raises these; only the edges (CLI, UI) turn them into sentences for people.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CollectionNotFoundError",
+    "ConfigError",
+    "EmbedderMismatchError",
+    "IndexingError",
+    "KimasError",
+    "ModelError",
+    "ModelUnavailableError",
+    "StructuredOutputError",
+]
+
+
+class KimasError(Exception):
+    """Root of every error KIMAs Desktop raises on purpose."""
+
+
+class ConfigError(KimasError):
+    """The config file or a value in it is invalid."""
+
+
+class ModelError(KimasError):
+    """A model could not be resolved, loaded or run."""
+
+
+class ModelUnavailableError(ModelError):
+    """The model needs the network or a file that is not there."""
+
+
+class IndexingError(KimasError):
+    """Indexing or the collection store failed."""
+
+
+class EmbedderMismatchError(IndexingError):
+    """A collection was built with a different embedding model than the one configured."""
+
+
+class CollectionNotFoundError(KimasError):
+    """No collection has that name."""
+
+
+class StructuredOutputError(KimasError):
+    """An LLM's structured answer did not parse or validate against its schema."""

@@ -1,0 +1,1 @@
+"""Preset config files: full, routed, turbo (the KIMAs paper's three applications)."""

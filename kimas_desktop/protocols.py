@@ -1,0 +1,111 @@
+"""The seams between the pipeline and its backends. One small Protocol per role.
+
+Contract for every implementation (after haystack's component contract): the constructor is cheap
+and touches no file, model or network; heavy state is loaded lazily on first use or by ``warm_up()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from kimas_desktop.types import CollectionInfo, Hit, Message, Synopsis
+
+Vector = npt.NDArray[np.float32]
+SearchMode = Literal["dense", "fts", "hybrid"]
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A chat LLM. Implementations serialize calls themselves (one llama.cpp model is not thread-safe)."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def context_size(self) -> int: ...
+
+    def warm_up(self) -> None: ...
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        json_schema: Mapping[str, Any] | None = None,
+    ) -> str:
+        """The whole reply. With ``json_schema`` the output is constrained to that schema."""
+        ...
+
+    def stream(
+        self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.0
+    ) -> Iterator[str]:
+        """The reply as text deltas."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Length of ``text`` in this model's own tokens."""
+        ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def max_tokens(self) -> int:
+        """The model's real input window; chunks are sized to fit it."""
+        ...
+
+    def warm_up(self) -> None: ...
+
+    def embed_query(self, texts: Sequence[str]) -> Vector:
+        """Unit-normalized float32 matrix [len(texts), dim] for queries."""
+        ...
+
+    def embed_passages(self, texts: Sequence[str]) -> Vector:
+        """Unit-normalized float32 matrix [len(texts), dim] for stored passages."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Length of ``text`` in this model's tokenizer."""
+        ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    @property
+    def model_id(self) -> str: ...
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        """One relevance score per text against the single ``query``; higher is better."""
+        ...
+
+
+@runtime_checkable
+class ChunkSearcher(Protocol):
+    """Read side of the collection store, as the retrieval path sees it."""
+
+    def collections(self) -> list[CollectionInfo]: ...
+
+    def synopsis(self, collection: str) -> Synopsis | None: ...
+
+    def search(
+        self,
+        collection: str,
+        *,
+        text: str,
+        vector: Vector,
+        k: int,
+        mode: SearchMode = "hybrid",
+    ) -> list[Hit]:
+        """Best ``k`` chunks of ``collection``, best first. Hybrid fuses dense and full-text."""
+        ...

@@ -1,0 +1,137 @@
+"""Typed values passed between stages. Frozen dataclasses, never dicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Role = Literal["user", "assistant", "system"]
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One indexed piece of a source file."""
+
+    chunk_id: str
+    collection: str
+    source: str  # absolute path of the file
+    text: str
+    page: int | None = None  # 1-based PDF page
+    line_start: int | None = None  # 1-based, inclusive
+    line_end: int | None = None
+    heading: str = ""  # heading path, "A > B > C"
+    file_hash: str = ""
+    indexed_at: float = 0.0
+
+    @property
+    def lines(self) -> tuple[int, int] | None:
+        if self.line_start is None or self.line_end is None:
+            return None
+        return (self.line_start, self.line_end)
+
+    @property
+    def locator(self) -> str:
+        """Human-readable position: 'p. 3', 'lines 10-24' or ''."""
+        if self.page is not None:
+            return f"p. {self.page}"
+        if self.lines is not None:
+            return f"lines {self.line_start}-{self.line_end}"
+        return ""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A chunk found for a query, with the score of whoever found it."""
+
+    chunk: Chunk
+    score: float
+    origin: str = ""  # which agent/query/search produced it
+
+
+@dataclass(frozen=True)
+class Route:
+    """The router's verdict for one collection."""
+
+    collection: str
+    score: float
+    centroid_score: float
+    mixin_score: float | None = None
+
+
+@dataclass(frozen=True)
+class Synopsis:
+    """What the router knows about a collection: centroids of its chunk embeddings."""
+
+    collection: str
+    centroids: tuple[tuple[float, ...], ...]
+    chunk_count: int = 0
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """A file that was skipped or failed, and why (shown to the user)."""
+
+    path: str
+    reason: str
+    kind: Literal["skipped", "failed"] = "skipped"
+
+
+@dataclass(frozen=True)
+class CollectionInfo:
+    name: str
+    folders: tuple[str, ...]
+    embedding_model: str
+    dim: int
+    files: int
+    chunks: int
+    updated_at: float | None
+    problems: tuple[FileProblem, ...] = ()
+
+
+@dataclass(frozen=True)
+class IndexProgress:
+    """Reported through the indexer's progress callback (CLI and UI both use it)."""
+
+    collection: str
+    files_done: int
+    files_total: int
+    current_file: str
+    chunks_done: int
+    chunks_per_s: float
+    eta_s: float | None
+    finished: bool = False
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    collection: str
+    indexed: int
+    unchanged: int
+    deleted: int
+    skipped: int
+    failed: int
+    chunks_added: int
+    seconds: float
+    problems: tuple[FileProblem, ...] = ()
+
+
+@dataclass(frozen=True)
+class Citation:
+    n: int  # 1-based number of the source as shown to the model
+    chunk: Chunk
+    snippet: str
+
+
+@dataclass(frozen=True)
+class StageTrace:
+    """What one stage did and how long it took."""
+
+    stage: str
+    ms: float
+    detail: dict[str, object] = field(default_factory=dict)
