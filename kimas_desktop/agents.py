@@ -1,0 +1,145 @@
+"""Retrieval agents (KIMAs §3.1, §3.3): one per collection, each with its own rewrite strategy.
+
+An agent rewrites the query its way, searches its collection (hybrid dense + full-text by default) with
+the query and each rewrite, and fuses the lists with reciprocal rank fusion. With ``output = "digest"``
+it also asks the LLM for the key points of its best chunks, so the summarizer reads less.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from kimas_desktop.config import Config
+from kimas_desktop.errors import KimasError
+from kimas_desktop.fusion import reciprocal_rank_fusion
+from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder
+from kimas_desktop.strategies import StrategyContext, make_strategy
+from kimas_desktop.structured import ask_json
+from kimas_desktop.text import truncate
+from kimas_desktop.types import Hit, Message
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AgentResult:
+    collection: str
+    strategy: str
+    queries: tuple[str, ...]
+    hits: tuple[Hit, ...]
+    ms: float
+    error: str = ""
+
+
+DIGEST_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "points": {
+            "type": "array",
+            "maxItems": 8,
+            "items": {
+                "type": "object",
+                "properties": {"source": {"type": "integer"}, "point": {"type": "string", "maxLength": 300}},
+                "required": ["source", "point"],
+            },
+        }
+    },
+    "required": ["points"],
+}
+
+
+class RetrievalAgent:
+    def __init__(
+        self,
+        collection: str,
+        *,
+        searcher: ChunkSearcher,
+        embedder: Embedder,
+        chat: ChatModel,
+        config: Config,
+    ) -> None:
+        self.collection = collection
+        self._searcher = searcher
+        self._embedder = embedder
+        self._chat = chat
+        self._config = config
+        settings = config.collection(collection)
+        self.strategy_name = settings.strategy or config.retrieval.default_strategy
+        self._strategy = make_strategy(self.strategy_name)
+        self._settings = settings
+
+    def search(self, query: str, k: int | None = None) -> list[Hit]:
+        vector = self._embedder.embed_query([query])[0]
+        return self._searcher.search(
+            self.collection,
+            text=query,
+            vector=vector,
+            k=k or self._config.retrieval.k,
+            mode=self._config.retrieval.mode,
+        )
+
+    def retrieve(self, query: str) -> AgentResult:
+        start = time.perf_counter()
+        ctx = StrategyContext(self._chat, self.collection, self._settings, self.search)
+        rewrites = [q for q in self._strategy.queries(query, ctx) if q.strip() and q != query]
+        queries = (query, *rewrites)
+        try:
+            rankings = [
+                [replace(h, origin=f"{self.collection}:{i}") for h in self.search(q)]
+                for i, q in enumerate(queries)
+            ]
+        except KimasError as err:
+            log.warning("search in %s failed: %s", self.collection, err)
+            return AgentResult(self.collection, self.strategy_name, queries, (), _ms(start), str(err))
+        hits = rankings[0] if len(rankings) == 1 else reciprocal_rank_fusion(rankings)
+        hits = hits[: self._config.retrieval.k]
+        if self._config.retrieval.output == "digest" and hits:
+            hits = self._digest(query, hits)
+        return AgentResult(self.collection, self.strategy_name, queries, tuple(hits), _ms(start))
+
+    def _digest(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
+        """Replace chunk texts by LLM-digested key points (chunks without a point are dropped)."""
+        top = list(hits[:5])
+        listing = "\n".join(f"[{i + 1}] {truncate(h.chunk.text, 500)}" for i, h in enumerate(top))
+
+        def parse(d: dict[str, Any]) -> dict[int, list[str]]:
+            points: dict[int, list[str]] = {}
+            for p in d["points"]:
+                n, text = p["source"], str(p["point"]).strip()
+                if isinstance(n, int) and 1 <= n <= len(top) and text:
+                    points.setdefault(n, []).append(text)
+            return points
+
+        try:
+            points = ask_json(
+                self._chat,
+                [
+                    Message(
+                        "system",
+                        "List the key points of the numbered passages that help answer the question, "
+                        "each with its passage number. Reply as JSON.",
+                    ),
+                    Message("user", f"{listing}\n\nQuestion: {query}"),
+                ],
+                DIGEST_SCHEMA,
+                parse,
+                max_tokens=256,
+            )
+        except (KimasError, RuntimeError, OSError) as err:
+            log.warning("digest in %s failed, returning raw chunks: %s", self.collection, err)
+            return list(hits)
+        if not points:
+            return list(hits)
+        return [
+            replace(h, chunk=replace(h.chunk, text=" ".join(points[i + 1])))
+            for i, h in enumerate(top)
+            if i + 1 in points
+        ]
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 1)

@@ -1,0 +1,45 @@
+"""Model-free ways to merge and clean ranked lists."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from kimas_desktop.types import Chunk, Hit
+
+RRF_K = 60
+
+
+def reciprocal_rank_fusion(rankings: Iterable[Sequence[Hit]], *, k: int = RRF_K) -> list[Hit]:
+    """Fuse ranked lists: score(d) = Σ 1 / (k + rank). Keeps the first-seen Hit for each chunk."""
+    scores: dict[str, float] = {}
+    first: dict[str, Hit] = {}
+    for ranking in rankings:
+        for rank, hit in enumerate(ranking, start=1):
+            cid = hit.chunk.chunk_id
+            scores[cid] = scores.get(cid, 0.0) + 1.0 / (k + rank)
+            first.setdefault(cid, hit)
+    order = sorted(scores, key=lambda cid: scores[cid], reverse=True)
+    return [Hit(first[cid].chunk, scores[cid], first[cid].origin) for cid in order]
+
+
+def _overlaps(a: Chunk, b: Chunk) -> bool:
+    if a.source != b.source:
+        return False
+    if a.lines and b.lines:
+        lo, hi = max(a.lines[0], b.lines[0]), min(a.lines[1], b.lines[1])
+        shorter = min(a.lines[1] - a.lines[0], b.lines[1] - b.lines[0]) + 1
+        return hi - lo + 1 > shorter / 2
+    ta, tb = " ".join(a.text.split()), " ".join(b.text.split())
+    return ta in tb or tb in ta
+
+
+def deduplicate(hits: Sequence[Hit]) -> list[Hit]:
+    """Drop repeated chunks and chunks mostly contained in a better-ranked one of the same file."""
+    kept: list[Hit] = []
+    seen: set[str] = set()
+    for hit in hits:
+        if hit.chunk.chunk_id in seen or any(_overlaps(hit.chunk, k.chunk) for k in kept):
+            continue
+        seen.add(hit.chunk.chunk_id)
+        kept.append(hit)
+    return kept

@@ -1,0 +1,255 @@
+"""The KIMAs pipeline: question → context manager → router → retrieval agents → filter → summarizer.
+
+Two parallel stages keep latency low (KIMAs §3.5):
+1. the context manager's rewrite ∥ routing on the raw question's embedding (re-checked cheaply on the
+   rewritten query);
+2. the retrieval agents (one thread each) ∥ the context analysis for the summarizer.
+Then the filter reranks everything with one scorer, the optional agentic round may search again, and the
+summarizer streams the answer and attaches look-back citations. ``ask`` yields typed events.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from kimas_desktop.agentic import SufficiencyJudge
+from kimas_desktop.agents import AgentResult, RetrievalAgent
+from kimas_desktop.config import Config
+from kimas_desktop.context import ContextAnalysis, ContextAnalyzer, QueryContextualizer
+from kimas_desktop.errors import KimasError
+from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Event, Status, Trace, TraceReady
+from kimas_desktop.evidence import EvidenceFilter, pack
+from kimas_desktop.fusion import reciprocal_rank_fusion
+from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, Reranker
+from kimas_desktop.router import CentroidRouter
+from kimas_desktop.summarizer import NO_KNOWLEDGE, NOT_FOUND, Summarizer, answer_messages, is_not_found
+from kimas_desktop.types import Hit, Message, Route
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    question: str
+    query: str
+    routes: tuple[Route, ...]  # every collection, best first
+    active: tuple[str, ...]  # the collections that were searched
+    hits: tuple[Hit, ...]  # reranked evidence, best first
+    trace: Trace
+    analysis: ContextAnalysis | None = None
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    def ms(self) -> float:
+        return round((time.perf_counter() - self.start) * 1000, 1)
+
+
+class Pipeline:
+    """One configured pipeline. Cheap to build; models load on first use."""
+
+    def __init__(
+        self,
+        *,
+        config: Config,
+        chat: ChatModel,
+        embedder: Embedder,
+        reranker: Reranker,
+        searcher: ChunkSearcher,
+        small_model: bool = False,
+    ) -> None:
+        self.config = config
+        self._chat = chat
+        self._embedder = embedder
+        self._searcher = searcher
+        self._router = CentroidRouter(searcher, embedder, config)
+        self._contextualizer = QueryContextualizer(chat, config.context, small_model=small_model)
+        self._analyzer = ContextAnalyzer(chat, config.context)
+        self._filter = EvidenceFilter(reranker, config.rerank.top_n)
+        self._summarizer = Summarizer(
+            chat,
+            max_answer_tokens=config.summarizer.max_answer_tokens,
+            temperature=config.summarizer.temperature,
+        )
+        self._judge = SufficiencyJudge(chat, config.agentic.max_queries)
+        self._pool = cf.ThreadPoolExecutor(max_workers=6, thread_name_prefix="kimas")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- retrieval path -------------------------------------------------------------------------
+
+    def _collections(self) -> list[str]:
+        return [c.name for c in self._searcher.collections() if c.chunks > 0]
+
+    def _stage1(self, question: str, history: Sequence[Message], trace: Trace) -> tuple[str, list[Route]]:
+        """Rewrite ∥ routing on the raw question; re-route on the rewritten query."""
+        clock = _Clock()
+        rewrite_future = self._pool.submit(self._contextualizer.rewrite, question, history)
+        names = self._collections()
+        raw_vec = self._embedder.embed_query([question])[0]
+        routes = self._router.score(raw_vec, names)
+        route_ms = clock.ms()
+        rewrite = rewrite_future.result()
+        trace.add("rewrite", clock.ms(), method=rewrite.method, query=rewrite.query, note=rewrite.note)
+        trace.add("route", route_ms, on="question", scores={r.collection: round(r.score, 4) for r in routes})
+        if rewrite.query != question and self.config.routing.recheck and names:
+            t = _Clock()
+            routes = self._router.score(self._embedder.embed_query([rewrite.query])[0], names)
+            trace.add("reroute", t.ms(), on="query", scores={r.collection: round(r.score, 4) for r in routes})
+        trace.query = rewrite.query
+        trace.routes = list(routes)
+        return rewrite.query, routes
+
+    def _search_agents(self, query: str, active: Sequence[str]) -> list[AgentResult]:
+        agents = [
+            RetrievalAgent(
+                name, searcher=self._searcher, embedder=self._embedder, chat=self._chat, config=self.config
+            )
+            for name in active
+        ]
+        return list(self._pool.map(lambda a: a.retrieve(query), agents))
+
+    def _retrieve(
+        self, question: str, history: Sequence[Message], trace: Trace, *, analyze: bool
+    ) -> RetrievalResult:
+        trace.question = question
+        query, routes = self._stage1(question, history, trace)
+        active = [r.collection for r in self._router.select(routes)]
+        clock = _Clock()
+        analysis_future = self._pool.submit(self._analyzer.analyze, question, history) if analyze else None
+        results = self._search_agents(query, active)
+        trace.add("retrieve", clock.ms(), agents={r.collection: r.ms for r in results})
+        for r in results:
+            trace.agent_queries[r.collection] = list(r.queries)
+            if r.error:
+                trace.add("retrieve_error", 0.0, collection=r.collection, error=r.error)
+        analysis = None
+        if analysis_future is not None:
+            analysis = analysis_future.result()
+            trace.add(
+                "context_analysis",
+                clock.ms(),
+                method=analysis.method,
+                analysis=analysis.analysis,
+                related=list(analysis.related),
+            )
+        t = _Clock()
+        candidates = [h for r in results for h in r.hits]
+        hits = self._filter.rerank(query, candidates)
+        trace.add("rerank", t.ms(), candidates=len(candidates), kept=len(hits))
+        return RetrievalResult(question, query, tuple(routes), tuple(active), tuple(hits), trace, analysis)
+
+    def retrieve(self, question: str, history: Sequence[Message] = ()) -> RetrievalResult:
+        """Steps up to the filter: the best evidence for ``question`` in this conversation."""
+        clock = _Clock()
+        result = self._retrieve(question, history, Trace(), analyze=False)
+        result.trace.add("total", clock.ms())
+        return result
+
+    # -- answer path ----------------------------------------------------------------------------
+
+    def _second_round(
+        self, question: str, first: RetrievalResult, packed: list[Hit], trace: Trace
+    ) -> list[Hit]:
+        """Agentic round: judge, search the complementary queries, fuse, rerank. Falls back on failure."""
+        clock = _Clock()
+        ac = self.config.agentic
+        try:
+            verdict = self._pool.submit(self._judge.judge, question, packed).result(timeout=ac.timeout_s)
+        except (KimasError, cf.TimeoutError, RuntimeError, OSError) as err:
+            trace.add("agentic", clock.ms(), fallback=f"judgement failed: {err or type(err).__name__}")
+            return list(first.hits)
+        detail: dict[str, object] = {
+            "is_sufficient": verdict.is_sufficient,
+            "missing_info": verdict.missing_info,
+            "queries": list(verdict.queries),
+        }
+        if verdict.is_sufficient or not verdict.queries:
+            trace.add("agentic", clock.ms(), **detail)
+            return list(first.hits)
+        remaining = ac.timeout_s - clock.ms() / 1000
+        agents = [
+            RetrievalAgent(
+                n, searcher=self._searcher, embedder=self._embedder, chat=self._chat, config=self.config
+            )
+            for n in first.active
+        ]
+        futures = [self._pool.submit(a.search, q) for q in verdict.queries for a in agents]
+        try:
+            lists = [f.result(timeout=max(remaining, 0.1)) for f in futures]
+        except (KimasError, cf.TimeoutError, RuntimeError, OSError) as err:
+            trace.add("agentic", clock.ms(), **detail, fallback=f"second search failed: {err or 'timeout'}")
+            return list(first.hits)
+        fused = reciprocal_rank_fusion([list(first.hits), *lists])
+        hits = self._filter.rerank(first.query, [replace(h, origin=h.origin or "agentic") for h in fused])
+        trace.add("agentic", clock.ms(), **detail, fused=len(fused))
+        return hits
+
+    def ask(self, question: str, history: Sequence[Message] = ()) -> Iterator[Event]:
+        """Answer ``question``: status events, answer deltas, citations, the trace, then Done."""
+        clock = _Clock()
+        trace = Trace()
+        history = list(history)
+        if not self._collections():
+            trace.question = question
+            yield AnswerDelta(NO_KNOWLEDGE)
+            yield TraceReady(trace)
+            yield Done(NO_KNOWLEDGE, answered_from_sources=False)
+            return
+        yield Status("context", "Understanding the question…")
+        first = self._retrieve(question, history, trace, analyze=bool(history))
+        yield Status("retrieve", f"Searched {', '.join(first.active) or 'no collection'}.")
+        sc = self.config.summarizer
+        if first.analysis is not None:
+            related = list(first.analysis.messages)
+        else:
+            related = (
+                history[-2 * self.config.context.history_turns :] if self.config.context.history_turns else []
+            )
+        related_tokens = sum(self._chat.count_tokens(m.content) for m in related)
+        budget = max(sc.context_tokens - related_tokens, sc.context_tokens // 2)
+        t = _Clock()
+        packed, used = pack(first.hits, budget, self._chat.count_tokens)
+        trace.add("pack", t.ms(), sources=len(packed), tokens=used, budget=budget)
+        if self.config.agentic.enabled and packed:
+            yield Status("agentic", "Checking whether the evidence is enough…")
+            hits = self._second_round(question, first, packed, trace)
+            if [h.chunk.chunk_id for h in hits] != [h.chunk.chunk_id for h in first.hits]:
+                packed, used = pack(hits, budget, self._chat.count_tokens)
+                trace.add("pack", 0.0, sources=len(packed), tokens=used, round=2)
+        trace.evidence = list(packed)
+        if not packed:
+            yield AnswerDelta(NOT_FOUND)
+            yield CitationsReady((), True, "nothing relevant was found")
+            trace.add("total", clock.ms())
+            yield TraceReady(trace)
+            yield Done(NOT_FOUND, answered_from_sources=False)
+            return
+        yield Status("answer", "Writing the answer…")
+        messages = answer_messages(question, packed, related)
+        parts: list[str] = []
+        t = _Clock()
+        try:
+            for delta in self._summarizer.stream(messages):
+                if not parts:
+                    trace.add("first_token", clock.ms())
+                parts.append(delta)
+                yield AnswerDelta(delta)
+        finally:
+            trace.add("answer", t.ms(), tokens=len(parts))
+        answer = "".join(parts).strip()
+        if sc.citations:
+            t = _Clock()
+            cited = self._summarizer.cite(messages, answer, packed)
+            trace.add("citations", t.ms(), cited=[c.n for c in cited.citations], note=cited.note)
+            yield CitationsReady(cited.citations, cited.available, cited.note)
+        trace.add("total", clock.ms())
+        yield TraceReady(trace)
+        yield Done(answer, answered_from_sources=not is_not_found(answer))
