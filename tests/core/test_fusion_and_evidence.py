@@ -1,0 +1,54 @@
+from kimas_desktop.evidence import EvidenceFilter, format_source, pack
+from kimas_desktop.fusion import deduplicate, reciprocal_rank_fusion
+from kimas_desktop.types import Chunk, Hit
+from local_models.fake import WordOverlapReranker
+
+
+def hit(cid: str, text: str = "t", score: float = 0.0, source: str = "/a.md", lines=(1, 5)) -> Hit:
+    return Hit(Chunk(cid, "c", source, text, line_start=lines[0], line_end=lines[1]), score)
+
+
+def test_rrf_rewards_agreement() -> None:
+    fused = reciprocal_rank_fusion([[hit("a"), hit("b")], [hit("b"), hit("c")]])
+    assert [h.chunk.chunk_id for h in fused] == ["b", "a", "c"]
+    assert fused[0].score == 1 / 62 + 1 / 61
+
+
+def test_dedup_drops_repeats_and_overlapping_chunks() -> None:
+    hits = [
+        hit("a", lines=(1, 20)),
+        hit("a", lines=(1, 20)),
+        hit("b", lines=(5, 18)),  # mostly inside a
+        hit("c", lines=(18, 40)),  # overlaps a little: kept
+        hit("d", "same words here", source="/b.pdf", lines=(0, 0)),
+    ]
+    pdf = [Hit(Chunk("e", "c", "/b.pdf", "words", page=2), 0), Hit(Chunk("f", "c", "/b.pdf", "other words here too", page=2), 0)]
+    kept = deduplicate([*hits, *pdf])
+    # e's text is contained in d's (same file): dropped; f is new text: kept.
+    assert [h.chunk.chunk_id for h in kept] == ["a", "c", "d", "f"]
+
+
+def test_one_scorer_reranks_all_candidates_against_one_query() -> None:
+    f = EvidenceFilter(WordOverlapReranker(), top_n=2)
+    out = f.rerank(
+        "install the printer driver",
+        [hit("x", "bake bread", 9.0, "/1"), hit("y", "printer driver install", 0.1, "/2"), hit("z", "the printer", 5.0, "/3")],
+    )
+    assert [h.chunk.chunk_id for h in out] == ["y", "z"]
+
+
+def test_pack_respects_the_token_budget_and_skips_what_does_not_fit() -> None:
+    def count(text: str) -> int:
+        return len(text.split())
+
+    hits = [hit("a", "w " * 10, source="/1"), hit("b", "w " * 100, source="/2"), hit("c", "w " * 10, source="/3")]
+    packed, used = pack(hits, 40, count)
+    assert [h.chunk.chunk_id for h in packed] == ["a", "c"]
+    assert used <= 40
+    assert used == sum(count(format_source(i + 1, h)) + 2 for i, h in enumerate(packed))
+    assert pack(hits, 5, count) == ([], 0)
+
+
+def test_source_format_names_file_and_place() -> None:
+    text = format_source(3, Hit(Chunk("p", "c", "/docs/guide.pdf", "Body", page=7, heading="Intro"), 0))
+    assert text.startswith("[3] (guide.pdf, p. 7, Intro)")

@@ -1,0 +1,138 @@
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kimas_desktop.config import parse_config
+from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Status, TraceReady
+from kimas_desktop.pipeline import Pipeline
+from kimas_desktop.strategies import StrategyContext, register_strategy
+from kimas_desktop.summarizer import NO_KNOWLEDGE
+from kimas_desktop.types import Message
+from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapReranker
+from tests.fakes import MemorySearcher
+
+
+def make(chat: ScriptedChatModel, **cfg: Any) -> tuple[Pipeline, MemorySearcher]:
+    emb = HashEmbedder()
+    searcher = MemorySearcher(emb)
+    searcher.add("pets", ["Cats sleep sixteen hours a day.", "Dogs need daily walks in the park."], "/k/pets.md")
+    searcher.add("cars", ["The engine oil must be changed every 10000 km.", "Tyre pressure is 2.2 bar."], "/k/car.pdf")
+    config = parse_config({"preset": "full", **cfg})
+    return Pipeline(config=config, chat=chat, embedder=emb, reranker=WordOverlapReranker(), searcher=searcher), searcher
+
+
+def by_schema(replies: Mapping[str, str], answer: str):  # type: ignore[no-untyped-def]
+    """Reply by the JSON schema's first required key; stream ``answer`` for free text."""
+
+    def reply(messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
+        if schema is None:
+            return answer
+        return replies[schema["required"][0]]
+
+    return reply
+
+
+def test_ask_routes_retrieves_answers_and_cites() -> None:
+    chat = ScriptedChatModel(
+        by_schema(
+            {"is_sufficient": json.dumps({"is_sufficient": True, "missing_info": "", "queries": []}),
+             "sources": json.dumps({"sources": [1]})},
+            "Change the engine oil every 10000 km [1].",
+        )
+    )
+    pipe, _ = make(chat, routing={"top_k": 1})
+    events = list(pipe.ask("How often must the engine oil be changed?"))
+    assert isinstance(events[0], Status)
+    answer = "".join(e.text for e in events if isinstance(e, AnswerDelta))
+    assert answer.startswith("Change the engine oil")
+    cites = next(e for e in events if isinstance(e, CitationsReady))
+    assert cites.citations[0].chunk.source == "/k/car.pdf"
+    trace = next(e for e in events if isinstance(e, TraceReady)).trace
+    assert [r.collection for r in trace.routes][0] == "cars"
+    assert trace.agent_queries.keys() == {"cars"}  # only the routed collection was searched
+    assert {"rewrite", "route", "retrieve", "rerank", "pack", "agentic", "first_token", "answer", "citations", "total"} <= trace.timings_ms.keys()
+    assert trace.detail("agentic")["is_sufficient"] is True
+    assert isinstance(events[-1], Done) and events[-1].answered_from_sources
+    # the answer prompt carries the numbered evidence
+    answer_prompt = next(m for m, s in chat.calls if s is None)
+    assert "[1] (car.pdf" in answer_prompt[1].content
+
+
+def test_no_collections_means_no_llm_and_a_hint() -> None:
+    chat = ScriptedChatModel(["should not be called"])
+    emb = HashEmbedder()
+    pipe = Pipeline(config=parse_config({}), chat=chat, embedder=emb, reranker=WordOverlapReranker(), searcher=MemorySearcher(emb))
+    events = list(pipe.ask("anything?"))
+    assert events[-1] == Done(NO_KNOWLEDGE, answered_from_sources=False)
+    assert chat.calls == []
+
+
+def test_agentic_round_searches_again_and_fuses() -> None:
+    judge = json.dumps({"is_sufficient": False, "missing_info": "tyres", "queries": ["tyre pressure bar"]})
+    chat = ScriptedChatModel(by_schema({"is_sufficient": judge, "sources": '{"sources": [1, 2]}'}, "answer"))
+    pipe, searcher = make(chat, routing={"top_k": 1})
+    events = list(pipe.ask("engine oil change interval"))
+    trace = next(e for e in events if isinstance(e, TraceReady)).trace
+    assert trace.detail("agentic")["queries"] == ["tyre pressure bar"]
+    assert ("cars", "tyre pressure bar") in searcher.searches
+    assert any("Tyre" in h.chunk.text for h in trace.evidence)
+
+
+def test_agentic_failure_keeps_the_first_round() -> None:
+    chat = ScriptedChatModel(by_schema({"is_sufficient": "garbage", "sources": '{"sources": []}'}, "answer"))
+    pipe, _ = make(chat)
+    events = list(pipe.ask("engine oil"))
+    trace = next(e for e in events if isinstance(e, TraceReady)).trace
+    assert "judgement failed" in str(trace.detail("agentic")["fallback"])
+    assert trace.evidence
+
+
+def test_follow_up_is_rewritten_and_history_is_analysed() -> None:
+    replies = {
+        "query": json.dumps({"query": "dogs walks"}),
+        "analysis": json.dumps({"analysis": "about dogs", "indices_of_related_messages": [0]}),
+        "is_sufficient": json.dumps({"is_sufficient": True, "missing_info": "", "queries": []}),
+        "sources": '{"sources": [1]}',
+    }
+    chat = ScriptedChatModel(by_schema(replies, "They need daily walks [1]."))
+    pipe, _ = make(chat, context={"rewrite": "llm"})
+    history = [Message("user", "Tell me about dogs"), Message("assistant", "Dogs are pets.")]
+    events = list(pipe.ask("How often do they need it?", history))
+    trace = next(e for e in events if isinstance(e, TraceReady)).trace
+    assert trace.query.startswith("dogs walks")
+    assert trace.routes[0].collection == "pets"
+    assert trace.detail("context_analysis")["related"] == [0]
+    answer_prompt = next(m for m, s in chat.calls if s is None)
+    assert "user: Tell me about dogs" in answer_prompt[1].content
+    assert "Dogs are pets." not in answer_prompt[1].content  # not related: left out
+
+
+def test_turbo_uses_keywords_without_llm_before_the_answer() -> None:
+    chat = ScriptedChatModel(by_schema({"sources": '{"sources": [1]}'}, "ok"))
+    pipe, searcher = make(chat, preset="turbo")
+    list(pipe.ask("What is the tyre pressure please?", [Message("user", "hi"), Message("assistant", "hello")]))
+    assert [s for _, s in chat.calls][0] is None  # the first LLM call is the answer itself
+    assert any(q == "tyre pressure" for _, q in searcher.searches)
+
+
+def test_custom_strategy_registers_by_name() -> None:
+    class Shout:
+        uses_llm = False
+
+        def queries(self, query: str, ctx: StrategyContext) -> list[str]:
+            return [query.upper() + " ENGINE"]
+
+    register_strategy("shout", Shout)
+    chat = ScriptedChatModel(by_schema({"sources": "{}"}, "ok"))
+    pipe, searcher = make(chat, preset="turbo", collections={"cars": {"strategy": "shout"}})
+    result = pipe.retrieve("oil")
+    assert ("cars", "OIL ENGINE") in searcher.searches
+    assert result.trace.agent_queries["cars"] == ["oil", "OIL ENGINE"]
+
+
+def test_llm_strategy_failure_searches_with_the_query() -> None:
+    chat = ScriptedChatModel(["not json"])
+    pipe, searcher = make(chat, preset="turbo", collections={"pets": {"strategy": "hyde"}, "cars": {"strategy": "hyde"}})
+    result = pipe.retrieve("cats sleep")
+    assert result.trace.agent_queries["pets"] == ["cats sleep"]
+    assert result.hits[0].chunk.text.startswith("Cats sleep")
