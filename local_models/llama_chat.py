@@ -154,8 +154,9 @@ class LlamaChatModel:
         except (ValueError, RuntimeError) as err:
             raise ModelError(f"The chat model {self.model_id} failed: {err}") from err
         finally:
-            if chunks is not None:
-                chunks.close()
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
             self._lock.release()
 
     def count_tokens(self, text: str) -> int:

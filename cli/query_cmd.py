@@ -1,0 +1,116 @@
+"""``kimas retrieve`` and ``kimas ask``: the retrieval and answer paths from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import launch
+from cli.render import (
+    Progress,
+    citation_json,
+    dumps,
+    read_batch,
+    read_history,
+    retrieval_json,
+    route_json,
+    trace_json,
+)
+from kimas_desktop.config import PRESETS
+from kimas_desktop.events import AnswerDelta, CitationsReady, Done, TraceReady
+from kimas_desktop.pipeline import Pipeline
+from kimas_desktop.types import Message
+
+
+def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    for name, run, helptext in (
+        ("retrieve", run_retrieve, "find the best evidence for a question (JSON)"),
+        ("ask", run_ask, "answer a question from your collections, with citations"),
+    ):
+        p = sub.add_parser(name, parents=[common], help=helptext)
+        p.add_argument("question", nargs="?", help="the question (omit with --batch)")
+        p.add_argument("--history", help="JSON file: a list of {role, content} messages before the question")
+        p.add_argument("--batch", help="JSONL file: one {id, question, history?} per line; one result per line")
+        p.add_argument("--preset", choices=PRESETS, help="override the config's preset")
+        p.add_argument("--json", action="store_true", help="print one JSON object per question")
+        p.set_defaults(run=run)
+
+
+def _pipeline(args: argparse.Namespace) -> Pipeline:
+    paths = launch.resolve_paths(args.data_dir, args.config)
+    services = launch.Services(paths, launch.read_config(paths, preset=args.preset))
+    pipeline: Pipeline = services.pipeline()
+    return pipeline
+
+
+def _inputs(args: argparse.Namespace) -> list[tuple[str, str, list[Message]]]:
+    if args.batch:
+        return read_batch(args.batch)
+    if not args.question:
+        raise SystemExit("kimas: give a QUESTION or --batch FILE")
+    return [("", args.question, read_history(args.history))]
+
+
+def _batched(args: argparse.Namespace, answer_one: Any) -> int:
+    items = _inputs(args)
+    pipeline = _pipeline(args)
+    progress = Progress(len(items), "questions") if args.batch else None
+    for done, (qid, question, history) in enumerate(items, 1):
+        out = answer_one(pipeline, question, history)
+        if args.batch:
+            out = {"id": qid, **out}
+        if out is not None and (args.json or args.batch):
+            print(dumps(out), flush=True)
+        if progress:
+            progress.update(done, question)
+    pipeline.close()
+    return 0
+
+
+def run_retrieve(args: argparse.Namespace) -> int:
+    def one(pipeline: Pipeline, question: str, history: list[Message]) -> dict[str, Any]:
+        return retrieval_json(pipeline.retrieve(question, history))
+
+    if not args.json and not args.batch:
+        args.json = True  # retrieve's output is JSON either way
+    return _batched(args, one)
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    stream_text = not args.json and not args.batch
+
+    def one(pipeline: Pipeline, question: str, history: list[Message]) -> dict[str, Any]:
+        out: dict[str, Any] = {"answer": "", "citations": [], "citations_available": True}
+        for event in pipeline.ask(question, history):
+            if isinstance(event, AnswerDelta) and stream_text:
+                sys.stdout.write(event.text)
+                sys.stdout.flush()
+            elif isinstance(event, CitationsReady):
+                out["citations"] = [citation_json(c) for c in event.citations]
+                out["citations_available"] = event.available
+                if stream_text:
+                    _print_citations(out["citations"], event.available)
+            elif isinstance(event, TraceReady):
+                out["routes"] = [route_json(r) for r in event.trace.routes]
+                out["timings_ms"] = event.trace.timings_ms
+                out["trace"] = trace_json(event.trace)
+            elif isinstance(event, Done):
+                out["answer"] = event.answer
+                out["answered_from_sources"] = event.answered_from_sources
+        if stream_text:
+            print()
+        return out
+
+    return _batched(args, one)
+
+
+def _print_citations(citations: list[dict[str, Any]], available: bool) -> None:
+    if not available:
+        print("\n\n(citations are unavailable for this answer)")
+        return
+    if citations:
+        print("\n\nSources:")
+    for c in citations:
+        where = f", p. {c['page']}" if c["page"] else (f", lines {c['lines'][0]}-{c['lines'][1]}" if c["lines"] else "")
+        print(f"  [{c['n']}] {c['source']}{where}")

@@ -1,0 +1,136 @@
+"""Turn pipeline results into the CLI's JSON contract (keep it stable: scripts and benchmarks use it)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from kimas_desktop.errors import KimasError
+from kimas_desktop.events import Trace
+from kimas_desktop.pipeline import RetrievalResult
+from kimas_desktop.types import Chunk, Citation, Hit, Message, Route
+
+
+def _lines(chunk: Chunk) -> list[int] | None:
+    return list(chunk.lines) if chunk.lines else None
+
+
+def route_json(r: Route) -> dict[str, Any]:
+    return {"collection": r.collection, "score": round(r.score, 5)}
+
+
+def hit_json(h: Hit) -> dict[str, Any]:
+    c = h.chunk
+    return {
+        "collection": c.collection,
+        "source": c.source,
+        "page": c.page,
+        "lines": _lines(c),
+        "chunk_id": c.chunk_id,
+        "text": c.text,
+        "score": round(h.score, 5),
+    }
+
+
+def citation_json(c: Citation) -> dict[str, Any]:
+    return {
+        "n": c.n,
+        "source": c.chunk.source,
+        "page": c.chunk.page,
+        "lines": _lines(c.chunk),
+        "chunk_id": c.chunk.chunk_id,
+        "snippet": c.snippet,
+    }
+
+
+def trace_json(t: Trace) -> dict[str, Any]:
+    return {
+        "query": t.query,
+        "routes": [
+            {"collection": r.collection, "score": r.score, "centroid": r.centroid_score, "mixin": r.mixin_score}
+            for r in t.routes
+        ],
+        "agent_queries": t.agent_queries,
+        "evidence": [{"n": i + 1, **hit_json(h)} for i, h in enumerate(t.evidence)],
+        "stages": [{"stage": s.stage, "ms": s.ms, **{k: _plain(v) for k, v in s.detail.items()}} for s in t.stages],
+    }
+
+
+def _plain(v: object) -> object:
+    return v if isinstance(v, (str, int, float, bool, list, dict, type(None))) else str(v)
+
+
+def retrieval_json(r: RetrievalResult) -> dict[str, Any]:
+    return {
+        "question": r.question,
+        "query": r.query,
+        "routes": [route_json(x) for x in r.routes if x.collection in r.active],
+        "hits": [hit_json(h) for h in r.hits],
+        "timings_ms": r.trace.timings_ms,
+    }
+
+
+def parse_history(data: object, origin: str) -> list[Message]:
+    if not isinstance(data, list):
+        raise KimasError(f"{origin}: history must be a JSON list of {{role, content}} messages")
+    out = []
+    for i, m in enumerate(data):
+        if not isinstance(m, dict) or m.get("role") not in ("user", "assistant") or not isinstance(m.get("content"), str):
+            raise KimasError(f"{origin}: message {i} needs role 'user' or 'assistant' and a string content")
+        out.append(Message(m["role"], m["content"]))
+    return out
+
+
+def read_history(path: str | None) -> list[Message]:
+    if not path:
+        return []
+    try:
+        return parse_history(json.loads(Path(path).read_text("utf-8")), path)
+    except (OSError, json.JSONDecodeError) as err:
+        raise KimasError(f"cannot read history file {path}: {err}") from None
+
+
+def read_batch(path: str) -> list[tuple[str, str, list[Message]]]:
+    items = []
+    try:
+        lines = Path(path).read_text("utf-8").splitlines()
+    except OSError as err:
+        raise KimasError(f"cannot read batch file {path}: {err}") from None
+    for no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise KimasError(f"{path}:{no}: not JSON: {err}") from None
+        if not isinstance(d, dict) or not isinstance(d.get("question"), str):
+            raise KimasError(f"{path}:{no}: each line needs an id and a question")
+        items.append((str(d.get("id", no)), d["question"], parse_history(d.get("history", []), f"{path}:{no}")))
+    return items
+
+
+class Progress:
+    """A one-line progress bar on stderr."""
+
+    def __init__(self, total: int, label: str) -> None:
+        self.total, self.label, self.start = total, label, time.monotonic()
+
+    def update(self, done: int, current: str = "") -> None:
+        width = 30
+        filled = int(width * done / max(self.total, 1))
+        elapsed = time.monotonic() - self.start
+        eta = elapsed / done * (self.total - done) if done else 0.0
+        bar = "#" * filled + "-" * (width - filled)
+        sys.stderr.write(f"\r{self.label} [{bar}] {done}/{self.total} eta {eta:5.0f}s {current[:40]:<40}")
+        sys.stderr.flush()
+        if done >= self.total:
+            sys.stderr.write("\n")
+
+
+def dumps(obj: object) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
