@@ -1,6 +1,6 @@
 """The one place that wires everything together, and ``python launch.py`` to start the desktop app.
 
-    python launch.py [--port 7860] [--data-dir DIR] [--config FILE] [--preset NAME]
+python launch.py [--port 7860] [--data-dir DIR] [--config FILE] [--preset NAME]
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 
-from kimas_desktop.config import Config, default_data_dir, load_config  # noqa: E402
+from kimas_desktop.config import Config, default_data_dir, load_config
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,9 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         p = sub.add_parser(name, parents=[common], help=helptext)
         p.add_argument("question", nargs="?", help="the question (omit with --batch)")
         p.add_argument("--history", help="JSON file: a list of {role, content} messages before the question")
-        p.add_argument("--batch", help="JSONL file: one {id, question, history?} per line; one result per line")
+        p.add_argument(
+            "--batch", help="JSONL file: one {id, question, history?} per line; one result per line"
+        )
         p.add_argument("--preset", choices=PRESETS, help="override the config's preset")
         p.add_argument("--json", action="store_true", help="print one JSON object per question")
         p.set_defaults(run=run)
@@ -112,5 +114,9 @@ def _print_citations(citations: list[dict[str, Any]], available: bool) -> None:
     if citations:
         print("\n\nSources:")
     for c in citations:
-        where = f", p. {c['page']}" if c["page"] else (f", lines {c['lines'][0]}-{c['lines'][1]}" if c["lines"] else "")
+        where = (
+            f", p. {c['page']}"
+            if c["page"]
+            else (f", lines {c['lines'][0]}-{c['lines'][1]}" if c["lines"] else "")
+        )
         print(f"  [{c['n']}] {c['source']}{where}")

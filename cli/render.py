@@ -50,12 +50,19 @@ def trace_json(t: Trace) -> dict[str, Any]:
     return {
         "query": t.query,
         "routes": [
-            {"collection": r.collection, "score": r.score, "centroid": r.centroid_score, "mixin": r.mixin_score}
+            {
+                "collection": r.collection,
+                "score": r.score,
+                "centroid": r.centroid_score,
+                "mixin": r.mixin_score,
+            }
             for r in t.routes
         ],
         "agent_queries": t.agent_queries,
         "evidence": [{"n": i + 1, **hit_json(h)} for i, h in enumerate(t.evidence)],
-        "stages": [{"stage": s.stage, "ms": s.ms, **{k: _plain(v) for k, v in s.detail.items()}} for s in t.stages],
+        "stages": [
+            {"stage": s.stage, "ms": s.ms, **{k: _plain(v) for k, v in s.detail.items()}} for s in t.stages
+        ],
     }
 
 
@@ -78,7 +85,11 @@ def parse_history(data: object, origin: str) -> list[Message]:
         raise KimasError(f"{origin}: history must be a JSON list of {{role, content}} messages")
     out = []
     for i, m in enumerate(data):
-        if not isinstance(m, dict) or m.get("role") not in ("user", "assistant") or not isinstance(m.get("content"), str):
+        if (
+            not isinstance(m, dict)
+            or m.get("role") not in ("user", "assistant")
+            or not isinstance(m.get("content"), str)
+        ):
             raise KimasError(f"{origin}: message {i} needs role 'user' or 'assistant' and a string content")
         out.append(Message(m["role"], m["content"]))
     return out
@@ -108,7 +119,9 @@ def read_batch(path: str) -> list[tuple[str, str, list[Message]]]:
             raise KimasError(f"{path}:{no}: not JSON: {err}") from None
         if not isinstance(d, dict) or not isinstance(d.get("question"), str):
             raise KimasError(f"{path}:{no}: each line needs an id and a question")
-        items.append((str(d.get("id", no)), d["question"], parse_history(d.get("history", []), f"{path}:{no}")))
+        items.append(
+            (str(d.get("id", no)), d["question"], parse_history(d.get("history", []), f"{path}:{no}"))
+        )
     return items
 
 
@@ -132,5 +145,3 @@ class Progress:
 
 def dumps(obj: object) -> str:
     return json.dumps(obj, ensure_ascii=False)
-
-

@@ -138,8 +138,7 @@ class ScriptedChatModel:
         self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.0
     ) -> Iterator[str]:
         text = self._reply(messages, None)
-        for piece in re.findall(r"\S+\s*|\s+", text):
-            yield piece
+        yield from re.findall(r"\S+\s*|\s+", text)
 
     def count_tokens(self, text: str) -> int:
         return len(_words(text)) + text.count(".")

@@ -33,6 +33,7 @@ __all__ = ["CHARS_PER_TOKEN", "OpenAIChatModel"]
 
 CHARS_PER_TOKEN = 3.0
 _APPROXIMATE = "approximate"
+_TOKEN_ROUTES = ("/extras/tokenize/count", "/tokenize")
 
 
 class _StatusError(ModelError):
@@ -109,7 +110,9 @@ class OpenAIChatModel:
             raise ModelError(f"The chat server at {self._base} failed: {err}") from err
         if response.status_code >= 400:
             body = response.read().decode("utf-8", "replace")[:500]
-            hint = f" Check the key in {self._cfg.api_key_env or 'chat.api_key_env'}." if response.status_code in (401, 403) else ""
+            hint = ""
+            if response.status_code in (401, 403):
+                hint = f" Check the key in {self._cfg.api_key_env or 'chat.api_key_env'}."
             raise _StatusError(
                 f"The chat server at {self._base} answered HTTP {response.status_code}: {body}{hint}",
                 response.status_code,
@@ -192,23 +195,25 @@ class OpenAIChatModel:
             response.close()
 
     def count_tokens(self, text: str) -> int:
-        routes = [self._token_route] if self._token_route else ["/extras/tokenize/count", "/tokenize"]
-        for route in routes:
-            if route == _APPROXIMATE:
-                break
-            count = self._server_count(route, text)
-            if count is not None:
-                self._token_route = route
-                return count
-        else:
-            self._token_route = _APPROXIMATE
+        if self._token_route != _APPROXIMATE:
+            routes = [self._token_route] if self._token_route else list(_TOKEN_ROUTES)
+            try:
+                for route in routes:
+                    count = self._server_count(route, text)
+                    if count is not None:
+                        self._token_route = route
+                        return count
+                self._token_route = _APPROXIMATE
+            except ModelError:
+                pass  # server down or slow: approximate this time, ask again next time
         return math.ceil(len(text) / CHARS_PER_TOKEN)
 
     def _server_count(self, route: str, text: str) -> int | None:
+        """The server's count, or None when it has no such endpoint."""
         body = {"input": text} if route == "/extras/tokenize/count" else {"content": text}
         try:
             data = self._request(lambda c: c.post(f"{self._root}{route}", json=body)).json()
-        except (ModelError, ValueError):
+        except (_StatusError, ValueError):
             return None
         if isinstance(data, dict) and isinstance(data.get("count"), int):
             return int(data["count"])

@@ -20,8 +20,14 @@ class MemorySearcher:
 
     def add(self, collection: str, texts: list[str], source: str = "/docs/file.md") -> list[Chunk]:
         made = [
-            Chunk(f"{collection}-{len(self.chunks.get(collection, [])) + i}", collection, source, t,
-                  line_start=10 * i + 1, line_end=10 * i + 9)
+            Chunk(
+                f"{collection}-{len(self.chunks.get(collection, [])) + i}",
+                collection,
+                source,
+                t,
+                line_start=10 * i + 1,
+                line_end=10 * i + 9,
+            )
             for i, t in enumerate(texts)
         ]
         self.chunks.setdefault(collection, []).extend(made)
@@ -40,17 +46,25 @@ class MemorySearcher:
         vecs = self.embedder.embed_passages([c.text for c in cs])
         return Synopsis(collection, tuple(tuple(float(x) for x in v) for v in vecs), len(cs))
 
-    def search(self, collection: str, *, text: str, vector: Vector, k: int, mode: SearchMode = "hybrid") -> list[Hit]:
+    def search(
+        self, collection: str, *, text: str, vector: Vector, k: int, mode: SearchMode = "hybrid"
+    ) -> list[Hit]:
         self.searches.append((collection, text))
         cs = self.chunks.get(collection, [])
         if not cs:
             return []
         vecs = self.embedder.embed_passages([c.text for c in cs])
-        dense = sorted((Hit(c, float(s)) for c, s in zip(cs, vecs @ np.asarray(vector), strict=True)),
-                       key=lambda h: h.score, reverse=True)[:k]
+        dense = sorted(
+            (Hit(c, float(s)) for c, s in zip(cs, vecs @ np.asarray(vector), strict=True)),
+            key=lambda h: h.score,
+            reverse=True,
+        )[:k]
         q = set(content_words(text))
-        lexical = sorted((Hit(c, float(len(q & set(content_words(c.text))))) for c in cs),
-                         key=lambda h: h.score, reverse=True)
+        lexical = sorted(
+            (Hit(c, float(len(q & set(content_words(c.text))))) for c in cs),
+            key=lambda h: h.score,
+            reverse=True,
+        )
         lexical = [h for h in lexical if h.score > 0][:k]
         if mode == "dense":
             return dense

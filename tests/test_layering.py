@@ -6,8 +6,22 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-IO_OR_MODEL_LIBS = {"lancedb", "fastembed", "llama_cpp", "gradio", "watchdog", "pypdf", "markdown_it", "httpx",
-                    "onnxruntime", "requests", "socket", "urllib", "sqlite3", "pyarrow"}
+IO_OR_MODEL_LIBS = {
+    "lancedb",
+    "fastembed",
+    "llama_cpp",
+    "gradio",
+    "watchdog",
+    "pypdf",
+    "markdown_it",
+    "httpx",
+    "onnxruntime",
+    "requests",
+    "socket",
+    "urllib",
+    "sqlite3",
+    "pyarrow",
+}
 RULES = {
     "kimas_desktop": {"indexer", "local_models", "ui", "cli", "launch", *IO_OR_MODEL_LIBS},
     "indexer": {"local_models", "ui", "cli", "launch"},

@@ -57,11 +57,17 @@ def test_lookback_prompt_extends_the_answer_prompt() -> None:
 
 
 def test_judge_parses_and_cleans_queries() -> None:
-    reply = {"is_sufficient": False, "missing_info": "the colour", "queries": ["pump colour", "pump colour", "q", "x", "y"]}
+    reply = {
+        "is_sufficient": False,
+        "missing_info": "the colour",
+        "queries": ["pump colour", "pump colour", "q", "x", "y"],
+    }
     j = SufficiencyJudge(ScriptedChatModel([json.dumps(reply)]), max_queries=2).judge("q", HITS)
     assert not j.is_sufficient and j.queries == ("pump colour", "x")
 
 
 def test_judge_rejects_malformed_output() -> None:
     with pytest.raises(StructuredOutputError):
-        SufficiencyJudge(ScriptedChatModel(['{"is_sufficient": "yes", "missing_info": "", "queries": []}']), 3).judge("q", HITS)
+        SufficiencyJudge(
+            ScriptedChatModel(['{"is_sufficient": "yes", "missing_info": "", "queries": []}']), 3
+        ).judge("q", HITS)

@@ -28,7 +28,9 @@ def test_heuristic_carries_the_topic_into_a_follow_up() -> None:
 
 def test_llm_rewrite_is_used_and_keeps_the_users_words() -> None:
     chat = ScriptedChatModel([json.dumps({"query": "Zephyr scheduler plugin source location"})])
-    out = QueryContextualizer(chat, ContextConfig(rewrite="llm")).rewrite("Where is the code for it?", HISTORY)
+    out = QueryContextualizer(chat, ContextConfig(rewrite="llm")).rewrite(
+        "Where is the code for it?", HISTORY
+    )
     assert out.method == "llm"
     assert out.query.startswith("Zephyr scheduler plugin source location")
     assert "code" in out.query  # the question's own keyword survives
@@ -39,7 +41,9 @@ def test_every_llm_failure_falls_back_to_the_heuristic() -> None:
     expected = heuristic_rewrite("Where is the code for it?", HISTORY)
     for reply in ("not json", '{"query": 5}', '{"other": "x"}', ModelError("boom"), '{"query": ""}'):
         chat = ScriptedChatModel([reply])
-        out = QueryContextualizer(chat, ContextConfig(rewrite="llm")).rewrite("Where is the code for it?", HISTORY)
+        out = QueryContextualizer(chat, ContextConfig(rewrite="llm")).rewrite(
+            "Where is the code for it?", HISTORY
+        )
         assert out.method == "llm-fallback", reply
         assert out.query == expected
 
@@ -56,14 +60,21 @@ def test_timeout_falls_back() -> None:
 
 def test_auto_uses_the_heuristic_for_the_tiny_model_and_none_when_disabled() -> None:
     chat = ScriptedChatModel(['{"query": "q"}'])
-    assert QueryContextualizer(chat, ContextConfig(), small_model=True).rewrite("it?", HISTORY).method == "heuristic"
-    assert QueryContextualizer(chat, ContextConfig(), small_model=False).rewrite("it?", HISTORY).method == "llm"
+    assert (
+        QueryContextualizer(chat, ContextConfig(), small_model=True).rewrite("it?", HISTORY).method
+        == "heuristic"
+    )
+    assert (
+        QueryContextualizer(chat, ContextConfig(), small_model=False).rewrite("it?", HISTORY).method == "llm"
+    )
     off = QueryContextualizer(chat, ContextConfig(enabled=False)).rewrite("it?", HISTORY)
     assert off.method == "none" and off.query == "it?"
 
 
 def test_analysis_selects_related_messages() -> None:
-    chat = ScriptedChatModel([json.dumps({"analysis": "follows up on the plugin", "indices_of_related_messages": [0, 1, 1]})])
+    chat = ScriptedChatModel(
+        [json.dumps({"analysis": "follows up on the plugin", "indices_of_related_messages": [0, 1, 1]})]
+    )
     out = ContextAnalyzer(chat, ContextConfig()).analyze("Where is the code?", HISTORY)
     assert out.method == "llm" and out.related == (0, 1)
     assert out.messages == tuple(HISTORY)

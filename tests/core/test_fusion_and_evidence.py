@@ -22,7 +22,10 @@ def test_dedup_drops_repeats_and_overlapping_chunks() -> None:
         hit("c", lines=(18, 40)),  # overlaps a little: kept
         hit("d", "same words here", source="/b.pdf", lines=(0, 0)),
     ]
-    pdf = [Hit(Chunk("e", "c", "/b.pdf", "words", page=2), 0), Hit(Chunk("f", "c", "/b.pdf", "other words here too", page=2), 0)]
+    pdf = [
+        Hit(Chunk("e", "c", "/b.pdf", "words", page=2), 0),
+        Hit(Chunk("f", "c", "/b.pdf", "other words here too", page=2), 0),
+    ]
     kept = deduplicate([*hits, *pdf])
     # e's text is contained in d's (same file): dropped; f is new text: kept.
     assert [h.chunk.chunk_id for h in kept] == ["a", "c", "d", "f"]
@@ -32,7 +35,11 @@ def test_one_scorer_reranks_all_candidates_against_one_query() -> None:
     f = EvidenceFilter(WordOverlapReranker(), top_n=2)
     out = f.rerank(
         "install the printer driver",
-        [hit("x", "bake bread", 9.0, "/1"), hit("y", "printer driver install", 0.1, "/2"), hit("z", "the printer", 5.0, "/3")],
+        [
+            hit("x", "bake bread", 9.0, "/1"),
+            hit("y", "printer driver install", 0.1, "/2"),
+            hit("z", "the printer", 5.0, "/3"),
+        ],
     )
     assert [h.chunk.chunk_id for h in out] == ["y", "z"]
 
@@ -41,7 +48,11 @@ def test_pack_respects_the_token_budget_and_skips_what_does_not_fit() -> None:
     def count(text: str) -> int:
         return len(text.split())
 
-    hits = [hit("a", "w " * 10, source="/1"), hit("b", "w " * 100, source="/2"), hit("c", "w " * 10, source="/3")]
+    hits = [
+        hit("a", "w " * 10, source="/1"),
+        hit("b", "w " * 100, source="/2"),
+        hit("c", "w " * 10, source="/3"),
+    ]
     packed, used = pack(hits, 40, count)
     assert [h.chunk.chunk_id for h in packed] == ["a", "c"]
     assert used <= 40

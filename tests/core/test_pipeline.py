@@ -15,10 +15,16 @@ from tests.fakes import MemorySearcher
 def make(chat: ScriptedChatModel, **cfg: Any) -> tuple[Pipeline, MemorySearcher]:
     emb = HashEmbedder()
     searcher = MemorySearcher(emb)
-    searcher.add("pets", ["Cats sleep sixteen hours a day.", "Dogs need daily walks in the park."], "/k/pets.md")
-    searcher.add("cars", ["The engine oil must be changed every 10000 km.", "Tyre pressure is 2.2 bar."], "/k/car.pdf")
+    searcher.add(
+        "pets", ["Cats sleep sixteen hours a day.", "Dogs need daily walks in the park."], "/k/pets.md"
+    )
+    searcher.add(
+        "cars", ["The engine oil must be changed every 10000 km.", "Tyre pressure is 2.2 bar."], "/k/car.pdf"
+    )
     config = parse_config({"preset": "full", **cfg})
-    return Pipeline(config=config, chat=chat, embedder=emb, reranker=WordOverlapReranker(), searcher=searcher), searcher
+    return Pipeline(
+        config=config, chat=chat, embedder=emb, reranker=WordOverlapReranker(), searcher=searcher
+    ), searcher
 
 
 def by_schema(replies: Mapping[str, str], answer: str):  # type: ignore[no-untyped-def]
@@ -35,8 +41,10 @@ def by_schema(replies: Mapping[str, str], answer: str):  # type: ignore[no-untyp
 def test_ask_routes_retrieves_answers_and_cites() -> None:
     chat = ScriptedChatModel(
         by_schema(
-            {"is_sufficient": json.dumps({"is_sufficient": True, "missing_info": "", "queries": []}),
-             "sources": json.dumps({"sources": [1]})},
+            {
+                "is_sufficient": json.dumps({"is_sufficient": True, "missing_info": "", "queries": []}),
+                "sources": json.dumps({"sources": [1]}),
+            },
             "Change the engine oil every 10000 km [1].",
         )
     )
@@ -48,9 +56,20 @@ def test_ask_routes_retrieves_answers_and_cites() -> None:
     cites = next(e for e in events if isinstance(e, CitationsReady))
     assert cites.citations[0].chunk.source == "/k/car.pdf"
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
-    assert [r.collection for r in trace.routes][0] == "cars"
+    assert next(r.collection for r in trace.routes) == "cars"
     assert trace.agent_queries.keys() == {"cars"}  # only the routed collection was searched
-    assert {"rewrite", "route", "retrieve", "rerank", "pack", "agentic", "first_token", "answer", "citations", "total"} <= trace.timings_ms.keys()
+    assert {
+        "rewrite",
+        "route",
+        "retrieve",
+        "rerank",
+        "pack",
+        "agentic",
+        "first_token",
+        "answer",
+        "citations",
+        "total",
+    } <= trace.timings_ms.keys()
     assert trace.detail("agentic")["is_sufficient"] is True
     assert isinstance(events[-1], Done) and events[-1].answered_from_sources
     # the answer prompt carries the numbered evidence
@@ -61,7 +80,13 @@ def test_ask_routes_retrieves_answers_and_cites() -> None:
 def test_no_collections_means_no_llm_and_a_hint() -> None:
     chat = ScriptedChatModel(["should not be called"])
     emb = HashEmbedder()
-    pipe = Pipeline(config=parse_config({}), chat=chat, embedder=emb, reranker=WordOverlapReranker(), searcher=MemorySearcher(emb))
+    pipe = Pipeline(
+        config=parse_config({}),
+        chat=chat,
+        embedder=emb,
+        reranker=WordOverlapReranker(),
+        searcher=MemorySearcher(emb),
+    )
     events = list(pipe.ask("anything?"))
     assert events[-1] == Done(NO_KNOWLEDGE, answered_from_sources=False)
     assert chat.calls == []
@@ -110,8 +135,10 @@ def test_follow_up_is_rewritten_and_history_is_analysed() -> None:
 def test_turbo_uses_keywords_without_llm_before_the_answer() -> None:
     chat = ScriptedChatModel(by_schema({"sources": '{"sources": [1]}'}, "ok"))
     pipe, searcher = make(chat, preset="turbo")
-    list(pipe.ask("What is the tyre pressure please?", [Message("user", "hi"), Message("assistant", "hello")]))
-    assert [s for _, s in chat.calls][0] is None  # the first LLM call is the answer itself
+    list(
+        pipe.ask("What is the tyre pressure please?", [Message("user", "hi"), Message("assistant", "hello")])
+    )
+    assert next(s for _, s in chat.calls) is None  # the first LLM call is the answer itself
     assert any(q == "tyre pressure" for _, q in searcher.searches)
 
 
@@ -132,7 +159,9 @@ def test_custom_strategy_registers_by_name() -> None:
 
 def test_llm_strategy_failure_searches_with_the_query() -> None:
     chat = ScriptedChatModel(["not json"])
-    pipe, searcher = make(chat, preset="turbo", collections={"pets": {"strategy": "hyde"}, "cars": {"strategy": "hyde"}})
+    pipe, _searcher = make(
+        chat, preset="turbo", collections={"pets": {"strategy": "hyde"}, "cars": {"strategy": "hyde"}}
+    )
     result = pipe.retrieve("cats sleep")
     assert result.trace.agent_queries["pets"] == ["cats sleep"]
     assert result.hits[0].chunk.text.startswith("Cats sleep")
