@@ -1,0 +1,39 @@
+"""What a parser hands to the chunker: a document as a stream of structural blocks.
+
+A *block* is the smallest unit a parser knows the structure of: a Markdown paragraph or list, an HTML
+paragraph, a run of source-code lines between blank lines, or the text of one PDF page. The chunker packs
+blocks into chunks and never lets a chunk cross a change of heading or page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Block:
+    text: str
+    page: int | None = None  # 1-based PDF page
+    line_start: int | None = None  # 1-based line of the block's first text line, when the format has lines
+    heading: str = ""  # heading path "A > B > C"
+
+
+@dataclass
+class Document:
+    """A parsed file. ``blocks`` may be lazy (PDF pages stream in); ``pages`` and ``notes`` are complete
+    once ``blocks`` is exhausted."""
+
+    blocks: Iterator[Block]
+    kind: str  # "pdf", "markdown", "html", "text", "code"
+    pages: int = 0
+    notes: list[str] = field(default_factory=list)  # e.g. pages that could not be read
+
+
+class SkipFile(Exception):  # noqa: N818 - a signal, not an error: the file is skipped with a reason
+    """Raised by a parser for a file it will not index (binary, encrypted, unsupported); ``str()`` is the
+    reason shown to the user."""
+
+
+def join_heading(path: list[str]) -> str:
+    return " > ".join(p for p in path if p)

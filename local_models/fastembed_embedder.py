@@ -1,0 +1,227 @@
+"""``FastEmbedEmbedder``: sentence embeddings with fastembed (ONNX Runtime), loaded lazily.
+
+Three sources, decided by ``resolve_embedding``: the embedded paraphrase-MiniLM-L3-v2 and a user's local
+ONNX directory are registered with ``TextEmbedding.add_custom_model`` and loaded from their directory
+(``specific_model_path``); a fastembed model name loads from the cache (offline) or downloads.
+
+Texts are sorted by length before batching and put back in order afterwards: a batch is padded to its
+longest text, so grouping similar lengths is the biggest speed lever (MODELS.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kimas_desktop.config import EmbeddingModelConfig
+from kimas_desktop.errors import ModelError, ModelUnavailableError
+from kimas_desktop.protocols import Vector
+from local_models.embedded import MINILM_DIM, MINILM_MODEL_ID, MINILM_OUTPUT
+from local_models.hub import fastembed_description, fastembed_snapshot, hub_unreachable_reason
+from local_models.resolve import ModelOrigin, onnx_model_file, resolve_embedding
+
+__all__ = ["FastEmbedEmbedder"]
+
+# fastembed keeps custom models in a process-wide class registry; this lock guards our additions to it.
+_REGISTRY_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class _CustomModel:
+    """What ``TextEmbedding.add_custom_model`` needs to know about an ONNX model directory."""
+
+    registry_name: str
+    model_file: str
+    dim: int
+    cls_pooling: bool
+    output_name: str | None
+
+
+def _custom_model(origin: ModelOrigin) -> _CustomModel:
+    directory = Path(origin.location)
+    model_file = onnx_model_file(directory) or "model.onnx"
+    if origin.name == MINILM_MODEL_ID:
+        return _CustomModel(MINILM_MODEL_ID, model_file, MINILM_DIM, False, MINILM_OUTPUT)
+    # A user's directory: the first ONNX output (token embeddings in exports by Optimum and
+    # sentence-transformers), mean-pooled unless its sentence-transformers pooling config says CLS.
+    pooling_file = directory / "1_Pooling" / "config.json"
+    cls_pooling = pooling_file.is_file() and bool(
+        json.loads(pooling_file.read_text("utf-8")).get("pooling_mode_cls_token")
+    )
+    digest = hashlib.sha256(str(directory.resolve()).encode("utf-8")).hexdigest()[:10]
+    return _CustomModel(f"kimas/{directory.name}-{digest}", model_file, _config_dim(directory), cls_pooling, None)
+
+
+def _config_dim(directory: Path) -> int:
+    try:
+        dim = json.loads((directory / "config.json").read_text("utf-8")).get("hidden_size")
+    except (OSError, ValueError) as err:
+        raise ModelUnavailableError(f"Cannot read {directory / 'config.json'}: {err}") from err
+    if not isinstance(dim, int) or dim <= 0:
+        raise ModelUnavailableError(
+            f"{directory / 'config.json'} has no 'hidden_size': cannot tell the embedding dimension."
+        )
+    return dim
+
+
+def _register(model: _CustomModel) -> None:
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    with _REGISTRY_LOCK:
+        known = {m["model"].lower() for m in TextEmbedding.list_supported_models()}
+        if model.registry_name.lower() in known:
+            return
+        TextEmbedding.add_custom_model(
+            model=model.registry_name,
+            pooling=PoolingType.CLS if model.cls_pooling else PoolingType.MEAN,
+            normalization=True,
+            sources=ModelSource(hf="sentence-transformers/paraphrase-MiniLM-L3-v2"),  # never fetched
+            dim=model.dim,
+            model_file=model.model_file,
+            output_name=model.output_name,
+        )
+
+
+class FastEmbedEmbedder:
+    """An ``Embedder`` over fastembed. ``embed_query``/``embed_passages`` return unit float32 rows."""
+
+    def __init__(self, cfg: EmbeddingModelConfig, cache_dir: Path) -> None:
+        self._cfg = cfg
+        self._cache_dir = Path(cache_dir)
+        self._lock = threading.Lock()
+        self._model: Any = None
+        self._directory: Path | None = None
+        self._dim: int | None = None
+        self._tokenizer: Any = None
+
+    @property
+    def model_id(self) -> str:
+        if self._cfg.path:
+            return f"local/{Path(self._cfg.path).expanduser().name}"
+        return self._cfg.name or MINILM_MODEL_ID
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            if self._cfg.path:
+                self._dim = _config_dim(Path(self._cfg.path).expanduser())
+            elif self._cfg.name:
+                from fastembed import TextEmbedding
+
+                description = fastembed_description(TextEmbedding.list_supported_models(), self._cfg.name)
+                if description is None:
+                    raise ModelUnavailableError(f"fastembed does not know the embedding model {self._cfg.name!r}")
+                self._dim = int(description["dim"])
+            else:
+                self._dim = MINILM_DIM
+        return self._dim
+
+    @property
+    def max_tokens(self) -> int:
+        return self._cfg.max_tokens
+
+    def warm_up(self) -> None:
+        with self._lock:
+            self._loaded()
+
+    def _loaded(self) -> Any:
+        """The fastembed model; call with the lock held."""
+        if self._model is None:
+            origin = resolve_embedding(self._cfg, self._cache_dir)
+            self._model = self._load_custom(origin) if origin.kind == "onnx-dir" else self._load_named(origin)
+        return self._model
+
+    def _load_custom(self, origin: ModelOrigin) -> Any:
+        from fastembed import TextEmbedding
+
+        model = _custom_model(origin)
+        _register(model)
+        try:
+            loaded = TextEmbedding(
+                model.registry_name, cache_dir=str(self._cache_dir), specific_model_path=origin.location
+            )
+        except Exception as err:  # onnxruntime and tokenizer errors have no common base
+            raise ModelError(
+                f"Could not load the embedding model in {origin.location}: {err}. Check that its model.onnx "
+                "and tokenizer files are complete and belong together."
+            ) from err
+        self._directory = Path(origin.location)
+        return loaded
+
+    def _load_named(self, origin: ModelOrigin) -> Any:
+        from fastembed import TextEmbedding
+
+        name = origin.name
+        fix = (
+            "connect to the internet once so it can be downloaded, or set embedding.path to a local "
+            "directory holding model.onnx and its tokenizer files"
+        )
+        if origin.network:
+            reason = hub_unreachable_reason()
+            if reason is not None:
+                raise ModelUnavailableError(
+                    f"The embedding model {name} is not in the model cache ({self._cache_dir}) and the "
+                    f"Hugging Face hub cannot be reached ({reason}): {fix}."
+                )
+        try:
+            loaded = TextEmbedding(name, cache_dir=str(self._cache_dir), local_files_only=not origin.network)
+        except Exception as err:  # fastembed raises ValueError, the hub its own errors
+            raise ModelUnavailableError(f"Could not load the embedding model {name}: {err}. Or {fix}.") from err
+        description = fastembed_description(TextEmbedding.list_supported_models(), name)
+        self._directory = fastembed_snapshot(description or {}, self._cache_dir)
+        return loaded
+
+    def _embed(self, texts: Sequence[str], *, query: bool) -> Vector:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        ordered = [texts[i] for i in order]
+        with self._lock:
+            model = self._loaded()
+            embed = model.query_embed if query else model.passage_embed
+            try:
+                rows = list(embed(ordered, batch_size=self._cfg.batch_size))
+            except Exception as err:
+                raise ModelError(f"The embedding model {self.model_id} failed: {err}") from err
+        matrix = np.asarray(rows, dtype=np.float32)
+        out = np.empty_like(matrix)
+        out[np.asarray(order)] = matrix
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return (out / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+
+    def embed_query(self, texts: Sequence[str]) -> Vector:
+        return self._embed(texts, query=True)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vector:
+        return self._embed(texts, query=False)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` without special tokens and without truncation."""
+        return len(self._tokenizer_loaded().encode(text, add_special_tokens=False).ids)
+
+    def _tokenizer_loaded(self) -> Any:
+        with self._lock:
+            if self._tokenizer is None:
+                if self._directory is None:
+                    origin = resolve_embedding(self._cfg, self._cache_dir)
+                    if origin.network:  # the files arrive with the model
+                        self._loaded()
+                    else:
+                        self._directory = Path(origin.location)
+                if self._directory is None or not (self._directory / "tokenizer.json").is_file():
+                    raise ModelError(f"The tokenizer of the embedding model {self.model_id} was not found.")
+                from tokenizers import Tokenizer
+
+                tokenizer = Tokenizer.from_file(str(self._directory / "tokenizer.json"))
+                tokenizer.no_truncation()
+                tokenizer.no_padding()
+                self._tokenizer = tokenizer
+            return self._tokenizer
