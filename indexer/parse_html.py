@@ -1,0 +1,104 @@
+"""HTML: visible text only (stdlib ``html.parser``), one block per block-level element, with the path of
+``h1``–``h6`` headings above it. Scripts, styles and navigation (``nav``, ``role="navigation"``, Sphinx
+sidebars) are left out so manuals do not repeat their menus in every chunk."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from html.parser import HTMLParser
+
+from indexer.documents import Block, join_heading
+from indexer.parse_text import decode_text
+
+_SKIP_TAGS = {"script", "style", "noscript", "template", "svg", "head", "nav", "footer", "button", "select"}
+_SKIP_ROLES = {"navigation", "search", "banner", "contentinfo"}
+_SKIP_CLASSES = {"sphinxsidebar", "related", "footer", "headerlink", "navigation", "toc-backref"}
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+_BLOCK = {
+    "address", "article", "aside", "blockquote", "body", "caption", "dd", "details", "dialog", "div", "dl",
+    "dt", "fieldset", "figcaption", "figure", "form", "header", "hr", "li", "main", "ol", "p", "pre",
+    "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "title", "tr", "ul", "br",
+}  # fmt: skip
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+_SPACE = re.compile(r"\s+")
+
+
+class _TextCollector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.blocks: list[Block] = []
+        self._parts: list[str] = []
+        self._skip_tag: str | None = None
+        self._skip_depth = 0
+        self._pre = 0
+        self._heading_level = 0
+        self._path: list[str] = []
+
+    def _skipped(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+        if tag in _SKIP_TAGS:
+            return True
+        values = dict(attrs)
+        if (values.get("role") or "") in _SKIP_ROLES:
+            return True
+        classes = set((values.get("class") or "").split())
+        return bool(classes & _SKIP_CLASSES)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._skip_tag is not None:
+            if tag == self._skip_tag:
+                self._skip_depth += 1
+            return
+        if tag not in _VOID and self._skipped(tag, attrs):
+            self._skip_tag, self._skip_depth = tag, 1
+            return
+        if tag in _HEADINGS or tag in _BLOCK:
+            self._flush()
+        if tag in _HEADINGS:
+            self._heading_level = int(tag[1])
+        elif tag == "pre":
+            self._pre += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._skip_tag is not None:
+            if tag == self._skip_tag:
+                self._skip_depth -= 1
+                if self._skip_depth == 0:
+                    self._skip_tag = None
+            return
+        if tag in _HEADINGS and self._heading_level:
+            title = _SPACE.sub(" ", "".join(self._parts)).strip()
+            level = self._heading_level
+            self._heading_level = 0
+            if title:
+                self._path = [*self._path[: level - 1], *([""] * max(0, level - 1 - len(self._path))), title]
+            self._flush()
+        elif tag in _BLOCK:
+            self._flush()
+            if tag == "pre" and self._pre:
+                self._pre -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self._skip_tag is None:
+            self._parts.append(data)
+
+    def _flush(self) -> None:
+        raw = "".join(self._parts).replace("¶", "")
+        self._parts = []
+        if self._pre:
+            text = raw.strip("\n")
+        else:
+            text = _SPACE.sub(" ", raw).strip()
+        if text.strip():
+            self.blocks.append(Block(text, heading=join_heading(self._path)))
+
+    def close(self) -> None:
+        super().close()
+        self._flush()
+
+
+def parse_html(data: bytes) -> Iterator[Block]:
+    collector = _TextCollector()
+    collector.feed(decode_text(data))
+    collector.close()
+    return iter(collector.blocks)

@@ -1,0 +1,192 @@
+"""Rerankers: score every candidate against one query with one scorer, so the scores compare.
+
+``CrossEncoderReranker`` runs a fastembed cross-encoder (``rerank.model``). No ONNX cross-encoder ships
+on PyPI, so offline the rerank stage uses ``EmbeddingReranker``, a documented fallback; see
+``build_reranker`` for how the choice is made.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kimas_desktop.config import RerankConfig
+from kimas_desktop.errors import ModelError, ModelUnavailableError
+from kimas_desktop.protocols import Embedder, Reranker
+from local_models.hub import hub_unreachable_reason
+from local_models.resolve import resolve_reranker
+
+__all__ = ["CrossEncoderReranker", "EmbeddingReranker", "build_reranker", "term_overlap_scores"]
+
+log = logging.getLogger(__name__)
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_K1 = 1.2
+_B = 0.75
+
+
+def _terms(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def term_overlap_scores(query: str, texts: Sequence[str]) -> list[float]:
+    """BM25 of each text for ``query``, with the candidates as the corpus, scaled to [0, 1).
+
+    IDF is Lucene's ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over the N candidates (k1 = 1.2, b = 0.75).
+    Each score is divided by the query's ceiling, ``sum(idf * (k1 + 1))`` over its distinct terms, which
+    is the same for every candidate; so 0 means no query term appears, and a text containing every query
+    term, many times, approaches 1.
+    """
+    docs = [Counter(_terms(t)) for t in texts]
+    query_terms = set(_terms(query))
+    if not docs or not query_terms:
+        return [0.0] * len(docs)
+    n = len(docs)
+    avg_len = sum(sum(d.values()) for d in docs) / n or 1.0
+    idf = {t: math.log(1 + (n - (df := sum(1 for d in docs if t in d)) + 0.5) / (df + 0.5)) for t in query_terms}
+    ceiling = sum(idf[t] * (_K1 + 1) for t in query_terms)
+    scores = []
+    for doc in docs:
+        length_norm = _K1 * (1 - _B + _B * sum(doc.values()) / avg_len)
+        bm25 = sum(idf[t] * doc[t] * (_K1 + 1) / (doc[t] + length_norm) for t in query_terms if doc[t])
+        scores.append(bm25 / ceiling)
+    return scores
+
+
+class EmbeddingReranker:
+    """The fallback reranker: one scorer for all candidates against one query.
+
+    ``score = 0.7 * cosine(query embedding, passage embedding) + 0.3 * term overlap``, where term
+    overlap is ``term_overlap_scores`` (BM25 over the candidate set, in [0, 1)). The embedding carries
+    meaning (paraphrases); the overlap rewards exact names, numbers and rare words that small embedding
+    models blur. Both parts are computed the same way for every candidate, so the scores compare.
+    """
+
+    def __init__(self, embedder: Embedder, *, semantic_weight: float = 0.7, lexical_weight: float = 0.3) -> None:
+        self._embedder = embedder
+        self._semantic = semantic_weight
+        self._lexical = lexical_weight
+
+    @property
+    def model_id(self) -> str:
+        return f"fallback/{self._embedder.model_id}+bm25"
+
+    def warm_up(self) -> None:
+        self._embedder.warm_up()
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        query_vector = self._embedder.embed_query([query])[0]
+        cosine = self._embedder.embed_passages(list(texts)) @ query_vector
+        overlap = np.asarray(term_overlap_scores(query, texts), dtype=np.float32)
+        return [float(s) for s in self._semantic * cosine + self._lexical * overlap]
+
+
+class CrossEncoderReranker:
+    """A fastembed ``TextCrossEncoder``, loaded on first use (offline when cached).
+
+    With a ``fallback``, a model that cannot be loaded (not cached and the hub unreachable) is reported
+    once as a warning and the fallback scores from then on; without one, the ``ModelError`` propagates.
+    """
+
+    def __init__(
+        self, cfg: RerankConfig, cache_dir: Path, *, fallback: Reranker | None = None, batch_size: int = 16
+    ) -> None:
+        self._cfg = cfg
+        self._cache_dir = Path(cache_dir)
+        self._fallback = fallback
+        self._batch_size = batch_size
+        self._lock = threading.Lock()
+        self._model: Any = None
+        self._failed = False
+
+    @property
+    def model_id(self) -> str:
+        if self._failed and self._fallback is not None:
+            return self._fallback.model_id
+        return self._cfg.model
+
+    def warm_up(self) -> None:
+        with self._lock:
+            self._loaded()
+
+    def _loaded(self) -> Any:
+        if self._model is None:
+            self._model = self._load()
+        return self._model
+
+    def _load(self) -> Any:
+        from fastembed.rerank.cross_encoder import TextCrossEncoder
+
+        origin = resolve_reranker(self._cfg, self._cache_dir)
+        fix = "connect to the internet once so it can be downloaded, or clear rerank.model to use the fallback"
+        if origin.network and (reason := hub_unreachable_reason()) is not None:
+            raise ModelUnavailableError(
+                f"The cross-encoder {origin.name} is not in the model cache ({self._cache_dir}) and the "
+                f"Hugging Face hub cannot be reached ({reason}): {fix}."
+            )
+        try:
+            return TextCrossEncoder(origin.name, cache_dir=str(self._cache_dir), local_files_only=not origin.network)
+        except Exception as err:  # fastembed raises ValueError, the hub its own errors
+            raise ModelUnavailableError(f"Could not load the cross-encoder {origin.name}: {err}. Or {fix}.") from err
+
+    def _usable(self) -> Any:
+        """The loaded cross-encoder, or None once loading failed and the fallback scores instead."""
+        if self._failed:
+            return None
+        try:
+            return self._loaded()
+        except ModelError as err:
+            if self._fallback is None:
+                raise
+            log.warning("%s Reranking with %s instead.", err, self._fallback.model_id)
+            self._failed = True
+            return None
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        with self._lock:
+            model = self._usable()
+            if model is not None:
+                return [float(s) for s in model.rerank(query, list(texts), batch_size=self._batch_size)]
+        fallback = self._fallback
+        if fallback is None:  # cannot happen: _usable raised instead
+            raise ModelError(f"The cross-encoder {self._cfg.model} is not available.")
+        return fallback.score(query, texts)
+
+
+def build_reranker(cfg: RerankConfig, embedder: Embedder, cache_dir: Path) -> Reranker:
+    """The configured cross-encoder, or the fallback scorer.
+
+    Empty ``rerank.model`` → ``EmbeddingReranker``. A name fastembed does not know → a warning and the
+    fallback. A known cross-encoder → ``CrossEncoderReranker``, offline when its files are in
+    ``cache_dir``; when they are not, a warning now, a download attempt on first use, and the fallback
+    if that fails.
+    """
+    fallback = EmbeddingReranker(embedder)
+    if not cfg.model:
+        return fallback
+    try:
+        origin = resolve_reranker(cfg, cache_dir)
+    except ModelError as err:
+        log.warning("%s Reranking with %s instead.", err, fallback.model_id)
+        return fallback
+    if origin.network:
+        log.warning(
+            "The cross-encoder %s is not in the model cache (%s): it will be downloaded on first use if the "
+            "Hugging Face hub can be reached; otherwise reranking uses %s.",
+            origin.name,
+            cache_dir,
+            fallback.model_id,
+        )
+    return CrossEncoderReranker(cfg, cache_dir, fallback=fallback)
