@@ -49,14 +49,33 @@ def _custom_model(origin: ModelOrigin) -> _CustomModel:
     model_file = onnx_model_file(directory) or "model.onnx"
     if origin.name == MINILM_MODEL_ID:
         return _CustomModel(MINILM_MODEL_ID, model_file, MINILM_DIM, False, MINILM_OUTPUT)
-    # A user's directory: the first ONNX output (token embeddings in exports by Optimum and
-    # sentence-transformers), mean-pooled unless its sentence-transformers pooling config says CLS.
+    # A user's directory: its token-embedding output, mean-pooled unless its sentence-transformers
+    # pooling config says CLS.
+    dim = _config_dim(directory)
     pooling_file = directory / "1_Pooling" / "config.json"
     cls_pooling = pooling_file.is_file() and bool(
         json.loads(pooling_file.read_text("utf-8")).get("pooling_mode_cls_token")
     )
     digest = hashlib.sha256(str(directory.resolve()).encode("utf-8")).hexdigest()[:10]
-    return _CustomModel(f"kimas/{directory.name}-{digest}", model_file, _config_dim(directory), cls_pooling, None)
+    output = _token_output(directory / model_file, dim)
+    return _CustomModel(f"kimas/{directory.name}-{digest}", model_file, dim, cls_pooling, output)
+
+
+def _token_output(model_path: Path, dim: int) -> str | None:
+    """The output holding token embeddings [batch, seq, dim], else a pooled one [batch, dim].
+
+    Exports differ in output order and names (this project's embedded ONNX lists a 2-D ``output``
+    first), so the shapes decide. Costs one extra ONNX Runtime session, only for a user's directory.
+    """
+    import onnxruntime
+
+    try:
+        outputs = onnxruntime.InferenceSession(str(model_path), providers=["CPUExecutionProvider"]).get_outputs()
+    except Exception as err:  # onnxruntime raises its own exception types
+        raise ModelError(f"ONNX Runtime cannot read {model_path}: {err}") from err
+    ranked = [o for o in outputs if len(o.shape) == 3 and o.shape[-1] == dim]
+    ranked += [o for o in outputs if len(o.shape) == 2 and o.shape[-1] == dim]
+    return ranked[0].name if ranked else None
 
 
 def _config_dim(directory: Path) -> int:
