@@ -1,0 +1,172 @@
+"""Structure-aware chunking, sized in the embedding model's own tokens.
+
+Blocks from a parser are cut into *pieces* (lines; a line longer than a chunk is cut at sentences, then
+words), and pieces are packed greedily into chunks of at most ``chunk_tokens`` (never more than the
+embedder's window). A chunk never crosses a change of heading path or PDF page, so each chunk has one
+heading and one page. Consecutive chunks of the same section overlap by up to ``overlap_tokens``: the
+trailing pieces of one chunk (or the tail words of its last piece) start the next.
+
+A chunk's id is a hash of (collection, source path, ordinal in the file, text): the same file content at
+the same path always gives the same ids, whoever indexes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from indexer.documents import Block
+
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+")
+_WORD_START = re.compile(r"(?<!\S)\S")
+
+
+def chunk_id(collection: str, source: str, ordinal: int, text: str) -> str:
+    key = "\x1f".join((collection, source, str(ordinal), text))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class ChunkDraft:
+    """A chunk before it has an id, a vector and a source."""
+
+    ordinal: int  # position in the file, 0-based
+    text: str
+    tokens: int  # estimated content tokens (sum over pieces), for sorting batches by length
+    page: int | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    heading: str = ""
+
+
+@dataclass(frozen=True)
+class _Piece:
+    text: str
+    tokens: int
+    block: int  # index of the block it came from: pieces of one block are joined by "\n", blocks by "\n\n"
+    line_start: int | None
+    line_end: int | None
+
+
+class Chunker:
+    """Packs a document's blocks into ``ChunkDraft``s. ``count_tokens`` is the embedder's tokenizer."""
+
+    def __init__(
+        self, count_tokens: Callable[[str], int], *, chunk_tokens: int, overlap_tokens: int, max_tokens: int
+    ) -> None:
+        self._count = count_tokens
+        self._base = max(0, count_tokens(""))  # special tokens every input carries ([CLS], [SEP])
+        self.limit = max(8, min(chunk_tokens, max_tokens) - self._base)
+        self.overlap = min(overlap_tokens, self.limit // 2)
+
+    def _tokens(self, text: str) -> int:
+        return max(0, self._count(text) - self._base)
+
+    def _fit(self, text: str) -> Iterator[tuple[str, int]]:
+        """``text`` cut into parts that each fit the limit: at sentences first, then halving by words."""
+        tokens = self._tokens(text)
+        if tokens <= self.limit:
+            yield text, tokens
+            return
+        sentences = _SENTENCE.split(text)
+        if len(sentences) > 1:
+            for sentence in sentences:
+                yield from self._fit(sentence)
+            return
+        words = text.split()
+        if len(words) > 1:
+            half = len(words) // 2
+            yield from self._fit(" ".join(words[:half]))
+            yield from self._fit(" ".join(words[half:]))
+            return
+        half = max(1, len(text) // 2)  # one enormous "word" (base64, a hash dump): cut by characters
+        yield from self._fit(text[:half])
+        yield from self._fit(text[half:])
+
+    def _pieces(self, block: Block, index: int) -> Iterator[_Piece]:
+        for offset, line in enumerate(block.text.split("\n")):
+            if not line.strip():
+                continue
+            number = None if block.line_start is None else block.line_start + offset
+            for part, tokens in self._fit(line):
+                yield _Piece(part, tokens, index, number, number)
+
+    def _tail(self, piece: _Piece) -> _Piece | None:
+        """The last words of ``piece`` that fit in the overlap budget."""
+        if self.overlap <= 0:
+            return None
+        starts = [m.start() for m in _WORD_START.finditer(piece.text)]
+        words = max(1, min(len(starts) - 1, int(self.overlap * len(starts) / max(piece.tokens, 1))))
+        while words >= 1:
+            cut = starts[len(starts) - words]
+            tail = piece.text[cut:]
+            tokens = self._tokens(tail)
+            if tokens <= self.overlap:
+                line = None if piece.line_start is None else piece.line_start + piece.text[:cut].count("\n")
+                return _Piece(tail, tokens, piece.block, line, piece.line_end)
+            words = words * 3 // 4 if words > 1 else 0
+        return None
+
+    def _carry(self, pieces: list[_Piece]) -> list[_Piece]:
+        """The overlap that starts the next chunk: trailing pieces within the budget, else a word tail."""
+        carried: list[_Piece] = []
+        total = 0
+        for piece in reversed(pieces):
+            if total + piece.tokens > self.overlap:
+                break
+            carried.insert(0, piece)
+            total += piece.tokens
+        if carried or not pieces:
+            return carried if len(carried) < len(pieces) else carried[1:]
+        tail = self._tail(pieces[-1])
+        return [tail] if tail is not None else []
+
+    def chunks(self, blocks: Iterable[Block]) -> Iterator[ChunkDraft]:
+        """Drafts in document order; consumes ``blocks`` lazily (PDF pages may still be streaming in)."""
+        ordinal = 0
+        section: tuple[str, int | None] | None = None
+        current: list[_Piece] = []
+        fresh = 0  # pieces in ``current`` that are not overlap from the previous chunk
+
+        def emit() -> ChunkDraft:
+            assert section is not None
+            parts: list[str] = []
+            for i, piece in enumerate(current):
+                if i:
+                    parts.append("\n" if piece.block == current[i - 1].block else "\n\n")
+                parts.append(piece.text)
+            lines = [p.line_start for p in current if p.line_start is not None]
+            ends = [p.line_end for p in current if p.line_end is not None]
+            return ChunkDraft(
+                ordinal=ordinal,
+                text="".join(parts),
+                tokens=sum(p.tokens for p in current),
+                page=section[1],
+                line_start=min(lines) if lines else None,
+                line_end=max(ends) if ends else None,
+                heading=section[0],
+            )
+
+        for index, block in enumerate(blocks):
+            key = (block.heading, block.page)
+            if key != section:
+                if fresh:
+                    yield emit()
+                    ordinal += 1
+                section, current, fresh = key, [], 0
+            for piece in self._pieces(block, index):
+                used = sum(p.tokens for p in current)
+                if current and used + piece.tokens > self.limit:
+                    if fresh:
+                        yield emit()
+                        ordinal += 1
+                    current = self._carry(current)
+                    if sum(p.tokens for p in current) + piece.tokens > self.limit:
+                        current = []
+                    fresh = 0
+                current.append(piece)
+                fresh += 1
+        if fresh:
+            yield emit()

@@ -1,0 +1,128 @@
+"""`kimas retrieve` / `kimas ask` end to end: real files, real indexer and LanceDB, the real tiny models."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+BAKING = """# Sourdough baking notes
+
+## Starter
+Feed the sourdough starter with equal weights of rye flour and water every twelve hours.
+
+## Oven
+Bake the loaf in a Dutch oven at 250 degrees Celsius for twenty minutes with the lid on.
+"""
+
+GARDEN = """# Greenhouse log
+
+## Tomatoes
+The greenhouse tomatoes need watering every morning; the cherry variety ripened in July.
+
+## Pests
+Aphids on the peppers were removed with soapy water.
+"""
+
+
+def kimas(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cli.main", *args, "--data-dir", str(data_dir)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("kimas")
+    for name, text in (("baking", BAKING), ("garden", GARDEN)):
+        folder = root / "docs" / name
+        folder.mkdir(parents=True)
+        (folder / f"{name}.md").write_text(text)
+        out = kimas(root / "data", "index", str(folder), "--collection", name)
+        assert out.returncode == 0, out.stderr
+    return root / "data"
+
+
+def test_retrieve_json_contract_and_routing(data_dir: Path) -> None:
+    out = kimas(data_dir, "retrieve", "At what temperature should the loaf be baked?", "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert set(result) == {"question", "query", "routes", "hits", "timings_ms"}
+    assert result["routes"][0]["collection"] == "baking"
+    top = result["hits"][0]
+    assert set(top) == {"collection", "source", "page", "lines", "chunk_id", "text", "score"}
+    assert "250 degrees" in top["text"]
+    assert Path(top["source"]).is_absolute() and top["source"].endswith("baking.md")
+    assert [h["score"] for h in result["hits"]] == sorted((h["score"] for h in result["hits"]), reverse=True)
+    assert {"route", "retrieve", "rerank", "total"} <= set(result["timings_ms"])
+
+
+def test_retrieve_batch_with_history(data_dir: Path, tmp_path: Path) -> None:
+    batch = tmp_path / "q.jsonl"
+    history = [
+        {"role": "user", "content": "Tell me about the greenhouse tomatoes"},
+        {"role": "assistant", "content": "They are watered daily."},
+    ]
+    batch.write_text(
+        json.dumps({"id": "a", "question": "How do I feed the starter?"})
+        + "\n"
+        + json.dumps({"id": "b", "question": "When did they ripen?", "history": history})
+        + "\n"
+    )
+    out = kimas(data_dir, "retrieve", "--batch", str(batch))
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["id"] for r in rows] == ["a", "b"]
+    assert rows[1]["query"] != rows[1]["question"]  # the context manager carried the topic over
+    assert "tomatoes" in rows[1]["query"].lower()
+    assert rows[1]["routes"][0]["collection"] == "garden"
+    assert "July" in rows[1]["hits"][0]["text"]
+
+
+def test_ask_cites_chunks_that_were_in_the_context(data_dir: Path) -> None:
+    out = kimas(
+        data_dir,
+        "ask",
+        "At what temperature should the loaf be baked in the Dutch oven?",
+        "--json",
+        "--preset",
+        "turbo",
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["answer"].strip()
+    evidence = {e["chunk_id"] for e in result["trace"]["evidence"]}
+    assert result["citations"], result
+    assert {c["chunk_id"] for c in result["citations"]} <= evidence
+    assert any(c["source"].endswith("baking.md") for c in result["citations"])
+    assert "first_token" in result["timings_ms"]
+
+
+def test_unanswerable_question_is_answered_as_such(data_dir: Path) -> None:
+    out = kimas(data_dir, "ask", "Who won the 1998 football world cup final?", "--json", "--preset", "turbo")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["answered_from_sources"] is False
+    assert "could not find" in result["answer"].lower()
+    assert result["citations"] == []
+
+
+def test_bad_history_file_is_a_clear_error(data_dir: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "h.json"
+    bad.write_text('{"role": "user"}')
+    out = kimas(data_dir, "retrieve", "q", "--history", str(bad))
+    assert out.returncode == 2
+    assert "history must be a JSON list" in out.stderr
+    assert "Traceback" not in out.stderr
