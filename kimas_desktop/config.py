@@ -70,6 +70,9 @@ class EmbeddingModelConfig(_Section):
 class RerankConfig(_Section):
     model: str = ""  # a fastembed cross-encoder name; empty = the embedding fallback scorer
     top_n: int = Field(8, ge=1)  # candidates kept after reranking
+    # Evidence scoring below this is dropped; with none left the answer is "not found" without an LLM
+    # call. On the scorer's own scale: the default suits the fallback scorer (0.7·cosine + 0.3·BM25 share).
+    min_score: float = 0.0
 
 
 class StorageConfig(_Section):

@@ -1,8 +1,8 @@
 """The filter (KIMAs §3.4): rescore every candidate from every agent against one query with one scorer.
 
 Scores from different agents and rewritten queries are not comparable, so all candidates are deduplicated
-and scored again by the configured ``Reranker`` against the context-enriched question, then cut to
-``rerank.top_n``. Then ``pack`` fits the best of them into the summarizer's token budget.
+and scored again by the configured ``Reranker`` against the context-enriched question; candidates below
+``rerank.min_score`` are dropped (too weak to answer from) and the rest cut to ``rerank.top_n``. Then ``pack`` fits the best of them into the summarizer's token budget.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from kimas_desktop.types import Hit
 
 
 class EvidenceFilter:
-    def __init__(self, reranker: Reranker, top_n: int) -> None:
+    def __init__(self, reranker: Reranker, top_n: int, min_score: float = float("-inf")) -> None:
         self._reranker = reranker
         self._top_n = top_n
+        self._min_score = min_score
 
     def rerank(self, query: str, candidates: Sequence[Hit], *, top_n: int | None = None) -> list[Hit]:
         unique = deduplicate(candidates)
@@ -26,7 +27,7 @@ class EvidenceFilter:
             return []
         scores = self._reranker.score(query, [h.chunk.text for h in unique])
         ranked = sorted(
-            (replace(h, score=float(s)) for h, s in zip(unique, scores, strict=True)),
+            (replace(h, score=float(s)) for h, s in zip(unique, scores, strict=True) if s >= self._min_score),
             key=lambda h: h.score,
             reverse=True,
         )

@@ -71,7 +71,7 @@ class Pipeline:
         self._router = CentroidRouter(searcher, embedder, config)
         self._contextualizer = QueryContextualizer(chat, config.context, small_model=small_model)
         self._analyzer = ContextAnalyzer(chat, config.context)
-        self._filter = EvidenceFilter(reranker, config.rerank.top_n)
+        self._filter = EvidenceFilter(reranker, config.rerank.top_n, config.rerank.min_score)
         self._summarizer = Summarizer(
             chat,
             max_answer_tokens=config.summarizer.max_answer_tokens,

@@ -63,3 +63,16 @@ def test_pack_respects_the_token_budget_and_skips_what_does_not_fit() -> None:
 def test_source_format_names_file_and_place() -> None:
     text = format_source(3, Hit(Chunk("p", "c", "/docs/guide.pdf", "Body", page=7, heading="Intro"), 0))
     assert text.startswith("[3] (guide.pdf, p. 7, Intro)")
+
+
+def test_weak_evidence_is_dropped_below_the_floor() -> None:
+    f = EvidenceFilter(WordOverlapReranker(), top_n=5, min_score=0.5)
+    out = f.rerank(
+        "printer driver",
+        [
+            hit("a", "printer driver", source="/1"),
+            hit("b", "printer only", source="/2"),
+            hit("c", "bread", source="/3"),
+        ],
+    )
+    assert [(h.chunk.chunk_id, h.score) for h in out] == [("a", 1.0), ("b", 0.5)]

@@ -6,7 +6,7 @@ from kimas_desktop.config import parse_config
 from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Status, TraceReady
 from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.strategies import StrategyContext, register_strategy
-from kimas_desktop.summarizer import NO_KNOWLEDGE
+from kimas_desktop.summarizer import NO_KNOWLEDGE, NOT_FOUND
 from kimas_desktop.types import Message
 from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapReranker
 from tests.fakes import MemorySearcher
@@ -165,3 +165,11 @@ def test_llm_strategy_failure_searches_with_the_query() -> None:
     result = pipe.retrieve("cats sleep")
     assert result.trace.agent_queries["pets"] == ["cats sleep"]
     assert result.hits[0].chunk.text.startswith("Cats sleep")
+
+
+def test_nothing_relevant_means_not_found_without_the_llm() -> None:
+    chat = ScriptedChatModel(["should not be called"])
+    pipe, _ = make(chat, preset="turbo", rerank={"min_score": 0.5})
+    events = list(pipe.ask("volcanoes on mars"))
+    assert events[-1] == Done(NOT_FOUND, answered_from_sources=False)
+    assert chat.calls == []

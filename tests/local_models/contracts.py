@@ -1,0 +1,103 @@
+"""Contract tests written once; each backend's test class inherits them and provides the fixture.
+
+``EmbedderContract`` needs an ``embedder`` fixture, ``ChatModelContract`` a ``chat`` fixture.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from kimas_desktop.protocols import ChatModel, Embedder
+from kimas_desktop.types import Message
+
+QUESTION = "How do I install the program on my computer?"
+PARAPHRASE = "How to install this program on a computer"
+UNRELATED = "Bananas are a yellow fruit that grows in warm places."
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}, "confident": {"type": "boolean"}},
+    "required": ["answer", "confident"],
+}
+ASK = [Message("user", "What is the capital of France? Answer in JSON.")]
+HELLO = [Message("user", "Say hello.")]
+
+
+def matches_schema(value: object) -> bool:
+    """Enough of JSON Schema for ``SCHEMA``: an object with the required keys of the right types."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("answer"), str)
+        and isinstance(value.get("confident"), bool)
+    )
+
+
+class EmbedderContract:
+    def test_is_an_embedder(self, embedder: Embedder) -> None:
+        assert isinstance(embedder, Embedder)
+        assert embedder.model_id
+        assert embedder.dim > 0
+        assert embedder.max_tokens > 0
+
+    def test_shapes_and_dtype(self, embedder: Embedder) -> None:
+        queries = embedder.embed_query([QUESTION, PARAPHRASE])
+        passages = embedder.embed_passages([QUESTION, PARAPHRASE, UNRELATED])
+        assert queries.shape == (2, embedder.dim)
+        assert passages.shape == (3, embedder.dim)
+        assert queries.dtype == passages.dtype == np.float32
+        assert embedder.embed_passages([]).shape == (0, embedder.dim)
+
+    def test_rows_are_unit_length(self, embedder: Embedder) -> None:
+        rows = embedder.embed_passages([QUESTION, UNRELATED, "x"])
+        assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-5)
+
+    def test_paraphrase_is_closer_than_unrelated_text(self, embedder: Embedder) -> None:
+        query = embedder.embed_query([QUESTION])[0]
+        paraphrase, unrelated = embedder.embed_passages([PARAPHRASE, UNRELATED])
+        assert float(query @ paraphrase) > float(query @ unrelated) + 0.2
+
+    def test_deterministic_and_independent_of_batch_order(self, embedder: Embedder) -> None:
+        texts = [UNRELATED, "short", QUESTION * 3, PARAPHRASE]
+        batch = embedder.embed_passages(texts)
+        one_by_one = np.vstack([embedder.embed_passages([t]) for t in texts])
+        assert np.allclose(batch, one_by_one, atol=1e-5)
+        assert np.allclose(embedder.embed_passages(texts[::-1])[::-1], batch, atol=1e-5)
+
+    def test_count_tokens_grows_with_text(self, embedder: Embedder) -> None:
+        short = embedder.count_tokens("install")
+        assert 0 < short < embedder.count_tokens(QUESTION) < embedder.count_tokens(QUESTION * 4)
+
+
+class ChatModelContract:
+    def test_is_a_chat_model(self, chat: ChatModel) -> None:
+        assert isinstance(chat, ChatModel)
+        assert chat.model_id
+        assert chat.context_size >= 512
+
+    def test_complete_returns_text(self, chat: ChatModel) -> None:
+        assert chat.complete(HELLO, max_tokens=8).strip()
+
+    def test_json_schema_completion_parses_and_matches(self, chat: ChatModel) -> None:
+        reply = chat.complete(ASK, max_tokens=48, json_schema=SCHEMA)
+        assert matches_schema(json.loads(reply)), reply
+
+    def test_temperature_zero_is_repeatable(self, chat: ChatModel) -> None:
+        first = chat.complete(HELLO, max_tokens=8, temperature=0.0)
+        assert chat.complete(HELLO, max_tokens=8, temperature=0.0) == first
+
+    def test_stream_yields_non_empty_deltas(self, chat: ChatModel) -> None:
+        deltas = list(chat.stream(HELLO, max_tokens=8))
+        assert deltas
+        assert all(isinstance(d, str) and d for d in deltas)
+        assert "".join(deltas).strip()
+
+    def test_count_tokens_grows_with_text(self, chat: ChatModel) -> None:
+        short = chat.count_tokens("Hello.")
+        assert 0 < short < chat.count_tokens("Hello. " * 20)
+
+    def test_stream_tells_the_same_answer_as_complete(self, chat: ChatModel) -> None:
+        streamed = "".join(chat.stream(HELLO, max_tokens=8, temperature=0.0))
+        assert streamed == chat.complete(HELLO, max_tokens=8, temperature=0.0)
