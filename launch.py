@@ -110,14 +110,25 @@ class Services:
 
 
 def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
+    from kimas_desktop.errors import ModelError
     from local_models.resolve import resolve_chat, resolve_embedding, resolve_reranker
 
-    origins = [
-        ("chat model", resolve_chat(config.chat)),
-        ("embedding model", resolve_embedding(config.embedding, paths.models_cache)),
-        ("reranker", resolve_reranker(config.rerank, paths.models_cache)),
+    resolvers = [
+        ("chat model", lambda: resolve_chat(config.chat)),
+        ("embedding model", lambda: resolve_embedding(config.embedding, paths.models_cache)),
+        ("reranker", lambda: resolve_reranker(config.rerank, paths.models_cache)),
     ]
-    network = [f"{name}: {o.describe()}" for name, o in origins if o.network]
+    models: dict[str, str] = {}
+    network = []
+    for name, resolve in resolvers:
+        try:
+            origin = resolve()
+        except ModelError as err:
+            models[name] = f"NOT AVAILABLE: {err}"
+            continue
+        models[name] = origin.describe()
+        if origin.network:
+            network.append(f"{name}: {origin.describe()}")
     if config.storage.uri.startswith(("s3://", "gs://", "az://")):
         network.append(f"storage: {config.storage.uri}")
     return {
@@ -126,7 +137,7 @@ def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
         "config_file": f"{paths.config_file}" + ("" if paths.config_file.exists() else " (not created yet)"),
         "preset": config.preset,
         "database": paths.db_uri(config),
-        "models": {name: o.describe() for name, o in origins},
+        "models": models,
         "network": "; ".join(network) if network else "not used (everything is local)",
     }
 

@@ -30,7 +30,7 @@ class Document:
     notes: list[str] = field(default_factory=list)  # e.g. pages that could not be read
 
 
-class SkipFile(Exception):  # noqa: N818 - a signal, not an error: the file is skipped with a reason
+class SkipFile(Exception):
     """Raised by a parser for a file it will not index (binary, encrypted, unsupported); ``str()`` is the
     reason shown to the user."""
 

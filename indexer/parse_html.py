@@ -85,10 +85,7 @@ class _TextCollector(HTMLParser):
     def _flush(self) -> None:
         raw = "".join(self._parts).replace("¶", "")
         self._parts = []
-        if self._pre:
-            text = raw.strip("\n")
-        else:
-            text = _SPACE.sub(" ", raw).strip()
+        text = raw.strip("\n") if self._pre else _SPACE.sub(" ", raw).strip()
         if text.strip():
             self.blocks.append(Block(text, heading=join_heading(self._path)))
 

@@ -51,7 +51,9 @@ def _extract(path: str, out: BinaryIO) -> None:
         try:
             result = reader.decrypt("")
         except DependencyError as err:
-            _send(out, {"t": "skip", "reason": f"encrypted, and decrypting it needs a missing library: {err}"})
+            _send(
+                out, {"t": "skip", "reason": f"encrypted, and decrypting it needs a missing library: {err}"}
+            )
             return
         except (FileNotDecryptedError, NotImplementedError) as err:
             _send(out, {"t": "skip", "reason": f"encrypted with an unsupported method: {err}"})

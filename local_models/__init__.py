@@ -42,4 +42,3 @@ def build_chat_model(cfg: ChatModelConfig) -> ChatModel:
 
 def build_embedder(cfg: EmbeddingModelConfig, cache_dir: Path) -> Embedder:
     return FastEmbedEmbedder(cfg, cache_dir)
-

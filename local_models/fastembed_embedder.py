@@ -70,7 +70,9 @@ def _token_output(model_path: Path, dim: int) -> str | None:
     import onnxruntime
 
     try:
-        outputs = onnxruntime.InferenceSession(str(model_path), providers=["CPUExecutionProvider"]).get_outputs()
+        outputs = onnxruntime.InferenceSession(
+            str(model_path), providers=["CPUExecutionProvider"]
+        ).get_outputs()
     except Exception as err:  # onnxruntime raises its own exception types
         raise ModelError(f"ONNX Runtime cannot read {model_path}: {err}") from err
     ranked = [o for o in outputs if len(o.shape) == 3 and o.shape[-1] == dim]
@@ -137,7 +139,9 @@ class FastEmbedEmbedder:
 
                 description = fastembed_description(TextEmbedding.list_supported_models(), self._cfg.name)
                 if description is None:
-                    raise ModelUnavailableError(f"fastembed does not know the embedding model {self._cfg.name!r}")
+                    raise ModelUnavailableError(
+                        f"fastembed does not know the embedding model {self._cfg.name!r}"
+                    )
                 self._dim = int(description["dim"])
             else:
                 self._dim = MINILM_DIM
@@ -193,7 +197,9 @@ class FastEmbedEmbedder:
         try:
             loaded = TextEmbedding(name, cache_dir=str(self._cache_dir), local_files_only=not origin.network)
         except Exception as err:  # fastembed raises ValueError, the hub its own errors
-            raise ModelUnavailableError(f"Could not load the embedding model {name}: {err}. Or {fix}.") from err
+            raise ModelUnavailableError(
+                f"Could not load the embedding model {name}: {err}. Or {fix}."
+            ) from err
         description = fastembed_description(TextEmbedding.list_supported_models(), name)
         self._directory = fastembed_snapshot(description or {}, self._cache_dir)
         return loaded

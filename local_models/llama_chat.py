@@ -12,7 +12,7 @@ import inspect
 import logging
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +134,7 @@ class LlamaChatModel:
 
     def stream(
         self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.0
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:
         """Text deltas. Holds the model's lock while iterated; closing the iterator releases it."""
         self._lock.acquire()
         chunks: Any = None

@@ -19,7 +19,7 @@ import json
 import math
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -145,7 +145,9 @@ class OpenAIChatModel:
         try:
             return str(data["choices"][0]["message"].get("content") or "")
         except (KeyError, IndexError, TypeError) as err:
-            raise ModelError(f"The chat server at {self._base} sent an unexpected reply: {data!r:.300}") from err
+            raise ModelError(
+                f"The chat server at {self._base} sent an unexpected reply: {data!r:.300}"
+            ) from err
 
     def complete(
         self,
@@ -169,7 +171,7 @@ class OpenAIChatModel:
 
     def stream(
         self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.0
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:
         """Text deltas from the server's server-sent events; closing the iterator closes the response."""
         payload = {**self._payload(messages, max_tokens, temperature), "stream": True}
         url = f"{self._base}/chat/completions"

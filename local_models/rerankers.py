@@ -41,17 +41,20 @@ def term_overlap_scores(query: str, texts: Sequence[str]) -> list[float]:
     """BM25 of each text for ``query``, with the candidates as the corpus, scaled to [0, 1).
 
     IDF is Lucene's ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over the N candidates (k1 = 1.2, b = 0.75).
-    Each score is divided by the query's ceiling, ``sum(idf * (k1 + 1))`` over its distinct terms, which
-    is the same for every candidate; so 0 means no query term appears, and a text containing every query
-    term, many times, approaches 1.
+    Each score is divided by the query's ceiling, ``sum(idf * (k1 + 1))`` over all its distinct terms,
+    the same for every candidate: the score is the (IDF-weighted, saturating) share of the query a text
+    covers. 0 means no query term appears; a text holding every query term, many times, approaches 1.
+    Query terms found in no candidate stay in the ceiling on purpose, so one shared word out of many
+    stays a small share (``rerank.min_score`` is an absolute floor on this scale).
     """
     docs = [Counter(_terms(t)) for t in texts]
     query_terms = set(_terms(query))
     if not docs or not query_terms:
         return [0.0] * len(docs)
+    df = {t: sum(1 for d in docs if t in d) for t in query_terms}
     n = len(docs)
     avg_len = sum(sum(d.values()) for d in docs) / n or 1.0
-    idf = {t: math.log(1 + (n - (df := sum(1 for d in docs if t in d)) + 0.5) / (df + 0.5)) for t in query_terms}
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in query_terms}
     ceiling = sum(idf[t] * (_K1 + 1) for t in query_terms)
     scores = []
     for doc in docs:
@@ -70,7 +73,9 @@ class EmbeddingReranker:
     models blur. Both parts are computed the same way for every candidate, so the scores compare.
     """
 
-    def __init__(self, embedder: Embedder, *, semantic_weight: float = 0.7, lexical_weight: float = 0.3) -> None:
+    def __init__(
+        self, embedder: Embedder, *, semantic_weight: float = 0.7, lexical_weight: float = 0.3
+    ) -> None:
         self._embedder = embedder
         self._semantic = semantic_weight
         self._lexical = lexical_weight
@@ -128,16 +133,22 @@ class CrossEncoderReranker:
         from fastembed.rerank.cross_encoder import TextCrossEncoder
 
         origin = resolve_reranker(self._cfg, self._cache_dir)
-        fix = "connect to the internet once so it can be downloaded, or clear rerank.model to use the fallback"
+        fix = (
+            "connect to the internet once so it can be downloaded, or clear rerank.model to use the fallback"
+        )
         if origin.network and (reason := hub_unreachable_reason()) is not None:
             raise ModelUnavailableError(
                 f"The cross-encoder {origin.name} is not in the model cache ({self._cache_dir}) and the "
                 f"Hugging Face hub cannot be reached ({reason}): {fix}."
             )
         try:
-            return TextCrossEncoder(origin.name, cache_dir=str(self._cache_dir), local_files_only=not origin.network)
+            return TextCrossEncoder(
+                origin.name, cache_dir=str(self._cache_dir), local_files_only=not origin.network
+            )
         except Exception as err:  # fastembed raises ValueError, the hub its own errors
-            raise ModelUnavailableError(f"Could not load the cross-encoder {origin.name}: {err}. Or {fix}.") from err
+            raise ModelUnavailableError(
+                f"Could not load the cross-encoder {origin.name}: {err}. Or {fix}."
+            ) from err
 
     def _usable(self) -> Any:
         """The loaded cross-encoder, or None once loading failed and the fallback scores instead."""

@@ -103,14 +103,18 @@ def _local_embedding(directory: Path) -> ModelOrigin:
     hint += "and config.json, or leave it empty to use the embedded paraphrase-MiniLM-L3-v2"
     if not directory.is_dir():
         raise ModelUnavailableError(f"The embedding model directory {directory} does not exist: {hint}.")
-    missing = [n for n in ("tokenizer.json", "tokenizer_config.json", "config.json") if not (directory / n).is_file()]
+    missing = [
+        n for n in ("tokenizer.json", "tokenizer_config.json", "config.json") if not (directory / n).is_file()
+    ]
     if onnx_model_file(directory) is None:
         missing.insert(0, "model.onnx")
     if missing:
         raise ModelUnavailableError(
             f"The embedding model directory {directory} lacks {', '.join(missing)}: {hint}."
         )
-    return ModelOrigin("embedding", "onnx-dir", f"local/{directory.name}", str(directory), "local ONNX directory", False)
+    return ModelOrigin(
+        "embedding", "onnx-dir", f"local/{directory.name}", str(directory), "local ONNX directory", False
+    )
 
 
 def resolve_embedding(cfg: EmbeddingModelConfig, cache_dir: Path) -> ModelOrigin:

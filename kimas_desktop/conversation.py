@@ -1,0 +1,148 @@
+"""A chat as the desktop app keeps it: turns with their answers, citations and traces.
+
+``AnswerRun`` runs one ``Pipeline.ask`` in its own thread and hands its events over a queue, so the
+reader (the UI) can stop at once while the pipeline stops at its next event and releases the model;
+the pipeline's generator is always closed in the thread that runs it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Event, Status, Trace, TraceReady
+from kimas_desktop.types import Citation, Message
+
+__all__ = ["AnswerRun", "Conversation", "Turn"]
+
+log = logging.getLogger(__name__)
+
+TurnState = Literal["running", "done", "stopped", "failed"]
+_ids = itertools.count(1)
+
+
+@dataclass
+class Turn:
+    """One question and what became of it. Mutated only by the reader of its ``AnswerRun``."""
+
+    question: str
+    answer: str = ""
+    status: str = ""  # what the pipeline is doing now, while running
+    state: TurnState = "running"
+    error: str = ""  # a plain sentence for the user when state == "failed"
+    citations: tuple[Citation, ...] = ()
+    citations_available: bool = True
+    citations_note: str = ""
+    trace: Trace | None = None
+    answered_from_sources: bool = True
+    started_at: float = field(default_factory=time.time)
+
+    @property
+    def finished(self) -> bool:
+        return self.state != "running"
+
+    def apply(self, event: Event) -> None:
+        if isinstance(event, Status):
+            self.status = event.message
+        elif isinstance(event, AnswerDelta):
+            self.answer += event.text
+            self.status = ""
+        elif isinstance(event, CitationsReady):
+            self.citations = event.citations
+            self.citations_available = event.available
+            self.citations_note = event.note
+        elif isinstance(event, TraceReady):
+            self.trace = event.trace
+        elif isinstance(event, Done):
+            self.answer = event.answer or self.answer
+            self.answered_from_sources = event.answered_from_sources
+            self.state = "done"
+            self.status = ""
+
+
+@dataclass
+class Conversation:
+    """A chat: its turns in order. ``history`` is what the context manager sees."""
+
+    id: str = field(default_factory=lambda: f"chat-{next(_ids)}")
+    turns: list[Turn] = field(default_factory=list)
+
+    def history(self) -> list[Message]:
+        """Finished turns with an answer, as user/assistant messages (failed turns are left out)."""
+        out: list[Message] = []
+        for t in self.turns:
+            if t.state in ("done", "stopped") and t.answer.strip():
+                out += [Message("user", t.question), Message("assistant", t.answer.strip())]
+        return out
+
+
+class _End:
+    pass
+
+
+@dataclass(frozen=True)
+class _Failed:
+    error: BaseException
+
+
+class AnswerRun:
+    """One ``ask`` running in a worker thread; ``events()`` reads it, ``stop()`` ends it early."""
+
+    def __init__(self, start: Callable[[], Iterator[Event]]) -> None:
+        self._start = start
+        self._queue: queue.Queue[Event | _End | _Failed] = queue.Queue()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._work, name="kimas-answer", daemon=True)
+
+    def start(self) -> AnswerRun:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+    def _work(self) -> None:
+        events: Iterator[Event] | None = None
+        try:
+            events = self._start()
+            for event in events:
+                if self._stop.is_set():
+                    break
+                self._queue.put(event)
+        except BaseException as err:  # handed to the reader, who turns it into a sentence
+            self._queue.put(_Failed(err))
+        finally:
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()  # runs the pipeline's cleanup here, in the thread that ran it
+            self._queue.put(_End())
+
+    def events(self, poll_s: float = 0.1) -> Iterator[Event | BaseException]:
+        """The pipeline's events as they come; an exception it raised is yielded as a value, last.
+
+        Returns as soon as ``stop()`` is called, even while the pipeline is busy.
+        """
+        while not self._stop.is_set():
+            try:
+                item = self._queue.get(timeout=poll_s)
+            except queue.Empty:
+                continue
+            if isinstance(item, _End):
+                return
+            if isinstance(item, _Failed):
+                yield item.error
+                return
+            yield item

@@ -1,0 +1,153 @@
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kimas_desktop.config import EmbeddingModelConfig
+from kimas_desktop.errors import ModelUnavailableError
+from kimas_desktop.protocols import Embedder
+from local_models import FastEmbedEmbedder, build_embedder
+from local_models.fake import HashEmbedder
+from local_models.resolve import resolve_embedding
+from tests.local_models.contracts import QUESTION, EmbedderContract
+
+# paraphrase-MiniLM-L3-v2 on "hello world", first 6 of 384 values (onnxruntime 1.32, fastembed 0.9).
+HELLO_WORLD = [-0.015078855, 0.024432076, 0.051093809, 0.010493015, 0.022149298, 0.011745839]
+
+
+class TestHashEmbedder(EmbedderContract):
+    @pytest.fixture
+    def embedder(self) -> Embedder:
+        return HashEmbedder()
+
+
+@pytest.mark.slow
+class TestFastEmbedEmbedder(EmbedderContract):
+    @pytest.fixture
+    def embedder(self, real_embedder: FastEmbedEmbedder) -> Embedder:
+        return real_embedder
+
+    def test_model_id_is_stable(self, real_embedder: FastEmbedEmbedder) -> None:
+        assert real_embedder.model_id == "local/paraphrase-MiniLM-L3-v2"
+        assert real_embedder.dim == 384
+        assert real_embedder.max_tokens == 128
+
+    def test_matches_stored_canonical_values(self, real_embedder: FastEmbedEmbedder) -> None:
+        vector = real_embedder.embed_passages(["hello world"])[0]
+        assert np.allclose(vector[:6], HELLO_WORLD, atol=1e-4)
+
+    def test_equals_the_models_own_pooled_output(
+        self, real_embedder: FastEmbedEmbedder, models_cache: Path
+    ) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        directory = models_cache / "paraphrase-MiniLM-L3-v2"
+        encoding = Tokenizer.from_file(str(directory / "tokenizer.json")).encode(QUESTION)
+        session = onnxruntime.InferenceSession(
+            str(directory / "model.onnx"), providers=["CPUExecutionProvider"]
+        )
+        feeds = {
+            "input_ids": np.array([encoding.ids], dtype=np.int64),
+            "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+        }
+        pooled = session.run(["461"], feeds)[0][0]
+        expected = pooled / np.linalg.norm(pooled)
+        assert np.allclose(real_embedder.embed_query([QUESTION])[0], expected, atol=1e-5)
+
+    def test_truncates_at_the_configured_window(self, real_embedder: FastEmbedEmbedder) -> None:
+        words = " ".join(f"word{i % 40} apple river" for i in range(120))
+        assert real_embedder.count_tokens(words) > 300
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(real_embedder._directory / "tokenizer.json"))  # type: ignore[operator]
+        ids = tokenizer.encode(words, add_special_tokens=False).ids[:126]  # 128 minus [CLS] and [SEP]
+        prefix = tokenizer.decode(ids)
+        full, cut = real_embedder.embed_passages([words, prefix])
+        assert float(full @ cut) > 0.9999
+
+    def test_count_tokens_ignores_special_tokens(self, real_embedder: FastEmbedEmbedder) -> None:
+        assert real_embedder.count_tokens("hello world") == 2
+        assert real_embedder.count_tokens("") == 0
+
+    def test_a_local_directory_loads_the_same_model(
+        self, real_embedder: FastEmbedEmbedder, models_cache: Path, tmp_path: Path
+    ) -> None:
+        mine = tmp_path / "my-minilm"
+        shutil.copytree(models_cache / "paraphrase-MiniLM-L3-v2", mine)
+        (mine / "kimas-embedded.json").unlink()
+        embedder = build_embedder(EmbeddingModelConfig(path=str(mine)), tmp_path / "cache")
+        assert embedder.model_id == "local/my-minilm"
+        assert embedder.dim == 384
+        texts = [QUESTION, "hello world"]
+        assert np.allclose(embedder.embed_passages(texts), real_embedder.embed_passages(texts), atol=1e-5)
+
+    def test_throughput(self, real_embedder: FastEmbedEmbedder) -> None:
+        """Not a benchmark: fails only if something makes embedding an order of magnitude slower."""
+        chunks = [" ".join(f"term{(i * j) % 97} of chunk {i}" for j in range(25)) for i in range(160)]
+        start = time.perf_counter()
+        real_embedder.embed_passages(chunks)
+        rate = len(chunks) / (time.perf_counter() - start)
+        print(f"embedded {len(chunks)} chunks of ~100 words at {rate:.0f} chunks/s")
+        assert rate > 5
+
+
+def test_constructor_is_cheap(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    embedder = build_embedder(EmbeddingModelConfig(), cache)
+    assert embedder.model_id == "local/paraphrase-MiniLM-L3-v2"
+    assert not cache.exists()
+
+
+def test_a_directory_without_its_model_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "tokenizer.json").write_text("{}")
+    embedder = FastEmbedEmbedder(EmbeddingModelConfig(path=str(tmp_path)), tmp_path / "cache")
+    with pytest.raises(ModelUnavailableError, match=r"lacks model\.onnx"):
+        embedder.warm_up()
+
+
+def test_a_hub_model_offline_says_what_to_do(tmp_path: Path, no_network: list[object]) -> None:
+    embedder = FastEmbedEmbedder(EmbeddingModelConfig(name="BAAI/bge-small-en-v1.5"), tmp_path)
+    assert embedder.dim == 384
+    start = time.perf_counter()
+    with pytest.raises(ModelUnavailableError) as caught:
+        embedder.embed_query(["hello"])
+    message = str(caught.value)
+    assert "not in the model cache" in message
+    assert "cannot be reached" in message
+    assert "embedding.path" in message
+    assert time.perf_counter() - start < 10  # fastembed alone would retry for 40 s
+
+
+def test_a_cached_hub_model_loads_without_the_network(tmp_path: Path, no_network: list[object]) -> None:
+    """A model fastembed downloaded earlier, faked by placing the embedded files in the hub cache layout.
+
+    Checks resolution and loading only: the embedded ONNX has other outputs than the real model's.
+    """
+    import local_models.embedded as embedded
+
+    name, repo_dir = "sentence-transformers/all-MiniLM-L6-v2", "models--Qdrant--all-MiniLM-L6-v2-onnx"
+    snapshot = tmp_path / repo_dir / "snapshots" / "abc123"
+    snapshot.mkdir(parents=True)
+    (tmp_path / repo_dir / "refs").mkdir()
+    (tmp_path / repo_dir / "refs" / "main").write_text("abc123")
+    source = embedded.materialize_minilm(tmp_path / "src", 128)
+    for file in (
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "config.json",
+        "special_tokens_map.json",
+        "model.onnx",
+    ):
+        shutil.copy(source / file, snapshot / file)
+
+    origin = resolve_embedding(EmbeddingModelConfig(name=name), tmp_path)
+    assert (origin.network, origin.location) == (False, str(snapshot))
+    embedder = FastEmbedEmbedder(EmbeddingModelConfig(name=name), tmp_path)
+    embedder.warm_up()
+    assert embedder.count_tokens("hello world") == 2
+    assert not no_network

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from kimas_desktop.config import RerankConfig
+from kimas_desktop.errors import ModelUnavailableError
+from kimas_desktop.protocols import Embedder, Reranker
+from local_models import CrossEncoderReranker, EmbeddingReranker, FastEmbedEmbedder, build_reranker
+from local_models.fake import HashEmbedder
+from local_models.rerankers import term_overlap_scores
+
+QUERY = "How do I reset the router password?"
+CANDIDATES = [
+    "Bananas ripen faster in a paper bag.",
+    "To reset the password of your router, hold the reset button for ten seconds.",
+    "The router supports WPA3 encryption.",
+]
+
+
+def test_term_overlap_is_bounded_and_ranks_matches() -> None:
+    scores = term_overlap_scores(QUERY, CANDIDATES)
+    assert scores[0] == 0.0
+    assert all(0.0 <= s < 1.0 for s in scores)
+    assert scores[1] > scores[2] > 0.0
+    assert term_overlap_scores(QUERY, []) == []
+    assert term_overlap_scores("", CANDIDATES) == [0.0, 0.0, 0.0]
+
+
+def test_term_overlap_does_not_depend_on_candidate_order() -> None:
+    forward = term_overlap_scores(QUERY, CANDIDATES)
+    assert term_overlap_scores(QUERY, CANDIDATES[::-1]) == forward[::-1]
+
+
+@pytest.mark.parametrize("which", ["fake", pytest.param("real", marks=pytest.mark.slow)])
+def test_fallback_puts_the_answer_first(which: str, request: pytest.FixtureRequest) -> None:
+    embedder: Embedder = HashEmbedder() if which == "fake" else request.getfixturevalue("real_embedder")
+    reranker = EmbeddingReranker(embedder)
+    assert isinstance(reranker, Reranker)
+    scores = reranker.score(QUERY, CANDIDATES)
+    assert len(scores) == 3
+    assert max(range(3), key=scores.__getitem__) == 1
+    assert reranker.score(QUERY, []) == []
+
+
+def test_empty_model_builds_the_fallback(tmp_path: Path) -> None:
+    reranker = build_reranker(RerankConfig(), HashEmbedder(), tmp_path)
+    assert isinstance(reranker, EmbeddingReranker)
+    assert reranker.model_id == "fallback/fake/hash-embedder+bm25"
+
+
+def test_unknown_cross_encoder_warns_and_falls_back(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        reranker = build_reranker(RerankConfig(model="nobody/nothing"), HashEmbedder(), tmp_path)
+    assert isinstance(reranker, EmbeddingReranker)
+    assert "does not know the cross-encoder" in caplog.text
+
+
+def test_uncached_cross_encoder_offline_falls_back_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, no_network: list[object]
+) -> None:
+    cfg = RerankConfig(model="Xenova/ms-marco-MiniLM-L-6-v2")
+    with caplog.at_level(logging.WARNING):
+        reranker = build_reranker(cfg, HashEmbedder(), tmp_path)
+        assert isinstance(reranker, CrossEncoderReranker)
+        assert "not in the model cache" in caplog.text
+        caplog.clear()
+        scores = reranker.score(QUERY, CANDIDATES)
+        assert "Hugging Face hub cannot be reached" in caplog.text
+        caplog.clear()
+        assert reranker.score(QUERY, CANDIDATES) == scores
+    assert caplog.text == ""  # warned once
+    assert scores == EmbeddingReranker(HashEmbedder()).score(QUERY, CANDIDATES)
+    assert reranker.model_id.startswith("fallback/")
+
+
+def test_cross_encoder_without_fallback_raises(tmp_path: Path, no_network: list[object]) -> None:
+    reranker = CrossEncoderReranker(RerankConfig(model="Xenova/ms-marco-MiniLM-L-6-v2"), tmp_path)
+    with pytest.raises(ModelUnavailableError, match=r"rerank\.model"):
+        reranker.score(QUERY, CANDIDATES)
+
+
+@pytest.mark.slow
+def test_real_fallback_prefers_meaning_over_one_shared_word(real_embedder: FastEmbedEmbedder) -> None:
+    paraphrase, shared_word = EmbeddingReranker(real_embedder).score(
+        "how can I change my login password",
+        [
+            "Steps to update the credentials you sign in with.",
+            "The password of the Wi-Fi is printed on the box.",
+        ],
+    )
+    assert paraphrase > shared_word
+
+
+@pytest.mark.slow
+def test_real_fallback_rewards_an_exact_code(real_embedder: FastEmbedEmbedder) -> None:
+    scores = EmbeddingReranker(real_embedder).score(
+        "error code E1234 in the installer",
+        [
+            "Installation problems are often caused by errors.",
+            "An installer may show error messages.",
+            "The installer failed with error E1234 when the disk was full.",
+        ],
+    )
+    assert max(range(3), key=scores.__getitem__) == 2

@@ -1,0 +1,243 @@
+"""Session values → Gradio chat messages, Markdown and HTML. Pure functions; nothing here decides anything.
+
+Everything that comes from documents or models is escaped before it is put into markup.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from kimas_desktop.conversation import Conversation, Turn
+from kimas_desktop.events import Trace
+from kimas_desktop.index_jobs import Activity, IndexingState
+from kimas_desktop.session import CollectionStatus, ModelState, Outcome, source_token
+from kimas_desktop.text import truncate
+from kimas_desktop.types import Citation, Hit
+
+SOURCE_ROUTE = "/kimas/source"  # serves cited files; registered by cli/serve_cmd.py
+TRACE_TITLE = "How this answer was made"
+NO_KNOWLEDGE_HINT = (
+    "**No knowledge yet.** Open the **Knowledge** tab, create a collection and drop files or a whole "
+    "folder onto it (or add a folder to watch). Then ask your questions here."
+)
+READY_HINT = "Ask a question about your documents. Answers cite the files they come from."
+
+
+def esc(text: str) -> str:
+    """Text that shows as itself inside Markdown or HTML."""
+    out = text
+    for ch in "\\`*_[]|#":
+        out = out.replace(ch, "\\" + ch)
+    return html.escape(out, quote=False)
+
+
+def code(text: str) -> str:
+    return f"<code>{html.escape(text)}</code>"
+
+
+def _when(ts: float | None) -> str:
+    if not ts:
+        return "never"
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+
+
+def source_url(path: str, page: int | None = None) -> str:
+    url = f"{SOURCE_ROUTE}/{source_token(path)}/{quote(Path(path).name)}"
+    return url + (f"#page={page}" if page else "")
+
+
+# -- chat --------------------------------------------------------------------------------------------
+
+
+def citation_html(c: Citation) -> str:
+    """One citation: number, file, page or lines, snippet; expands to the whole chunk and a link."""
+    chunk = c.chunk
+    name = Path(chunk.source).name
+    where = f" · {html.escape(chunk.locator)}" if chunk.locator else ""
+    whole = html.escape(chunk.text.strip()).replace("\n", "<br>")
+    heading = f"<div class='kimas-heading'>{html.escape(chunk.heading)}</div>" if chunk.heading else ""
+    return (
+        f"<details class='kimas-citation'><summary>[{c.n}] <b>{html.escape(name)}</b>{where}"
+        f" — “{html.escape(c.snippet)}”</summary>{heading}<div class='kimas-chunk'>{whole}</div>"
+        f"<div class='kimas-open'><a href='{source_url(chunk.source, chunk.page)}' target='_blank' "
+        f"rel='noopener'>Open {html.escape(name)}</a> <code>{html.escape(chunk.source)}</code></div>"
+        "</details>"
+    )
+
+
+def answer_markdown(turn: Turn) -> str:
+    parts = []
+    if turn.answer:
+        parts.append(turn.answer.strip() if turn.finished else turn.answer)
+    elif turn.state == "running":
+        parts.append(f"_{esc(turn.status or 'Thinking…')}_")
+    if turn.state == "stopped":
+        parts.append("_Stopped._")
+    if turn.state == "failed":
+        parts.append(f"⚠️ **Could not answer:** {esc(turn.error)}")
+    if turn.citations:
+        parts.append("**Sources**\n\n" + "\n".join(citation_html(c) for c in turn.citations))
+    elif turn.state == "done" and not turn.citations_available:
+        parts.append("_Citations are unavailable for this answer._")
+    return "\n\n".join(parts)
+
+
+def chat_messages(conv: Conversation | None) -> list[dict[str, Any]]:
+    """The Chatbot's value: each turn's question, answer (with sources) and, once done, its trace."""
+    out: list[dict[str, Any]] = []
+    for turn in conv.turns if conv else []:
+        out.append({"role": "user", "content": turn.question})
+        out.append({"role": "assistant", "content": answer_markdown(turn)})
+        if turn.trace is not None and turn.finished:
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": trace_markdown(turn.trace),
+                    "metadata": {"title": TRACE_TITLE, "status": "done"},
+                }
+            )
+    return out
+
+
+def _hit_line(n: int, h: Hit) -> str:
+    c = h.chunk
+    where = f" · {c.locator}" if c.locator else ""
+    return (
+        f"{n}. **{esc(Path(c.source).name)}**{esc(where)} · {esc(c.collection)} · score {h.score:.3f}"
+        f" — {esc(truncate(' '.join(c.text.split()), 160))}"
+    )
+
+
+def trace_markdown(trace: Trace) -> str:
+    """The trace: rewritten query, routing, agents' queries, evidence, agentic round, timings."""
+    lines = []
+    rewrite = trace.detail("rewrite")
+    method = f" _(by {esc(str(rewrite.get('method')))})_" if rewrite.get("method") else ""
+    lines.append(f"**Search query:** {esc(trace.query or trace.question)}{method}")
+    if trace.routes:
+        searched = set(trace.agent_queries)
+        lines.append("\n**Collections** (routing scores)\n")
+        lines.append("| collection | score | centroid | description | searched |\n|---|---|---|---|---|")
+        for r in trace.routes:
+            mixin = "–" if r.mixin_score is None else f"{r.mixin_score:.3f}"
+            mark = "yes" if r.collection in searched else ""
+            lines.append(f"| {esc(r.collection)} | {r.score:.3f} | {r.centroid_score:.3f} | {mixin} | {mark} |")
+    if trace.agent_queries:
+        lines.append("\n**Queries of each retrieval agent**\n")
+        for name, queries in trace.agent_queries.items():
+            lines.append(f"- {esc(name)}: " + "; ".join(f"“{esc(q)}”" for q in queries))
+    if trace.evidence:
+        lines.append("\n**Evidence given to the model**\n")
+        lines += [_hit_line(i + 1, h) for i, h in enumerate(trace.evidence)]
+    agentic = trace.detail("agentic")
+    if agentic:
+        if "fallback" in agentic:
+            text = f"fell back to the first search ({esc(str(agentic['fallback']))})"
+        elif agentic.get("is_sufficient"):
+            text = "the evidence was judged sufficient"
+        else:
+            queries = agentic.get("queries") or []
+            text = "searched again for: " + "; ".join(f"“{esc(str(q))}”" for q in queries)  # type: ignore[union-attr]
+            if agentic.get("missing_info"):
+                text += f" (missing: {esc(str(agentic['missing_info']))})"
+        lines.append(f"\n**Agentic round:** {text}")
+    else:
+        lines.append("\n**Agentic round:** did not run")
+    timings = trace.timings_ms
+    if timings:
+        lines.append("\n**Timings**\n")
+        lines.append("| stage | ms |\n|---|---|")
+        lines += [f"| {esc(stage)} | {ms:,.0f} |" for stage, ms in timings.items()]
+    return "\n".join(lines)
+
+
+# -- knowledge ---------------------------------------------------------------------------------------
+
+
+def collections_markdown(items: list[CollectionStatus]) -> str:
+    if not items:
+        return (
+            "_No collections yet._ Create one on the right, then drop files or a folder onto it, "
+            "or add a folder on this computer to watch."
+        )
+    blocks = []
+    for c in items:
+        state = (
+            f"**{c.files} file{'s' if c.files != 1 else ''} · {c.chunks} chunk{'s' if c.chunks != 1 else ''}**"
+            if c.indexed
+            else "**not indexed yet**"
+        )
+        model = f" · embedding model {code(c.embedding_model)}" if c.embedding_model else ""
+        lines = [f"### {esc(c.name)}", f"{state}{model} · last update {_when(c.updated_at)}", ""]
+        if c.folders:
+            shown = [
+                code(f) + (" (uploaded files)" if f == c.uploads_folder else " (watched in place)")
+                for f in c.folders
+            ]
+            lines.append("- Folders: " + ", ".join(shown))
+        else:
+            lines.append("- Folders: none yet")
+        s = c.settings
+        if s.description or s.examples or s.strategy or s.scale != 1.0:
+            lines.append(
+                f"- Routing: {esc(truncate(s.description, 120)) or 'no description'}"
+                f"{f'; {len(s.examples)} example(s)' if s.examples else ''}; weight {s.mixin_weight:g};"
+                f" scale {s.scale:g}; rewrite {esc(s.strategy or 'default')}"
+            )
+        if c.problems:
+            items_html = "".join(
+                f"<li><code>{html.escape(p.path)}</code> — {html.escape(p.kind)}: {html.escape(p.reason)}</li>"
+                for p in c.problems
+            )
+            lines.append(
+                f"\n<details><summary>{len(c.problems)} file(s) skipped or failed</summary>"
+                f"<ul>{items_html}</ul></details>"
+            )
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def progress_html(state: IndexingState) -> str:
+    waiting = (
+        f"<div class='kimas-waiting'>Waiting: {html.escape(', '.join(state.waiting))}</div>"
+        if state.waiting
+        else ""
+    )
+    if not state.active:
+        label = "Indexing queued…" if state.waiting else "Idle: all collections are up to date."
+        return f"<div class='kimas-progress idle' data-state='idle'>{html.escape(label)}{waiting}</div>"
+    pct = round(100 * state.fraction)
+    total = f"{state.files_done} / {state.files_total} files" if state.files_total else "scanning files…"
+    now = f" · now: {html.escape(Path(state.current_file).name)}" if state.current_file else ""
+    eta = f" · about {state.eta_s:.0f} s left" if state.eta_s is not None else ""
+    why = f" ({html.escape(state.trigger)})" if state.trigger else ""
+    return (
+        f"<div class='kimas-progress' data-state='active'><div>Indexing <b>{html.escape(state.collection)}</b>"
+        f"{why}: {total}{now}{eta}</div><div class='kimas-bar'><div style='width:{pct}%'></div></div>"
+        f"{waiting}</div>"
+    )
+
+
+def activity_markdown(items: list[Activity], limit: int = 8) -> str:
+    if not items:
+        return ""
+    icon = {"info": "•", "problem": "⚠️", "error": "⛔"}
+    lines = [
+        f"- {icon[a.kind]} {time.strftime('%H:%M:%S', time.localtime(a.at))}"
+        f"{f' · **{esc(a.collection)}**' if a.collection else ''} · {esc(a.text)}"
+        for a in items[:limit]
+    ]
+    return "**Recent activity**\n\n" + "\n".join(lines)
+
+
+def outcome_markdown(outcome: Outcome) -> str:
+    return esc(outcome.message) if outcome.ok else f"⚠️ {esc(outcome.message)}"
+
+
+def model_markdown(state: ModelState) -> str:
+    icon = {"loading": "⏳", "ready": "✅", "failed": "⚠️"}[state.phase]
+    return f"{icon} {esc(state.message)}"
