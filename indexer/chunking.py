@@ -45,7 +45,9 @@ class ChunkDraft:
 class _Piece:
     text: str
     tokens: int
-    block: int  # index of the block it came from: pieces of one block are joined by "\n", blocks by "\n\n"
+    block: int  # index of the block it came from
+    line: int  # index of the line within the block: parts of one line are joined by " ", lines by "\n",
+    # blocks by "\n\n"
     line_start: int | None
     line_end: int | None
 
@@ -91,7 +93,7 @@ class Chunker:
                 continue
             number = None if block.line_start is None else block.line_start + offset
             for part, tokens in self._fit(line):
-                yield _Piece(part, tokens, index, number, number)
+                yield _Piece(part, tokens, index, offset, number, number)
 
     def _tail(self, piece: _Piece) -> _Piece | None:
         """The last words of ``piece`` that fit in the overlap budget."""
@@ -105,7 +107,7 @@ class Chunker:
             tokens = self._tokens(tail)
             if tokens <= self.overlap:
                 line = None if piece.line_start is None else piece.line_start + piece.text[:cut].count("\n")
-                return _Piece(tail, tokens, piece.block, line, piece.line_end)
+                return _Piece(tail, tokens, piece.block, piece.line, line, piece.line_end)
             words = words * 3 // 4 if words > 1 else 0
         return None
 
@@ -135,7 +137,11 @@ class Chunker:
             parts: list[str] = []
             for i, piece in enumerate(current):
                 if i:
-                    parts.append("\n" if piece.block == current[i - 1].block else "\n\n")
+                    before = current[i - 1]
+                    if piece.block != before.block:
+                        parts.append("\n\n")
+                    else:
+                        parts.append(" " if piece.line == before.line else "\n")
                 parts.append(piece.text)
             lines = [p.line_start for p in current if p.line_start is not None]
             ends = [p.line_end for p in current if p.line_end is not None]

@@ -11,7 +11,7 @@ import logging
 import math
 import re
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -74,11 +74,35 @@ class EmbeddingReranker:
     """
 
     def __init__(
-        self, embedder: Embedder, *, semantic_weight: float = 0.7, lexical_weight: float = 0.3
+        self,
+        embedder: Embedder,
+        *,
+        semantic_weight: float = 0.7,
+        lexical_weight: float = 0.3,
+        cache_size: int = 4096,
     ) -> None:
         self._embedder = embedder
         self._semantic = semantic_weight
         self._lexical = lexical_weight
+        # Passage vectors by text: a second round (agentic, regenerate) rescoring the same chunks is free.
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        self._cache_lock = threading.Lock()
+
+    def _passage_vectors(self, texts: Sequence[str]) -> np.ndarray:
+        with self._cache_lock:
+            known = {t: self._cache[t] for t in texts if t in self._cache}
+            for t in known:
+                self._cache.move_to_end(t)
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        if missing:
+            fresh = self._embedder.embed_passages(missing)
+            known.update(zip(missing, fresh, strict=True))
+            with self._cache_lock:
+                self._cache.update(zip(missing, fresh, strict=True))
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return np.stack([known[t] for t in texts])
 
     @property
     def model_id(self) -> str:
@@ -91,7 +115,7 @@ class EmbeddingReranker:
         if not texts:
             return []
         query_vector = self._embedder.embed_query([query])[0]
-        cosine = self._embedder.embed_passages(list(texts)) @ query_vector
+        cosine = self._passage_vectors(texts) @ query_vector
         overlap = np.asarray(term_overlap_scores(query, texts), dtype=np.float32)
         return [float(s) for s in self._semantic * cosine + self._lexical * overlap]
 

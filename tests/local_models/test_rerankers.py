@@ -105,3 +105,16 @@ def test_real_fallback_rewards_an_exact_code(real_embedder: FastEmbedEmbedder) -
         ],
     )
     assert max(range(3), key=scores.__getitem__) == 2
+
+
+def test_fallback_embeds_each_passage_once() -> None:
+    embedder = HashEmbedder()
+    reranker = EmbeddingReranker(embedder, cache_size=3)
+    texts = ["alpha beta", "gamma", "delta"]
+    first = reranker.score("alpha", texts)
+    calls = embedder.calls
+    assert reranker.score("alpha", list(reversed(texts))) == list(reversed(first))
+    assert embedder.calls == calls + 1  # only the query was embedded again
+    reranker.score("alpha", ["epsilon"])  # evicts the oldest passage
+    reranker.score("alpha", ["alpha beta"])
+    assert embedder.calls == calls + 5

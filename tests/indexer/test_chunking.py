@@ -1,0 +1,85 @@
+"""Chunking: sizes in the embedder's tokens, overlap, structure boundaries, positions and stable ids."""
+
+from __future__ import annotations
+
+from indexer.chunking import Chunker, chunk_id
+from indexer.documents import Block
+from local_models.fake import HashEmbedder
+
+EMBEDDER = HashEmbedder()  # one token per word
+
+
+def chunker(chunk_tokens: int = 20, overlap: int = 5, max_tokens: int = 128) -> Chunker:
+    return Chunker(EMBEDDER.count_tokens, chunk_tokens=chunk_tokens, overlap_tokens=overlap, max_tokens=max_tokens)
+
+
+def numbered_lines(n: int, words: int = 4) -> str:
+    return "\n".join(" ".join(f"w{i}x{j}" for j in range(words)) for i in range(n))
+
+
+def test_chunks_fit_the_budget_and_cover_every_line_in_order() -> None:
+    text = numbered_lines(30)
+    drafts = list(chunker().chunks([Block(text, line_start=1)]))
+    assert len(drafts) > 5
+    assert all(EMBEDDER.count_tokens(d.text) <= 20 for d in drafts)
+    covered = [line for d in drafts for line in d.text.splitlines()]
+    assert sorted(set(covered), key=covered.index) == text.splitlines()
+    assert [d.ordinal for d in drafts] == list(range(len(drafts)))
+    for d in drafts:  # line numbers match the text of each chunk
+        first = int(d.text.splitlines()[0].split("x")[0][1:]) + 1
+        last = int(d.text.splitlines()[-1].split("x")[0][1:]) + 1
+        assert (d.line_start, d.line_end) == (first, last)
+
+
+def test_consecutive_chunks_overlap() -> None:
+    drafts = list(chunker(overlap=5).chunks([Block(numbered_lines(20), line_start=1)]))
+    for a, b in zip(drafts, drafts[1:], strict=False):
+        assert a.text.splitlines()[-1] == b.text.splitlines()[0]
+    no_overlap = list(chunker(overlap=0).chunks([Block(numbered_lines(20), line_start=1)]))
+    assert len(no_overlap) < len(drafts)
+
+
+def test_a_long_paragraph_is_cut_at_sentences_and_overlaps_by_words() -> None:
+    sentence = "the quick brown fox jumps over the lazy dog."
+    drafts = list(chunker(chunk_tokens=20, overlap=4).chunks([Block(" ".join([sentence] * 12))]))
+    assert len(drafts) >= 6
+    assert all(EMBEDDER.count_tokens(d.text) <= 20 for d in drafts)
+    for a, b in zip(drafts, drafts[1:], strict=False):
+        opening = " ".join(b.text.split()[:3])
+        assert a.text.endswith(opening) or opening in a.text[-40:]
+    assert "\n" not in drafts[0].text  # sentences of one line stay one line
+
+
+def test_one_enormous_word_is_still_cut() -> None:
+    drafts = list(chunker(chunk_tokens=20).chunks([Block("a" * 5000 + " " + "b" * 10)]))
+    assert "".join(d.text for d in drafts).count("a") >= 5000
+
+
+def test_chunks_never_cross_headings_or_pages() -> None:
+    blocks = [
+        Block("intro text here", heading="A", line_start=1),
+        Block("more intro", heading="A", line_start=3),
+        Block("details", heading="A > B", line_start=5),
+        Block("page one text", page=1),
+        Block("page two text", page=2),
+    ]
+    drafts = list(chunker().chunks(blocks))
+    assert [(d.heading, d.page, d.text) for d in drafts] == [
+        ("A", None, "intro text here\n\nmore intro"),
+        ("A > B", None, "details"),
+        ("", 1, "page one text"),
+        ("", 2, "page two text"),
+    ]
+    assert (drafts[0].line_start, drafts[0].line_end) == (1, 3)
+
+
+def test_the_window_of_the_model_caps_the_chunk_size() -> None:
+    drafts = list(chunker(chunk_tokens=500, max_tokens=32).chunks([Block(numbered_lines(40))]))
+    assert max(EMBEDDER.count_tokens(d.text) for d in drafts) <= 30  # 2 tokens kept for [CLS]/[SEP]
+
+
+def test_chunk_ids_depend_on_collection_path_position_and_text() -> None:
+    base = chunk_id("c", "/a.md", 0, "text")
+    assert base == chunk_id("c", "/a.md", 0, "text")
+    assert len({base, chunk_id("d", "/a.md", 0, "text"), chunk_id("c", "/b.md", 0, "text"),
+                chunk_id("c", "/a.md", 1, "text"), chunk_id("c", "/a.md", 0, "text!")}) == 5  # fmt: skip

@@ -1,0 +1,303 @@
+"""The Gradio app: tabs Chat / Knowledge / Settings, bound to ``ui.handlers``. Layout and wiring only."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import astuple
+from typing import Any
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+import gradio as gr
+
+from kimas_desktop.config import PRESETS
+from kimas_desktop.conversation import Conversation
+from kimas_desktop.session import DesktopSession, SettingsForm
+from ui import handlers, render
+
+CSS = """
+.kimas-citation { margin: 0.25em 0; }
+.kimas-citation summary { cursor: pointer; }
+.kimas-chunk { white-space: normal; margin: 0.4em 0 0.4em 1.2em; padding-left: 0.6em;
+  border-left: 3px solid var(--border-color-primary); font-size: 0.92em; }
+.kimas-heading { margin-left: 1.2em; font-size: 0.85em; opacity: 0.75; }
+.kimas-open { margin-left: 1.2em; font-size: 0.85em; }
+.kimas-progress { padding: 0.5em 0; }
+.kimas-progress.idle { opacity: 0.8; }
+.kimas-bar { height: 10px; border-radius: 5px; background: var(--border-color-primary); overflow: hidden;
+  margin-top: 0.35em; }
+.kimas-bar > div { height: 100%; background: var(--color-accent); transition: width 0.4s; }
+.kimas-waiting { font-size: 0.85em; opacity: 0.75; }
+#model-status p, #settings-model-status p { margin: 0; }
+footer { display: none !important; }
+"""
+
+# Local fonts only: the default theme would fetch Google Fonts (the app works offline and sends nothing).
+THEME = gr.themes.Soft(
+    font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
+    font_mono=["ui-monospace", "SFMono-Regular", "Consolas", "monospace"],
+)
+
+
+def _skip_none(value: Any) -> Any:
+    return gr.skip() if value is None else value
+
+
+def _chat_tab(session: DesktopSession, conv: gr.State) -> gr.Markdown:
+    model_status = gr.Markdown(render.model_markdown(session.model_state()), elem_id="model-status")
+    chatbot = gr.Chatbot(
+        elem_id="chatbot",
+        label="KIMAs",
+        height=560,
+        placeholder=handlers.chat_placeholder(session),
+        buttons=["copy"],
+        feedback_options=None,
+    )
+    with gr.Row():
+        question = gr.Textbox(
+            elem_id="question",
+            placeholder="Ask about your documents…",
+            show_label=False,
+            scale=8,
+            lines=1,
+            max_lines=6,
+        )
+        send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
+    with gr.Row():
+        stop = gr.Button("Stop", variant="stop", size="sm", elem_id="stop")
+        again = gr.Button("Regenerate", size="sm", elem_id="regenerate")
+        new = gr.Button("New chat", size="sm", elem_id="new-chat")
+
+    def on_submit(c: Conversation | None, text: str) -> Iterator[tuple[Any, ...]]:
+        yield from handlers.submit(session, c, text)
+
+    def on_regenerate(c: Conversation | None) -> Iterator[tuple[Any, ...]]:
+        yield from handlers.regenerate(session, c)
+
+    outputs = [chatbot, conv, question]
+    for trigger in (question.submit, send.click):
+        trigger(on_submit, [conv, question], outputs, show_progress="hidden")
+    again.click(on_regenerate, [conv], outputs, show_progress="hidden")
+    stop.click(lambda c: handlers.stop(session, c), [conv], None, queue=False)
+    new.click(lambda c: handlers.new_chat(session, c), [conv], [chatbot, conv])
+    chatbot.change(None, None, None)  # keeps the component's value flowing to the browser only
+    _chat_tab.chatbot = chatbot  # type: ignore[attr-defined]
+    return model_status
+
+
+def _knowledge_tab(session: DesktopSession) -> dict[str, Any]:
+    names = session.collection_names()
+    with gr.Row():
+        with gr.Column(scale=3):
+            gr.Markdown("## Your collections")
+            collections_md = gr.Markdown(
+                render.collections_markdown(session.collections()), elem_id="collections"
+            )
+            progress = gr.HTML(render.progress_html(session.indexing_state()), elem_id="index-progress")
+            activity = gr.Markdown(render.activity_markdown(session.activity()), elem_id="activity")
+        with gr.Column(scale=2):
+            selected = gr.Dropdown(
+                choices=names,
+                value=names[0] if names else None,
+                label="Collection",
+                elem_id="collection-select",
+                allow_custom_value=False,
+            )
+            message = gr.Markdown("", elem_id="knowledge-message")
+            with gr.Row():
+                new_name = gr.Textbox(
+                    label="New collection", placeholder="e.g. handbook", scale=3, elem_id="new-collection"
+                )
+                create = gr.Button("Create", scale=1, elem_id="create-collection")
+            gr.Markdown(
+                "Drop a whole folder or some files onto the selected collection. They are copied into "
+                "KIMAs' data folder and indexed in the background; you can keep chatting meanwhile."
+            )
+            folder_drop = gr.File(
+                file_count="directory", label="Drop a folder", elem_id="upload-folder", height=110
+            )
+            files_drop = gr.File(
+                file_count="multiple", label="Drop files", elem_id="upload-files", height=110
+            )
+            with gr.Row():
+                folder_path = gr.Textbox(
+                    label="…or watch a folder on this computer in place",
+                    placeholder="/home/me/Documents/handbook",
+                    scale=3,
+                    elem_id="folder-path",
+                )
+                add_folder = gr.Button("Watch folder", scale=1, elem_id="add-folder")
+            with gr.Accordion("Collection settings (routing and rewriting)", open=False):
+                description = gr.Textbox(label="Description (what this collection is about)", lines=2)
+                examples = gr.Textbox(label="Example questions or text, one per line", lines=3)
+                mixin = gr.Slider(0, 1, step=0.05, label="Weight of description and examples in routing")
+                scale = gr.Number(label="Scaling weight (multiplies the routing score)", minimum=0.01)
+                language = gr.Textbox(label="Language of the documents (for translation rewrite)")
+                strategy = gr.Dropdown(
+                    choices=[(c or "default", c) for c in session.strategy_choices()],
+                    label="Query rewrite strategy",
+                )
+                save_coll = gr.Button("Save collection settings")
+            with gr.Row():
+                reindex = gr.Button("Re-index", size="sm", elem_id="reindex")
+                remove = gr.Button("Remove collection…", size="sm", variant="stop", elem_id="remove")
+            with gr.Row(visible=False) as confirm_row:
+                confirm = gr.Button("Yes, remove it and its index", variant="stop", size="sm", elem_id="confirm-remove")
+                cancel = gr.Button("Cancel", size="sm")
+
+    def action_outputs(a: handlers.KnowledgeAction) -> tuple[Any, ...]:
+        return (a.message, gr.update(choices=a.names, value=a.selected))
+
+    create.click(
+        lambda n: (*action_outputs(handlers.create_collection(session, n)), ""),
+        [new_name],
+        [message, selected, new_name],
+    )
+    new_name.submit(
+        lambda n: (*action_outputs(handlers.create_collection(session, n)), ""),
+        [new_name],
+        [message, selected, new_name],
+    )
+    for drop in (folder_drop, files_drop):
+        drop.upload(
+            lambda c, f: (*action_outputs(handlers.upload(session, c, f)), None),
+            [selected, drop],
+            [message, selected, drop],
+        )
+    add_folder.click(
+        lambda c, p: action_outputs(handlers.add_folder(session, c, p)), [selected, folder_path], [message, selected]
+    )
+    reindex.click(lambda c: action_outputs(handlers.reindex(session, c)), [selected], [message, selected])
+    remove.click(lambda: gr.update(visible=True), None, [confirm_row])
+    cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
+    confirm.click(
+        lambda c: (*action_outputs(handlers.remove_collection(session, c)), gr.update(visible=False)),
+        [selected],
+        [message, selected, confirm_row],
+    )
+    fields = [description, examples, mixin, scale, language, strategy]
+    selected.change(
+        lambda c: astuple(handlers.load_collection_settings(session, c)), [selected], fields
+    )
+    save_coll.click(
+        lambda c, *v: handlers.save_collection_settings(session, c, handlers.CollectionFields(*v)),
+        [selected, *fields],
+        [message],
+    )
+    return {
+        "collections": collections_md,
+        "progress": progress,
+        "activity": activity,
+        "selected": selected,
+        "fields": fields,
+    }
+
+
+def _settings_tab(session: DesktopSession) -> gr.Markdown:
+    form = session.settings()
+    gr.Markdown("## Settings")
+    model_status = gr.Markdown(render.model_markdown(session.model_state()), elem_id="settings-model-status")
+    preset = gr.Radio(
+        choices=list(PRESETS),
+        value=form.preset if form.preset in PRESETS else None,
+        label="Preset",
+        info="full: everything on · routed: one best collection · turbo: lowest latency",
+        elem_id="preset",
+    )
+    context = gr.Checkbox(form.context_enabled, label="Context manager (understands follow-up questions)")
+    with gr.Row():
+        routing = gr.Checkbox(form.routing_enabled, label="Route questions to the best collections")
+        top_k = gr.Slider(1, 8, value=form.routing_top_k, step=1, label="How many collections to search")
+    agentic = gr.Checkbox(form.agentic_enabled, label="Agentic round (search again when evidence is thin)")
+    chat_path = gr.Textbox(
+        form.chat_model_path,
+        label="Chat model: a .gguf file on this computer (empty = built-in SmolLM2-135M-Instruct)",
+        elem_id="chat-model-path",
+    )
+    embedding = gr.Textbox(
+        form.embedding_model,
+        label="Embedding model: a fastembed model name or a local model folder (empty = built-in MiniLM-L3)",
+    )
+    save = gr.Button("Save settings", variant="primary", elem_id="save-settings")
+    message = gr.Markdown("", elem_id="settings-message")
+    gr.Markdown(
+        f"Config file: {render.code(str(session.config_path))} · Log file: {render.code(str(session.log_file))}"
+    )
+    inputs = [preset, context, routing, top_k, agentic, chat_path, embedding]
+
+    def form_values(f: SettingsForm) -> tuple[Any, ...]:
+        return (f.preset, f.context_enabled, f.routing_enabled, f.routing_top_k, f.agentic_enabled,
+                f.chat_model_path, f.embedding_model)  # fmt: skip
+
+    preset.input(lambda p: form_values(handlers.preset_changed(session, p))[1:], [preset], inputs[1:])
+    save.click(
+        lambda *v: (handlers.save_settings(session, SettingsForm(*v)), render.model_markdown(session.model_state())),
+        inputs,
+        [message, model_status],
+    )
+    return model_status
+
+
+def build_app(session: DesktopSession) -> gr.Blocks:
+    """The whole UI for one session. Launch it with ``launch_kwargs()``."""
+    with gr.Blocks(title="KIMAs Desktop", analytics_enabled=False) as demo:
+        conv = gr.State(None)
+        seen = gr.State(-1)
+        gr.Markdown("# KIMAs Desktop\nPrivate answers from your own documents, computed on this computer.")
+        with gr.Tabs():
+            with gr.Tab("Chat", id="chat"):
+                chat_status = _chat_tab(session, conv)
+                chatbot = _chat_tab.chatbot  # type: ignore[attr-defined]
+            with gr.Tab("Knowledge", id="knowledge"):
+                k = _knowledge_tab(session)
+            with gr.Tab("Settings", id="settings"):
+                settings_status = _settings_tab(session)
+
+        def tick(version: int, current: str | None) -> tuple[Any, ...]:
+            p = handlers.poll(session, version)
+            if p.names is None:
+                names_update = gr.skip()
+            else:
+                value = current if current in p.names else (p.names[0] if p.names else None)
+                names_update = gr.update(choices=p.names, value=value)
+            placeholder = gr.skip() if p.placeholder is None else gr.update(placeholder=p.placeholder)
+            return (
+                p.version,
+                _skip_none(p.collections_md),
+                names_update,
+                placeholder,
+                _skip_none(p.activity_md),
+                p.progress_html,
+                p.model_md,
+                p.model_md,
+            )
+
+        timer = gr.Timer(1.0)
+        timer.tick(
+            tick,
+            [seen, k["selected"]],
+            [seen, k["collections"], k["selected"], chatbot, k["activity"], k["progress"], chat_status, settings_status],
+            show_progress="hidden",
+            queue=False,
+        )
+        demo.load(lambda c: astuple(handlers.load_collection_settings(session, c)), [k["selected"]], k["fields"])
+    return demo
+
+
+def launch_kwargs(port: int) -> dict[str, Any]:
+    """How the app is served: this computer only, no share link, no analytics, no API page."""
+    return {
+        "server_name": "127.0.0.1",
+        "server_port": port,
+        "share": False,
+        "inbrowser": False,
+        "prevent_thread_lock": True,
+        "quiet": True,
+        "show_error": False,
+        "footer_links": [],
+        "ssr_mode": False,
+        "mcp_server": False,
+        "css": CSS,
+        "theme": THEME,
+    }
