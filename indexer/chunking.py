@@ -59,8 +59,10 @@ class Chunker:
         self, count_tokens: Callable[[str], int], *, chunk_tokens: int, overlap_tokens: int, max_tokens: int
     ) -> None:
         self._count = count_tokens
-        self._base = max(0, count_tokens(""))  # special tokens every input carries ([CLS], [SEP])
-        self.limit = max(8, min(chunk_tokens, max_tokens) - self._base)
+        # Special tokens ([CLS], [SEP]) the count includes for every input; when it leaves them out,
+        # still keep room for two of them in the model's window.
+        self._base = max(0, count_tokens(""))
+        self.limit = max(8, min(chunk_tokens - self._base, max_tokens - max(self._base, 2)))
         self.overlap = min(overlap_tokens, self.limit // 2)
 
     def _tokens(self, text: str) -> int:

@@ -217,13 +217,14 @@ class IndexJobs:
                 raise
             finally:
                 self._set(IndexingState(False))
+                self._on_change()
             self._record(report, trigger)
             return report
 
     def _set(self, state: IndexingState) -> None:
+        """Progress is polled, so it does not count as a change of the collections."""
         with self._state_lock:
             self._state = state
-        self._on_change()
 
     def _record(self, report: IndexReport, trigger: str) -> None:
         with self._state_lock:

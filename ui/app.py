@@ -44,13 +44,14 @@ def _skip_none(value: Any) -> Any:
     return gr.skip() if value is None else value
 
 
-def _chat_tab(session: DesktopSession, conv: gr.State) -> gr.Markdown:
+def _chat_tab(session: DesktopSession, conv: gr.State) -> tuple[gr.Markdown, gr.Markdown]:
     model_status = gr.Markdown(render.model_markdown(session.model_state()), elem_id="model-status")
+    hint = gr.Markdown(handlers.chat_hint(session), elem_id="chat-hint")
     chatbot = gr.Chatbot(
         elem_id="chatbot",
         label="KIMAs",
         height=560,
-        placeholder=handlers.chat_placeholder(session),
+        placeholder=render.READY_HINT,
         buttons=["copy"],
         feedback_options=None,
     )
@@ -81,9 +82,7 @@ def _chat_tab(session: DesktopSession, conv: gr.State) -> gr.Markdown:
     again.click(on_regenerate, [conv], outputs, show_progress="hidden")
     stop.click(lambda c: handlers.stop(session, c), [conv], None, queue=False)
     new.click(lambda c: handlers.new_chat(session, c), [conv], [chatbot, conv])
-    chatbot.change(None, None, None)  # keeps the component's value flowing to the browser only
-    _chat_tab.chatbot = chatbot  # type: ignore[attr-defined]
-    return model_status
+    return model_status, hint
 
 
 def _knowledge_tab(session: DesktopSession) -> dict[str, Any]:
@@ -247,8 +246,7 @@ def build_app(session: DesktopSession) -> gr.Blocks:
         gr.Markdown("# KIMAs Desktop\nPrivate answers from your own documents, computed on this computer.")
         with gr.Tabs():
             with gr.Tab("Chat", id="chat"):
-                chat_status = _chat_tab(session, conv)
-                chatbot = _chat_tab.chatbot  # type: ignore[attr-defined]
+                chat_status, chat_hint = _chat_tab(session, conv)
             with gr.Tab("Knowledge", id="knowledge"):
                 k = _knowledge_tab(session)
             with gr.Tab("Settings", id="settings"):
@@ -261,12 +259,11 @@ def build_app(session: DesktopSession) -> gr.Blocks:
             else:
                 value = current if current in p.names else (p.names[0] if p.names else None)
                 names_update = gr.update(choices=p.names, value=value)
-            placeholder = gr.skip() if p.placeholder is None else gr.update(placeholder=p.placeholder)
             return (
                 p.version,
                 _skip_none(p.collections_md),
                 names_update,
-                placeholder,
+                _skip_none(p.chat_hint),
                 _skip_none(p.activity_md),
                 p.progress_html,
                 p.model_md,
@@ -277,7 +274,7 @@ def build_app(session: DesktopSession) -> gr.Blocks:
         timer.tick(
             tick,
             [seen, k["selected"]],
-            [seen, k["collections"], k["selected"], chatbot, k["activity"], k["progress"], chat_status, settings_status],
+            [seen, k["collections"], k["selected"], chat_hint, k["activity"], k["progress"], chat_status, settings_status],
             show_progress="hidden",
             queue=False,
         )

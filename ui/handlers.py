@@ -52,8 +52,9 @@ def new_chat(session: DesktopSession, conv: Conversation | None) -> tuple[list[d
     return [], conv
 
 
-def chat_placeholder(session: DesktopSession) -> str:
-    return render.READY_HINT if session.has_knowledge() else render.NO_KNOWLEDGE_HINT
+def chat_hint(session: DesktopSession) -> str:
+    """Above the chat: how to add knowledge, while there is none."""
+    return "" if session.has_knowledge() else render.NO_KNOWLEDGE_HINT
 
 
 # -- polling -----------------------------------------------------------------------------------------
@@ -64,7 +65,7 @@ class Poll:
     version: int
     collections_md: str | None  # None: unchanged since the version the page has seen
     names: list[str] | None
-    placeholder: str | None
+    chat_hint: str | None
     activity_md: str | None
     progress_html: str
     model_md: str
@@ -81,7 +82,7 @@ def poll(session: DesktopSession, seen_version: int | None) -> Poll:
         version,
         render.collections_markdown(session.collections()),
         session.collection_names(),
-        chat_placeholder(session),
+        chat_hint(session),
         render.activity_markdown(session.activity()),
         progress,
         model,

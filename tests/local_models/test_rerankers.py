@@ -115,6 +115,9 @@ def test_fallback_embeds_each_passage_once() -> None:
     calls = embedder.calls
     assert reranker.score("alpha", list(reversed(texts))) == list(reversed(first))
     assert embedder.calls == calls + 1  # only the query was embedded again
-    reranker.score("alpha", ["epsilon"])  # evicts the oldest passage
-    reranker.score("alpha", ["alpha beta"])
-    assert embedder.calls == calls + 5
+    reranker.score("alpha", ["epsilon"])  # evicts the least recently used passage: "delta"
+    assert embedder.calls == calls + 3
+    reranker.score("alpha", ["alpha beta"])  # still cached: only the query
+    assert embedder.calls == calls + 4
+    reranker.score("alpha", ["delta"])  # evicted: embedded again
+    assert embedder.calls == calls + 6
