@@ -16,7 +16,9 @@ from kimas_desktop.errors import CollectionNotFoundError
 from kimas_desktop.types import CollectionInfo, IndexProgress, IndexReport
 
 
-def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parsers(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     p = sub.add_parser("index", parents=[common], help="add a folder to a collection and index it")
     p.add_argument("path", help="the folder to index")
     p.add_argument("--collection", help="collection name (default: the folder's name)")

@@ -96,7 +96,7 @@ class Reader:
         collection: str,
         store: LanceStore,
         chunker: Chunker,
-        max_file_bytes: int,
+        max_file_mb: float,
         by_hash: Mapping[str, Sequence[FileRecord]],
         pdf_page_timeout_s: float,
         on_file: Callable[[str], None],
@@ -104,7 +104,7 @@ class Reader:
         self._collection = collection
         self._store = store
         self._chunker = chunker
-        self._max_bytes = max_file_bytes
+        self._max_mb = max_file_mb
         self._by_hash = by_hash
         self._pdf_timeout = pdf_page_timeout_s
         self._on_file = on_file
@@ -169,9 +169,9 @@ class Reader:
 
     def _read(self, job: Job, parser: FileParser) -> Iterator[Item]:
         path = Path(job.path)
-        if job.stat.size > self._max_bytes:
-            limit = self._max_bytes / 1024**2
-            yield Done(job, self._record(job, "skipped", f"larger than the {limit:g} MB limit (max_file_mb)"))
+        if job.stat.size > self._max_mb * 1024**2:
+            reason = f"larger than the {self._max_mb:g} MB limit (max_file_mb)"
+            yield Done(job, self._record(job, "skipped", reason))
             return
         try:
             data = path.read_bytes()

@@ -38,13 +38,13 @@ from lancedb.index import FTS, IvfHnswSq
 from indexer.manifest import FileRecord
 from indexer.synopsis import SynopsisState
 from kimas_desktop.errors import CollectionNotFoundError, EmbedderMismatchError, IndexingError
+from kimas_desktop.fusion import RRF_K, reciprocal_rank_fusion
 from kimas_desktop.protocols import SearchMode, Vector
 from kimas_desktop.types import Chunk, CollectionInfo, FileProblem, Hit, Synopsis
 
 log = logging.getLogger(__name__)
 
 META = "kimas_collections"
-RRF_K = 60
 _IN_BATCH = 400  # values per SQL IN (...) list
 _CHUNK_COLUMNS = [
     "chunk_id", "collection", "source", "text", "page", "line_start", "line_end", "heading", "file_hash",
@@ -505,7 +505,10 @@ class LanceStore:
         if mode == "dense":
             return self._dense(table, query, k)
         pool = max(2 * k, 20)
-        return self._fuse([self._dense(table, query, pool), self._fts(table, text, pool)], k)
+        fused = reciprocal_rank_fusion(
+            [self._dense(table, query, pool), self._fts(table, text, pool)], k=RRF_K
+        )
+        return [Hit(h.chunk, h.score, "hybrid") for h in fused[:k]]
 
     @staticmethod
     def _dense(table: Any, vector: Vector, k: int) -> list[Hit]:
@@ -531,15 +534,3 @@ class LanceStore:
             .to_pylist()
         )
         return [Hit(_chunk_from_row(r), float(r["_score"]), "fts") for r in rows]
-
-    @staticmethod
-    def _fuse(lists: Sequence[list[Hit]], k: int) -> list[Hit]:
-        scores: dict[str, float] = {}
-        chunks: dict[str, Chunk] = {}
-        for hits in lists:
-            for rank, hit in enumerate(hits, start=1):
-                cid = hit.chunk.chunk_id
-                scores[cid] = scores.get(cid, 0.0) + 1.0 / (RRF_K + rank)
-                chunks.setdefault(cid, hit.chunk)
-        best = sorted(scores, key=lambda c: (-scores[c], c))[:k]
-        return [Hit(chunks[c], scores[c], "hybrid") for c in best]

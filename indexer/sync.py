@@ -165,7 +165,7 @@ class Indexer:
                 overlap_tokens=self._config.overlap_tokens,
                 max_tokens=self._embedder.max_tokens,
             ),
-            max_file_bytes=int(self._config.max_file_mb * 1024**2),
+            max_file_mb=self._config.max_file_mb,
             by_hash=by_hash,
             pdf_page_timeout_s=self._pdf_timeout,
             on_file=on_file,

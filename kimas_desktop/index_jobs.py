@@ -194,14 +194,19 @@ class IndexJobs:
     ) -> IndexReport:
         """Index now, in the caller's thread, holding the lock and tracking progress."""
         with self.lock:
-            self._set(IndexingState(True, collection, trigger, started_at=time.time()))
+            started = time.time()
+            self._set(IndexingState(True, collection, trigger, started_at=started))
 
             def progress(p: IndexProgress) -> None:
+                now = IndexingState(True, collection, trigger, started_at=started)
                 self._set(
-                    IndexingState(
-                        True, collection, trigger, p.files_done, p.files_total, p.current_file, p.eta_s,
-                        self._state.started_at,
-                    )  # fmt: skip
+                    replace(
+                        now,
+                        files_done=p.files_done,
+                        files_total=p.files_total,
+                        current_file=p.current_file,
+                        eta_s=p.eta_s,
+                    )
                 )
                 if on_progress is not None:
                     on_progress(p)
@@ -213,7 +218,9 @@ class IndexJobs:
                 raise
             except Exception as err:
                 hint = f" Details are in {self._log_hint}." if self._log_hint else ""
-                self.note(collection, f"Indexing failed unexpectedly ({type(err).__name__}: {err}).{hint}", "error")
+                self.note(
+                    collection, f"Indexing failed unexpectedly ({type(err).__name__}: {err}).{hint}", "error"
+                )
                 raise
             finally:
                 self._set(IndexingState(False))
@@ -230,7 +237,7 @@ class IndexJobs:
         with self._state_lock:
             self.reports[report.collection] = report
         changed = report.indexed or report.deleted or report.skipped or report.failed
-        if trigger == "watcher" and not changed:
+        if trigger in ("watcher", "start-up check") and not changed:
             self._on_change()
             return
         prefix = "Files changed on disk: " if trigger == "watcher" else ""

@@ -12,6 +12,7 @@ points to the log file, where the traceback goes.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import shutil
@@ -192,8 +193,8 @@ class DesktopSession:
             self._version += 1
 
     def _explain(self, err: BaseException, doing: str) -> str:
-        if isinstance(err, KimasError):
-            log.warning("%s: %s", doing, err, exc_info=err)
+        if isinstance(err, KimasError):  # expected: the sentence is enough on screen, details in the log
+            log.info("%s: %s", doing, err, exc_info=err)
             return str(err)
         log.error("%s failed unexpectedly", doing, exc_info=err)
         return (
@@ -223,7 +224,9 @@ class DesktopSession:
                 self._b.warm_up(config)
                 state = ModelState("ready", f"Ready: {describe_models(config)}.")
             except Exception as err:
-                state = ModelState("failed", "The model could not be loaded: " + self._explain(err, "loading the model"))
+                state = ModelState(
+                    "failed", "The model could not be loaded: " + self._explain(err, "loading the model")
+                )
             with self._lock:
                 if generation == self._warm_generation:
                     self._model = state
@@ -266,17 +269,18 @@ class DesktopSession:
                 if isinstance(item, BaseException):
                     turn.state, turn.status = "failed", ""
                     turn.error = self._explain(item, "answering")
-                    break
+                    yield turn
+                    return
                 turn.apply(item)
                 if isinstance(item, CitationsReady):
                     self._remember_sources(c.chunk.source for c in item.citations)
                 elif isinstance(item, TraceReady):
                     self._remember_sources(h.chunk.source for h in item.trace.evidence)
                 yield turn
-            if turn.state == "running":
+            if turn.state == "running":  # ended without Done: stopped, or the pipeline just returned
                 turn.state = "stopped" if run.stopped else "done"
                 turn.status = ""
-            yield turn
+                yield turn
         finally:
             run.stop()
             if self._runs.get(conv.id) is run:
@@ -331,7 +335,9 @@ class DesktopSession:
             self._explain(err, "listing collections")
             return {}
 
-    def _folders_by_collection(self, infos: Mapping[str, CollectionInfo] | None = None) -> dict[str, list[Path]]:
+    def _folders_by_collection(
+        self, infos: Mapping[str, CollectionInfo] | None = None
+    ) -> dict[str, list[Path]]:
         infos = self._store_infos() if infos is None else infos
         out: dict[str, list[Path]] = {}
         for name in sorted(set(self._config.collections) | set(infos)):
@@ -401,7 +407,9 @@ class DesktopSession:
             if clean in self.collection_names():
                 raise ConfigError(f"There is already a collection named '{clean}'.")
             self._ensure_collection(clean)
-            return f"Collection '{clean}' created. Now drop files or a folder onto it, or add a folder to watch."
+            return (
+                f"Collection '{clean}' created. Now drop files or a folder onto it, or add a folder to watch."
+            )
 
         return self._attempt("creating the collection", act)
 
@@ -410,10 +418,8 @@ class DesktopSession:
             if name not in self.collection_names():
                 raise CollectionNotFoundError(f"There is no collection named '{name}'.")
             self._jobs.cancel(name)
-            try:
+            with contextlib.suppress(CollectionNotFoundError):  # created but never indexed
                 self._jobs.tracked(self._b.index_service(self._config), "remove").remove(name)
-            except CollectionNotFoundError:
-                pass  # created but never indexed
             if name in self._config.collections:
                 collections = {k: v.model_dump() for k, v in self._config.collections.items() if k != name}
                 self._set_config(self._config.updated(collections=collections))
@@ -440,9 +446,11 @@ class DesktopSession:
                 self._set_config(self._with_collection(name, settings))
                 self._restart_watcher()
             self._submit(name, [Path(f) for f in settings.folders], "upload")
-            added = sum(c.status != "unchanged" for c in copied)
+            unchanged = sum(c.status == "unchanged" for c in copied)
             renamed = [c for c in copied if c.status == "renamed"]
-            msg = f"{added} of {len(copied)} file(s) copied into '{name}'; indexing in the background."
+            msg = f"{len(copied) - unchanged} new file(s) copied into '{name}'"
+            msg += f" ({unchanged} already there)" if unchanged else ""
+            msg += "; indexing in the background."
             if renamed:
                 msg += " Renamed because the name was taken: " + ", ".join(
                     f"{c.source_name} → {c.path.name}" for c in renamed[:5]
@@ -464,7 +472,9 @@ class DesktopSession:
                 raise ConfigError(f"There is no folder at {path}.")
             path = path.resolve()
             if path == self.data_dir.resolve() or self.data_dir.resolve().is_relative_to(path):
-                raise ConfigError("That folder holds KIMAs' own data directory; choose a folder of documents.")
+                raise ConfigError(
+                    "That folder holds KIMAs' own data directory; choose a folder of documents."
+                )
             settings = self._ensure_collection(name)
             if str(path) not in settings.folders:
                 settings = settings.model_copy(update={"folders": [*settings.folders, str(path)]})
@@ -553,7 +563,9 @@ class DesktopSession:
             watcher = self._b.watcher(self._config, service, folders, self._on_watch_report)
             watcher.start()
         except Exception as err:
-            self._jobs.note("", "Folders are not watched for changes: " + self._explain(err, "watching folders"), "error")
+            self._jobs.note(
+                "", "Folders are not watched for changes: " + self._explain(err, "watching folders"), "error"
+            )
             return
         with self._lock:
             self._watcher = watcher
@@ -590,7 +602,11 @@ class DesktopSession:
             name, path = _embedding_choice(form.embedding_model)
             data["embedding"]["name"], data["embedding"]["path"] = name, path
             new = parse_config(data, origin="settings")
-            models_changed = (new.chat, new.embedding, new.rerank) != (current.chat, current.embedding, current.rerank)
+            models_changed = (new.chat, new.embedding, new.rerank) != (
+                current.chat,
+                current.embedding,
+                current.rerank,
+            )
             self._set_config(new)
             msg = f"Settings saved to {self.config_path}."
             if models_changed:

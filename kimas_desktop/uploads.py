@@ -9,10 +9,11 @@ copies files under such names, never overwriting a different file and never leav
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import shutil
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,42 +100,44 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _free_name(folder: Path, name: str) -> Path:
+def _candidates(folder: Path, name: str) -> Iterator[Path]:
+    """``name``, then ``stem (2).ext``, ``stem (3).ext``…"""
+    yield folder / name
     stem, dot, ext = name.rpartition(".")
     if not dot or not stem:
         stem, ext = name, ""
-    n = 2
-    while True:
-        candidate = folder / (f"{stem} ({n}).{ext}" if ext else f"{stem} ({n})")
-        if not candidate.exists():
-            return candidate
-        n += 1
+    for n in itertools.count(2):
+        yield folder / (f"{stem} ({n}).{ext}" if ext else f"{stem} ({n})")
 
 
 def copy_uploads(folder: Path, files: Sequence[tuple[Path, str]]) -> list[CopiedFile]:
     """Copy each ``(temporary path, name the browser sent)`` into ``folder`` under a safe name.
 
-    A name already taken by identical content is left alone (``unchanged``); taken by other content, the
-    new file gets ``name (2).ext`` (``renamed``). Nothing is written outside ``folder``.
+    Identical content already under that name (or one of its ``name (n).ext`` variants) is left alone
+    (``unchanged``); a name taken by other content gives the new file ``name (2).ext`` (``renamed``).
+    Nothing is written outside ``folder``.
     """
     folder.mkdir(parents=True, exist_ok=True)
     root = folder.resolve()
     copied: list[CopiedFile] = []
     for src, sent_name in files:
         name = safe_file_name(sent_name)
-        target = root / name
-        status = "added"
+        digest = _digest(src)
+        for target in _candidates(root, name):
+            if not target.exists():
+                break
+            if target.is_file() and _digest(target) == digest:
+                break
         if target.exists():
-            if target.is_file() and _digest(target) == _digest(src):
-                copied.append(CopiedFile(sent_name, target, "unchanged"))
-                continue
-            target = _free_name(root, name)
-            status = "renamed"
+            copied.append(CopiedFile(sent_name, target, "unchanged"))
+            continue
         if target.resolve().parent != root:  # cannot happen after safe_file_name; refuse rather than trust
             raise IndexingError(f"refusing to write the upload {sent_name!r} outside {root}")
         try:
             shutil.copyfile(src, target)
         except OSError as err:
-            raise IndexingError(f"could not copy the uploaded file {sent_name!r}: {err.strerror or err}") from err
-        copied.append(CopiedFile(sent_name, target, status))
+            raise IndexingError(
+                f"could not copy the uploaded file {sent_name!r}: {err.strerror or err}"
+            ) from err
+        copied.append(CopiedFile(sent_name, target, "added" if target.name == name else "renamed"))
     return copied

@@ -82,6 +82,7 @@ def _chat_tab(session: DesktopSession, conv: gr.State) -> tuple[gr.Markdown, gr.
     again.click(on_regenerate, [conv], outputs, show_progress="hidden")
     stop.click(lambda c: handlers.stop(session, c), [conv], None, queue=False)
     new.click(lambda c: handlers.new_chat(session, c), [conv], [chatbot, conv])
+    chatbot.clear(lambda c: handlers.new_chat(session, c), [conv], [chatbot, conv])
     return model_status, hint
 
 
@@ -142,7 +143,9 @@ def _knowledge_tab(session: DesktopSession) -> dict[str, Any]:
                 reindex = gr.Button("Re-index", size="sm", elem_id="reindex")
                 remove = gr.Button("Remove collection…", size="sm", variant="stop", elem_id="remove")
             with gr.Row(visible=False) as confirm_row:
-                confirm = gr.Button("Yes, remove it and its index", variant="stop", size="sm", elem_id="confirm-remove")
+                confirm = gr.Button(
+                    "Yes, remove it and its index", variant="stop", size="sm", elem_id="confirm-remove"
+                )
                 cancel = gr.Button("Cancel", size="sm")
 
     def action_outputs(a: handlers.KnowledgeAction) -> tuple[Any, ...]:
@@ -165,7 +168,9 @@ def _knowledge_tab(session: DesktopSession) -> dict[str, Any]:
             [message, selected, drop],
         )
     add_folder.click(
-        lambda c, p: action_outputs(handlers.add_folder(session, c, p)), [selected, folder_path], [message, selected]
+        lambda c, p: action_outputs(handlers.add_folder(session, c, p)),
+        [selected, folder_path],
+        [message, selected],
     )
     reindex.click(lambda c: action_outputs(handlers.reindex(session, c)), [selected], [message, selected])
     remove.click(lambda: gr.update(visible=True), None, [confirm_row])
@@ -176,9 +181,7 @@ def _knowledge_tab(session: DesktopSession) -> dict[str, Any]:
         [message, selected, confirm_row],
     )
     fields = [description, examples, mixin, scale, language, strategy]
-    selected.change(
-        lambda c: astuple(handlers.load_collection_settings(session, c)), [selected], fields
-    )
+    selected.change(lambda c: astuple(handlers.load_collection_settings(session, c)), [selected], fields)
     save_coll.click(
         lambda c, *v: handlers.save_collection_settings(session, c, handlers.CollectionFields(*v)),
         [selected, *fields],
@@ -231,7 +234,10 @@ def _settings_tab(session: DesktopSession) -> gr.Markdown:
 
     preset.input(lambda p: form_values(handlers.preset_changed(session, p))[1:], [preset], inputs[1:])
     save.click(
-        lambda *v: (handlers.save_settings(session, SettingsForm(*v)), render.model_markdown(session.model_state())),
+        lambda *v: (
+            handlers.save_settings(session, SettingsForm(*v)),
+            render.model_markdown(session.model_state()),
+        ),
         inputs,
         [message, model_status],
     )
@@ -274,11 +280,22 @@ def build_app(session: DesktopSession) -> gr.Blocks:
         timer.tick(
             tick,
             [seen, k["selected"]],
-            [seen, k["collections"], k["selected"], chat_hint, k["activity"], k["progress"], chat_status, settings_status],
+            [
+                seen,
+                k["collections"],
+                k["selected"],
+                chat_hint,
+                k["activity"],
+                k["progress"],
+                chat_status,
+                settings_status,
+            ],
             show_progress="hidden",
             queue=False,
         )
-        demo.load(lambda c: astuple(handlers.load_collection_settings(session, c)), [k["selected"]], k["fields"])
+        demo.load(
+            lambda c: astuple(handlers.load_collection_settings(session, c)), [k["selected"]], k["fields"]
+        )
     return demo
 
 

@@ -120,7 +120,9 @@ def remove_collection(session: DesktopSession, name: str | None) -> KnowledgeAct
 DEFAULT_COLLECTION = "documents"
 
 
-def upload(session: DesktopSession, collection: str | None, files: Sequence[str] | str | None) -> KnowledgeAction:
+def upload(
+    session: DesktopSession, collection: str | None, files: Sequence[str] | str | None
+) -> KnowledgeAction:
     """Files or a folder dropped onto ``collection`` (a new "documents" collection if none is chosen).
 
     The browser sends only file names (folders arrive flattened); the temporary copy's name is the
@@ -156,7 +158,9 @@ class CollectionFields:
 
 def load_collection_settings(session: DesktopSession, name: str | None) -> CollectionFields:
     s = session.collection_settings(name or "")
-    return CollectionFields(s.description, "\n".join(s.examples), s.mixin_weight, s.scale, s.language, s.strategy)
+    return CollectionFields(
+        s.description, "\n".join(s.examples), s.mixin_weight, s.scale, s.language, s.strategy
+    )
 
 
 def save_collection_settings(session: DesktopSession, name: str | None, fields: CollectionFields) -> str:

@@ -78,7 +78,7 @@ def answer_markdown(turn: Turn) -> str:
     if turn.state == "stopped":
         parts.append("_Stopped._")
     if turn.state == "failed":
-        parts.append(f"⚠️ **Could not answer:** {esc(turn.error)}")
+        parts.append(f"⚠ **Could not answer:** {esc(turn.error)}")
     if turn.citations:
         parts.append("**Sources**\n\n" + "\n".join(citation_html(c) for c in turn.citations))
     elif turn.state == "done" and not turn.citations_available:
@@ -125,7 +125,9 @@ def trace_markdown(trace: Trace) -> str:
         for r in trace.routes:
             mixin = "–" if r.mixin_score is None else f"{r.mixin_score:.3f}"
             mark = "yes" if r.collection in searched else ""
-            lines.append(f"| {esc(r.collection)} | {r.score:.3f} | {r.centroid_score:.3f} | {mixin} | {mark} |")
+            lines.append(
+                f"| {esc(r.collection)} | {r.score:.3f} | {r.centroid_score:.3f} | {mixin} | {mark} |"
+            )
     if trace.agent_queries:
         lines.append("\n**Queries of each retrieval agent**\n")
         for name, queries in trace.agent_queries.items():
@@ -140,8 +142,9 @@ def trace_markdown(trace: Trace) -> str:
         elif agentic.get("is_sufficient"):
             text = "the evidence was judged sufficient"
         else:
-            queries = agentic.get("queries") or []
-            text = "searched again for: " + "; ".join(f"“{esc(str(q))}”" for q in queries)  # type: ignore[union-attr]
+            more = agentic.get("queries")
+            listed = more if isinstance(more, list) else []
+            text = "searched again for: " + "; ".join(f"“{esc(str(q))}”" for q in listed)
             if agentic.get("missing_info"):
                 text += f" (missing: {esc(str(agentic['missing_info']))})"
         lines.append(f"\n**Agentic round:** {text}")
@@ -225,9 +228,9 @@ def progress_html(state: IndexingState) -> str:
 def activity_markdown(items: list[Activity], limit: int = 8) -> str:
     if not items:
         return ""
-    icon = {"info": "•", "problem": "⚠️", "error": "⛔"}
+    icon = {"info": "", "problem": "⚠ ", "error": "✗ "}
     lines = [
-        f"- {icon[a.kind]} {time.strftime('%H:%M:%S', time.localtime(a.at))}"
+        f"- {icon[a.kind]}{time.strftime('%H:%M:%S', time.localtime(a.at))}"
         f"{f' · **{esc(a.collection)}**' if a.collection else ''} · {esc(a.text)}"
         for a in items[:limit]
     ]
@@ -235,9 +238,9 @@ def activity_markdown(items: list[Activity], limit: int = 8) -> str:
 
 
 def outcome_markdown(outcome: Outcome) -> str:
-    return esc(outcome.message) if outcome.ok else f"⚠️ {esc(outcome.message)}"
+    return esc(outcome.message) if outcome.ok else f"⚠ {esc(outcome.message)}"
 
 
 def model_markdown(state: ModelState) -> str:
-    icon = {"loading": "⏳", "ready": "✅", "failed": "⚠️"}[state.phase]
+    icon = {"loading": "◌", "ready": "✓", "failed": "⚠"}[state.phase]
     return f"{icon} {esc(state.message)}"

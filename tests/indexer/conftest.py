@@ -14,7 +14,7 @@ from tests.indexer.files import small_config
 
 @pytest.fixture
 def embedder() -> HashEmbedder:
-    return HashEmbedder(dim=32)
+    return HashEmbedder(dim=64)
 
 
 @pytest.fixture

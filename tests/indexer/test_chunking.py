@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from indexer.chunking import Chunker, chunk_id
 from indexer.documents import Block
 from local_models.fake import HashEmbedder
@@ -10,7 +12,9 @@ EMBEDDER = HashEmbedder()  # one token per word
 
 
 def chunker(chunk_tokens: int = 20, overlap: int = 5, max_tokens: int = 128) -> Chunker:
-    return Chunker(EMBEDDER.count_tokens, chunk_tokens=chunk_tokens, overlap_tokens=overlap, max_tokens=max_tokens)
+    return Chunker(
+        EMBEDDER.count_tokens, chunk_tokens=chunk_tokens, overlap_tokens=overlap, max_tokens=max_tokens
+    )
 
 
 def numbered_lines(n: int, words: int = 4) -> str:
@@ -33,7 +37,7 @@ def test_chunks_fit_the_budget_and_cover_every_line_in_order() -> None:
 
 def test_consecutive_chunks_overlap() -> None:
     drafts = list(chunker(overlap=5).chunks([Block(numbered_lines(20), line_start=1)]))
-    for a, b in zip(drafts, drafts[1:], strict=False):
+    for a, b in itertools.pairwise(drafts):
         assert a.text.splitlines()[-1] == b.text.splitlines()[0]
     no_overlap = list(chunker(overlap=0).chunks([Block(numbered_lines(20), line_start=1)]))
     assert len(no_overlap) < len(drafts)
@@ -44,7 +48,7 @@ def test_a_long_paragraph_is_cut_at_sentences_and_overlaps_by_words() -> None:
     drafts = list(chunker(chunk_tokens=20, overlap=4).chunks([Block(" ".join([sentence] * 12))]))
     assert len(drafts) >= 6
     assert all(EMBEDDER.count_tokens(d.text) <= 20 for d in drafts)
-    for a, b in zip(drafts, drafts[1:], strict=False):
+    for a, b in itertools.pairwise(drafts):
         opening = " ".join(b.text.split()[:3])
         assert a.text.endswith(opening) or opening in a.text[-40:]
     assert "\n" not in drafts[0].text  # sentences of one line stay one line

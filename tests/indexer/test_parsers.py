@@ -102,7 +102,7 @@ def test_binary_junk_and_unknown_types_are_skipped_with_a_reason(parser: FilePar
         blocks(parser, junk)
     image = tmp_path / "photo.png"
     image.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
-    with pytest.raises(SkipFile, match="unsupported file type '.png'"):
+    with pytest.raises(SkipFile, match=r"unsupported file type '\.png'"):
         parser.parse(image, image.read_bytes())
 
 
@@ -121,7 +121,9 @@ def test_pdf_pages_stream_with_their_numbers(parser: FileParser, tmp_path: Path)
     assert doc.pages == 3
 
 
-def test_encrypted_pdfs_open_with_an_empty_password_else_are_skipped(parser: FileParser, tmp_path: Path) -> None:
+def test_encrypted_pdfs_open_with_an_empty_password_else_are_skipped(
+    parser: FileParser, tmp_path: Path
+) -> None:
     open_one = write_pdf(tmp_path / "open.pdf", ["readable secret"], password="")
     assert [b.text.strip() for b in blocks(parser, open_one)] == ["readable secret"]
     locked = write_pdf(tmp_path / "locked.pdf", ["hidden"], password="hunter2")

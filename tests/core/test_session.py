@@ -1,0 +1,315 @@
+"""DesktopSession on deterministic fakes: uploads, collections, background indexing, chat, settings."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from kimas_desktop.config import load_config
+from kimas_desktop.errors import ConfigError, ModelError
+from kimas_desktop.session import source_token
+from kimas_desktop.summarizer import NO_KNOWLEDGE
+from kimas_desktop.uploads import check_collection_name, copy_uploads, safe_file_name
+from tests.ui.session_fakes import ANSWER, SlowChat, make_rig, write_docs
+
+# -- upload names ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sent", "expected"),
+    [
+        ("report.pdf", "report.pdf"),
+        ("../../x", "x"),
+        ("../../../etc/passwd", "passwd"),
+        ("/etc/passwd", "passwd"),
+        ("C:\\Users\\me\\notes.md", "notes.md"),
+        ("..", "file"),
+        ("", "file"),
+        ("  .hidden.md  ", "hidden.md"),
+        ("CON", "_CON"),
+        ("con.txt", "_con.txt"),
+        ("LPT1.tar.gz", "_LPT1.tar.gz"),
+        ("a<b>c:d|e?f*.md", "a_b_c_d_e_f_.md"),
+        ("tab\there\x00.md", "tabhere.md"),
+        ("invoice\u202egnp.exe", "invoicegnp.exe"),  # right-to-left override would disguise .exe
+        ("zero\u200bwidth.md", "zerowidth.md"),
+        ("Cafe\u0301 ☕ résumé.md", "Café ☕ résumé.md"),  # NFC, emoji kept
+        ("wide\u3000space.md", "wide space.md"),
+    ],
+)
+def test_safe_file_name(sent: str, expected: str) -> None:
+    assert safe_file_name(sent) == expected
+
+
+def test_safe_file_name_cuts_long_names_and_keeps_the_extension() -> None:
+    name = safe_file_name("é" * 300 + ".pdf")
+    assert name.endswith(".pdf") and len(name.encode("utf-8")) <= 180
+    assert name[:-4] == "é" * len(name[:-4])  # cut on a character boundary
+
+
+@pytest.mark.parametrize("bad", ["", "../x", "a b", "a/b", ".hidden", "x" * 65, "naïve"])
+def test_collection_names_are_checked(bad: str) -> None:
+    with pytest.raises(ConfigError, match="cannot name a collection"):
+        check_collection_name(bad)
+
+
+def test_copy_uploads_never_writes_outside_and_keeps_both_on_collision(tmp_path: Path) -> None:
+    src = tmp_path / "incoming"
+    src.mkdir()
+    a, b = src / "one", src / "two"
+    a.write_text("first")
+    b.write_text("second")
+    target = tmp_path / "data" / "uploads" / "docs"
+    copied = copy_uploads(
+        target, [(a, "../../x"), (b, "/abs/x"), (a, "..\\..\\x"), (b, "C:\\x"), (a, "NUL.md")]
+    )
+    assert [c.path.name for c in copied] == ["x", "x (2)", "x", "x (2)", "_NUL.md"]
+    assert [c.status for c in copied] == ["added", "renamed", "unchanged", "unchanged", "added"]
+    everything = {p for p in tmp_path.rglob("*") if p.is_file()}
+    assert everything == {a, b, target / "x", target / "x (2)", target / "_NUL.md"}
+    assert (target / "x").read_text() == "first" and (target / "x (2)").read_text() == "second"
+
+
+# -- collections and indexing ------------------------------------------------------------------------
+
+
+def test_upload_creates_indexes_and_saves_the_collection(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    s = rig.session
+    s.start()
+    tmp = write_docs(tmp_path / "browser-temp")
+    out = s.add_uploads(
+        "docs", [(tmp / "notes.md", "../../notes.md"), (tmp / "heliotrope.pdf", "heliotrope.pdf")]
+    )
+    assert out.ok, out.message
+    rig.wait_idle()
+    managed = rig.data_dir / "uploads" / "docs"
+    assert sorted(p.name for p in managed.iterdir()) == ["heliotrope.pdf", "notes.md"]
+    [status] = s.collections()
+    assert (status.name, status.chunks, status.indexed) == ("docs", 2, True)
+    assert status.folders == (str(managed),)
+    saved = load_config(s.config_path)
+    assert saved.collections["docs"].folders == [str(managed)]
+    assert "2 files indexed" in s.activity()[0].text
+    assert rig.watcher.running and rig.watcher.folders == {"docs": [managed]}
+
+
+def test_progress_is_readable_while_indexing_and_chat_still_answers(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    s = rig.session
+    s.start()
+    assert s.add_uploads("docs", [(write_docs(tmp_path / "t") / "heliotrope.pdf", "heliotrope.pdf")]).ok
+    rig.wait_idle()
+    rig.indexer.gate = threading.Event()  # the next run waits on every file
+    folder = write_docs(tmp_path / "more")
+    assert s.add_folder("docs", str(folder)).ok
+    deadline = time.monotonic() + 5
+    while not s.indexing_state().active:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    state = s.indexing_state()
+    assert state.collection == "docs" and state.files_total == 3 and state.current_file
+    assert state.eta_s is not None
+    conv = s.new_conversation()
+    turns = list(s.ask(conv, "What is the launch code of Project Heliotrope?"))
+    assert turns[-1].state == "done" and turns[-1].answer == ANSWER  # answered during indexing
+    rig.indexer.gate.set()
+    rig.wait_idle()
+    assert not s.indexing_state().active and s.collections()[0].chunks == 3
+
+
+def test_a_change_on_disk_reaches_the_status_through_the_watcher(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    s = rig.session
+    folder = write_docs(tmp_path / "watched")
+    assert s.add_folder("docs", str(folder)).ok
+    rig.wait_idle()
+    seen = s.version
+    (folder / "new.md").write_text("A new note.")
+    rig.watcher.edit("docs")
+    assert s.version > seen
+    assert s.collections()[0].chunks == 3
+    assert s.activity()[0].text.startswith("Files changed on disk: 3 files indexed")
+
+
+def test_create_and_remove_collection(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    s = rig.session
+    assert s.create_collection("handbook").ok
+    assert not s.create_collection("handbook").ok
+    bad = s.create_collection("../oops")
+    assert not bad.ok and "cannot name a collection" in bad.message
+    assert s.add_uploads("handbook", [(write_docs(tmp_path / "t") / "notes.md", "notes.md")]).ok
+    rig.wait_idle()
+    assert s.remove_collection("handbook").ok
+    assert rig.indexer.removed == ["handbook"]
+    assert s.collections() == [] and not (rig.data_dir / "uploads" / "handbook").exists()
+    assert "handbook" not in load_config(s.config_path).collections
+    assert not s.remove_collection("handbook").ok
+
+
+def test_add_folder_rejects_what_is_not_a_folder(tmp_path: Path) -> None:
+    s = make_rig(tmp_path).session
+    assert "no folder" in s.add_folder("docs", str(tmp_path / "missing")).message
+    assert "not a full path" in s.add_folder("docs", "relative/dir").message
+    assert "own data directory" in s.add_folder("docs", str(tmp_path)).message
+
+
+def test_collection_settings_are_validated_and_saved(tmp_path: Path) -> None:
+    s = make_rig(tmp_path).session
+    ok = s.save_collection_settings(
+        "pets", description="Cats and dogs", examples=["How long do cats sleep?", " "],
+        mixin_weight=0.5, scale=1.5, language="en", strategy="keyword",
+    )  # fmt: skip
+    assert ok.ok, ok.message
+    saved = load_config(s.config_path).collections["pets"]
+    assert (saved.description, saved.examples, saved.scale, saved.strategy) == (
+        "Cats and dogs", ["How long do cats sleep?"], 1.5, "keyword",
+    )  # fmt: skip
+    bad = s.save_collection_settings(
+        "pets", description="", examples=[], mixin_weight=2.0, scale=1.0, language="", strategy=""
+    )
+    assert not bad.ok and "mixin_weight" in bad.message
+    assert not s.save_collection_settings(
+        "pets", description="", examples=[], mixin_weight=0.3, scale=1.0, language="", strategy="nonsense"
+    ).ok
+
+
+# -- chat --------------------------------------------------------------------------------------------
+
+
+def _indexed(tmp_path: Path, **kw: object):  # type: ignore[no-untyped-def]
+    rig = make_rig(tmp_path, **kw)  # type: ignore[arg-type]
+    assert rig.session.add_uploads(
+        "docs", [(write_docs(tmp_path / "t") / "heliotrope.pdf", "heliotrope.pdf")]
+    ).ok
+    rig.wait_idle()
+    return rig
+
+
+def test_no_knowledge_yet_says_how_to_add_some(tmp_path: Path) -> None:
+    s = make_rig(tmp_path).session
+    assert not s.has_knowledge()
+    turn = list(s.ask(s.new_conversation(), "Anything?"))[-1]
+    assert turn.answer == NO_KNOWLEDGE and not turn.answered_from_sources
+
+
+def test_ask_streams_cites_and_feeds_the_history(tmp_path: Path) -> None:
+    rig = _indexed(tmp_path)
+    s = rig.session
+    conv = s.new_conversation()
+    answers = [t.answer for t in s.ask(conv, "What is the launch code of Project Heliotrope?")]
+    assert answers[0] == "" and answers[-1] == ANSWER
+    partial = [a for a in answers if a and a != ANSWER]
+    assert len(set(partial)) >= 3 and all(ANSWER.startswith(a) for a in partial)  # streamed word by word
+    turn = conv.turns[-1]
+    assert turn.citations[0].chunk.source.endswith("heliotrope.pdf") and turn.trace is not None
+    token = source_token(turn.citations[0].chunk.source)
+    assert s.source_file(token) == Path(turn.citations[0].chunk.source).resolve()
+    assert s.source_file(source_token("/etc/passwd")) is None
+    list(s.ask(conv, "And who waters the plants?"))
+    last_prompt = next(m for m, schema in reversed(rig.chat.calls) if schema is None)
+    assert "Earlier conversation" in last_prompt[-1].content and ANSWER in last_prompt[-1].content
+
+
+def test_stop_keeps_the_partial_answer_and_releases_the_model(tmp_path: Path) -> None:
+    chat = SlowChat(" ".join(f"word{i}" for i in range(200)), delay_s=0.02)
+    rig = _indexed(tmp_path, chat=chat)
+    s = rig.session
+    conv = s.new_conversation()
+    stream = s.ask(conv, "What is the launch code?")
+    turn = next(stream)
+    for turn in stream:
+        if len(turn.answer.split()) >= 3:
+            s.stop(conv)
+    assert turn.state == "stopped" and 3 <= len(turn.answer.split()) < 200
+    assert chat.closed.wait(5), "the model's stream was not closed"
+    assert conv.history()[-1].content == turn.answer.strip()
+
+
+def test_regenerate_and_new_chat(tmp_path: Path) -> None:
+    rig = _indexed(tmp_path)
+    s = rig.session
+    conv = s.new_conversation()
+    list(s.ask(conv, "What is the launch code?"))
+    list(s.regenerate(conv))
+    assert [t.question for t in conv.turns] == ["What is the launch code?"]
+    assert conv.turns[0].state == "done"
+    s.new_chat(conv)
+    assert conv.turns == [] and list(s.regenerate(conv)) == []
+
+
+def test_errors_are_sentences_and_tracebacks_go_to_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(config: object) -> object:
+        raise RuntimeError("disk on fire")
+
+    rig = _indexed(tmp_path, pipeline=broken)
+    s = rig.session
+    with caplog.at_level(logging.INFO):
+        turn = list(s.ask(s.new_conversation(), "Hello?"))[-1]
+    assert turn.state == "failed"
+    assert "disk on fire" in turn.error and str(s.log_file) in turn.error and "Traceback" not in turn.error
+    assert any(r.exc_info and "answering" in r.getMessage() for r in caplog.records)
+
+    def model_error(config: object) -> object:
+        raise ModelError("The chat model could not be loaded: the file is not a GGUF model.")
+
+    rig2 = _indexed(tmp_path / "two", pipeline=model_error)
+    turn = list(rig2.session.ask(rig2.session.new_conversation(), "Hello?"))[-1]
+    assert turn.error == "The chat model could not be loaded: the file is not a GGUF model."
+
+
+# -- models and settings -----------------------------------------------------------------------------
+
+
+def _wait_phase(s, phase: str) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + 5
+    while s.model_state().phase != phase:
+        assert time.monotonic() < deadline, s.model_state()
+        time.sleep(0.01)
+
+
+def test_models_load_in_the_background(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path, warm_gate_open=False)
+    s = rig.session
+    s.start()
+    assert s.model_state().phase == "loading" and "Loading model" in s.model_state().message
+    first = next(s.ask(s.new_conversation(), "Hi?"))
+    assert first.status == "Loading the model…"
+    rig.warm_gate.set()
+    _wait_phase(s, "ready")
+
+
+def test_settings_are_saved_and_a_bad_model_is_explained(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    s = rig.session
+    s.start()
+    _wait_phase(s, "ready")
+    form = s.preset_settings("turbo")
+    assert not form.context_enabled and not form.agentic_enabled
+    out = s.save_settings(form)
+    assert out.ok and load_config(s.config_path).preset == "turbo"
+    missing = s.save_settings(
+        form.__class__(**{**form.__dict__, "chat_model_path": str(tmp_path / "no.gguf")})
+    )
+    assert not missing.ok and "There is no file at" in missing.message
+    assert load_config(s.config_path).chat.path == ""
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"not really a model")
+    rig.warm_gate.clear()
+    rig.warm_error.append(ModelError("llama.cpp cannot read model.gguf as a GGUF model."))
+    switched = s.save_settings(form.__class__(**{**form.__dict__, "chat_model_path": str(gguf)}))
+    assert switched.ok and "Loading the model" in switched.message
+    assert s.model_state().phase == "loading"
+    rig.warm_gate.set()
+    _wait_phase(s, "failed")
+    assert s.model_state().message == (
+        "The model could not be loaded: llama.cpp cannot read model.gguf as a GGUF model."
+    )
+    assert load_config(s.config_path).chat.path == str(gguf)

@@ -1,0 +1,21 @@
+"""The Gradio app builds from a session (layout and event wiring), without serving it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gradio as gr
+
+from tests.ui.session_fakes import make_rig
+from ui.app import build_app, launch_kwargs
+
+
+def test_the_app_builds_with_three_tabs_and_binds_locally(tmp_path: Path) -> None:
+    demo = build_app(make_rig(tmp_path).session)
+    assert isinstance(demo, gr.Blocks)
+    tabs = [b.label for b in demo.blocks.values() if isinstance(b, gr.Tab)]
+    assert tabs == ["Chat", "Knowledge", "Settings"]
+    ids = {b.elem_id for b in demo.blocks.values()}
+    assert {"chatbot", "question", "stop", "regenerate", "new-chat", "upload-folder", "collections"} <= ids
+    kwargs = launch_kwargs(7860)
+    assert kwargs["server_name"] == "127.0.0.1" and kwargs["share"] is False

@@ -1,0 +1,184 @@
+"""UI handlers without a browser: what each event puts on the page, on deterministic fakes."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from pathlib import Path
+
+from kimas_desktop.errors import ModelError
+from kimas_desktop.events import Trace
+from kimas_desktop.session import SettingsForm
+from kimas_desktop.summarizer import NO_KNOWLEDGE
+from kimas_desktop.types import Chunk, Citation, Hit, Route
+from tests.ui.session_fakes import ANSWER, Rig, make_rig, write_docs
+from ui import handlers, render
+
+
+def _indexed(tmp_path: Path, **kw: object) -> Rig:
+    rig = make_rig(tmp_path, **kw)  # type: ignore[arg-type]
+    rig.session.start()
+    docs = write_docs(tmp_path / "upload-temp")
+    action = handlers.upload(rig.session, None, [str(docs / "heliotrope.pdf"), str(docs / "notes.md")])
+    assert "2 new file(s) copied into 'documents'" in action.message
+    assert action.names == ["documents"] and action.selected == "documents"
+    rig.wait_idle()
+    while rig.session.model_state().phase == "loading":
+        time.sleep(0.01)
+    return rig
+
+
+def test_submit_streams_the_answer_into_the_chat(tmp_path: Path) -> None:
+    rig = _indexed(tmp_path)
+    updates = list(handlers.submit(rig.session, None, "What is the launch code of Project Heliotrope?"))
+    contents = [u[0][1]["content"] for u in updates]
+    assert all(u[2] == "" for u in updates)  # the textbox is cleared at once
+    assert updates[0][0][0] == {"role": "user", "content": "What is the launch code of Project Heliotrope?"}
+    assert contents[0] == "_Thinking…_"
+    texts = [c for c in contents if not c.startswith("_")]
+    growing = [c for c in texts if "Sources" not in c]
+    assert len(growing) >= 3 and all(b.startswith(a) for a, b in itertools.pairwise(growing))
+    final_messages, conv, _ = updates[-1]
+    answer = final_messages[1]["content"]
+    assert answer.startswith(ANSWER)
+    assert "<b>heliotrope.pdf</b> · p. 1" in answer and "PURPLE-OTTER-42" in answer
+    assert "href='/kimas/source/" in answer and "#page=1" in answer
+    trace = final_messages[2]
+    assert trace["metadata"]["title"] == "How this answer was made"
+    assert "Evidence given to the model" in trace["content"] and "Timings" in trace["content"]
+    again = list(handlers.submit(rig.session, conv, "And the plants?"))[-1][0]
+    assert [m["role"] for m in again] == ["user", "assistant", "assistant"] * 2
+
+
+def test_empty_question_changes_nothing(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    [(messages, conv, text)] = list(handlers.submit(rig.session, None, "   "))
+    assert messages == [] and conv.turns == [] and text == "   "
+
+
+def test_without_knowledge_the_chat_says_how_to_add_some(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    assert "No knowledge yet" in handlers.chat_hint(rig.session)
+    messages = list(handlers.submit(rig.session, None, "Hi?"))[-1][0]
+    assert messages[1]["content"] == NO_KNOWLEDGE
+    assert handlers.chat_hint(_indexed(tmp_path / "later").session) == ""
+
+
+def test_errors_are_plain_sentences_on_the_page(tmp_path: Path) -> None:
+    def fails(config: object) -> object:
+        raise ModelError("The chat model could not be loaded: llama.cpp cannot read it.")
+
+    rig = _indexed(tmp_path, pipeline=fails)
+    content = list(handlers.submit(rig.session, None, "Hi?"))[-1][0][1]["content"]
+    assert content == "⚠ **Could not answer:** The chat model could not be loaded: llama.cpp cannot read it."
+
+    def crashes(config: object) -> object:
+        raise KeyError("boom")
+
+    rig = _indexed(tmp_path / "b", pipeline=crashes)
+    content = list(handlers.submit(rig.session, None, "Hi?"))[-1][0][1]["content"]
+    assert "Something went wrong while answering" in content and "kimas.log" in content
+    assert "Traceback" not in content and 'File "' not in content
+
+
+def test_stop_regenerate_and_new_chat(tmp_path: Path) -> None:
+    rig = _indexed(tmp_path)
+    s = rig.session
+    messages, conv, _ = list(handlers.submit(s, None, "What is the launch code?"))[-1]
+    handlers.stop(s, conv)  # nothing running: harmless
+    handlers.stop(s, None)
+    regenerated = list(handlers.regenerate(s, conv))
+    assert regenerated[-1][0][1]["content"] == messages[1]["content"]
+    assert len(conv.turns) == 1
+    assert handlers.new_chat(s, conv) == ([], conv) and conv.turns == []
+
+
+def test_upload_sanitizes_odd_names_into_the_managed_folder(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    incoming = tmp_path / "gradio-temp"
+    incoming.mkdir()
+    # Names a browser (or a crafted request) can leave on the temporary copy Gradio hands over.
+    odd = [
+        "..\\..\\evil.md",
+        "C:\\Users\\me\\report.md",
+        "CON.md",
+        "inv\u202eoice.md",
+        "Cafe\u0301 ☕.md",
+        "tab\tname.md",
+        ". .hidden.md",
+    ]
+    for i, name in enumerate(odd):
+        (incoming / name).write_text(f"note {i}", "utf-8")
+    action = handlers.upload(rig.session, "notes", [str(incoming / n) for n in odd])
+    assert "7 new file(s) copied into 'notes'" in action.message
+    stored = sorted(p.name for p in (rig.data_dir / "uploads" / "notes").iterdir())
+    expected = ["evil.md", "report.md", "_CON.md", "invoice.md", "Café ☕.md", "tabname.md", "hidden.md"]
+    assert stored == sorted(expected)
+    outside = [p for p in tmp_path.rglob("*") if p.is_file() and rig.data_dir not in p.parents]
+    assert sorted(p.name for p in outside) == sorted(odd)  # only the originals, nothing new outside
+
+
+def test_knowledge_actions_report_plain_sentences(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    s = rig.session
+    assert handlers.create_collection(s, "../etc").message.startswith("⚠ '../etc' cannot name a collection")
+    created = handlers.create_collection(s, "handbook")
+    assert created.names == ["handbook"] and created.selected == "handbook"
+    assert handlers.upload(s, "handbook", None).message == "⚠ No files were received."
+    assert handlers.add_folder(s, "handbook", "").message.startswith("⚠ Type the full path")
+    assert handlers.reindex(s, "handbook").message.startswith("⚠ 'handbook' has no files yet")
+    assert handlers.remove_collection(s, None).message == "⚠ Choose a collection first."
+    removed = handlers.remove_collection(s, "handbook")
+    assert removed.names == [] and removed.selected is None and "removed" in removed.message
+
+
+def test_poll_sends_views_only_when_something_changed(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    s = rig.session
+    first = handlers.poll(s, None)
+    assert first.collections_md is not None and "No collections yet" in first.collections_md
+    assert "Idle" in first.progress_html
+    same = handlers.poll(s, first.version)
+    assert same.collections_md is None and same.names is None and same.activity_md is None
+    handlers.upload(s, "docs", [str(write_docs(tmp_path / "t") / "notes.md")])
+    rig.wait_idle()
+    after = handlers.poll(s, first.version)
+    assert after.names == ["docs"] and after.collections_md is not None
+    assert "1 file · 1 chunk" in after.collections_md and "(uploaded files)" in after.collections_md
+    assert after.activity_md is not None and "1 file indexed" in after.activity_md
+
+
+def test_collection_settings_round_trip(tmp_path: Path) -> None:
+    s = make_rig(tmp_path).session
+    fields = handlers.CollectionFields("Recipes", "How long do I boil an egg?\n\n", 0.4, 2.0, "en", "keyword")
+    assert handlers.save_collection_settings(s, "kitchen", fields) == "Settings of 'kitchen' saved."
+    loaded = handlers.load_collection_settings(s, "kitchen")
+    assert loaded == handlers.CollectionFields(
+        "Recipes", "How long do I boil an egg?", 0.4, 2.0, "en", "keyword"
+    )
+    assert handlers.save_collection_settings(s, None, fields).startswith("⚠")
+
+
+def test_settings_save_and_explain_a_missing_model(tmp_path: Path) -> None:
+    s = make_rig(tmp_path).session
+    form = handlers.load_settings(s)
+    assert form.preset == "full" and form.agentic_enabled
+    turbo = handlers.preset_changed(s, "turbo")
+    assert not turbo.context_enabled
+    assert handlers.save_settings(s, turbo).startswith("Settings saved to")
+    bad = SettingsForm(**{**turbo.__dict__, "chat_model_path": "/nowhere/model.gguf"})
+    assert handlers.save_settings(s, bad).startswith("⚠ There is no file at /nowhere/model.gguf")
+
+
+def test_markup_escapes_document_text() -> None:
+    chunk = Chunk(
+        "c1", "docs", "/d/<evil>.md", "<script>alert(1)</script>\nline two", line_start=3, line_end=4
+    )
+    html = render.citation_html(Citation(1, chunk, "<img src=x onerror=alert(1)>"))
+    assert "<script>" not in html and "<img" not in html
+    assert "&lt;script&gt;" in html and "lines 3-4" in html and "line two" in html
+    trace = Trace(question="q", query="*bold* | pipe", routes=[Route("docs", 0.5, 0.5)])
+    trace.evidence = [Hit(chunk, 0.9)]
+    trace.agent_queries = {"docs": ["q"]}
+    md = render.trace_markdown(trace)
+    assert "\\*bold\\* \\| pipe" in md and "<script>" not in md and "| docs | 0.500 |" in md

@@ -1,0 +1,50 @@
+"""``kimas serve`` wiring that needs no browser: the port message and the cited-file route."""
+
+from __future__ import annotations
+
+import socket
+import warnings
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+
+from cli.main import main
+from cli.serve_cmd import add_source_route, port_in_use
+
+
+def test_a_taken_port_gets_a_clear_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert port_in_use(port)
+        code = main(["serve", "--port", str(port), "--data-dir", str(tmp_path / "data")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"port {port} is already in use" in err and f"--port {port + 1}" in err
+    assert "Traceback" not in err
+
+
+class _Session:
+    def __init__(self, allowed: Path) -> None:
+        self.allowed = allowed
+
+    def source_file(self, token: str) -> Path | None:
+        return self.allowed if token == "good" else None
+
+
+def test_the_source_route_serves_only_cited_files(tmp_path: Path) -> None:
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(b"%PDF-1.4 fake")
+    app = FastAPI()
+    add_source_route(app, _Session(pdf), "/kimas/source")  # type: ignore[arg-type]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # starlette deprecates its TestClient on httpx
+        from fastapi.testclient import TestClient
+    client = TestClient(app)
+    ok = client.get("/kimas/source/good/report.pdf")
+    assert ok.status_code == 200 and ok.content == b"%PDF-1.4 fake"
+    assert ok.headers["content-type"] == "application/pdf"
+    assert ok.headers["content-disposition"].startswith("inline")
+    assert client.get("/kimas/source/bad/..%2F..%2Fetc%2Fpasswd").status_code == 404
