@@ -112,7 +112,9 @@ def run(subset: str, docs: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--subset", choices=[*SUBSETS, "all"], default="all")
     parser.add_argument("--docs", type=Path, default=DOCS, help="the 'long' folder of fetch_documents.sh")
     args = parser.parse_args()
@@ -121,7 +123,9 @@ def main() -> None:
         if len(subsets) > 1:  # one process per subset, so peak RSS is per subset
             import subprocess
 
-            subprocess.run([sys.executable, __file__, "--subset", subset, "--docs", str(args.docs)], check=True)
+            subprocess.run(
+                [sys.executable, __file__, "--subset", subset, "--docs", str(args.docs)], check=True
+            )
         else:
             print(json.dumps(run(subset, args.docs)), flush=True)
 

@@ -8,7 +8,7 @@ import json
 import launch
 
 
-def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("doctor", parents=[common], help="show resolved models, data dir and network use")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)

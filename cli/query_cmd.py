@@ -23,7 +23,7 @@ from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.types import Message
 
 
-def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     for name, run, helptext in (
         ("retrieve", run_retrieve, "find the best evidence for a question (JSON)"),
         ("ask", run_ask, "answer a question from your collections, with citations"),

@@ -11,6 +11,7 @@ import argparse
 import errno
 import logging
 import os
+import signal
 import socket
 import sys
 import threading
@@ -200,6 +201,10 @@ def add_source_route(app: Any, session: DesktopSession, route: str) -> None:
     app.add_api_route(route + "/{token}/{name:path}", source, methods=["GET"])
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run(args: argparse.Namespace) -> int:
     paths = launch.resolve_paths(args.data_dir, args.config)
     config = launch.read_config(paths, preset=args.preset)
@@ -228,11 +233,12 @@ def run(args: argparse.Namespace) -> int:
     add_source_route(fastapi_app, session, SOURCE_ROUTE)
     log.info("serving on %s (data dir %s)", url, paths.data_dir)
     print(f"KIMAs Desktop is running at {url}  (data: {paths.data_dir}; press Ctrl+C to stop)", flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: shut down like Ctrl+C
     try:
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
-        print("\nkimas: stopping…", file=sys.stderr)
+        print("kimas: stopping…", file=sys.stderr)
     finally:
         session.close()
         demo.close()

@@ -20,8 +20,10 @@ JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "is_sufficient": {"type": "boolean"},
-        "missing_info": {"type": "string", "maxLength": 300},
-        "queries": {"type": "array", "items": {"type": "string", "maxLength": 200}, "maxItems": 3},
+        # Tight bounds: the grammar enforces them, so a rambling small model cannot run out of tokens
+        # mid-JSON (which would waste the whole judgement).
+        "missing_info": {"type": "string", "maxLength": 120},
+        "queries": {"type": "array", "items": {"type": "string", "maxLength": 80}, "maxItems": 3},
     },
     "required": ["is_sufficient", "missing_info", "queries"],
 }

@@ -73,7 +73,7 @@ def heuristic_rewrite(question: str, history: Sequence[Message], *, max_terms: i
 
 REWRITE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"query": {"type": "string", "maxLength": 400}},
+    "properties": {"query": {"type": "string", "maxLength": 300}},
     "required": ["query"],
 }
 
@@ -138,7 +138,7 @@ class QueryContextualizer:
 ANALYSIS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "analysis": {"type": "string", "maxLength": 600},
+        "analysis": {"type": "string", "maxLength": 300},
         "indices_of_related_messages": {"type": "array", "items": {"type": "integer"}, "maxItems": 12},
     },
     "required": ["analysis", "indices_of_related_messages"],

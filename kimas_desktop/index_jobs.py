@@ -137,6 +137,7 @@ class IndexJobs:
     def note(self, collection: str, text: str, kind: Literal["info", "problem", "error"] = "info") -> None:
         with self._state_lock:
             self._activity.append(Activity(time.time(), collection, text, kind))
+        log.log(logging.INFO if kind == "info" else logging.WARNING, "%s: %s", collection or "indexing", text)
         self._on_change()
 
     # -- running ---------------------------------------------------------------------------------
@@ -236,10 +237,10 @@ class IndexJobs:
     def _record(self, report: IndexReport, trigger: str) -> None:
         with self._state_lock:
             self.reports[report.collection] = report
-        changed = report.indexed or report.deleted or report.skipped or report.failed
+        changed = report.indexed or report.deleted or report.failed
         if trigger in ("watcher", "start-up check") and not changed:
             self._on_change()
             return
         prefix = "Files changed on disk: " if trigger == "watcher" else ""
-        kind: Literal["info", "problem"] = "problem" if report.failed or report.skipped else "info"
+        kind: Literal["info", "problem"] = "problem" if report.failed else "info"
         self.note(report.collection, prefix + describe_report(report), kind)

@@ -24,9 +24,16 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from kimas_desktop.config import CollectionConfig, Config, parse_config, save_config
+from kimas_desktop.app_settings import (
+    SettingsForm,
+    apply_settings,
+    describe_models,
+    preset_config,
+    settings_form,
+)
+from kimas_desktop.config import CollectionConfig, Config, save_config
 from kimas_desktop.conversation import AnswerRun, Conversation, Turn
-from kimas_desktop.errors import CollectionNotFoundError, ConfigError, KimasError, ModelUnavailableError
+from kimas_desktop.errors import CollectionNotFoundError, ConfigError, KimasError
 from kimas_desktop.events import CitationsReady, TraceReady
 from kimas_desktop.index_jobs import Activity, IndexingState, IndexJobs, IndexService
 from kimas_desktop.pipeline import Pipeline
@@ -104,33 +111,9 @@ class CollectionStatus:
     indexed: bool  # the store knows it
 
 
-@dataclass(frozen=True)
-class SettingsForm:
-    preset: str
-    context_enabled: bool
-    routing_enabled: bool
-    routing_top_k: int
-    agentic_enabled: bool
-    chat_model_path: str  # a local GGUF file; empty = the built-in model
-    embedding_model: str  # a fastembed model name or a local model folder; empty = the built-in model
-
-
 def source_token(path: str) -> str:
     """A stable, opaque handle for a source file (used in links that open it)."""
     return hashlib.sha256(path.encode("utf-8")).hexdigest()[:24]
-
-
-def describe_models(config: Config) -> str:
-    if config.chat.kind == "openai":
-        chat = f"{config.chat.model or 'the server model'} at {config.chat.base_url}"
-    elif config.chat.path:
-        chat = Path(config.chat.path).name
-    elif config.chat.hf_repo:
-        chat = config.chat.hf_repo
-    else:
-        chat = "SmolLM2-135M-Instruct (built in)"
-    emb = config.embedding.path or config.embedding.name or "paraphrase-MiniLM-L3-v2 (built in)"
-    return f"chat model {chat}, embedding model {Path(emb).name if config.embedding.path else emb}"
 
 
 @dataclass
@@ -573,43 +556,22 @@ class DesktopSession:
     # -- settings -------------------------------------------------------------------------------
 
     def settings(self) -> SettingsForm:
-        return _form(self._config)
+        return settings_form(self._config)
 
     def preset_settings(self, preset: str) -> SettingsForm:
         """The form as ``preset`` would fill it (the models stay as they are)."""
         try:
-            return _form(self._preset_config(preset))
+            return settings_form(preset_config(self._config, preset))
         except KimasError:
             return self.settings()
-
-    def _preset_config(self, preset: str) -> Config:
-        base = parse_config({"preset": preset}, origin="settings").model_dump()
-        keep = self._config.model_dump()
-        for section in ("chat", "embedding", "rerank", "storage", "indexer", "summarizer", "collections"):
-            base[section] = keep[section]
-        return parse_config(base, origin="settings")
 
     def save_settings(self, form: SettingsForm) -> Outcome:
         def act() -> str:
             current = self._config
-            base = current if form.preset == current.preset else self._preset_config(form.preset)
-            data = base.model_dump()
-            data["context"]["enabled"] = form.context_enabled
-            data["routing"]["enabled"] = form.routing_enabled
-            data["routing"]["top_k"] = int(form.routing_top_k)
-            data["agentic"]["enabled"] = form.agentic_enabled
-            data["chat"]["path"] = _chat_path(form.chat_model_path)
-            name, path = _embedding_choice(form.embedding_model)
-            data["embedding"]["name"], data["embedding"]["path"] = name, path
-            new = parse_config(data, origin="settings")
-            models_changed = (new.chat, new.embedding, new.rerank) != (
-                current.chat,
-                current.embedding,
-                current.rerank,
-            )
+            new = apply_settings(current, form)
             self._set_config(new)
             msg = f"Settings saved to {self.config_path}."
-            if models_changed:
+            if (new.chat, new.embedding, new.rerank) != (current.chat, current.embedding, current.rerank):
                 self._warm_up_async(new)
                 msg += " Loading the model…"
             if new.embedding != current.embedding:
@@ -629,44 +591,3 @@ def _validated(build: Callable[[], T], origin: str) -> T:
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors())
         raise ConfigError(f"Invalid setting in {origin}: {problems}") from None
-
-
-def _form(config: Config) -> SettingsForm:
-    emb = config.embedding.path or config.embedding.name
-    return SettingsForm(
-        preset=config.preset,
-        context_enabled=config.context.enabled,
-        routing_enabled=config.routing.enabled,
-        routing_top_k=config.routing.top_k,
-        agentic_enabled=config.agentic.enabled,
-        chat_model_path=config.chat.path,
-        embedding_model=emb,
-    )
-
-
-def _chat_path(text: str) -> str:
-    text = text.strip().strip('"')
-    if not text:
-        return ""
-    path = Path(text).expanduser()
-    if not path.is_file():
-        raise ModelUnavailableError(
-            f"There is no file at {path}. Give the full path of a .gguf model file, or leave the field "
-            "empty to use the built-in model."
-        )
-    if path.suffix.lower() != ".gguf":
-        raise ModelUnavailableError(f"{path.name} is not a GGUF file: the chat model must be a .gguf file.")
-    return str(path.resolve())
-
-
-def _embedding_choice(text: str) -> tuple[str, str]:
-    """(fastembed name, local folder) from what the user typed."""
-    text = text.strip().strip('"')
-    if not text:
-        return "", ""
-    path = Path(text).expanduser()
-    if path.is_absolute() or text.startswith((".", "~")):
-        if not path.is_dir():
-            raise ModelUnavailableError(f"There is no folder at {path} for the embedding model.")
-        return "", str(path.resolve())
-    return text, ""

@@ -42,12 +42,12 @@ class RewriteStrategy(Protocol):
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"text": {"type": "string", "maxLength": 800}},
+    "properties": {"text": {"type": "string", "maxLength": 400}},
     "required": ["text"],
 }
 
 
-def _ask_text(ctx: StrategyContext, system: str, user: str, max_tokens: int = 96) -> str | None:
+def _ask_text(ctx: StrategyContext, system: str, user: str, max_tokens: int = 128) -> str | None:
     try:
         text = ask_json(
             ctx.chat,
@@ -114,7 +114,7 @@ class HydeRewrite:
             "Write a short passage (2-3 sentences) that would answer the question, as it might appear in "
             "a document.",
             f"Question: {query}",
-            max_tokens=120,
+            max_tokens=140,
         )
         return [out] if out else []
 

@@ -33,6 +33,45 @@ CSS = """
 footer { display: none !important; }
 """
 
+# Gradio's drop zone takes dataTransfer.files, where a dropped folder is one empty entry. This walks
+# dropped folders (webkitGetAsEntry) and hands their files to the zone's own file input instead; drops
+# without folders are left to Gradio.
+DROP_FOLDERS_JS = """
+() => {
+  const ZONES = "#upload-folder, #upload-files";
+  async function filesOf(entry) {
+    if (entry.isFile) return [await new Promise((ok, fail) => entry.file(ok, fail))];
+    if (!entry.isDirectory) return [];
+    const reader = entry.createReader();
+    const out = [];
+    for (;;) {
+      const batch = await new Promise((ok, fail) => reader.readEntries(ok, fail));
+      if (!batch.length) return out;
+      for (const e of batch) out.push(...(await filesOf(e)));
+    }
+  }
+  document.addEventListener("drop", async (event) => {
+    const zone = event.target instanceof Element ? event.target.closest(ZONES) : null;
+    if (!zone || !event.dataTransfer) return;
+    const entries = Array.from(event.dataTransfer.items || [])
+      .map((item) => (item.webkitGetAsEntry ? item.webkitGetAsEntry() : null))
+      .filter(Boolean);
+    if (!entries.some((e) => e.isDirectory)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const area = event.target.closest(".upload-container") || zone;
+    area.dispatchEvent(new DragEvent("dragleave", { bubbles: false }));
+    const input = zone.querySelector("input[type=file]");
+    const files = (await Promise.all(entries.map(filesOf))).flat();
+    if (!input || !files.length) return;
+    const transfer = new DataTransfer();
+    files.forEach((f) => transfer.items.add(f));
+    input.files = transfer.files;
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  }, true);
+}
+"""
+
 # Local fonts only: the default theme would fetch Google Fonts (the app works offline and sends nothing).
 THEME = gr.themes.Soft(
     font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "sans-serif"],
@@ -111,7 +150,8 @@ def _knowledge_tab(session: DesktopSession) -> dict[str, Any]:
                 )
                 create = gr.Button("Create", scale=1, elem_id="create-collection")
             gr.Markdown(
-                "Drop a whole folder or some files onto the selected collection. They are copied into "
+                "Drop a whole folder or some files onto the selected collection (or click to choose). "
+                "They are copied into "
                 "KIMAs' data folder and indexed in the background; you can keep chatting meanwhile."
             )
             folder_drop = gr.File(
@@ -246,7 +286,8 @@ def _settings_tab(session: DesktopSession) -> gr.Markdown:
 
 def build_app(session: DesktopSession) -> gr.Blocks:
     """The whole UI for one session. Launch it with ``launch_kwargs()``."""
-    with gr.Blocks(title="KIMAs Desktop", analytics_enabled=False) as demo:
+    # Uploads pass through Gradio's cache on their way into the data dir: clear it hourly.
+    with gr.Blocks(title="KIMAs Desktop", analytics_enabled=False, delete_cache=(3600, 3600)) as demo:
         conv = gr.State(None)
         seen = gr.State(-1)
         gr.Markdown("# KIMAs Desktop\nPrivate answers from your own documents, computed on this computer.")
@@ -262,9 +303,10 @@ def build_app(session: DesktopSession) -> gr.Blocks:
             p = handlers.poll(session, version)
             if p.names is None:
                 names_update = gr.skip()
+            elif current in p.names:  # keep the value: re-setting it would reload the settings fields
+                names_update = gr.update(choices=p.names)
             else:
-                value = current if current in p.names else (p.names[0] if p.names else None)
-                names_update = gr.update(choices=p.names, value=value)
+                names_update = gr.update(choices=p.names, value=p.names[0] if p.names else None)
             return (
                 p.version,
                 _skip_none(p.collections_md),
@@ -314,4 +356,5 @@ def launch_kwargs(port: int) -> dict[str, Any]:
         "mcp_server": False,
         "css": CSS,
         "theme": THEME,
+        "js": DROP_FOLDERS_JS,
     }

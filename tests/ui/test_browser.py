@@ -19,6 +19,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -125,6 +126,15 @@ def test_upload_ask_cite_and_live_update(app: App, tmp_path: Path) -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.set_default_timeout(30_000)
+        external: list[str] = []  # the page must not reach beyond this computer (fonts, CDNs, analytics)
+        page.on(
+            "request",
+            lambda r: (
+                None
+                if urlsplit(r.url).scheme in ("data", "blob") or urlsplit(r.url).hostname == "127.0.0.1"
+                else external.append(r.url)
+            ),
+        )
         expect = sync_api.expect
         expect.set_options(timeout=30_000)
         try:
@@ -188,8 +198,14 @@ def test_upload_ask_cite_and_live_update(app: App, tmp_path: Path) -> None:
             served = page.request.get(app.url.rstrip("/") + href.split("#")[0])
             assert served.status == 200 and served.headers["content-type"] == "application/pdf"
             assert page.request.get(app.url.rstrip("/") + "/kimas/source/0000/etc-passwd").status == 404
-            page.get_by_text("How this answer was made").first.click()
-            expect(page.locator("#chatbot")).to_contain_text("Evidence given to the model")
+            title = page.locator("#chatbot").get_by_text("How this answer was made").first
+            evidence = page.locator("#chatbot").get_by_text("Evidence given to the model")
+            for _ in range(5):  # the last streamed update may redraw the panel closed: open it again
+                page.wait_for_timeout(400)
+                if not evidence.is_visible():
+                    title.click()
+            expect(evidence).to_be_visible()
+            expect(page.locator("#chatbot")).to_contain_text("Timings")
             answer = page.locator("#chatbot").inner_text()
             shot(page, "05-citation-and-trace")
 
@@ -205,6 +221,7 @@ def test_upload_ask_cite_and_live_update(app: App, tmp_path: Path) -> None:
             expect(page.locator("#collections")).not_to_have_text(before, timeout=30_000)
             timings["edit on disk → status updated"] = time.monotonic() - t
             shot(page, "06-after-edit")
+            assert not external, f"the page made requests beyond 127.0.0.1: {external}"
         finally:
             with contextlib.suppress(Exception):
                 shot(page, "99-last")
