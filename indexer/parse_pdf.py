@@ -10,12 +10,11 @@ embedding model runs in ours.
 from __future__ import annotations
 
 import json
-import os
-import select
+import queue
 import struct
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,77 +28,86 @@ class PdfParseError(Exception):
     """The PDF could not be read (malformed, timed out, or the worker died); ``str()`` says why."""
 
 
+class _Worker:
+    """One worker process, and a thread that reads its frames into a queue as fast as it writes them,
+    so the worker never waits for the pipeline (pages are small; whole manuals fit in memory)."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-s", str(_WORKER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+        )
+        self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()  # None: the worker is gone
+        threading.Thread(target=self._pump, name="kimas-pdf-pump", daemon=True).start()
+
+    def _pump(self) -> None:
+        stream = self.proc.stdout
+        assert stream is not None
+        try:
+            while True:
+                header = stream.read(4)
+                if len(header) < 4:
+                    break
+                (size,) = struct.unpack(">I", header)
+                payload = stream.read(size)
+                if len(payload) < size:
+                    break
+                self.frames.put(json.loads(payload))
+        except (OSError, ValueError):
+            pass
+        stream.close()
+        self.frames.put(None)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+
+
 class PdfExtractor:
     """Streams ``(page number, text)`` from a long-lived worker process. Not thread-safe: one per thread."""
 
     def __init__(self, *, page_timeout_s: float = 60.0) -> None:
         self._page_timeout_s = page_timeout_s
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._buffer = b""
-
-    def _start(self) -> subprocess.Popen[bytes]:
-        if self._proc is None or self._proc.poll() is not None:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-s", str(_WORKER)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                close_fds=True,
-            )
-            self._buffer = b""
-        return self._proc
+        self._worker: _Worker | None = None
 
     def close(self) -> None:
         """Stop the worker (a new one starts on the next request)."""
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        for stream in (proc.stdin, proc.stdout):
-            if stream is not None:
-                stream.close()
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.stop()
 
-    def _read(self, proc: subprocess.Popen[bytes], n: int, deadline: float) -> bytes:
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
-        while len(self._buffer) < n:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                raise TimeoutError
-            piece = os.read(fd, max(65536, n - len(self._buffer)))
-            if not piece:
-                raise EOFError
-            self._buffer += piece
-        out, self._buffer = self._buffer[:n], self._buffer[n:]
-        return out
-
-    def _message(self, proc: subprocess.Popen[bytes], what: str) -> dict[str, Any]:
-        deadline = time.monotonic() + self._page_timeout_s
+    def _message(self, worker: _Worker, what: str) -> dict[str, Any]:
         try:
-            (size,) = struct.unpack(">I", self._read(proc, 4, deadline))
-            message: dict[str, Any] = json.loads(self._read(proc, size, deadline))
-            return message
-        except TimeoutError:
+            message = worker.frames.get(timeout=self._page_timeout_s)
+        except queue.Empty:
             self.close()
             raise PdfParseError(f"the PDF reader timed out after {self._page_timeout_s:g} s {what}") from None
-        except EOFError:
-            code = proc.wait()
+        if message is None:
+            code = worker.proc.wait()
             self.close()
-            raise PdfParseError(f"the PDF reader crashed {what} (exit code {code})") from None
+            raise PdfParseError(f"the PDF reader crashed {what} (exit code {code})")
+        return message
 
     def pages(self, path: Path, notes: list[str]) -> Iterator[tuple[int, int, str]]:
         """``(page, page count, text)`` for each readable page. Unreadable pages are noted and skipped;
         ``SkipFile`` for encrypted files, ``PdfParseError`` when the file cannot be read at all."""
-        proc = self._start()
-        assert proc.stdin is not None
+        if self._worker is None or not self._worker.alive():
+            self.close()
+            self._worker = _Worker()
+        worker = self._worker
+        assert worker.proc.stdin is not None
         try:
-            proc.stdin.write(json.dumps({"path": str(path)}).encode() + b"\n")
-            proc.stdin.flush()
+            worker.proc.stdin.write(json.dumps({"path": str(path)}).encode() + b"\n")
+            worker.proc.stdin.flush()
         except OSError:
             self.close()
             raise PdfParseError("the PDF reader could not be started") from None
@@ -108,7 +116,7 @@ class PdfExtractor:
         clean = False  # the worker finished this request and is ready for the next one
         try:
             while True:
-                message = self._message(proc, where)
+                message = self._message(worker, where)
                 kind = message["t"]
                 if kind == "pages":
                     count = int(message["n"])

@@ -79,6 +79,10 @@ def main() -> None:
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the frames
     _limit_memory()
+    try:  # parse in the gaps the embedding model leaves; never slow it down
+        os.nice(10)
+    except OSError:
+        pass
     warnings.simplefilter("ignore")
     logging.basicConfig(level=logging.CRITICAL)
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)

@@ -12,6 +12,7 @@ chunks, then add the new ones, and only then write its manifest record, in that 
 from __future__ import annotations
 
 import hashlib
+import os
 import queue
 import threading
 import time
@@ -82,6 +83,15 @@ class Failure:
 Item = Segment | Done | Failure
 
 
+def _lower_priority() -> None:
+    """Let the calling thread yield the CPU to the embedding model: on a laptop's few cores, reading runs
+    in the gaps the model leaves instead of slowing it down (Linux sets priority per thread)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):
+        pass
+
+
 class Reader:
     """Reads, hashes, parses and chunks ``jobs`` into a queue of ``Segment``/``Done`` items, on a thread.
 
@@ -138,6 +148,7 @@ class Reader:
                 continue
 
     def _run(self, jobs: list[Job]) -> None:
+        _lower_priority()
         parser = FileParser(pdf_page_timeout_s=self._pdf_timeout)
         try:
             for job in jobs:
@@ -294,6 +305,7 @@ class BatchWriter:
         self._records: list[FileRecord] = []
         self._deletes: set[str] = set()
         self._cleared: set[str] = set()  # sources whose old chunks are (being) deleted this sync
+        self._written: set[str] = set()  # sources with chunks added this sync
         self.stats = WriteStats()
 
     def _clear(self, job: Job) -> None:
@@ -327,7 +339,8 @@ class BatchWriter:
         if done.record.status != "indexed":
             path = done.job.path
             self._rows = [r for r in self._rows if r.chunk.source != path]
-            self._deletes.add(path)  # anything written for it earlier in this sync goes too
+            if path in self._written:  # chunks written earlier in this sync, before the file failed
+                self._deletes.add(path)
         self._records.append(done.record)
 
     def delete(self, sources: Sequence[str]) -> None:
@@ -343,6 +356,7 @@ class BatchWriter:
             self._deletes.clear()
         if self._rows:
             self._store.add_chunks(self._collection, self._rows)
+            self._written.update(r.chunk.source for r in self._rows)
             self.stats.rows += len(self._rows)
             if self.stats.track_vectors:
                 self.stats.added_vectors.append(np.stack([np.asarray(r.vector) for r in self._rows]))

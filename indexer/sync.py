@@ -19,7 +19,7 @@ import queue
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +47,16 @@ def _problems(records: Sequence[FileRecord]) -> list[FileProblem]:
         elif r.reason:
             out.append(FileProblem(r.path, r.reason, "skipped"))
     return out
+
+
+def _stored_by_hash(manifest: Mapping[str, FileRecord], vanished: set[str]) -> dict[str, list[FileRecord]]:
+    """Indexed files by content hash, files that are gone first: a new file with one of these hashes is a
+    move or a copy, and takes the stored chunks instead of being parsed and embedded again."""
+    by_hash: dict[str, list[FileRecord]] = defaultdict(list)
+    for record in sorted(manifest.values(), key=lambda r: (r.path not in vanished, r.path)):
+        if record.status == "indexed" and record.chunks > 0 and record.hash:
+            by_hash[record.hash].append(record)
+    return by_hash
 
 
 class Indexer:
@@ -135,11 +145,7 @@ class Indexer:
 
         store.begin_sync(collection)
         if interrupted:
-            keep = {p for p, r in manifest.items() if r.chunks > 0}
-            orphans = store.sources(collection) - keep
-            if orphans:
-                log.info("removing chunks of %d files left by an interrupted sync", len(orphans))
-                store.delete_sources(collection, sorted(orphans))
+            self._sweep_orphans(collection, manifest)
 
         state = None if interrupted else store.synopsis_state(collection)
         total_before = sum(r.chunks for r in manifest.values())
@@ -147,11 +153,7 @@ class Indexer:
         writer = BatchWriter(store, collection, batch_rows=self._batch_rows, track_limit=max(track_limit, 0))
         writer.stats.track_vectors = state is not None and track_limit > 0
 
-        by_hash: dict[str, list[FileRecord]] = defaultdict(list)
         vanished_paths = {r.path for r in plan.vanished}
-        for record in sorted(manifest.values(), key=lambda r: (r.path not in vanished_paths, r.path)):
-            if record.status == "indexed" and record.chunks > 0 and record.hash:
-                by_hash[record.hash].append(record)
 
         def on_file(path: str) -> None:
             meter.current = path
@@ -166,7 +168,7 @@ class Indexer:
                 max_tokens=self._embedder.max_tokens,
             ),
             max_file_mb=self._config.max_file_mb,
-            by_hash=by_hash,
+            by_hash=_stored_by_hash(manifest, vanished_paths),
             pdf_page_timeout_s=self._pdf_timeout,
             on_file=on_file,
         )
@@ -201,6 +203,14 @@ class Indexer:
             problems=report.problems,
         )
         return report
+
+    def _sweep_orphans(self, collection: str, manifest: Mapping[str, FileRecord]) -> None:
+        """Delete chunks whose file has no manifest record: written by a sync killed before the record."""
+        keep = {p for p, r in manifest.items() if r.chunks > 0}
+        orphans = self._store.sources(collection) - keep
+        if orphans:
+            log.info("removing chunks of %d files left by an interrupted sync", len(orphans))
+            self._store.delete_sources(collection, sorted(orphans))
 
     def _consume(
         self, reader: Reader, writer: BatchWriter, meter: ProgressMeter, results: list[Done]

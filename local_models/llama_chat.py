@@ -159,6 +159,15 @@ class LlamaChatModel:
                 close()
             self._lock.release()
 
+    def clear_cache(self) -> None:
+        """Forget every cached prompt state (benchmarks use it so each run pays for its prompt)."""
+        import llama_cpp
+
+        with self._lock:
+            llama = self._model()
+            llama.reset()
+            llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=RAM_CACHE_BYTES))
+
     def count_tokens(self, text: str) -> int:
         with self._lock:
             llama = self._model()

@@ -34,6 +34,15 @@ class TestLlamaChatModel(ChatModelContract):
     def chat(self, real_chat: LlamaChatModel) -> ChatModel:
         return real_chat
 
+    def test_prompts_are_cached_and_clear_cache_forgets_them(self, real_chat: LlamaChatModel) -> None:
+        real_chat.clear_cache()
+        cache = real_chat._model().cache
+        assert len(cache.cache_state) == 0
+        real_chat.complete([Message("user", "Name a colour.")], max_tokens=4)
+        assert len(cache.cache_state) == 1  # the prompt's state is kept for prompts that extend it
+        real_chat.clear_cache()
+        assert len(real_chat._model().cache.cache_state) == 0
+
     def test_stopping_a_stream_early_releases_the_model(self, real_chat: LlamaChatModel) -> None:
         stream = real_chat.stream(HELLO, max_tokens=32)
         assert next(stream)
