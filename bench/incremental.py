@@ -84,7 +84,8 @@ def measure(n: int, texts: list[str], embedder: Any, repeats: int, debounce: flo
         for r in range(repeats):
             done.clear()
             word = f"zebracorn{r}x{n}"
-            path = folder / f"sub{(7 * r) % 20:02d}" / f"doc{(37 * r + 11) % n:05d}.md"
+            i = (37 * r + 11) % n
+            path = folder / f"sub{i % 20:02d}" / f"doc{i:05d}.md"
             text = path.read_text("utf-8") + f"\nThe {word} appears in this edit.\n"
             t = time.perf_counter()
             path.write_text(text, "utf-8")

@@ -11,6 +11,7 @@ with MemoryError instead of taking the machine down.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -79,10 +80,8 @@ def main() -> None:
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the frames
     _limit_memory()
-    try:  # parse in the gaps the embedding model leaves; never slow it down
+    with contextlib.suppress(OSError):  # parse in the gaps the embedding model leaves
         os.nice(10)
-    except OSError:
-        pass
     warnings.simplefilter("ignore")
     logging.basicConfig(level=logging.CRITICAL)
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)

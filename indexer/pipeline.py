@@ -11,6 +11,7 @@ chunks, then add the new ones, and only then write its manifest record, in that 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import queue
@@ -86,10 +87,8 @@ Item = Segment | Done | Failure
 def _lower_priority() -> None:
     """Let the calling thread yield the CPU to the embedding model: on a laptop's few cores, reading runs
     in the gaps the model leaves instead of slowing it down (Linux sets priority per thread)."""
-    try:
+    with contextlib.suppress(AttributeError, OSError):
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-    except (AttributeError, OSError):
-        pass
 
 
 class Reader:
