@@ -59,15 +59,17 @@ def _transcript(history: Sequence[Message], max_chars: int = 600) -> str:
     return "\n".join(f"[{i}] {m.role}: {truncate(m.content, max_chars)}" for i, m in enumerate(history))
 
 
-def heuristic_rewrite(question: str, history: Sequence[Message], *, max_terms: int = 8) -> str:
+def heuristic_rewrite(question: str, history: Sequence[Message], *, max_terms: int = 24) -> str:
     """The LLM-free rewrite: the question plus salient terms of the earlier turns it does not mention.
 
-    Earlier user questions carry the topic; the last answer carries the names a follow-up refers to.
+    Earlier user questions carry the topic (the latest counts twice); earlier answers carry the names a
+    follow-up refers to. Measured on QuAC follow-ups (bench/quality.py): 16 terms from the user turns and
+    the last answer reached recall@5 0.93; 24 terms from every answer 0.98, the whole-history figure.
     """
     users = [m.content for m in history if m.role == "user"]
-    last_answer = next((m.content for m in reversed(history) if m.role == "assistant"), "")
+    answers = [m.content[:600] for m in history if m.role == "assistant"]
     have = content_words(question)
-    terms = salient_terms([*users, *users[-1:], last_answer[:600]], exclude=have, limit=max_terms)
+    terms = salient_terms([*users, *users[-1:], *answers], exclude=have, limit=max_terms)
     return f"{question.strip()} {' '.join(terms)}".strip()
 
 
