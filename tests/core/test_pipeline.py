@@ -95,7 +95,7 @@ def test_no_collections_means_no_llm_and_a_hint() -> None:
 def test_agentic_round_searches_again_and_fuses() -> None:
     judge = json.dumps({"is_sufficient": False, "missing_info": "tyres", "queries": ["tyre pressure bar"]})
     chat = ScriptedChatModel(by_schema({"is_sufficient": judge, "sources": '{"sources": [1, 2]}'}, "answer"))
-    pipe, searcher = make(chat, routing={"top_k": 1})
+    pipe, searcher = make(chat, routing={"top_k": 1}, rerank={"min_score": 0.0})
     events = list(pipe.ask("engine oil change interval"))
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
     assert trace.detail("agentic")["queries"] == ["tyre pressure bar"]
