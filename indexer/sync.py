@@ -139,6 +139,7 @@ class Indexer:
             for m in missing
         ]
         if not jobs and not plan.vanished and not interrupted:
+            self._refit_if_k_changed(collection)
             records = plan.unchanged + plan.kept
             meter.report(force=True, finished=True)
             return self._report(collection, records, start, folder_problems, indexed=0, deleted=0, chunks=0)
@@ -254,6 +255,12 @@ class Indexer:
             if finished or pending >= self._window or (pending == 0 and inbox):
                 drain()
 
+    def _refit_if_k_changed(self, collection: str) -> None:
+        """A config with another ``indexer.centroids`` takes effect on the next sync, even with no changes."""
+        state = self._store.synopsis_state(collection)
+        if state is not None and len(state.centroids) != min(self._config.centroids, state.total):
+            self._store.put_synopsis(collection, fit(self._store.vectors(collection), self._config.centroids))
+
     def _refresh(self, collection: str, writer: BatchWriter, *, state_known: bool) -> None:
         """Indexes and the routing synopsis after a sync's writes: an incremental update of the centroids
         while the changes are small, else a seeded k-means over every stored vector."""
@@ -261,6 +268,8 @@ class Indexer:
         store.refresh_indexes(collection)
         stats = writer.stats
         state = store.synopsis_state(collection) if state_known else None
+        if state is not None and len(state.centroids) != min(self._config.centroids, state.total):
+            state = None  # indexer.centroids changed in the config: refit with the new k
         if state is not None and stats.track_vectors:
             dim = self._embedder.dim
             empty = np.zeros((0, dim), np.float32)

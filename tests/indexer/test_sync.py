@@ -15,6 +15,7 @@ import pytest
 from indexer import Indexer, LanceStore
 from indexer.chunking import chunk_id
 from indexer.store import StoredChunk
+from kimas_desktop.config import IndexerConfig
 from kimas_desktop.protocols import Vector
 from kimas_desktop.types import Chunk, IndexProgress
 from local_models.fake import HashEmbedder
@@ -322,3 +323,16 @@ def test_random_changes_converge_to_a_from_scratch_index(
             indexer.index("c", [root])
     indexer.index("c", [root])
     assert_same(snapshot(store, "c"), from_scratch(tmp_path, "c", [root]))
+
+
+def test_a_new_centroid_count_applies_on_the_next_sync(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(12):
+        (folder / f"n{i}.txt").write_text(f"note {i} about topic {i % 3} with words {i * 7}")
+    store = LanceStore(str(tmp_path / "db"))
+    embedder = HashEmbedder()
+    Indexer(store, embedder, IndexerConfig(centroids=2)).index("c", [folder])
+    assert len(store.synopsis("c").centroids) == 2
+    Indexer(store, embedder, IndexerConfig(centroids=5)).index("c", [folder])  # nothing changed on disk
+    assert len(store.synopsis("c").centroids) == 5
