@@ -164,6 +164,8 @@ class LanceStore:
         self._options = dict(storage_options or {})
         self._vector_index_rows = vector_index_rows
         self._consistency = timedelta(seconds=read_consistency_s)
+        self._snapshot: dict[str, dict[str, Any]] | None = None  # collection records, for the read side
+        self._snapshot_at = 0.0
         self._db: Any = None
         self._tables: dict[str, Any] = {}
         self._layouts: dict[str, tuple[str, int]] = {}  # collection → (table prefix, dim)
@@ -212,7 +214,18 @@ class LanceStore:
         rows = self._meta().search().where(f"name = {sql_str(collection)}").limit(1).to_arrow().to_pylist()
         return rows[0] if rows else None
 
+    def _records(self) -> dict[str, dict[str, Any]]:
+        """All collection records, re-read at most once per consistency interval (the router asks for
+        every collection's synopsis on every question); our own writes refresh it at once."""
+        with self._lock:
+            now = time.monotonic()
+            if self._snapshot is None or now - self._snapshot_at > self._consistency.total_seconds():
+                rows = self._meta().search().limit(None).to_arrow().to_pylist()
+                self._snapshot, self._snapshot_at = {r["name"]: r for r in rows}, now
+            return self._snapshot
+
     def _put_meta(self, row: dict[str, Any]) -> None:
+        self._snapshot = None
         table = self._meta()
         data = pa.Table.from_pylist([row], schema=_META_SCHEMA)
         table.merge_insert("name").when_matched_update_all().when_not_matched_insert_all().execute(data)
@@ -294,14 +307,15 @@ class LanceStore:
         """Delete the collection and its tables; ``CollectionNotFoundError`` if there is none."""
         with self._lock:
             row = self._require(collection)
+            self._snapshot = None
             self._meta().delete(f"name = {sql_str(collection)}")
             self._layouts.pop(collection, None)
             for suffix in ("_chunks", "_files"):
                 self._drop(row["table"] + suffix)
 
     def collections(self) -> list[CollectionInfo]:
-        rows = self._meta().search().limit(None).to_arrow().to_pylist()
-        return [self._info(row) for row in sorted(rows, key=lambda r: r["name"])]
+        rows = self._records()
+        return [self._info(rows[name]) for name in sorted(rows)]
 
     def collection(self, collection: str) -> CollectionInfo:
         return self._info(self._require(collection))
@@ -352,13 +366,7 @@ class LanceStore:
     # -- synopsis -------------------------------------------------------------------------------------
 
     def synopsis_state(self, collection: str) -> SynopsisState | None:
-        row = self._require(collection)
-        counts = row["centroid_counts"] or []
-        if not counts:
-            return None
-        dim = int(row["dim"])
-        centroids = np.asarray(row["centroids"], dtype=np.float32).reshape(len(counts), dim)
-        return SynopsisState(centroids, np.asarray(counts, np.int64), int(row["synopsis_changes"] or 0))
+        return self._state(self._require(collection))
 
     def put_synopsis(self, collection: str, state: SynopsisState) -> None:
         with self._lock:
@@ -372,8 +380,17 @@ class LanceStore:
                 }
             )
 
+    @staticmethod
+    def _state(row: dict[str, Any]) -> SynopsisState | None:
+        counts = row["centroid_counts"] or []
+        if not counts:
+            return None
+        centroids = np.asarray(row["centroids"], dtype=np.float32).reshape(len(counts), int(row["dim"]))
+        return SynopsisState(centroids, np.asarray(counts, np.int64), int(row["synopsis_changes"] or 0))
+
     def synopsis(self, collection: str) -> Synopsis | None:
-        state = self.synopsis_state(collection)
+        row = self._records().get(collection)
+        state = None if row is None else self._state(row)
         if state is None:
             return None
         alive = state.counts > 0

@@ -20,7 +20,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from indexer.manifest import ignored_name
-from indexer.sync import Indexer
+from kimas_desktop.index_jobs import IndexService
 from kimas_desktop.types import IndexReport
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,9 @@ class _Handler(FileSystemEventHandler):
 class FolderWatcher:
     """Watches ``folders_by_collection`` and syncs each collection after its changes settle.
 
+    ``indexer`` is an ``Indexer``, or anything with its ``index(collection, folders)`` (the desktop
+    session passes its job queue, so watcher syncs and other indexing never overlap).
+
     ``catch_up``: sync every collection once right after ``start()`` (changes made while the app was
     closed). ``on_report`` gets each sync's report; ``on_error`` each failure (also logged). Syncs run on
     one worker thread, one at a time.
@@ -58,7 +61,7 @@ class FolderWatcher:
 
     def __init__(
         self,
-        indexer: Indexer,
+        indexer: IndexService,
         folders_by_collection: Mapping[str, Sequence[Path]],
         debounce_s: float,
         on_report: Callable[[IndexReport], None] | None = None,
