@@ -233,6 +233,9 @@ class FastEmbedEmbedder:
         return len(self._tokenizer_loaded().encode(text, add_special_tokens=False).ids)
 
     def _tokenizer_loaded(self) -> Any:
+        tokenizer = self._tokenizer
+        if tokenizer is not None:  # loaded: no lock, so chunking does not wait for an embedding batch
+            return tokenizer
         with self._lock:
             if self._tokenizer is None:
                 if self._directory is None:
