@@ -11,42 +11,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.devkit import SQUAD, contains_answer, quac_turns, squad_questions, write_squad  # noqa: E402
+from bench.devkit import SQUAD, contains_answer, kimas_batch, quac_turns, squad_questions, write_squad  # noqa: E402
 
 PRESETS = ("full", "routed", "turbo")
 
 
 def ask(data_dir: Path, preset: str, items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-        f.writelines(json.dumps(it) + "\n" for it in items)
-    cmd = [
-        sys.executable,
-        "-m",
-        "cli.main",
-        "ask",
-        "--batch",
-        f.name,
-        "--json",
-        "--preset",
-        preset,
-        "--data-dir",
-        str(data_dir),
-    ]
-    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
-    os.unlink(f.name)
-    if out.returncode:
-        raise SystemExit(f"kimas ask failed:\n{out.stderr[-3000:]}")
-    return {r["id"]: r for r in map(json.loads, out.stdout.splitlines())}
+    return kimas_batch("ask", data_dir, items, "--json", "--preset", preset)
 
 
 def cited_text(result: dict[str, Any]) -> list[str]:

@@ -7,8 +7,12 @@ passage becomes its own file. Shared by the quality and answer benchmarks.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
+import subprocess
+import sys
+import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,3 +125,17 @@ def normalize(text: str) -> str:
 def contains_answer(text: str, answers: tuple[str, ...]) -> bool:
     t = normalize(text)
     return any(normalize(a) and normalize(a) in t for a in answers)
+
+
+def kimas_batch(command: str, data_dir: Path, items: list[dict], *extra: str) -> dict[str, dict]:  # type: ignore[type-arg]
+    """Run `kimas COMMAND --batch` (the product's own path) on ``items``; results by id."""
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+        f.writelines(json.dumps(it) + "\n" for it in items)
+    cmd = [sys.executable, "-m", "cli.main", command, "--batch", f.name, "--data-dir", str(data_dir), *extra]
+    out = subprocess.run(
+        cmd, cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, check=False
+    )
+    os.unlink(f.name)
+    if out.returncode:
+        raise SystemExit(f"kimas {command} failed:\n{out.stderr[-3000:]}")
+    return {r["id"]: r for r in map(json.loads, out.stdout.splitlines())}

@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -26,7 +23,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import launch  # noqa: E402
-from bench.devkit import SQUAD, contains_answer, quac_turns, squad_questions, write_quac, write_squad  # noqa: E402
+from bench.devkit import (  # noqa: E402
+    SQUAD,
+    contains_answer,
+    kimas_batch,
+    quac_turns,
+    squad_questions,
+    write_quac,
+    write_squad,
+)
 from kimas_desktop.config import CollectionConfig, load_config, save_config  # noqa: E402
 
 K = 5
@@ -57,25 +62,7 @@ def _cli_retrieve(
     data_dir: Path, items: list[dict[str, Any]], extra: Sequence[str] = ()
 ) -> dict[str, dict[str, Any]]:
     """Run `kimas retrieve --batch` (the product's retrieve path) and return results by id."""
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-        for it in items:
-            f.write(json.dumps(it) + "\n")
-    cmd = [
-        sys.executable,
-        "-m",
-        "cli.main",
-        "retrieve",
-        "--batch",
-        f.name,
-        "--data-dir",
-        str(data_dir),
-        *extra,
-    ]
-    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
-    os.unlink(f.name)
-    if out.returncode:
-        raise SystemExit(f"kimas retrieve failed:\n{out.stderr[-3000:]}")
-    return {r["id"]: r for r in map(json.loads, out.stdout.splitlines())}
+    return kimas_batch("retrieve", data_dir, items, *extra)
 
 
 def _rank(hits: Sequence[tuple[str, str]], ok: Callable[[str, str], bool]) -> int | None:
