@@ -89,13 +89,6 @@ class Services:
 
         return Indexer(self.store, self.embedder, self.config.indexer)
 
-    @property
-    def chat_is_embedded(self) -> bool:
-        """The embedded 135M model: the context manager then rewrites without the LLM (measured better)."""
-        from local_models.resolve import resolve_chat
-
-        return resolve_chat(self.config.chat).origin == "embedded default"
-
     def pipeline(self) -> Any:
         from kimas_desktop.pipeline import Pipeline
 
@@ -105,8 +98,15 @@ class Services:
             embedder=self.embedder,
             reranker=self.reranker,
             searcher=self.store,
-            small_model=self.chat_is_embedded,
+            small_model=chat_is_embedded(self.config),
         )
+
+
+def chat_is_embedded(config: Config) -> bool:
+    """The embedded 135M model: the context manager then rewrites without the LLM (measured better)."""
+    from local_models.resolve import resolve_chat
+
+    return resolve_chat(config.chat).origin == "embedded default"
 
 
 def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:

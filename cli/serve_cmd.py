@@ -110,15 +110,13 @@ class Models:
         )
 
     def pipeline(self, config: Config) -> Pipeline:
-        from local_models.resolve import resolve_chat
-
         return Pipeline(
             config=config,
             chat=self.chat(config),
             embedder=self.embedder(config),
             reranker=self.reranker(config),
             searcher=self._services.store,
-            small_model=resolve_chat(config.chat).origin == "embedded default",
+            small_model=launch.chat_is_embedded(config),
         )
 
     def warm_up(self, config: Config) -> None:

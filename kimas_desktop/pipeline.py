@@ -88,11 +88,12 @@ class Pipeline:
     def _collections(self) -> list[str]:
         return [c.name for c in self._searcher.collections() if c.chunks > 0]
 
-    def _stage1(self, question: str, history: Sequence[Message], trace: Trace) -> tuple[str, list[Route]]:
+    def _stage1(
+        self, question: str, history: Sequence[Message], names: Sequence[str], trace: Trace
+    ) -> tuple[str, list[Route]]:
         """Rewrite ∥ routing on the raw question; re-route on the rewritten query."""
         clock = _Clock()
         rewrite_future = self._pool.submit(self._contextualizer.rewrite, question, history)
-        names = self._collections()
         raw_vec = self._embedder.embed_query([question])[0]
         routes = self._router.score(raw_vec, names)
         route_ms = clock.ms()
@@ -117,10 +118,17 @@ class Pipeline:
         return list(self._pool.map(lambda a: a.retrieve(query), agents))
 
     def _retrieve(
-        self, question: str, history: Sequence[Message], trace: Trace, *, analyze: bool
+        self,
+        question: str,
+        history: Sequence[Message],
+        trace: Trace,
+        *,
+        analyze: bool,
+        names: Sequence[str] | None = None,
     ) -> RetrievalResult:
         trace.question = question
-        query, routes = self._stage1(question, history, trace)
+        names = self._collections() if names is None else names
+        query, routes = self._stage1(question, history, names, trace)
         active = [r.collection for r in self._router.select(routes)]
         clock = _Clock()
         analysis_future = self._pool.submit(self._analyzer.analyze, question, history) if analyze else None
@@ -197,14 +205,15 @@ class Pipeline:
         clock = _Clock()
         trace = Trace()
         history = list(history)
-        if not self._collections():
+        names = self._collections()
+        if not names:
             trace.question = question
             yield AnswerDelta(NO_KNOWLEDGE)
             yield TraceReady(trace)
             yield Done(NO_KNOWLEDGE, answered_from_sources=False)
             return
         yield Status("context", "Understanding the question…")
-        first = self._retrieve(question, history, trace, analyze=bool(history))
+        first = self._retrieve(question, history, trace, analyze=bool(history), names=names)
         yield Status("retrieve", f"Searched {', '.join(first.active) or 'no collection'}.")
         sc = self.config.summarizer
         if first.analysis is not None:
