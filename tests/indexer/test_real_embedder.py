@@ -1,4 +1,4 @@
-"""The indexer with the real embedded model (paraphrase-MiniLM-L3-v2 through fastembed): chunks fit the
+"""The indexer with the real embedded model (all-MiniLM-L6-v2 through fastembed): chunks fit the
 model's window in its own tokens, and a question finds the right passage."""
 
 from __future__ import annotations
