@@ -55,6 +55,8 @@ def trace_json(t: Trace) -> dict[str, Any]:
                 "score": r.score,
                 "centroid": r.centroid_score,
                 "mixin": r.mixin_score,
+                "dense": r.dense_score,
+                "lexical": r.lexical_score,
             }
             for r in t.routes
         ],

@@ -17,6 +17,7 @@ import os
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,6 +29,7 @@ from indexer.documents import SkipFile
 from indexer.manifest import FileRecord, FileStat
 from indexer.parsers import FileParser
 from indexer.store import LanceStore, StoredChunk
+from indexer.synopsis import count_terms
 from kimas_desktop.protocols import Embedder, Vector
 from kimas_desktop.types import Chunk, IndexProgress
 
@@ -286,9 +288,14 @@ class Reader:
 
 @dataclass
 class WriteStats:
+    """What a sync wrote. While ``track_vectors`` holds (the changes are small enough for an incremental
+    synopsis update), the vectors added and removed, and the word counts of the chunks added minus those
+    of the chunks removed."""
+
     rows: int = 0
     added_vectors: list[Vector] = field(default_factory=list)
     removed_vectors: list[Vector] = field(default_factory=list)
+    term_delta: Counter[str] = field(default_factory=Counter)
     track_vectors: bool = True  # keep vectors for an incremental synopsis update while it pays off
 
 
@@ -349,8 +356,9 @@ class BatchWriter:
     def flush(self) -> None:
         if self._deletes:
             if self.stats.track_vectors:
-                removed = self._store.vectors(self._collection, sorted(self._deletes))
+                removed, texts = self._store.vectors_and_texts(self._collection, sorted(self._deletes))
                 self.stats.removed_vectors.append(removed)
+                self.stats.term_delta.subtract(count_terms(texts))
             self._store.delete_sources(self._collection, sorted(self._deletes))
             self._deletes.clear()
         if self._rows:
@@ -359,6 +367,7 @@ class BatchWriter:
             self.stats.rows += len(self._rows)
             if self.stats.track_vectors:
                 self.stats.added_vectors.append(np.stack([np.asarray(r.vector) for r in self._rows]))
+                self.stats.term_delta.update(count_terms(r.chunk.text for r in self._rows))
             self._rows = []
         if self._records:
             self._store.put_files(self._collection, self._records)
@@ -370,6 +379,7 @@ class BatchWriter:
             self.stats.track_vectors = False
             self.stats.added_vectors.clear()
             self.stats.removed_vectors.clear()
+            self.stats.term_delta.clear()
 
 
 class ProgressMeter:

@@ -3,14 +3,20 @@
 Layout (all LanceDB tables, so an ``s3://`` URI shares everything with a team):
 
     kimas_collections     one row per collection: folders, embedding model id and dim, counts, problems,
-                          the routing synopsis (centroids), and a "syncing" flag for crash recovery
+                          the routing synopsis (centroids; content-word counts as two parallel lists,
+                          sorted by word), and a "syncing" flag for crash recovery
     c_<name>_<hash>_chunks  the chunks: every ``Chunk`` field, the chunk's ordinal in its file, the vector;
                           a full-text (BM25) index on ``text``; a vector index once the table is large
     c_<name>_<hash>_files   the file manifest (``FileRecord``)
 
 The read side is the ``ChunkSearcher`` protocol (``collections``, ``synopsis``, ``search``). The write
 side is for ``Indexer``. Every LanceDB write is an atomic commit, so a killed process leaves each table at
-its last commit; the indexer orders its writes so that any such state converges on the next sync.
+its last commit; the indexer orders its writes so that any such state converges on the next sync. A
+synopsis (centroids and word counts) is one row, so it is written in one commit.
+
+A ``kimas_collections`` table made by an older version lacks the word-count columns: it is read as is
+(such collections have no word counts, and the router falls back to dense routing for them), and the
+columns are added, empty, before the first write.
 
 Search scores: ``dense`` is cosine similarity (1 − cosine distance); ``fts`` is LanceDB's BM25 score;
 ``hybrid`` is reciprocal-rank fusion of the two lists, Σ 1/(60 + rank) with 1-based ranks, so a chunk
@@ -25,8 +31,8 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
@@ -67,6 +73,9 @@ _META_SCHEMA = pa.schema(
         pa.field("centroids", pa.list_(pa.float32())),  # k × dim, row-major
         pa.field("centroid_counts", pa.list_(pa.int64())),
         pa.field("synopsis_changes", pa.int64()),
+        # Content word → occurrences in the chunks, as parallel lists sorted by word; null = not counted.
+        pa.field("terms", pa.list_(pa.string())),
+        pa.field("term_counts", pa.list_(pa.int64())),
     ]
 )
 
@@ -166,6 +175,10 @@ class LanceStore:
         self._consistency = timedelta(seconds=read_consistency_s)
         self._snapshot: dict[str, dict[str, Any]] | None = None  # collection records, for the read side
         self._snapshot_at = 0.0
+        self._snapshot_version = -1  # of the META table the snapshot was read at
+        self._known_rows: dict[str, dict[str, Any]] = {}  # the last snapshot, even after a write
+        self._synopses: dict[str, tuple[dict[str, Any], Synopsis | None]] = {}  # by the row they came from
+        self._meta_columns_checked = False
         self._db: Any = None
         self._tables: dict[str, Any] = {}
         self._layouts: dict[str, tuple[str, int]] = {}  # collection → (table prefix, dim)
@@ -215,18 +228,44 @@ class LanceStore:
         return rows[0] if rows else None
 
     def _records(self) -> dict[str, dict[str, Any]]:
-        """All collection records, re-read at most once per consistency interval (the router asks for
-        every collection's synopsis on every question); our own writes refresh it at once."""
+        """All collection records (the router asks for every collection's synopsis on every question):
+        the table's version is checked at most once per consistency interval, and the records are read
+        again only when it changed; our own writes refresh them at once."""
         with self._lock:
             now = time.monotonic()
-            if self._snapshot is None or now - self._snapshot_at > self._consistency.total_seconds():
-                rows = self._meta().search().limit(None).to_arrow().to_pylist()
-                self._snapshot, self._snapshot_at = {r["name"]: r for r in rows}, now
+            if self._snapshot is not None and now - self._snapshot_at <= self._consistency.total_seconds():
+                return self._snapshot
+            table = self._meta()
+            version = int(table.version)
+            if self._snapshot is None or version != self._snapshot_version:
+                rows = table.search().limit(None).to_arrow().to_pylist()
+                # An unchanged record stays the same object, so its cached synopsis stays valid.
+                old = self._known_rows
+                fresh = {r["name"]: old[r["name"]] if old.get(r["name"]) == r else r for r in rows}
+                self._snapshot, self._snapshot_version, self._known_rows = fresh, version, fresh
+                self._synopses = {k: v for k, v in self._synopses.items() if k in fresh}
+            self._snapshot_at = now
             return self._snapshot
+
+    def _add_meta_columns(self, table: Any) -> None:
+        """Add the columns of ``_META_SCHEMA`` that a table made by an older version lacks (all null)."""
+        if self._meta_columns_checked:
+            return
+        missing = [f for f in _META_SCHEMA if f.name not in table.schema.names]
+        if missing:
+            log.info("adding %s to the collection table", ", ".join(f.name for f in missing))
+            try:
+                table.add_columns(missing)
+            except ValueError:  # added by another process in the meantime
+                table.checkout_latest()
+                if any(f.name not in table.schema.names for f in missing):
+                    raise
+        self._meta_columns_checked = True
 
     def _put_meta(self, row: dict[str, Any]) -> None:
         self._snapshot = None
         table = self._meta()
+        self._add_meta_columns(table)
         data = pa.Table.from_pylist([row], schema=_META_SCHEMA)
         table.merge_insert("name").when_matched_update_all().when_not_matched_insert_all().execute(data)
         if table.version % 64 == 0:
@@ -297,6 +336,8 @@ class LanceStore:
                     "centroids": [],
                     "centroid_counts": [],
                     "synopsis_changes": 0,
+                    "terms": None,
+                    "term_counts": None,
                 }
             )
 
@@ -369,6 +410,8 @@ class LanceStore:
         return self._state(self._require(collection))
 
     def put_synopsis(self, collection: str, state: SynopsisState) -> None:
+        """Store the centroids and, when counted (``state.terms`` is not None), the word counts."""
+        terms = None if state.terms is None else sorted((t, n) for t, n in state.terms.items() if n > 0)
         with self._lock:
             row = self._require(collection)
             self._put_meta(
@@ -377,6 +420,8 @@ class LanceStore:
                     "centroids": state.centroids.astype(np.float32).ravel().tolist(),
                     "centroid_counts": state.counts.astype(np.int64).tolist(),
                     "synopsis_changes": state.changes,
+                    "terms": None if terms is None else [t for t, _ in terms],
+                    "term_counts": None if terms is None else [n for _, n in terms],
                 }
             )
 
@@ -386,16 +431,34 @@ class LanceStore:
         if not counts:
             return None
         centroids = np.asarray(row["centroids"], dtype=np.float32).reshape(len(counts), int(row["dim"]))
-        return SynopsisState(centroids, np.asarray(counts, np.int64), int(row["synopsis_changes"] or 0))
+        state = SynopsisState(centroids, np.asarray(counts, np.int64), int(row["synopsis_changes"] or 0))
+        words, occurrences = row.get("terms"), row.get("term_counts")  # absent from older tables
+        if words is not None and occurrences is not None and len(words) == len(occurrences):
+            state = replace(state, terms=dict(zip(words, occurrences, strict=True)))
+        return state
 
     def synopsis(self, collection: str) -> Synopsis | None:
-        row = self._records().get(collection)
-        state = None if row is None else self._state(row)
-        if state is None:
-            return None
-        alive = state.counts > 0
-        centroids = tuple(tuple(float(x) for x in c) for c in state.centroids[alive])
-        return Synopsis(collection=collection, centroids=centroids, chunk_count=state.total)
+        """The router's view, made once per version of the collection's record."""
+        with self._lock:
+            row = self._records().get(collection)
+            if row is None:
+                return None
+            cached = self._synopses.get(collection)
+            if cached is not None and cached[0] is row:
+                return cached[1]
+            state = self._state(row)
+            synopsis = None
+            if state is not None:
+                alive = state.counts > 0
+                synopsis = Synopsis(
+                    collection=collection,
+                    centroids=tuple(tuple(c) for c in state.centroids[alive].tolist()),
+                    chunk_count=state.total,
+                    terms=state.terms,  # a dict of its own, read-only by contract (``Mapping``)
+                    term_total=0 if state.terms is None else sum(state.terms.values()),
+                )
+            self._synopses[collection] = (row, synopsis)
+            return synopsis
 
     # -- manifest -------------------------------------------------------------------------------------
 
@@ -450,21 +513,42 @@ class LanceStore:
         out.sort(key=lambda s: (s.chunk.source, s.ordinal))
         return out
 
-    def vectors(self, collection: str, sources: Iterable[str] | None = None) -> Vector:
-        """Vectors of all chunks, or of the chunks of ``sources``: float32 [n, dim]."""
+    def _scan(self, collection: str, sources: Iterable[str] | None, columns: list[str]) -> Iterator[pa.Table]:
+        """``columns`` of all chunks, or of the chunks of ``sources``, in parts."""
         table = self._chunks_table(collection)
-        _, dim = self._layout(collection)
         wheres: Iterable[str | None] = [None] if sources is None else _in_filters("source", sources)
-        parts = []
         for where in wheres:
             query = table.search()
             if where is not None:
                 query = query.where(where)
-            column = query.select(["vector"]).limit(None).to_arrow().column("vector").combine_chunks()
-            parts.append(column.values.to_numpy(zero_copy_only=False).reshape(-1, dim))
-        if not parts:
+            yield query.select(columns).limit(None).to_arrow()
+
+    def _vector_matrix(self, collection: str, parts: Sequence[pa.Table]) -> Vector:
+        _, dim = self._layout(collection)
+        matrices = [
+            p.column("vector").combine_chunks().values.to_numpy(zero_copy_only=False).reshape(-1, dim)
+            for p in parts
+        ]
+        if not matrices:
             return np.zeros((0, dim), np.float32)
-        return np.concatenate(parts).astype(np.float32, copy=False)
+        return np.concatenate(matrices).astype(np.float32, copy=False)
+
+    def vectors(self, collection: str, sources: Iterable[str] | None = None) -> Vector:
+        """Vectors of all chunks, or of the chunks of ``sources``: float32 [n, dim]."""
+        return self._vector_matrix(collection, list(self._scan(collection, sources, ["vector"])))
+
+    def vectors_and_texts(
+        self, collection: str, sources: Iterable[str] | None = None
+    ) -> tuple[Vector, list[str]]:
+        """Vectors and texts of all chunks, or of the chunks of ``sources``, in the same order."""
+        parts = list(self._scan(collection, sources, ["vector", "text"]))
+        texts = [t for p in parts for t in p.column("text").to_pylist()]
+        return self._vector_matrix(collection, parts), texts
+
+    def texts(self, collection: str) -> Iterator[str]:
+        """The text of every chunk, in no particular order."""
+        for part in self._scan(collection, None, ["text"]):
+            yield from part.column("text").to_pylist()
 
     def sources(self, collection: str) -> set[str]:
         column = self._chunks_table(collection).search().select(["source"]).limit(None).to_arrow()

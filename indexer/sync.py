@@ -2,14 +2,17 @@
 
 One sync: compare the folders with the manifest (size and mtime; content hash for what changed), run the
 pipeline over new and changed files (moved and copied files re-use their stored chunks and vectors), delete
-what is gone, then refresh indexes and the routing synopsis. Its cost follows what changed, not the size of
-the collection.
+what is gone, then refresh indexes and the routing synopsis (centroids and word counts). Its cost follows
+what changed, not the size of the collection.
 
 Crash safety: LanceDB commits are atomic; a file's old chunks are deleted before its new chunks are added,
 and its manifest record is written only after them; a file's chunks are deleted before its record. A
 "syncing" flag marks a sync under way: after a crash the next sync deletes chunks whose source has no
 manifest record (orphans) and refits the synopsis, and every file whose record does not match the disk is
-redone. So a sync after a kill -9 at any moment ends in the same state as an uninterrupted one.
+redone. So a sync after a kill -9 at any moment ends in the same state as an uninterrupted one. The word
+counts follow the centroids: updated by the changes of a sync while its vectors are tracked, counted from
+every chunk text whenever the centroids are refitted (so also after a crash), and counted once for a
+collection indexed by a version without them, on its next sync.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +32,7 @@ from indexer.chunking import Chunker
 from indexer.manifest import FileRecord, plan_sync, scan_folders
 from indexer.pipeline import BatchWriter, Done, Failure, Job, ProgressMeter, Reader, Segment, embed_window
 from indexer.store import LanceStore
-from indexer.synopsis import fit, update
+from indexer.synopsis import SynopsisState, count_terms, fit, update, update_terms
 from kimas_desktop.config import IndexerConfig
 from kimas_desktop.errors import IndexingError
 from kimas_desktop.protocols import Embedder
@@ -139,7 +143,7 @@ class Indexer:
             for m in missing
         ]
         if not jobs and not plan.vanished and not interrupted:
-            self._refit_if_k_changed(collection)
+            self._repair_synopsis(collection)
             records = plan.unchanged + plan.kept
             meter.report(force=True, finished=True)
             return self._report(collection, records, start, folder_problems, indexed=0, deleted=0, chunks=0)
@@ -255,15 +259,26 @@ class Indexer:
             if finished or pending >= self._window or (pending == 0 and inbox):
                 drain()
 
-    def _refit_if_k_changed(self, collection: str) -> None:
-        """A config with another ``indexer.centroids`` takes effect on the next sync, even with no changes."""
+    def _refit(self, collection: str) -> SynopsisState:
+        """The synopsis from scratch: k-means over every stored vector, word counts over every text."""
+        vectors, texts = self._store.vectors_and_texts(collection)
+        return replace(fit(vectors, self._config.centroids), terms=count_terms(texts))
+
+    def _repair_synopsis(self, collection: str) -> None:
+        """On a sync with no changes: a config with another ``indexer.centroids`` takes effect, and a
+        collection indexed without word counts gets them."""
         state = self._store.synopsis_state(collection)
-        if state is not None and len(state.centroids) != min(self._config.centroids, state.total):
-            self._store.put_synopsis(collection, fit(self._store.vectors(collection), self._config.centroids))
+        if state is None:
+            return
+        if len(state.centroids) != min(self._config.centroids, state.total):
+            self._store.put_synopsis(collection, self._refit(collection))
+        elif state.terms is None:
+            terms = count_terms(self._store.texts(collection))
+            self._store.put_synopsis(collection, replace(state, terms=terms))
 
     def _refresh(self, collection: str, writer: BatchWriter, *, state_known: bool) -> None:
         """Indexes and the routing synopsis after a sync's writes: an incremental update of the centroids
-        while the changes are small, else a seeded k-means over every stored vector."""
+        and word counts while the changes are small, else a refit from every stored chunk."""
         store = self._store
         store.refresh_indexes(collection)
         stats = writer.stats
@@ -275,13 +290,17 @@ class Indexer:
             empty = np.zeros((0, dim), np.float32)
             added = np.concatenate(stats.added_vectors) if stats.added_vectors else empty
             removed = np.concatenate(stats.removed_vectors) if stats.removed_vectors else empty
-            if not len(added) and not len(removed):
+            if not len(added) and not len(removed) and state.terms is not None:
                 return
             new = update(state, added, removed)
             if int((new.counts > 0).sum()) >= min(self._config.centroids, new.total):  # no cluster emptied
-                store.put_synopsis(collection, new)
+                terms = None if state.terms is None else update_terms(state.terms, stats.term_delta)
+                if terms is None:  # indexed by a version without word counts, or they do not add up
+                    log.info("counting the words of collection '%s' from scratch", collection)
+                    terms = count_terms(store.texts(collection))
+                store.put_synopsis(collection, replace(new, terms=terms))
                 return
-        store.put_synopsis(collection, fit(store.vectors(collection), self._config.centroids))
+        store.put_synopsis(collection, self._refit(collection))
 
     def _report(
         self,

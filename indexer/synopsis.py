@@ -6,14 +6,22 @@ centroid is its average cosine similarity to that cluster. ``fit`` is seeded k-m
 iterations: the same vectors give the same centroids. ``update`` folds added and removed vectors into the
 existing means (each goes to its nearest centroid), which costs nothing that grows with the collection;
 the indexer refits from scratch once the changes since the last fit pass a share of the collection.
+
+The lexical half of the synopsis is exact: how often each content word (``kimas_desktop.text
+.content_words``) occurs in the collection's chunks. ``count_terms`` counts texts from scratch;
+``update_terms`` adds the counts of added chunks and subtracts those of removed ones.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from kimas_desktop.text import content_words
 
 Matrix = npt.NDArray[np.float32]
 
@@ -23,10 +31,34 @@ class SynopsisState:
     centroids: Matrix  # [k, dim], cluster means
     counts: npt.NDArray[np.int64]  # [k], members per cluster
     changes: int = 0  # vectors added or removed since the last full fit
+    terms: Mapping[str, int] | None = None  # content word → occurrences; None = not counted yet
 
     @property
     def total(self) -> int:
         return int(self.counts.sum())
+
+
+def count_terms(texts: Iterable[str]) -> Counter[str]:
+    """Occurrences of each content word in ``texts``."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(content_words(text))
+    return counts
+
+
+def update_terms(terms: Mapping[str, int], delta: Mapping[str, int]) -> dict[str, int] | None:
+    """``terms`` plus ``delta`` (added chunks' counts minus removed ones'), without zero entries; None
+    when a count would go negative (the stored counts do not match the chunks: count from scratch)."""
+    out = dict(terms)
+    for term, change in delta.items():
+        left = out.get(term, 0) + change
+        if left < 0:
+            return None
+        if left:
+            out[term] = left
+        else:
+            out.pop(term, None)
+    return out
 
 
 def _nearest(vectors: Matrix, centroids: Matrix) -> npt.NDArray[np.int64]:

@@ -95,14 +95,15 @@ class Pipeline:
         clock = _Clock()
         rewrite_future = self._pool.submit(self._contextualizer.rewrite, question, history)
         raw_vec = self._embedder.embed_query([question])[0]
-        routes = self._router.score(raw_vec, names)
+        routes = self._router.score(question, raw_vec, names)
         route_ms = clock.ms()
         rewrite = rewrite_future.result()
         trace.add("rewrite", clock.ms(), method=rewrite.method, query=rewrite.query, note=rewrite.note)
         trace.add("route", route_ms, on="question", scores={r.collection: round(r.score, 4) for r in routes})
         if rewrite.query != question and self.config.routing.recheck and names:
             t = _Clock()
-            routes = self._router.score(self._embedder.embed_query([rewrite.query])[0], names)
+            query_vec = self._embedder.embed_query([rewrite.query])[0]
+            routes = self._router.score(rewrite.query, query_vec, names)
             trace.add("reroute", t.ms(), on="query", scores={r.collection: round(r.score, 4) for r in routes})
         trace.query = rewrite.query
         trace.routes = list(routes)

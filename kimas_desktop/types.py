@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -56,21 +57,38 @@ class Hit:
 
 @dataclass(frozen=True)
 class Route:
-    """The router's verdict for one collection."""
+    """The router's verdict for one collection (the parts are explained in ``kimas_desktop/router.py``).
+
+    ``score`` is the final one: the collection's scale × its share of the mixed dense/lexical posterior
+    (between 0 and ``scale``). ``dense_score`` is the dense similarity, the ``mixin_weight`` average of
+    ``centroid_score`` (best centroid cosine) and ``mixin_score`` (best description/example cosine, None
+    without mix-in texts). ``lexical_score`` is the query-likelihood log-likelihood ratio against the
+    background of all candidate collections, in nats (> 0: the query's words are more typical of this
+    collection than of the candidates together); None when no lexical evidence went into ``score``.
+    """
 
     collection: str
     score: float
     centroid_score: float
     mixin_score: float | None = None
+    dense_score: float = 0.0
+    lexical_score: float | None = None
 
 
 @dataclass(frozen=True)
 class Synopsis:
-    """What the router knows about a collection: centroids of its chunk embeddings."""
+    """What the router knows about a collection: centroids of its chunk embeddings, and how often each
+    content word (``kimas_desktop.text.content_words``) occurs in its chunks.
+
+    ``terms`` is None when the collection has no term counts yet (indexed by an older version; the next
+    sync adds them); ``term_total`` is the sum of the counts.
+    """
 
     collection: str
     centroids: tuple[tuple[float, ...], ...]
     chunk_count: int = 0
+    terms: Mapping[str, int] | None = field(default=None, hash=False)
+    term_total: int = 0
 
 
 @dataclass(frozen=True)

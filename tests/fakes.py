@@ -1,7 +1,10 @@
-"""An in-memory ChunkSearcher for unit tests of the pipeline logic (the real one is LanceStore)."""
+"""An in-memory ChunkSearcher for unit tests of the pipeline logic (the real one is LanceStore).
+
+Its synopsis is every chunk vector as a centroid, and the chunks' word counts, as the real one keeps."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,7 +47,14 @@ class MemorySearcher:
         if not cs:
             return None
         vecs = self.embedder.embed_passages([c.text for c in cs])
-        return Synopsis(collection, tuple(tuple(float(x) for x in v) for v in vecs), len(cs))
+        terms = Counter(w for c in cs for w in content_words(c.text))
+        return Synopsis(
+            collection,
+            tuple(tuple(float(x) for x in v) for v in vecs),
+            len(cs),
+            terms=terms,
+            term_total=sum(terms.values()),
+        )
 
     def search(
         self, collection: str, *, text: str, vector: Vector, k: int, mode: SearchMode = "hybrid"

@@ -121,12 +121,17 @@ def trace_markdown(trace: Trace) -> str:
     if trace.routes:
         searched = set(trace.agent_queries)
         lines.append("\n**Collections** (routing scores)\n")
-        lines.append("| collection | score | centroid | description | searched |\n|---|---|---|---|---|")
+        lines.append(
+            "| collection | score | centroid | description | dense | words (LLR) | searched |\n"
+            "|---|---|---|---|---|---|---|"
+        )
         for r in trace.routes:
             mixin = "–" if r.mixin_score is None else f"{r.mixin_score:.3f}"
+            lexical = "–" if r.lexical_score is None else f"{r.lexical_score:+.2f}"
             mark = "yes" if r.collection in searched else ""
             lines.append(
-                f"| {esc(r.collection)} | {r.score:.3f} | {r.centroid_score:.3f} | {mixin} | {mark} |"
+                f"| {esc(r.collection)} | {r.score:.3f} | {r.centroid_score:.3f} | {mixin} "
+                f"| {r.dense_score:.3f} | {lexical} | {mark} |"
             )
     if trace.agent_queries:
         lines.append("\n**Queries of each retrieval agent**\n")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import random
 import shutil
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from indexer.chunking import chunk_id
 from indexer.store import StoredChunk
 from kimas_desktop.config import IndexerConfig
 from kimas_desktop.protocols import Vector
+from kimas_desktop.text import content_words
 from kimas_desktop.types import Chunk, IndexProgress
 from local_models.fake import HashEmbedder
 from tests.indexer.files import pdf_bytes, small_config, write, write_pdf
@@ -53,6 +55,11 @@ def snapshot(store: LanceStore, collection: str) -> dict[str, Any]:
         assert record.chunks == sum(1 for c in chunks if c.source == path)
     stored = store.stored_chunks(collection, sorted(indexed))
     vectors = {s.chunk.chunk_id: s.vector for s in stored}
+    synopsis = store.synopsis(collection)
+    terms = None if synopsis is None or synopsis.terms is None else dict(synopsis.terms)
+    if chunks:  # the word counts are exact: those of the stored chunks
+        assert synopsis is not None and terms == dict(word_counts(c.text for c in chunks))
+        assert synopsis.term_total == sum(terms.values())
     return {
         "chunks": sorted(
             (c.chunk_id, c.source, c.text, c.page, c.line_start, c.line_end, c.heading, c.file_hash)
@@ -61,13 +68,19 @@ def snapshot(store: LanceStore, collection: str) -> dict[str, Any]:
         "files": {p: (r.hash, r.chunks, r.status, r.reason) for p, r in manifest.items()},
         "vectors": vectors,
         "synopsis_count": (store.synopsis(collection) or None) and store.synopsis(collection).chunk_count,  # type: ignore[union-attr]
+        "terms": terms,
     }
+
+
+def word_counts(texts: Iterable[str]) -> Counter[str]:
+    return Counter(w for t in texts for w in content_words(t))
 
 
 def assert_same(a: dict[str, Any], b: dict[str, Any]) -> None:
     assert a["chunks"] == b["chunks"]
     assert a["files"] == b["files"]
     assert a["synopsis_count"] == b["synopsis_count"]
+    assert a["terms"] == b["terms"]
     assert a["vectors"].keys() == b["vectors"].keys()
     for key, vector in a["vectors"].items():
         np.testing.assert_allclose(vector, b["vectors"][key], atol=1e-6)
@@ -307,20 +320,27 @@ def _random_op(rng: random.Random, root: Path, step: int) -> None:
         shutil.copy2(path, path.with_name(f"c{step}{path.suffix}"))
 
 
+@pytest.mark.parametrize("resync_share", [0.2, 100.0])  # 100: incremental synopsis updates throughout
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_changes_converge_to_a_from_scratch_index(
-    tmp_path: Path, store: LanceStore, seed: int
+    tmp_path: Path, store: LanceStore, seed: int, resync_share: float
 ) -> None:
     rng = random.Random(seed)
     root = tmp_path / "live"
     for i in range(6):
         write(root / f"d{i % 3}" / f"start{i}.md", section(f"Start {i}", 4))
-    indexer = Indexer(store, HashEmbedder(dim=64), small_config(), write_batch_rows=16)
+    indexer = Indexer(
+        store, HashEmbedder(dim=64), small_config(), write_batch_rows=16, resync_share=resync_share
+    )
     indexer.index("c", [root])
     for step in range(36):
         _random_op(rng, root, step)
         if rng.random() < 0.5:
             indexer.index("c", [root])
+            synopsis, chunks = store.synopsis("c"), store.chunks("c")
+            counts = None if synopsis is None or synopsis.terms is None else dict(synopsis.terms)
+            expected = dict(word_counts(c.text for c in chunks))
+            assert counts == expected or (not chunks and counts is None), f"step {step}"
     indexer.index("c", [root])
     assert_same(snapshot(store, "c"), from_scratch(tmp_path, "c", [root]))
 
