@@ -22,15 +22,26 @@ def reciprocal_rank_fusion(rankings: Iterable[Sequence[Hit]], *, k: int = RRF_K)
     return [Hit(first[cid].chunk, scores[cid], first[cid].origin) for cid in order]
 
 
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = text.split()
+    return {tuple(words[i : i + 3]) for i in range(max(len(words) - 2, 1))}
+
+
 def _overlaps(a: Chunk, b: Chunk) -> bool:
+    """Same file and more than half of the shorter chunk's text (word 3-grams) is in the other.
+
+    Line ranges only rule pairs out: one long line (a paragraph without line breaks) holds several
+    distinct chunks, and they must all stay.
+    """
     if a.source != b.source:
         return False
-    if a.lines and b.lines:
-        lo, hi = max(a.lines[0], b.lines[0]), min(a.lines[1], b.lines[1])
-        shorter = min(a.lines[1] - a.lines[0], b.lines[1] - b.lines[0]) + 1
-        return hi - lo + 1 > shorter / 2
-    ta, tb = " ".join(a.text.split()), " ".join(b.text.split())
-    return ta in tb or tb in ta
+    if a.lines and b.lines and max(a.lines[0], b.lines[0]) > min(a.lines[1], b.lines[1]):
+        return False
+    ta, tb = " ".join(a.text.lower().split()), " ".join(b.text.lower().split())
+    if ta in tb or tb in ta:
+        return True
+    sa, sb = _shingles(ta), _shingles(tb)
+    return len(sa & sb) > min(len(sa), len(sb)) / 2
 
 
 def deduplicate(hits: Sequence[Hit]) -> list[Hit]:

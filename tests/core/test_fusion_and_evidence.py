@@ -14,12 +14,19 @@ def test_rrf_rewards_agreement() -> None:
     assert fused[0].score == 1 / 62 + 1 / 61
 
 
+WORDS = [f"w{i}" for i in range(40)]
+
+
+def span(lo: int, hi: int) -> str:
+    return " ".join(WORDS[lo:hi])
+
+
 def test_dedup_drops_repeats_and_overlapping_chunks() -> None:
     hits = [
-        hit("a", lines=(1, 20)),
-        hit("a", lines=(1, 20)),
-        hit("b", lines=(5, 18)),  # mostly inside a
-        hit("c", lines=(18, 40)),  # overlaps a little: kept
+        hit("a", span(0, 20), lines=(1, 20)),
+        hit("a", span(0, 20), lines=(1, 20)),
+        hit("b", span(4, 18), lines=(5, 18)),  # mostly inside a
+        hit("c", span(17, 40), lines=(18, 40)),  # overlaps a little: kept
         hit("d", "same words here", source="/b.pdf", lines=(0, 0)),
     ]
     pdf = [
@@ -29,6 +36,18 @@ def test_dedup_drops_repeats_and_overlapping_chunks() -> None:
     kept = deduplicate([*hits, *pdf])
     # e's text is contained in d's (same file): dropped; f is new text: kept.
     assert [h.chunk.chunk_id for h in kept] == ["a", "c", "d", "f"]
+
+
+def test_dedup_keeps_distinct_chunks_of_one_long_line() -> None:
+    """A paragraph without line breaks is one line holding several chunks (with a small overlap)."""
+    parts = [hit("p1", span(0, 22), lines=(3, 3)), hit("p2", span(18, 40), lines=(3, 3))]
+    assert [h.chunk.chunk_id for h in deduplicate(parts)] == ["p1", "p2"]
+
+
+def test_dedup_ignores_the_same_text_in_disjoint_lines_of_a_file() -> None:
+    """Line ranges that do not meet rule a pair out, whatever the text (a repeated boilerplate block)."""
+    parts = [hit("x", span(0, 10), lines=(1, 4)), hit("y", span(0, 10), lines=(30, 33))]
+    assert [h.chunk.chunk_id for h in deduplicate(parts)] == ["x", "y"]
 
 
 def test_one_scorer_reranks_all_candidates_against_one_query() -> None:
