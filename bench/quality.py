@@ -1,6 +1,7 @@
 """Retrieval quality on the development kit, through the product's own indexer and `kimas retrieve`.
 
     .venv/bin/python bench/quality.py [--per-domain 100] [--quac-conversations 100] [--no-llm-rewrite]
+                                      [--parts squad quac]
 
 Reports: routing accuracy@1/@2 over the four SQuAD-Shifts collections; recall@5 and MRR@10 of the full
 retrieval path vs a dense-only and a BM25-only baseline (same embedder, same store, same run); and on QuAC
@@ -45,6 +46,20 @@ def _services(data_dir: Path, folders: dict[str, Path], **sections: Any) -> laun
     )
     save_config(config, paths.config_file)
     return launch.Services(paths, config)
+
+
+def _overrides(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """``section.key=value`` pairs (values parsed as JSON when they parse) as config sections."""
+    sections: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        key, _, raw = pair.partition("=")
+        section, _, name = key.partition(".")
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        sections.setdefault(section, {})[name] = value
+    return sections
 
 
 def _index(services: launch.Services, folders: dict[str, Path]) -> float:
@@ -95,7 +110,9 @@ def squad(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
         where = write_squad(name, folders[name])
         questions += squad_questions(name, where, args.per_domain)
     data = cache / "squad"
-    services = _services(data, folders, routing={"top_k": 2})
+    sections = _overrides(args.set)
+    sections["routing"] = {"top_k": 2, **sections.get("routing", {})}
+    services = _services(data, folders, **sections)
     index_s = _index(services, folders)
     t = time.perf_counter()
     results = _cli_retrieve(data, [{"id": q.qid, "question": q.text} for q in questions])
@@ -170,10 +187,21 @@ def main() -> None:
     p.add_argument("--per-domain", type=int, default=100)
     p.add_argument("--quac-conversations", type=int, default=100)
     p.add_argument("--no-llm-rewrite", dest="llm_rewrite", action="store_false")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="SECTION.KEY=VALUE",
+        help="a config override for the SQuAD run, e.g. rerank.semantic_weight=0.3",
+    )
+    p.add_argument("--parts", nargs="+", choices=["squad", "quac"], default=["squad", "quac"])
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "quality"))
     args = p.parse_args()
     cache = Path(args.cache)
-    report = {"squad": squad(args, cache), "quac": quac(args, cache)}
+    report = {}
+    for part in args.parts:
+        report[part] = {"squad": squad, "quac": quac}[part](args, cache)
+        print(f"{part}: {json.dumps(report[part])}", file=sys.stderr)
     print(json.dumps(report, indent=2))
 
 

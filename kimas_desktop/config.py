@@ -76,6 +76,8 @@ class RerankConfig(_Section):
     # document about 0.02. Off-topic questions over a large corpus still find 0.25+ (lexical overlap), so
     # this catches "nothing related at all", not every unanswerable question.
     min_score: float = 0.15
+    # The fallback scorer's mix: this weight × cosine + (1 − it) × BM25 share over the candidates.
+    semantic_weight: float = Field(0.4, ge=0, le=1)
 
 
 class StorageConfig(_Section):

@@ -210,7 +210,9 @@ def build_reranker(cfg: RerankConfig, embedder: Embedder, cache_dir: Path) -> Re
     ``cache_dir``; when they are not, a warning now, a download attempt on first use, and the fallback
     if that fails.
     """
-    fallback = EmbeddingReranker(embedder)
+    fallback = EmbeddingReranker(
+        embedder, semantic_weight=cfg.semantic_weight, lexical_weight=1 - cfg.semantic_weight
+    )
     if not cfg.model:
         return fallback
     try:
