@@ -609,19 +609,21 @@ class LanceStore:
         fused = reciprocal_rank_fusion(
             [self._dense(table, query, pool), self._fts(table, text, pool)], k=RRF_K
         )
-        return [Hit(h.chunk, h.score, "hybrid") for h in fused[:k]]
+        return [replace(h, origin="hybrid") for h in fused[:k]]
 
     @staticmethod
     def _dense(table: Any, vector: Vector, k: int) -> list[Hit]:
         rows = (
             table.search(vector, vector_column_name="vector")
             .distance_type("cosine")
-            .select([*_CHUNK_COLUMNS, "_distance"])
+            .select([*_CHUNK_COLUMNS, "vector", "_distance"])
             .limit(k)
             .to_arrow()
             .to_pylist()
         )
-        return [Hit(_chunk_from_row(r), 1.0 - float(r["_distance"]), "dense") for r in rows]
+        return [
+            Hit(_chunk_from_row(r), 1.0 - float(r["_distance"]), "dense", tuple(r["vector"])) for r in rows
+        ]
 
     @staticmethod
     def _fts(table: Any, text: str, k: int) -> list[Hit]:
@@ -629,9 +631,9 @@ class LanceStore:
             return []
         rows = (
             table.search(text, query_type="fts", fts_columns="text")
-            .select([*_CHUNK_COLUMNS, "_score"])
+            .select([*_CHUNK_COLUMNS, "vector", "_score"])
             .limit(k)
             .to_arrow()
             .to_pylist()
         )
-        return [Hit(_chunk_from_row(r), float(r["_score"]), "fts") for r in rows]
+        return [Hit(_chunk_from_row(r), float(r["_score"]), "fts", tuple(r["vector"])) for r in rows]

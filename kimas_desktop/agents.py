@@ -135,7 +135,7 @@ class RetrievalAgent:
         if not points:
             return list(hits)
         return [
-            replace(h, chunk=replace(h.chunk, text=" ".join(points[i + 1])))
+            replace(h, chunk=replace(h.chunk, text=" ".join(points[i + 1])), vector=None)
             for i, h in enumerate(top)
             if i + 1 in points
         ]

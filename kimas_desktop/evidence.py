@@ -25,7 +25,7 @@ class EvidenceFilter:
         unique = deduplicate(candidates)
         if not unique:
             return []
-        scores = self._reranker.score(query, [h.chunk.text for h in unique])
+        scores = self._reranker.score(query, [h.chunk.text for h in unique], [h.vector for h in unique])
         ranked = sorted(
             (replace(h, score=float(s)) for h, s in zip(unique, scores, strict=True) if s >= self._min_score),
             key=lambda h: h.score,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from kimas_desktop.types import Chunk, Hit
 
@@ -19,7 +20,7 @@ def reciprocal_rank_fusion(rankings: Iterable[Sequence[Hit]], *, k: int = RRF_K)
             scores[cid] = scores.get(cid, 0.0) + 1.0 / (k + rank)
             first.setdefault(cid, hit)
     order = sorted(scores, key=lambda cid: scores[cid], reverse=True)
-    return [Hit(first[cid].chunk, scores[cid], first[cid].origin) for cid in order]
+    return [replace(first[cid], score=scores[cid]) for cid in order]
 
 
 def _shingles(text: str) -> set[tuple[str, ...]]:

@@ -85,8 +85,11 @@ class Reranker(Protocol):
     @property
     def model_id(self) -> str: ...
 
-    def score(self, query: str, texts: Sequence[str]) -> list[float]:
-        """One relevance score per text against the single ``query``; higher is better."""
+    def score(
+        self, query: str, texts: Sequence[str], vectors: Sequence[Sequence[float] | None] = ()
+    ) -> list[float]:
+        """One relevance score per text against the single ``query``; higher is better. ``vectors``,
+        when given, holds each text's stored embedding (or None) for a scorer that embeds passages."""
         ...
 
 

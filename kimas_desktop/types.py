@@ -53,6 +53,9 @@ class Hit:
     chunk: Chunk
     score: float
     origin: str = ""  # which agent/query/search produced it
+    # The chunk's stored embedding when the store returned it (the reranker reuses it instead of
+    # embedding the text again); None once the text no longer matches it (digests).
+    vector: tuple[float, ...] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -149,6 +149,8 @@ class WordOverlapReranker:
 
     model_id = "fake/word-overlap"
 
-    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+    def score(
+        self, query: str, texts: Sequence[str], vectors: Sequence[Sequence[float] | None] = ()
+    ) -> list[float]:
         q = set(_words(query))
         return [len(q & set(_words(t))) / (len(q) or 1) for t in texts]

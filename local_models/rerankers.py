@@ -114,11 +114,21 @@ class EmbeddingReranker:
     def warm_up(self) -> None:
         self._embedder.warm_up()
 
-    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+    def score(
+        self, query: str, texts: Sequence[str], vectors: Sequence[Sequence[float] | None] = ()
+    ) -> list[float]:
+        """``vectors``: stored embeddings of the texts by the same model (the store's), used as they are;
+        the others are embedded (and cached)."""
         if not texts:
             return []
         query_vector = self._embedder.embed_query([query])[0]
-        cosine = self._passage_vectors(texts) @ query_vector
+        stored = list(vectors) or [None] * len(texts)
+        missing = [t for t, v in zip(texts, stored, strict=True) if v is None]
+        embedded = iter(self._passage_vectors(missing)) if missing else iter(())
+        passages = np.stack(
+            [np.asarray(v, dtype=np.float32) if v is not None else next(embedded) for v in stored]
+        )
+        cosine = passages @ query_vector
         overlap = np.asarray(term_overlap_scores(query, texts), dtype=np.float32)
         return [float(s) for s in self._semantic * cosine + self._lexical * overlap]
 
@@ -190,7 +200,9 @@ class CrossEncoderReranker:
             self._failed = True
             return None
 
-    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+    def score(
+        self, query: str, texts: Sequence[str], vectors: Sequence[Sequence[float] | None] = ()
+    ) -> list[float]:
         if not texts:
             return []
         with self._lock:
@@ -200,7 +212,7 @@ class CrossEncoderReranker:
         fallback = self._fallback
         if fallback is None:  # cannot happen: _usable raised instead
             raise ModelError(f"The cross-encoder {self._cfg.model} is not available.")
-        return fallback.score(query, texts)
+        return fallback.score(query, texts, vectors)
 
 
 def build_reranker(cfg: RerankConfig, embedder: Embedder, cache_dir: Path) -> Reranker:

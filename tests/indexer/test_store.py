@@ -61,6 +61,17 @@ def test_scores_are_best_first_and_hybrid_is_rank_fusion(filled: LanceStore, emb
     )
 
 
+@pytest.mark.parametrize("mode", ["dense", "fts", "hybrid"])
+def test_hits_carry_their_stored_vector(filled: LanceStore, embedder: HashEmbedder, mode: str) -> None:
+    """The reranker reuses these instead of embedding the candidates again: they must be the text's."""
+    q = "income tax return"
+    hits = filled.search("notes", text=q, vector=embedder.embed_query([q])[0], k=3, mode=mode)  # type: ignore[arg-type]
+    assert hits
+    for hit in hits:
+        assert hit.vector is not None
+        assert np.allclose(hit.vector, embedder.embed_passages([hit.chunk.text])[0], atol=1e-6)
+
+
 def test_search_results_are_whole_chunks(filled: LanceStore, embedder: HashEmbedder, tmp_path: Path) -> None:
     hit = filled.search("notes", text="tyre pressure", vector=embedder.embed_query(["tyre"])[0], k=1)[0]
     assert hit.chunk.source == str((tmp_path / "docs" / "bikes.md").resolve())

@@ -121,3 +121,22 @@ def test_fallback_embeds_each_passage_once() -> None:
     assert embedder.calls == calls + 4
     reranker.score("alpha", ["delta"])  # evicted: embedded again
     assert embedder.calls == calls + 6
+
+
+@pytest.mark.parametrize("which", ["fake", pytest.param("real", marks=pytest.mark.slow)])
+def test_fallback_uses_stored_vectors_instead_of_embedding(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    embedder: Embedder = HashEmbedder() if which == "fake" else request.getfixturevalue("real_embedder")
+    stored = [tuple(float(x) for x in v) for v in embedder.embed_passages(CANDIDATES)]
+    expected = EmbeddingReranker(embedder).score(QUERY, CANDIDATES)
+    counting = HashEmbedder()
+    if which == "fake":
+        reranker = EmbeddingReranker(counting)
+        got = reranker.score(QUERY, CANDIDATES, stored)
+        assert counting.calls == 1  # the query only
+        assert reranker.score(QUERY, CANDIDATES, [stored[0], None, stored[2]]) == pytest.approx(got)
+        assert counting.calls == 3  # the query and the one text without a stored vector
+    else:
+        got = EmbeddingReranker(embedder).score(QUERY, CANDIDATES, stored)
+    assert got == pytest.approx(expected, abs=1e-5)
