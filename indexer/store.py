@@ -523,27 +523,21 @@ class LanceStore:
                 query = query.where(where)
             yield query.select(columns).limit(None).to_arrow()
 
-    def _vector_matrix(self, collection: str, parts: Sequence[pa.Table]) -> Vector:
+    def vectors_and_texts(
+        self, collection: str, sources: Iterable[str] | None = None
+    ) -> tuple[Vector, list[str]]:
+        """Vectors (float32 [n, dim]) and texts of all chunks, or of the chunks of ``sources``, in the
+        same order."""
         _, dim = self._layout(collection)
+        parts = list(self._scan(collection, sources, ["vector", "text"]))
+        texts = [t for p in parts for t in p.column("text").to_pylist()]
         matrices = [
             p.column("vector").combine_chunks().values.to_numpy(zero_copy_only=False).reshape(-1, dim)
             for p in parts
         ]
         if not matrices:
-            return np.zeros((0, dim), np.float32)
-        return np.concatenate(matrices).astype(np.float32, copy=False)
-
-    def vectors(self, collection: str, sources: Iterable[str] | None = None) -> Vector:
-        """Vectors of all chunks, or of the chunks of ``sources``: float32 [n, dim]."""
-        return self._vector_matrix(collection, list(self._scan(collection, sources, ["vector"])))
-
-    def vectors_and_texts(
-        self, collection: str, sources: Iterable[str] | None = None
-    ) -> tuple[Vector, list[str]]:
-        """Vectors and texts of all chunks, or of the chunks of ``sources``, in the same order."""
-        parts = list(self._scan(collection, sources, ["vector", "text"]))
-        texts = [t for p in parts for t in p.column("text").to_pylist()]
-        return self._vector_matrix(collection, parts), texts
+            return np.zeros((0, dim), np.float32), texts
+        return np.concatenate(matrices).astype(np.float32, copy=False), texts
 
     def texts(self, collection: str) -> Iterator[str]:
         """The text of every chunk, in no particular order."""

@@ -81,12 +81,11 @@ class EmbeddingReranker:
         embedder: Embedder,
         *,
         semantic_weight: float = 0.3,
-        lexical_weight: float = 0.7,
         cache_size: int = 4096,
     ) -> None:
         self._embedder = embedder
         self._semantic = semantic_weight
-        self._lexical = lexical_weight
+        self._lexical = 1.0 - semantic_weight
         # Passage vectors by text: a second round (agentic, regenerate) rescoring the same chunks is free.
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
@@ -223,9 +222,7 @@ def build_reranker(cfg: RerankConfig, embedder: Embedder, cache_dir: Path) -> Re
     ``cache_dir``; when they are not, a warning now, a download attempt on first use, and the fallback
     if that fails.
     """
-    fallback = EmbeddingReranker(
-        embedder, semantic_weight=cfg.semantic_weight, lexical_weight=1 - cfg.semantic_weight
-    )
+    fallback = EmbeddingReranker(embedder, semantic_weight=cfg.semantic_weight)
     if not cfg.model:
         return fallback
     try:
