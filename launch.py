@@ -131,7 +131,7 @@ def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
             network.append(f"{name}: {origin.describe()}")
     if config.storage.uri.startswith(("s3://", "gs://", "az://")):
         network.append(f"storage: {config.storage.uri}")
-    return {
+    report: dict[str, Any] = {
         "version": __import__("kimas_desktop").__version__,
         "data_dir": str(paths.data_dir),
         "config_file": f"{paths.config_file}" + ("" if paths.config_file.exists() else " (not created yet)"),
@@ -139,6 +139,29 @@ def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
         "database": paths.db_uri(config),
         "models": models,
         "network": "; ".join(network) if network else "not used (everything is local)",
+    }
+    if config.chat.kind == "llama":
+        report["llama.cpp"] = llama_cpu_report()
+    return report
+
+
+def llama_cpu_report() -> dict[str, str]:
+    """Which CPU features the installed llama.cpp uses, and whether the crashing AMX path is off."""
+    from kimas_desktop.errors import ModelError
+    from local_models.llama_chat import llama_runtime_info
+
+    try:
+        info = llama_runtime_info()
+    except ModelError as err:
+        return {"status": f"NOT AVAILABLE: {err}"}
+    features: dict[str, bool] = info["features"]
+    amx = [name for name, on in features.items() if on and name.startswith("AMX")]
+    return {
+        "version": str(info["llama_cpp"]),
+        "uses": " ".join(name for name, on in features.items() if on) or "no vector extensions",
+        "AMX": f"ON ({', '.join(amx)}): the chat model loads without extra buffer types to avoid it"
+        if amx
+        else "off (built without it)",
     }
 
 

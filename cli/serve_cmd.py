@@ -53,8 +53,13 @@ class Models:
         with self._lock:
             held = self._memo.get(role)
             if held is None or held[0] != key:
+                evicted = held[1] if held is not None else None
                 held = (key, build())
                 self._memo[role] = held
+                close = getattr(evicted, "close", None)
+                if role == "chat" and close is not None and evicted is not held[1]:
+                    # Frees the old model's worker process; waits (off this thread) for an answer in flight.
+                    threading.Thread(target=close, name="kimas-close-model", daemon=True).start()
             return held[1]
 
     def chat(self, config: Config) -> ChatModel:

@@ -1,8 +1,9 @@
 """A chat as the desktop app keeps it: turns with their answers, citations and traces.
 
-``AnswerRun`` runs one ``Pipeline.ask`` in its own thread and hands its events over a queue, so the
-reader (the UI) can stop at once while the pipeline stops at its next event and releases the model;
-the pipeline's generator is always closed in the thread that runs it.
+``AnswerRun`` runs one ``Pipeline.ask`` in its own thread and hands its events over a queue. ``stop()``
+cancels the run's ``CancelToken``: the reader (the UI) returns at once, and the model call in progress
+ends within a token or a compute step, which frees the model for the next question. The pipeline's
+generator is always closed in the thread that runs it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from kimas_desktop.cancel import CancelToken
+from kimas_desktop.errors import Cancelled
 from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Event, Status, Trace, TraceReady
 from kimas_desktop.types import Citation, Message
 
@@ -94,10 +97,10 @@ class _Failed:
 class AnswerRun:
     """One ``ask`` running in a worker thread; ``events()`` reads it, ``stop()`` ends it early."""
 
-    def __init__(self, start: Callable[[], Iterator[Event]]) -> None:
+    def __init__(self, start: Callable[[CancelToken], Iterator[Event]]) -> None:
         self._start = start
         self._queue: queue.Queue[Event | _End | _Failed] = queue.Queue()
-        self._stop = threading.Event()
+        self._stop = CancelToken()
         self._thread = threading.Thread(target=self._work, name="kimas-answer", daemon=True)
 
     def start(self) -> AnswerRun:
@@ -105,11 +108,11 @@ class AnswerRun:
         return self
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stop.cancel()
 
     @property
     def stopped(self) -> bool:
-        return self._stop.is_set()
+        return self._stop.cancelled
 
     def join(self, timeout: float | None = None) -> None:
         self._thread.join(timeout)
@@ -117,11 +120,13 @@ class AnswerRun:
     def _work(self) -> None:
         events: Iterator[Event] | None = None
         try:
-            events = self._start()
+            events = self._start(self._stop)
             for event in events:
-                if self._stop.is_set():
+                if self._stop.cancelled:
                     break
                 self._queue.put(event)
+        except Cancelled:
+            pass  # stopped on purpose; the reader has gone
         except BaseException as err:  # handed to the reader, who turns it into a sentence
             self._queue.put(_Failed(err))
         finally:
@@ -135,7 +140,7 @@ class AnswerRun:
 
         Returns as soon as ``stop()`` is called, even while the pipeline is busy.
         """
-        while not self._stop.is_set():
+        while not self._stop.cancelled:
             try:
                 item = self._queue.get(timeout=poll_s)
             except queue.Empty:

@@ -3,7 +3,9 @@
     KimasError                      root: everything we raise on purpose
     ├── ConfigError                 invalid config file or value (names the key)
     ├── ModelError                  a model could not be resolved, loaded or run
-    │   └── ModelUnavailableError   needs the network or a file that is not there
+    │   ├── ModelUnavailableError   needs the network or a file that is not there
+    │   └── ModelCrashedError       the model's worker process died (it restarts on the next call)
+    ├── Cancelled                   the user stopped the work (a ``CancelToken`` was cancelled)
     ├── IndexingError               indexing or storage failed
     │   └── EmbedderMismatchError   collection built with another embedding model
     ├── CollectionNotFoundError     no collection of that name
@@ -15,11 +17,13 @@ Product code raises these; only the edges (CLI, UI) turn them into sentences for
 from __future__ import annotations
 
 __all__ = [
+    "Cancelled",
     "CollectionNotFoundError",
     "ConfigError",
     "EmbedderMismatchError",
     "IndexingError",
     "KimasError",
+    "ModelCrashedError",
     "ModelError",
     "ModelUnavailableError",
     "StructuredOutputError",
@@ -40,6 +44,14 @@ class ModelError(KimasError):
 
 class ModelUnavailableError(ModelError):
     """The model needs the network or a file that is not there."""
+
+
+class ModelCrashedError(ModelError):
+    """The model's worker process died (a native crash, an out-of-memory kill); the next call restarts it."""
+
+
+class Cancelled(KimasError):
+    """The work was stopped on purpose; not a failure to report."""
 
 
 class IndexingError(KimasError):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from kimas_desktop.agentic import SufficiencyJudge
 from kimas_desktop.agents import AgentResult, RetrievalAgent
+from kimas_desktop.cancel import CancellableChat, CancelToken
 from kimas_desktop.config import Config
 from kimas_desktop.context import ContextAnalysis, ContextAnalyzer, QueryContextualizer
 from kimas_desktop.errors import KimasError
@@ -43,6 +44,17 @@ class RetrievalResult:
     analysis: ContextAnalysis | None = None
 
 
+@dataclass(frozen=True)
+class _LlmStages:
+    """The stages that call the chat model, all bound to one chat (cancellable for one answer)."""
+
+    chat: ChatModel
+    contextualizer: QueryContextualizer
+    analyzer: ContextAnalyzer
+    summarizer: Summarizer
+    judge: SufficiencyJudge
+
+
 class _Clock:
     def __init__(self) -> None:
         self.start = time.perf_counter()
@@ -66,19 +78,27 @@ class Pipeline:
     ) -> None:
         self.config = config
         self._chat = chat
+        self._small_model = small_model
         self._embedder = embedder
         self._searcher = searcher
         self._router = CentroidRouter(searcher, embedder, config)
-        self._contextualizer = QueryContextualizer(chat, config.context, small_model=small_model)
-        self._analyzer = ContextAnalyzer(chat, config.context)
         self._filter = EvidenceFilter(reranker, config.rerank.top_n, config.rerank.min_score)
-        self._summarizer = Summarizer(
-            chat,
-            max_answer_tokens=config.summarizer.max_answer_tokens,
-            temperature=config.summarizer.temperature,
-        )
-        self._judge = SufficiencyJudge(chat, config.agentic.max_queries)
+        self._stages = self._llm_stages(chat)
         self._pool = cf.ThreadPoolExecutor(max_workers=6, thread_name_prefix="kimas")
+
+    def _llm_stages(self, chat: ChatModel) -> _LlmStages:
+        config = self.config
+        return _LlmStages(
+            chat=chat,
+            contextualizer=QueryContextualizer(chat, config.context, small_model=self._small_model),
+            analyzer=ContextAnalyzer(chat, config.context),
+            summarizer=Summarizer(
+                chat,
+                max_answer_tokens=config.summarizer.max_answer_tokens,
+                temperature=config.summarizer.temperature,
+            ),
+            judge=SufficiencyJudge(chat, config.agentic.max_queries),
+        )
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -89,11 +109,16 @@ class Pipeline:
         return [c.name for c in self._searcher.collections() if c.chunks > 0]
 
     def _stage1(
-        self, question: str, history: Sequence[Message], names: Sequence[str], trace: Trace
+        self,
+        question: str,
+        history: Sequence[Message],
+        names: Sequence[str],
+        trace: Trace,
+        stages: _LlmStages,
     ) -> tuple[str, list[Route]]:
         """Rewrite ∥ routing on the raw question; re-route on the rewritten query."""
         clock = _Clock()
-        rewrite_future = self._pool.submit(self._contextualizer.rewrite, question, history)
+        rewrite_future = self._pool.submit(stages.contextualizer.rewrite, question, history)
         raw_vec = self._embedder.embed_query([question])[0]
         routes = self._router.score(question, raw_vec, names)
         route_ms = clock.ms()
@@ -109,14 +134,14 @@ class Pipeline:
         trace.routes = list(routes)
         return rewrite.query, routes
 
-    def _search_agents(self, query: str, active: Sequence[str]) -> list[AgentResult]:
-        agents = [
-            RetrievalAgent(
-                name, searcher=self._searcher, embedder=self._embedder, chat=self._chat, config=self.config
-            )
-            for name in active
+    def _agents(self, names: Sequence[str], chat: ChatModel) -> list[RetrievalAgent]:
+        return [
+            RetrievalAgent(n, searcher=self._searcher, embedder=self._embedder, chat=chat, config=self.config)
+            for n in names
         ]
-        return list(self._pool.map(lambda a: a.retrieve(query), agents))
+
+    def _search_agents(self, query: str, active: Sequence[str], chat: ChatModel) -> list[AgentResult]:
+        return list(self._pool.map(lambda a: a.retrieve(query), self._agents(active, chat)))
 
     def _retrieve(
         self,
@@ -125,15 +150,16 @@ class Pipeline:
         trace: Trace,
         *,
         analyze: bool,
+        stages: _LlmStages,
         names: Sequence[str] | None = None,
     ) -> RetrievalResult:
         trace.question = question
         names = self._collections() if names is None else names
-        query, routes = self._stage1(question, history, names, trace)
+        query, routes = self._stage1(question, history, names, trace, stages)
         active = [r.collection for r in self._router.select(routes)]
         clock = _Clock()
-        analysis_future = self._pool.submit(self._analyzer.analyze, question, history) if analyze else None
-        results = self._search_agents(query, active)
+        analysis_future = self._pool.submit(stages.analyzer.analyze, question, history) if analyze else None
+        results = self._search_agents(query, active, stages.chat)
         trace.add("retrieve", clock.ms(), agents={r.collection: r.ms for r in results})
         for r in results:
             trace.agent_queries[r.collection] = list(r.queries)
@@ -158,20 +184,20 @@ class Pipeline:
     def retrieve(self, question: str, history: Sequence[Message] = ()) -> RetrievalResult:
         """Steps up to the filter: the best evidence for ``question`` in this conversation."""
         clock = _Clock()
-        result = self._retrieve(question, history, Trace(), analyze=False)
+        result = self._retrieve(question, history, Trace(), analyze=False, stages=self._stages)
         result.trace.add("total", clock.ms())
         return result
 
     # -- answer path ----------------------------------------------------------------------------
 
     def _second_round(
-        self, question: str, first: RetrievalResult, packed: list[Hit], trace: Trace
+        self, question: str, first: RetrievalResult, packed: list[Hit], trace: Trace, stages: _LlmStages
     ) -> list[Hit]:
         """Agentic round: judge, search the complementary queries, fuse, rerank. Falls back on failure."""
         clock = _Clock()
         ac = self.config.agentic
         try:
-            verdict = self._pool.submit(self._judge.judge, question, packed).result(timeout=ac.timeout_s)
+            verdict = self._pool.submit(stages.judge.judge, question, packed).result(timeout=ac.timeout_s)
         except (KimasError, cf.TimeoutError, RuntimeError, OSError) as err:
             trace.add("agentic", clock.ms(), fallback=f"judgement failed: {err or type(err).__name__}")
             return list(first.hits)
@@ -184,12 +210,7 @@ class Pipeline:
             trace.add("agentic", clock.ms(), **detail)
             return list(first.hits)
         remaining = ac.timeout_s - clock.ms() / 1000
-        agents = [
-            RetrievalAgent(
-                n, searcher=self._searcher, embedder=self._embedder, chat=self._chat, config=self.config
-            )
-            for n in first.active
-        ]
+        agents = self._agents(first.active, stages.chat)
         futures = [self._pool.submit(a.search, q) for q in verdict.queries for a in agents]
         try:
             lists = [f.result(timeout=max(remaining, 0.1)) for f in futures]
@@ -201,9 +222,14 @@ class Pipeline:
         trace.add("agentic", clock.ms(), **detail, fused=len(fused))
         return hits
 
-    def ask(self, question: str, history: Sequence[Message] = ()) -> Iterator[Event]:
-        """Answer ``question``: status events, answer deltas, citations, the trace, then Done."""
+    def ask(
+        self, question: str, history: Sequence[Message] = (), *, cancel: CancelToken | None = None
+    ) -> Iterator[Event]:
+        """Answer ``question``: status events, answer deltas, citations, the trace, then Done.
+
+        Cancelling ``cancel`` ends the model call in progress at once (``Cancelled`` is raised)."""
         clock = _Clock()
+        stages = self._stages if cancel is None else self._llm_stages(CancellableChat(self._chat, cancel))
         trace = Trace()
         history = list(history)
         names = self._collections()
@@ -214,7 +240,7 @@ class Pipeline:
             yield Done(NO_KNOWLEDGE, answered_from_sources=False)
             return
         yield Status("context", "Understanding the question…")
-        first = self._retrieve(question, history, trace, analyze=bool(history), names=names)
+        first = self._retrieve(question, history, trace, analyze=bool(history), stages=stages, names=names)
         yield Status("retrieve", f"Searched {', '.join(first.active) or 'no collection'}.")
         sc = self.config.summarizer
         if first.analysis is not None:
@@ -230,7 +256,7 @@ class Pipeline:
         trace.add("pack", t.ms(), sources=len(packed), tokens=used, budget=budget)
         if self.config.agentic.enabled and packed:
             yield Status("agentic", "Checking whether the evidence is enough…")
-            hits = self._second_round(question, first, packed, trace)
+            hits = self._second_round(question, first, packed, trace, stages)
             if [h.chunk.chunk_id for h in hits] != [h.chunk.chunk_id for h in first.hits]:
                 packed, used = pack(hits, budget, self._chat.count_tokens)
                 trace.add("pack", 0.0, sources=len(packed), tokens=used, round=2)
@@ -247,7 +273,7 @@ class Pipeline:
         parts: list[str] = []
         t = _Clock()
         try:
-            for delta in self._summarizer.stream(messages):
+            for delta in stages.summarizer.stream(messages):
                 if not parts:
                     trace.add("first_token", clock.ms())
                 parts.append(delta)
@@ -257,7 +283,7 @@ class Pipeline:
         answer = "".join(parts).strip()
         if sc.citations:
             t = _Clock()
-            cited = self._summarizer.cite(messages, answer, packed)
+            cited = stages.summarizer.cite(messages, answer, packed)
             trace.add("citations", t.ms(), cited=[c.n for c in cited.citations], note=cited.note)
             yield CitationsReady(cited.citations, cited.available, cited.note)
         trace.add("total", clock.ms())

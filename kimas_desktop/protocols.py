@@ -7,12 +7,15 @@ and touches no file, model or network; heavy state is loaded lazily on first use
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
 from kimas_desktop.types import CollectionInfo, Hit, Message, Synopsis
+
+if TYPE_CHECKING:
+    from kimas_desktop.cancel import CancelToken
 
 Vector = npt.NDArray[np.float32]
 SearchMode = Literal["dense", "fts", "hybrid"]
@@ -20,7 +23,11 @@ SearchMode = Literal["dense", "fts", "hybrid"]
 
 @runtime_checkable
 class ChatModel(Protocol):
-    """A chat LLM. Implementations serialize calls themselves (one llama.cpp model is not thread-safe)."""
+    """A chat LLM. Implementations serialize calls themselves (one llama.cpp model is not thread-safe).
+
+    ``cancel``: when that token is cancelled, the call ends as soon as it can (for llama.cpp, within one
+    token or one compute step) and raises ``Cancelled``. Every error raised is a ``KimasError``.
+    """
 
     @property
     def model_id(self) -> str: ...
@@ -37,12 +44,18 @@ class ChatModel(Protocol):
         max_tokens: int = 256,
         temperature: float = 0.0,
         json_schema: Mapping[str, Any] | None = None,
+        cancel: CancelToken | None = None,
     ) -> str:
         """The whole reply. With ``json_schema`` the output is constrained to that schema."""
         ...
 
     def stream(
-        self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.0
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        cancel: CancelToken | None = None,
     ) -> Iterator[str]:
         """The reply as text deltas."""
         ...

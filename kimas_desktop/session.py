@@ -245,7 +245,7 @@ class DesktopSession:
         turn = Turn(question, status="Loading the model…" if loading else "Thinking…")
         conv.turns.append(turn)
         yield turn
-        run = AnswerRun(lambda: self._pipeline().ask(question, history)).start()
+        run = AnswerRun(lambda cancel: self._pipeline().ask(question, history, cancel=cancel)).start()
         self._runs[conv.id] = run
         try:
             for item in run.events():

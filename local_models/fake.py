@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from kimas_desktop.cancel import CancelToken
 from kimas_desktop.protocols import Vector
 from kimas_desktop.types import Message
 
@@ -131,14 +132,25 @@ class ScriptedChatModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         json_schema: Mapping[str, Any] | None = None,
+        cancel: CancelToken | None = None,
     ) -> str:
+        if cancel is not None:
+            cancel.raise_if_cancelled()
         return self._reply(messages, json_schema)
 
     def stream(
-        self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.0
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        cancel: CancelToken | None = None,
     ) -> Iterator[str]:
         text = self._reply(messages, None)
-        yield from re.findall(r"\S+\s*|\s+", text)
+        for word in re.findall(r"\S+\s*|\s+", text):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            yield word
 
     def count_tokens(self, text: str) -> int:
         return len(_words(text)) + text.count(".")

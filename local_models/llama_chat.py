@@ -1,37 +1,63 @@
-"""``LlamaChatModel``: a GGUF chat model run in-process by llama.cpp (llama-cpp-python).
+"""``LlamaChatModel``: a GGUF chat model run by llama.cpp (llama-cpp-python) in a worker process.
 
-The constructor only stores the config; the model loads on ``warm_up()`` or the first call. One
-``Llama`` object is not thread-safe, so every call into it (``stream`` for as long as it is being
-iterated) holds one lock. A ``LlamaRAMCache`` keeps the KV state of recent prompts, so a prompt that
-extends an earlier one (same instructions, same sources) only pays for its new tokens.
+The constructor only stores the config; the worker starts and loads the model on ``warm_up()`` or the
+first call. Running llama.cpp in its own process (``llama_worker.py``) means a native crash, an
+out-of-memory kill or a GGUF that takes the loader down is a ``ModelCrashedError`` here, not a dead app:
+the worker is started again in the background and the next call works. It also gives real
+cancellation: a cancelled ``CancelToken`` stops generation within a token, or within one compute step
+while a prompt is evaluated.
+
+One model serves one call at a time, so every call (``stream`` for as long as it is being iterated)
+holds one lock. The worker keeps a prompt cache of ``chat.prompt_cache_mb``, counted by the bytes its
+states really hold, so a prompt that extends an earlier one (same instructions, same sources) only pays
+for its new tokens.
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
 import os
 import threading
+import time
 from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kimas_desktop.config import ChatModelConfig
-from kimas_desktop.errors import ModelError, ModelUnavailableError
+from kimas_desktop.errors import Cancelled, ModelCrashedError, ModelError, ModelUnavailableError
 from kimas_desktop.types import Message
 from local_models.embedded import SMOLLM2_FILE
 from local_models.hub import hub_unreachable_reason
+from local_models.llama_process import LlamaProcess, WorkerGone
 from local_models.resolve import resolve_chat
 
-__all__ = ["RAM_CACHE_BYTES", "LlamaChatModel"]
+if TYPE_CHECKING:
+    from kimas_desktop.cancel import CancelToken
+
+__all__ = ["LlamaChatModel", "llama_runtime_info"]
 
 log = logging.getLogger(__name__)
 
-RAM_CACHE_BYTES = 512 * 1024 * 1024
+CANCEL_GRACE_S = 5.0  # a cancelled call that has not ended by then: the worker is killed and restarted
+LOAD_TIMEOUT_S = 600.0
 
 
 def chat_messages(messages: Sequence[Message]) -> list[dict[str, str]]:
     return [{"role": m.role, "content": m.content} for m in messages]
+
+
+def llama_runtime_info(timeout_s: float = 60.0) -> dict[str, Any]:
+    """What the installed llama.cpp uses on this CPU (``system_info``, ``features``), from a worker that
+    loads no model. Raises ``ModelError`` when llama.cpp cannot start."""
+    process = LlamaProcess()
+    try:
+        request = process.send("info")
+        frame = process.next_frame(request, timeout_s)
+    except (WorkerGone, TimeoutError) as err:
+        raise ModelError(f"llama.cpp could not start: {err or 'timed out'}") from err
+    finally:
+        process.stop()
+    return {k: v for k, v in frame.items() if k not in ("id", "t")}
 
 
 class LlamaChatModel:
@@ -40,7 +66,9 @@ class LlamaChatModel:
     def __init__(self, cfg: ChatModelConfig) -> None:
         self._cfg = cfg
         self._lock = threading.Lock()
-        self._llama: Any = None
+        self._process: LlamaProcess | None = None
+        self._info: dict[str, Any] = {}
+        self._closed = False
 
     @property
     def model_id(self) -> str:
@@ -54,58 +82,168 @@ class LlamaChatModel:
     def context_size(self) -> int:
         return self._cfg.n_ctx
 
+    @property
+    def runtime_info(self) -> dict[str, Any]:
+        """The loaded worker's llama.cpp facts (CPU features, AMX guard, pid, load time); empty before."""
+        return dict(self._info)
+
     def warm_up(self) -> None:
         with self._lock:
-            self._model()
+            self._worker()
 
-    def _model(self) -> Any:
-        """The loaded ``Llama``; call with the lock held."""
-        if self._llama is None:
-            self._llama = self._load()
-        return self._llama
+    def close(self) -> None:
+        """Stop the worker process (a later call starts a new one)."""
+        with self._lock:
+            self._closed = True
+            self._stop_worker()
 
-    def _load(self) -> Any:
-        import llama_cpp
+    def _stop_worker(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            process.stop()
 
+    # -- the worker -------------------------------------------------------------------------------
+
+    def _load_params(self) -> dict[str, Any]:
         cfg = self._cfg
-        kwargs: dict[str, Any] = {
-            "n_ctx": cfg.n_ctx,
-            "n_threads": cfg.n_threads or os.cpu_count() or 1,
-            "seed": cfg.seed,
-            "verbose": False,
+        params: dict[str, Any] = {
+            "kwargs": {
+                "n_ctx": cfg.n_ctx,
+                "n_threads": cfg.n_threads or os.cpu_count() or 1,
+                "seed": cfg.seed,
+                "verbose": False,
+            },
+            "cache_bytes": cfg.prompt_cache_mb * 1024 * 1024,
         }
-        if "flash_attn" in inspect.signature(llama_cpp.Llama.__init__).parameters:
-            kwargs["flash_attn"] = True
         origin = resolve_chat(cfg)
         if origin.network:
-            llama = self._download(llama_cpp.Llama, kwargs)
+            reason = hub_unreachable_reason()
+            if reason is not None:
+                raise ModelUnavailableError(
+                    f"The chat model {cfg.hf_repo} ({cfg.hf_file or '*.gguf'}) must be downloaded, but the "
+                    f"Hugging Face hub cannot be reached ({reason}): connect to the internet once, or "
+                    "download the GGUF yourself and set chat.path to it."
+                )
+            params["hf_repo"], params["hf_file"] = cfg.hf_repo, cfg.hf_file or "*.gguf"
         else:
-            try:
-                llama = llama_cpp.Llama(model_path=origin.location, **kwargs)
-            except (ValueError, RuntimeError, OSError) as err:
-                raise ModelError(
-                    f"Could not load the chat model {origin.location}: llama.cpp cannot read it as a GGUF "
-                    f"model (is the file complete, and a GGUF rather than another format?). {err}"
-                ) from err
-        llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=RAM_CACHE_BYTES))
-        return llama
+            params["path"] = origin.location
+        return params
 
-    def _download(self, llama_class: Any, kwargs: dict[str, Any]) -> Any:
-        repo, pattern = self._cfg.hf_repo, self._cfg.hf_file or "*.gguf"
-        fix = "connect to the internet once, or download the GGUF yourself and set chat.path to it"
-        reason = hub_unreachable_reason()
-        if reason is not None:
-            raise ModelUnavailableError(
-                f"The chat model {repo} ({pattern}) must be downloaded, but the Hugging Face hub cannot be "
-                f"reached ({reason}): {fix}."
+    def _load_error(self, params: dict[str, Any], why: str) -> ModelError:
+        if "hf_repo" in params:
+            return ModelUnavailableError(
+                f"Could not download and load the chat model {params['hf_repo']} ({params['hf_file']}) "
+                f"from the Hugging Face hub: {why}. Check chat.hf_repo and chat.hf_file, or set chat.path "
+                "to a local GGUF file."
             )
+        return ModelError(
+            f"Could not load the chat model {params['path']}: llama.cpp cannot read it as a GGUF model "
+            f"(is the file complete, and a GGUF rather than another format?). {why}"
+        )
+
+    def _worker(self) -> LlamaProcess:
+        """The running, loaded worker; call with the lock held."""
+        if self._process is not None and self._process.alive():
+            return self._process
+        self._stop_worker()
+        params = self._load_params()
+        process = LlamaProcess()
         try:
-            return llama_class.from_pretrained(repo_id=repo, filename=pattern, **kwargs)
-        except Exception as err:  # hub, file-matching and load errors all mean the same to the user
-            raise ModelUnavailableError(
-                f"Could not download and load the chat model {repo} ({pattern}) from the Hugging Face hub: "
-                f"{err}. Check chat.hf_repo and chat.hf_file, or set chat.path to a local GGUF file."
-            ) from err
+            request = process.send("load", params=params)
+            frame = process.next_frame(request, LOAD_TIMEOUT_S)
+        except WorkerGone as err:
+            process.stop()
+            raise self._load_error(params, f"the loader stopped: {err}") from err
+        except TimeoutError as err:
+            process.stop()
+            raise self._load_error(params, f"loading took over {LOAD_TIMEOUT_S:g} s") from err
+        if frame["t"] != "ok":
+            process.stop()
+            raise self._load_error(params, str(frame.get("error", "")))
+        self._info = {k: v for k, v in frame.items() if k not in ("id", "t")}
+        self._process = process
+        self._closed = False
+        return process
+
+    def _crashed(self, reason: str) -> ModelCrashedError:
+        """Forget the dead worker, start a new one in the background, and say what happened."""
+        self._stop_worker()
+        log.error("the chat model's worker process stopped: %s", reason)
+        threading.Thread(target=self._restart, name="kimas-llama-restart", daemon=True).start()
+        return ModelCrashedError(f"The chat model stopped ({reason}); restarting it. Ask again in a moment.")
+
+    def _restart(self) -> None:
+        with self._lock:
+            if self._closed or self._process is not None:
+                return
+            try:
+                self._worker()
+            except ModelError as err:
+                log.error("restarting the chat model failed: %s", err)
+
+    def _run(self, op: str, fields: dict[str, Any], cancel: CancelToken | None) -> dict[str, Any]:
+        """Send one request and wait for its final frame; call with the lock held."""
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        process = self._worker()
+        try:
+            request = process.send(op, **fields)
+        except WorkerGone as err:
+            raise self._crashed(str(err)) from err
+        forget = cancel.on_cancel(lambda: process.cancel(request)) if cancel is not None else None
+        try:
+            return self._final_frame(process, request, cancel)
+        finally:
+            if forget is not None:
+                forget()
+
+    def _final_frame(self, process: LlamaProcess, request: int, cancel: CancelToken | None) -> dict[str, Any]:
+        cancelled_at: float | None = None
+        while True:
+            try:
+                frame = process.next_frame(request, 0.25)
+            except WorkerGone as err:
+                raise self._crashed(str(err)) from err
+            except TimeoutError:
+                if cancel is not None and cancel.cancelled:
+                    cancelled_at = cancelled_at or time.monotonic()
+                    if time.monotonic() - cancelled_at > CANCEL_GRACE_S:
+                        self._stop_worker()  # stuck: a fresh worker is cheaper than waiting
+                        raise Cancelled("stopped") from None
+                continue
+            kind = frame["t"]
+            if kind == "ok":
+                return frame
+            if kind == "cancelled":
+                raise Cancelled("stopped")
+            raise ModelError(f"The chat model {self.model_id} failed: {frame.get('error', '')}")
+
+    def _abandon(self, process: LlamaProcess, request: int) -> None:
+        """Stop ``request`` and wait until the worker is idle again (or replace it)."""
+        process.cancel(request)
+        deadline = time.monotonic() + CANCEL_GRACE_S
+        while time.monotonic() < deadline:
+            try:
+                if process.next_frame(request, 0.25)["t"] != "delta":
+                    return
+            except WorkerGone:
+                self._stop_worker()
+                return
+            except TimeoutError:
+                continue
+        self._stop_worker()
+
+    # -- ChatModel --------------------------------------------------------------------------------
+
+    def _chat_fields(
+        self, messages: Sequence[Message], max_tokens: int, temperature: float
+    ) -> dict[str, Any]:
+        return {
+            "messages": chat_messages(messages),
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "seed": self._cfg.seed,
+        }
 
     def complete(
         self,
@@ -114,61 +252,74 @@ class LlamaChatModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         json_schema: Mapping[str, Any] | None = None,
+        cancel: CancelToken | None = None,
     ) -> str:
-        kwargs: dict[str, Any] = {}
-        if json_schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": dict(json_schema)}
+        fields = self._chat_fields(messages, max_tokens, temperature)
+        fields["schema"] = dict(json_schema) if json_schema is not None else None
         with self._lock:
-            llama = self._model()
-            try:
-                response = llama.create_chat_completion(
-                    messages=chat_messages(messages),
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                    seed=self._cfg.seed,
-                    **kwargs,
-                )
-            except (ValueError, RuntimeError) as err:
-                raise ModelError(f"The chat model {self.model_id} failed: {err}") from err
-        return str(response["choices"][0]["message"].get("content") or "")
+            frame = self._run("chat", fields, cancel)
+        return str(frame.get("text") or "")
 
     def stream(
-        self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.0
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        cancel: CancelToken | None = None,
     ) -> Generator[str, None, None]:
-        """Text deltas. Holds the model's lock while iterated; closing the iterator releases it."""
-        self._lock.acquire()
-        chunks: Any = None
-        try:
-            llama = self._model()
-            chunks = llama.create_chat_completion(
-                messages=chat_messages(messages),
-                max_tokens=max_tokens,
-                temperature=temperature,
-                seed=self._cfg.seed,
-                stream=True,
-            )
-            for chunk in chunks:
-                delta = chunk["choices"][0]["delta"].get("content")
-                if delta:
-                    yield delta
-        except (ValueError, RuntimeError) as err:
-            raise ModelError(f"The chat model {self.model_id} failed: {err}") from err
-        finally:
-            close = getattr(chunks, "close", None)
-            if close is not None:
-                close()
-            self._lock.release()
-
-    def clear_cache(self) -> None:
-        """Forget every cached prompt state (benchmarks use it so each run pays for its prompt)."""
-        import llama_cpp
-
+        """Text deltas, token by token. Holds the model's lock while iterated; closing the iterator early
+        stops the generation and releases the model."""
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        fields = {**self._chat_fields(messages, max_tokens, temperature), "stream": True}
         with self._lock:
-            llama = self._model()
-            llama.reset()
-            llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=RAM_CACHE_BYTES))
+            process = self._worker()
+            try:
+                request = process.send("chat", **fields)
+            except WorkerGone as err:
+                raise self._crashed(str(err)) from err
+            forget = cancel.on_cancel(lambda: process.cancel(request)) if cancel is not None else None
+            finished = False
+            try:
+                while True:
+                    try:
+                        frame = process.next_frame(request, None)
+                    except WorkerGone as err:
+                        finished = True
+                        raise self._crashed(str(err)) from err
+                    kind = frame["t"]
+                    if kind == "delta":
+                        yield str(frame["text"])
+                        continue
+                    finished = True
+                    if kind == "ok":
+                        return
+                    if kind == "cancelled":
+                        raise Cancelled("stopped")
+                    raise ModelError(f"The chat model {self.model_id} failed: {frame.get('error', '')}")
+            finally:
+                if forget is not None:
+                    forget()
+                if not finished and self._process is process:
+                    self._abandon(process, request)
 
     def count_tokens(self, text: str) -> int:
         with self._lock:
-            llama = self._model()
-            return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+            return int(self._run("count", {"text": text}, None)["n"])
+
+    def clear_cache(self) -> None:
+        """Forget every cached prompt state (benchmarks use it so each run pays for its prompt)."""
+        with self._lock:
+            self._run("clear_cache", {}, None)
+
+    def stats(self) -> dict[str, int]:
+        """The worker's prompt cache (states, bytes, capacity) and resident memory."""
+        with self._lock:
+            frame = self._run("stats", {}, None)
+        return {k: int(v) for k, v in frame.items() if k not in ("id", "t")}
+
+    def worker_pid(self) -> int | None:
+        """The worker process id, while one runs (tests and benchmarks watch or signal it)."""
+        process = self._process
+        return process.pid if process is not None and process.alive() else None

@@ -20,13 +20,16 @@ import math
 import os
 import threading
 from collections.abc import Callable, Generator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from kimas_desktop.config import ChatModelConfig
-from kimas_desktop.errors import ModelError, ModelUnavailableError
+from kimas_desktop.errors import Cancelled, ModelError, ModelUnavailableError
 from kimas_desktop.types import Message
+
+if TYPE_CHECKING:
+    from kimas_desktop.cancel import CancelToken
 from local_models.llama_chat import chat_messages
 
 __all__ = ["CHARS_PER_TOKEN", "OpenAIChatModel"]
@@ -156,7 +159,10 @@ class OpenAIChatModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         json_schema: Mapping[str, Any] | None = None,
+        cancel: CancelToken | None = None,
     ) -> str:
+        if cancel is not None:  # a request in flight runs to its end; its reply is small
+            cancel.raise_if_cancelled()
         payload = self._payload(messages, max_tokens, temperature)
         if json_schema is None:
             return self._post_chat(payload)
@@ -170,13 +176,22 @@ class OpenAIChatModel:
         return self._post_chat({**payload, "response_format": self._response_format(json_schema)})
 
     def stream(
-        self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.0
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        cancel: CancelToken | None = None,
     ) -> Generator[str, None, None]:
-        """Text deltas from the server's server-sent events; closing the iterator closes the response."""
+        """Text deltas from the server's server-sent events; closing the iterator, or cancelling, closes
+        the response (the server then stops generating)."""
+        if cancel is not None:
+            cancel.raise_if_cancelled()
         payload = {**self._payload(messages, max_tokens, temperature), "stream": True}
         url = f"{self._base}/chat/completions"
         request = self._http().build_request("POST", url, json=payload)
         response = self._request(lambda c: c.send(request, stream=True))
+        forget = cancel.on_cancel(response.close) if cancel is not None else (lambda: None)
         try:
             for line in response.iter_lines():
                 if not line.startswith("data:"):
@@ -191,10 +206,15 @@ class OpenAIChatModel:
                 delta = (choices[0].get("delta") or {}).get("content")
                 if delta:
                     yield str(delta)
-        except httpx.HTTPError as err:
+        except (httpx.HTTPError, httpx.StreamError) as err:
+            if cancel is not None and cancel.cancelled:
+                raise Cancelled("stopped") from err
             raise ModelError(f"The chat server at {self._base} broke off the answer: {err}") from err
         finally:
+            forget()
             response.close()
+        if cancel is not None:
+            cancel.raise_if_cancelled()
 
     def count_tokens(self, text: str) -> int:
         if self._token_route != _APPROXIMATE:

@@ -47,3 +47,4 @@ def real_chat() -> Iterator[LlamaChatModel]:
     model = LlamaChatModel(ChatModelConfig(n_ctx=2048, n_threads=2))
     model.warm_up()
     yield model
+    model.close()

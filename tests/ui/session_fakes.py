@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kimas_desktop.cancel import CancelToken
 from kimas_desktop.config import Config, parse_config
 from kimas_desktop.errors import CollectionNotFoundError
 from kimas_desktop.index_jobs import IndexService
@@ -49,10 +50,17 @@ class SlowChat(ScriptedChatModel):
         self.started = threading.Event()
 
     def stream(
-        self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.0
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        cancel: CancelToken | None = None,
     ) -> Iterator[str]:
         try:
-            for word in super().stream(messages, max_tokens=max_tokens, temperature=temperature):
+            for word in super().stream(
+                messages, max_tokens=max_tokens, temperature=temperature, cancel=cancel
+            ):
                 self.started.set()
                 time.sleep(self.delay_s)
                 yield word
