@@ -51,8 +51,9 @@ def cpu_features(info: str) -> dict[str, bool]:
     features: dict[str, bool] = {}
     for part in info.replace("|", "\n").splitlines():
         name, sep, value = part.partition("=")
-        if sep and name.strip().isupper() and value.strip() in ("0", "1"):
-            features[name.strip()] = value.strip() == "1"
+        name = name.rsplit(":", 1)[-1].strip()  # the first one follows the backend's name ("CPU : SSE3")
+        if sep and name.isupper() and value.strip() in ("0", "1"):
+            features[name] = value.strip() == "1"
     return features
 
 
