@@ -177,6 +177,9 @@ def _log_to_file(path: Path) -> None:
 
 def port_in_use(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        # As the server will (uvicorn sets SO_REUSEADDR): connections of a just-stopped app lingering in
+        # TIME_WAIT must not block a relaunch; only a socket still listening does.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError as err:

@@ -26,6 +26,23 @@ def test_a_taken_port_gets_a_clear_message(tmp_path: Path, capsys: pytest.Captur
     assert "Traceback" not in err
 
 
+def test_a_port_left_in_time_wait_by_a_stopped_app_is_free() -> None:
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn's listening socket
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    client = socket.create_connection(("127.0.0.1", port))
+    conn, _ = server.accept()
+    conn.close()  # the server side closes first: its end of the connection stays in TIME_WAIT
+    server.close()
+    client.close()
+    with socket.socket() as plain:  # what the old probe saw: bind without SO_REUSEADDR fails
+        with pytest.raises(OSError):
+            plain.bind(("127.0.0.1", port))
+    assert not port_in_use(port)
+
+
 class _Session:
     def __init__(self, allowed: Path) -> None:
         self.allowed = allowed
