@@ -60,7 +60,7 @@ class ChatModelConfig(_Section):
     timeout_s: float = Field(120.0, gt=0)
     # llama.cpp's prompt cache in MB, counted by the bytes its states really hold. It lets the look-back
     # citations and the agentic judgement reuse the answer prompt's evaluated prefix (bench/RESULTS.md).
-    prompt_cache_mb: int = Field(256, ge=0)
+    prompt_cache_mb: int = Field(128, ge=0)
 
 
 class EmbeddingModelConfig(_Section):

@@ -38,8 +38,12 @@ class LlamaProcess:
             f.write(b"\0" * 8)
             f.flush()
             self._cancel = mmap.mmap(f.fileno(), 8)
+        # A fixed mmap threshold: glibc otherwise raises it after each large free, so the multi-MB prompt
+        # states the cache drops stay in the heap as fragments and the worker's RSS keeps growing.
+        env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(1 << 20), "MALLOC_TRIM_THRESHOLD_": str(1 << 20)}
         self.proc = subprocess.Popen(
             [sys.executable, "-s", str(_WORKER), name],
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
