@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import queue
-import struct
 import subprocess
 import sys
 import threading
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from indexer.documents import Block, Document, SkipFile
+from kimas_desktop.frames import pump_frames
 
 _WORKER = Path(__file__).with_name("pdf_worker.py")
 
@@ -44,22 +44,9 @@ class _Worker:
         threading.Thread(target=self._pump, name="kimas-pdf-pump", daemon=True).start()
 
     def _pump(self) -> None:
-        stream = self.proc.stdout
-        assert stream is not None
-        try:
-            while True:
-                header = stream.read(4)
-                if len(header) < 4:
-                    break
-                (size,) = struct.unpack(">I", header)
-                payload = stream.read(size)
-                if len(payload) < size:
-                    break
-                self.frames.put(json.loads(payload))
-        except (OSError, ValueError):
-            pass
-        stream.close()
-        self.frames.put(None)
+        assert self.proc.stdout is not None
+        pump_frames(self.proc.stdout, self.frames)
+        self.proc.stdout.close()
 
     def alive(self) -> bool:
         return self.proc.poll() is None

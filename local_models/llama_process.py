@@ -19,7 +19,9 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
+
+from kimas_desktop.frames import pump_frames
 
 __all__ = ["LlamaProcess", "WorkerGone"]
 
@@ -58,21 +60,8 @@ class LlamaProcess:
         return self.proc.pid
 
     def _pump(self) -> None:
-        stream: BinaryIO | None = self.proc.stdout  # type: ignore[assignment]
-        assert stream is not None
-        try:
-            while True:
-                header = stream.read(4)
-                if len(header) < 4:
-                    break
-                (size,) = struct.unpack(">I", header)
-                payload = stream.read(size)
-                if len(payload) < size:
-                    break
-                self.frames.put(json.loads(payload))
-        except (OSError, ValueError):
-            pass
-        self.frames.put(None)
+        assert self.proc.stdout is not None
+        pump_frames(self.proc.stdout, self.frames)
 
     def send(self, op: str, **fields: Any) -> int:
         """Send one request; returns its id (frames about it carry the same id)."""
