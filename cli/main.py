@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import ctypes
+import ctypes.util
 import logging
 import sys
 from collections.abc import Sequence
@@ -25,7 +27,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def fix_malloc_thresholds(limit: int = 1 << 20) -> None:
+    """Give large freed buffers back to the system (glibc only; elsewhere a no-op).
+
+    glibc raises its mmap threshold after each large free, so later multi-MB buffers (query results,
+    embedding batches) come from the heap and stay there as fragments: the app's RSS crept up by ~70 MB
+    over 20 questions. Fixed thresholds stop that (bench/RESULTS.md, "The chat model runtime")."""
+    name = ctypes.util.find_library("c")
+    if not name or not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(name)
+        libc.mallopt(-3, limit)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, limit)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    fix_malloc_thresholds()
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
