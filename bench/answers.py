@@ -1,78 +1,424 @@
-"""Answer quality per preset on the development kit, through `kimas ask --batch --json`.
+"""Answer quality on the development kit (issue 12): the grounded quote, answerability, the support check,
+side by side with the answer stage as it was (``grounding.enabled = false``), in the same run.
 
-    .venv/bin/python bench/answers.py [--squad 16] [--quac 16] [--cache bench/.cache/quality]
+    nice -n 19 .venv/bin/python bench/answers.py [--answerable 300] [--unanswerable 100] [--quac 40]
+        [--llm-answerable 12] [--llm-unanswerable 8] [--llm-quac 8] [--presets full] [--fit]
 
-Reports per preset: the share of answers containing a gold answer string, the share of citations pointing
-at a chunk that contains one, and the share of unanswerable QuAC turns answered as unanswerable (the
-answer says the documents do not contain it). Needs the collections bench/quality.py indexes.
+Data: the four SQuAD-Shifts domains written out with the answering passage of ``--unanswerable``
+questions left out (kept only when no gold string appears anywhere else in that domain), indexed by the
+product's indexer; answerable questions come from the passages that stay. QuAC follow-ups (half of them
+``CANNOTANSWER``) use bench/quality.py's QuAC collection.
+
+Part 1 (no LLM, every question): `kimas retrieve --batch`, then the product's ``Grounder`` over the
+reranked hits and the collections' synopses, exactly as ``Pipeline.ask`` runs it: the quote contains a gold
+string (quote alone), unanswerable declined, answerable falsely declined, and the grounding time.
+``--fit`` also grid-searches the quote weights and fits the answerability model on these questions.
+
+Part 2 (the chat model, a smaller sample): `kimas ask --batch --json --preset P`, old vs new: LLM answer
+contains gold, combined (quote + LLM), declined / falsely declined, citation precision (the cited text
+contains gold), the unsupported-sentence rate, time to the first grounded words and to the first token.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
+import statistics
+import subprocess
 import sys
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.devkit import SQUAD, contains_answer, kimas_batch, quac_turns, squad_questions, write_squad  # noqa: E402
+import numpy as np  # noqa: E402
 
-PRESETS = ("full", "routed", "turbo")
+from bench.devkit import (  # noqa: E402
+    SQUAD,
+    Question,
+    Turn,
+    contains_answer,
+    kimas_batch,
+    quac_turns,
+    write_quac,
+    write_squad_holdout,
+)
+from bench.quality import _index, _services  # noqa: E402
+from kimas_desktop.answerability import AnswerabilityModel, evidence_features  # noqa: E402
+from kimas_desktop.config import GroundingConfig  # noqa: E402
+from kimas_desktop.grounding import Grounder, weights_of  # noqa: E402
+from kimas_desktop.quote import QuoteScorer, QuoteWeights, ScoredSentence, pick_quotes  # noqa: E402
+from kimas_desktop.terms import TermWeights  # noqa: E402
+from kimas_desktop.types import Chunk, Hit  # noqa: E402
 
 
-def ask(data_dir: Path, preset: str, items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    return kimas_batch("ask", data_dir, items, "--json", "--preset", preset)
+def rate(flags: list[bool]) -> float | None:
+    return round(sum(flags) / len(flags), 3) if flags else None
 
 
-def cited_text(result: dict[str, Any]) -> list[str]:
-    evidence = {e["chunk_id"]: e["text"] for e in result["trace"]["evidence"]}
-    return [evidence.get(c["chunk_id"], c["snippet"]) for c in result["citations"]]
+def hits_of(result: dict[str, Any]) -> list[Hit]:
+    return [
+        Hit(
+            Chunk(
+                h["chunk_id"],
+                h["collection"],
+                h["source"],
+                h["text"],
+                page=h["page"],
+                line_start=h["lines"][0] if h["lines"] else None,
+                line_end=h["lines"][1] if h["lines"] else None,
+            ),
+            h["score"],
+        )
+        for h in result["hits"]
+    ]
+
+
+# -- data ----------------------------------------------------------------------------------------------
+
+
+def prepare_squad(
+    cache: Path, n_answerable: int, n_unanswerable: int
+) -> tuple[Path, list[Question], list[Question]]:
+    folders = {name: cache / "docs" / name for name in SQUAD}
+    answerable: list[Question] = []
+    unanswerable: list[Question] = []
+    for name in SQUAD:
+        h = write_squad_holdout(
+            name, folders[name], math.ceil(n_unanswerable / 4), math.ceil(n_answerable / 4)
+        )
+        answerable += h.answerable
+        unanswerable += h.unanswerable
+    data = cache / "squad"
+    services = _services(data, folders, routing={"top_k": 2})
+    _index(services, folders)
+    return data, answerable[:n_answerable], unanswerable[:n_unanswerable]
+
+
+def prepare_quac(cache: Path, n: int) -> tuple[Path, list[Turn]]:
+    folder = cache / "docs" / "quac"
+    write_quac(folder)
+    data = cache / "quac"
+    services = _services(data, {"quac": folder})
+    _index(services, {"quac": folder})
+    turns = [t for t in quac_turns(600, seed=12) if t.history]
+    unans = [t for t in turns if t.unanswerable][: n // 2]
+    answ = [t for t in turns if not t.unanswerable][: n - len(unans)]
+    return data, [*unans, *answ]
+
+
+def squad_items(qs: list[Question]) -> list[dict[str, Any]]:
+    return [{"id": q.qid, "question": q.text} for q in qs]
+
+
+def quac_items(ts: list[Turn]) -> list[dict[str, Any]]:
+    return [
+        {"id": t.qid, "question": t.question, "history": [{"role": r, "content": c} for r, c in t.history]}
+        for t in ts
+    ]
+
+
+# -- part 1: the quote and the decision, no LLM --------------------------------------------------------
+
+
+class Grounding1:
+    """The product's grounding over `kimas retrieve` output, with the sentence scores kept for tuning."""
+
+    def __init__(self, data_dir: Path, config: GroundingConfig) -> None:
+        import launch
+
+        paths = launch.resolve_paths(str(data_dir), None)
+        self.services = launch.Services(paths, launch.read_config(paths))
+        self.config = config
+        self.scorer = QuoteScorer(self.services.embedder, weights_of(config), sources=config.sources)
+        self.grounder = Grounder(self.services.embedder, config)
+
+    def run(self, question: str, result: dict[str, Any]) -> dict[str, Any]:
+        hits = hits_of(result)
+        synopses = [self.services.store.synopsis(r["collection"]) for r in result["routes"]]
+        t = time.perf_counter()
+        g = self.grounder.ground(question, hits, synopses, query=result["query"])
+        ms = (time.perf_counter() - t) * 1000
+        idf = TermWeights.from_synopses(synopses) or TermWeights.from_texts([h.chunk.text for h in hits])
+        scored = self.scorer.score(question, hits, idf, query=result["query"])
+        words = self.scorer.question_words(question, result["query"])
+        features = evidence_features(scored, hits, words, idf, sources=self.config.sources)
+        return {
+            "quote": " ".join(q.text for q in g.quotes),
+            "answerable": g.answerability.answerable,
+            "score": g.answerability.score,
+            "features": features.vector(),
+            "scored": scored,
+            "hits": hits,
+            "ms": ms,
+            "retrieve_ms": result["timings_ms"].get("total", 0.0),
+        }
+
+
+def rescore(scored: list[ScoredSentence], w: QuoteWeights) -> list[ScoredSentence]:
+    out = [
+        replace(s, score=w.combine(s.overlap, s.cosine, s.rerank, s.sentence.index, s.typed, s.novel))
+        for s in scored
+    ]
+    return sorted(out, key=lambda s: s.score, reverse=True)
+
+
+def quote_hit_rate(
+    runs: list[dict[str, Any]], golds: list[tuple[str, ...]], w: QuoteWeights, sentences: int, ratio: float
+) -> float:
+    ok = []
+    for run, gold in zip(runs, golds, strict=True):
+        quotes = pick_quotes(rescore(run["scored"], w), sentences=sentences, ratio=ratio)
+        ok.append(contains_answer(" ".join(q.text for q in quotes), gold))
+    return sum(ok) / max(len(ok), 1)
+
+
+def grid(runs: list[dict[str, Any]], golds: list[tuple[str, ...]]) -> list[tuple[float, dict[str, float]]]:
+    results = []
+    for o, c, r, p, t in itertools.product(
+        (0.5, 1.0, 2.0), (0.0, 0.5, 1.0, 2.0), (0.0, 0.25, 0.5, 1.0), (0.0, 0.1, 0.3), (0.0, 0.3, 0.6)
+    ):
+        w = QuoteWeights(o, c, r, p, t)
+        results.append(
+            (
+                quote_hit_rate(runs, golds, w, 1, 1.0),
+                {"overlap": o, "cosine": c, "rerank": r, "position": p, "type": t},
+            )
+        )
+    results.sort(key=lambda x: x[0], reverse=True)
+    return results[:5]
+
+
+def fit_logistic(
+    x: np.ndarray, y: np.ndarray, l2: float = 0.01, steps: int = 5000
+) -> tuple[np.ndarray, float]:
+    w = np.zeros(x.shape[1])
+    b = 0.0
+    lr = 0.5
+    pos = y.mean()
+    sample_w = np.where(y == 1, 0.5 / pos, 0.5 / (1 - pos))  # balance the two classes
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(x @ w + b)))
+        g = (p - y) * sample_w
+        w -= lr * (x.T @ g / len(y) + l2 * w)
+        b -= lr * g.mean()
+    return w, b
+
+
+def part1(args: argparse.Namespace, cache: Path, config: GroundingConfig) -> dict[str, Any]:
+    data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable)
+    qdata, turns = prepare_quac(cache, args.quac)
+    t = time.perf_counter()
+    results = kimas_batch("retrieve", data, squad_items([*answerable, *unanswerable]))
+    qresults = kimas_batch("retrieve", qdata, quac_items(turns))
+    retrieve_s = time.perf_counter() - t
+    (cache / "retrieved.json").write_text(json.dumps({"squad": results, "quac": qresults}))
+    g = Grounding1(data, config)
+    runs_a = [g.run(q.text, results[q.qid]) for q in answerable]
+    runs_u = [g.run(q.text, results[q.qid]) for q in unanswerable]
+    gq = Grounding1(qdata, config)
+    q_ans = [t for t in turns if not t.unanswerable]
+    q_un = [t for t in turns if t.unanswerable]
+    runs_qa = [gq.run(t.question, qresults[t.qid]) for t in q_ans]
+    runs_qu = [gq.run(t.question, qresults[t.qid]) for t in q_un]
+    golds = [q.answers for q in answerable]
+    report: dict[str, Any] = {
+        "squad_answerable": len(answerable),
+        "squad_unanswerable": len(unanswerable),
+        "quac_answerable": len(q_ans),
+        "quac_cannotanswer": len(q_un),
+        "retrieval_has_gold (top 3 hits)": rate(
+            [
+                any(contains_answer(h.chunk.text, q.answers) for h in r["hits"][:3])
+                for q, r in zip(answerable, runs_a, strict=True)
+            ]
+        ),
+        "quote_contains_gold": rate(
+            [contains_answer(r["quote"], q.answers) for q, r in zip(answerable, runs_a, strict=True)]
+        ),
+        "quote_contains_gold_quac": rate(
+            [contains_answer(r["quote"], t.answers) for t, r in zip(q_ans, runs_qa, strict=True)]
+        ),
+        "unanswerable_declined": rate([not r["answerable"] for r in runs_u]),
+        "answerable_falsely_declined": rate([not r["answerable"] for r in runs_a]),
+        "quac_cannotanswer_declined": rate([not r["answerable"] for r in runs_qu]),
+        "quac_answerable_falsely_declined": rate([not r["answerable"] for r in runs_qa]),
+        "grounding_ms_median": round(statistics.median(r["ms"] for r in runs_a + runs_u), 1),
+        "retrieve_plus_grounding_ms_median": round(
+            statistics.median(r["ms"] + r["retrieve_ms"] for r in runs_a + runs_u), 1
+        ),
+        "retrieve_seconds": round(retrieve_s, 1),
+    }
+    for sentences in (1, 2, 3):
+        report[f"quote_contains_gold_{sentences}_sentences_max"] = round(
+            quote_hit_rate(runs_a, golds, weights_of(config), sentences, config.second_ratio), 3
+        )
+    if args.fit:
+        report["quote_weight_grid_top5 (1 sentence)"] = grid(runs_a, golds)
+        x = np.array([r["features"] for r in runs_a + runs_u])
+        y = np.array([1.0] * len(runs_a) + [0.0] * len(runs_u))
+        w, b = fit_logistic(x, y)
+        model = AnswerabilityModel(tuple(float(v) for v in w), float(b))
+        sweep = {}
+        for th in (0.3, 0.4, 0.5, 0.6, 0.7):
+            m = replace(model, threshold=th)
+            from kimas_desktop.answerability import Evidence
+
+            dec = [m.decide(Evidence(*f)).answerable for f in x]
+            sweep[th] = {
+                "declined": round(
+                    sum(1 for d, yy in zip(dec, y, strict=True) if not d and yy == 0)
+                    / max((y == 0).sum(), 1),
+                    3,
+                ),
+                "false_declines": round(
+                    sum(1 for d, yy in zip(dec, y, strict=True) if not d and yy == 1)
+                    / max((y == 1).sum(), 1),
+                    3,
+                ),
+            }
+        report["answerability_fit"] = {
+            "coefficients": [round(float(v), 3) for v in w],
+            "intercept": round(float(b), 3),
+            "threshold_sweep": sweep,
+        }
+    return report
+
+
+# -- part 2: through `kimas ask`, old vs new -----------------------------------------------------------
+
+
+def cited_texts(result: dict[str, Any]) -> list[str]:
+    """What each citation points at: the supporting sentence when the answer has one, else the snippet."""
+    return [c.get("sentence") or c["snippet"] for c in result["citations"]]
+
+
+def first_words_ms(result: dict[str, Any]) -> float | None:
+    """When the first words of the answer appeared: the quote (new), else the model's first token."""
+    stages = {s["stage"]: s for s in result["trace"]["stages"]}
+    if "quote" in stages:
+        return stages["quote"].get("at_ms")
+    return result["timings_ms"].get("first_token")
+
+
+def ask_metrics(
+    results: dict[str, dict[str, Any]], answerable: list[Any], unanswerable: list[Any]
+) -> dict[str, Any]:
+    def declined(r: dict[str, Any]) -> bool:
+        return not r.get("answered_from_sources", True)
+
+    def quote_text(r: dict[str, Any]) -> str:
+        return (r.get("quote") or {}).get("text", "")
+
+    ans = [results[q.qid] for q in answerable]
+    un = [results[q.qid] for q in unanswerable]
+    support = [s for r in ans + un for s in r.get("support") or []]
+    ttft = [r["timings_ms"]["first_token"] for r in ans + un if "first_token" in r["timings_ms"]]
+    grounded = [x for x in (first_words_ms(r) for r in ans + un) if x is not None]
+    cites = [
+        contains_answer(text, q.answers)
+        for q, r in zip(answerable, ans, strict=True)
+        for text in cited_texts(r)
+    ]
+    return {
+        "llm_answer_contains_gold": rate(
+            [contains_answer(r["answer"], q.answers) for q, r in zip(answerable, ans, strict=True)]
+        ),
+        "quote_contains_gold": rate(
+            [contains_answer(quote_text(r), q.answers) for q, r in zip(answerable, ans, strict=True)]
+        ),
+        "combined_contains_gold": rate(
+            [
+                contains_answer(quote_text(r) + " " + r["answer"], q.answers)
+                for q, r in zip(answerable, ans, strict=True)
+            ]
+        ),
+        "unanswerable_declined": rate([declined(r) for r in un]),
+        "answerable_falsely_declined": rate([declined(r) for r in ans]),
+        "citation_precision": rate(cites),
+        "unsupported_sentence_rate": rate([not s["supported"] for s in support]) if support else None,
+        "first_answer_words_ms_median": round(statistics.median(grounded), 0) if grounded else None,
+        "first_token_ms_median": round(statistics.median(ttft), 0) if ttft else None,
+        "total_ms_median": round(statistics.median(r["timings_ms"]["total"] for r in ans + un), 0),
+    }
+
+
+def old_tree(cache: Path, ref: str) -> Path:
+    """The product as it was at git ``ref`` (default HEAD), unpacked read-only with ``git archive``
+    (no change to the working tree or the repository): today's pipeline for the side-by-side."""
+    dest = cache / f"old-{ref}"
+    if not (dest / "cli" / "main.py").exists():
+        dest.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    return dest
+
+
+def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
+    data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable)
+    qdata, turns = prepare_quac(cache, args.quac)
+    a = answerable[: args.llm_answerable]
+    u = unanswerable[: args.llm_unanswerable]
+    qt = [t for t in turns if t.unanswerable][: args.llm_quac // 2] + [
+        t for t in turns if not t.unanswerable
+    ][: args.llm_quac // 2]
+    old = old_tree(cache, args.old_ref)
+    report: dict[str, Any] = {
+        "answerable": len(a),
+        "unanswerable": len(u),
+        "quac_turns": len(qt),
+        "old": args.old_ref,
+    }
+    for preset in args.presets:
+        for variant, root in [(v, r) for v, r in (("old", old), ("new", None)) if v in args.variants]:
+            out: dict[str, Any] = {}
+            parts = (
+                ("squad", data, squad_items([*a, *u]), a, u),
+                (
+                    "quac",
+                    qdata,
+                    quac_items(qt),
+                    [t for t in qt if not t.unanswerable],
+                    [t for t in qt if t.unanswerable],
+                ),
+            )
+            for name, dd, items, ans, un in parts[: 2 if qt else 1]:
+                t = time.perf_counter()
+                results = kimas_batch("ask", dd, items, "--json", "--preset", preset, root=root)
+                out[name] = {**ask_metrics(results, ans, un), "seconds": round(time.perf_counter() - t, 1)}
+                print(preset, variant, name, out[name], file=sys.stderr, flush=True)
+            report[f"{preset}/{variant}"] = out
+    return report
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--squad", type=int, default=16, help="SQuAD-Shifts questions (spread over the 4 domains)")
-    p.add_argument("--quac", type=int, default=16, help="QuAC follow-up turns (half of them unanswerable)")
-    p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "quality"))
+    p.add_argument("--answerable", type=int, default=300)
+    p.add_argument("--unanswerable", type=int, default=100)
+    p.add_argument("--quac", type=int, default=40, help="QuAC follow-up turns, half of them CANNOTANSWER")
+    p.add_argument("--llm-answerable", type=int, default=12)
+    p.add_argument("--llm-unanswerable", type=int, default=8)
+    p.add_argument("--llm-quac", type=int, default=8)
+    p.add_argument("--presets", nargs="+", default=["full"], choices=["full", "routed", "turbo"])
+    p.add_argument("--parts", nargs="+", default=["quote", "ask"], choices=["quote", "ask"])
+    p.add_argument("--variants", nargs="+", default=["old", "new"], choices=["old", "new"])
+    p.add_argument("--old-ref", default="HEAD", help="git ref of the 'old' side (today's pipeline)")
+    p.add_argument("--fit", action="store_true", help="grid-search quote weights, fit answerability")
+    p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "answers"))
     args = p.parse_args()
     cache = Path(args.cache)
-    squad = []
-    for n in SQUAD:
-        squad += squad_questions(n, write_squad(n, cache / "docs" / n), args.squad // 4, seed=23)
-    turns = [t for t in quac_turns(400, seed=23) if t.history]
-    unans = [t for t in turns if t.unanswerable][: args.quac // 2]
-    answ = [t for t in turns if not t.unanswerable][: args.quac - len(unans)]
-    report: dict[str, Any] = {"squad_questions": len(squad), "quac_turns": len(unans) + len(answ)}
-    for preset in PRESETS:
-        s = ask(cache / "squad", preset, [{"id": q.qid, "question": q.text} for q in squad])
-        qitems = [
-            {
-                "id": t.qid,
-                "question": t.question,
-                "history": [{"role": r, "content": c} for r, c in t.history],
-            }
-            for t in [*unans, *answ]
-        ]
-        qa = ask(cache / "quac", preset, qitems)
-        answered = [contains_answer(s[q.qid]["answer"], q.answers) for q in squad]
-        answered += [contains_answer(qa[t.qid]["answer"], t.answers) for t in answ]
-        cites = [contains_answer(text, q.answers) for q in squad for text in cited_text(s[q.qid])]
-        cites += [contains_answer(text, t.answers) for t in answ for text in cited_text(qa[t.qid])]
-        said_unknown = [not qa[t.qid].get("answered_from_sources", True) for t in unans]
-        with_cites = sum(1 for q in squad if s[q.qid]["citations"]) + sum(
-            1 for t in answ if qa[t.qid]["citations"]
-        )
-        report[preset] = {
-            "answer_contains_gold": round(sum(answered) / max(len(answered), 1), 3),
-            "citations_on_gold_chunk": round(sum(cites) / max(len(cites), 1), 3),
-            "answers_with_citations": round(with_cites / max(len(squad) + len(answ), 1), 3),
-            "unanswerable_recognised": round(sum(said_unknown) / max(len(said_unknown), 1), 3),
-        }
-        print(preset, report[preset], file=sys.stderr)
-    print(json.dumps(report, indent=2))
+    report: dict[str, Any] = {}
+    if "quote" in args.parts:
+        report["quote"] = part1(args, cache, GroundingConfig())
+        print("quote", json.dumps(report["quote"]), file=sys.stderr, flush=True)
+    if "ask" in args.parts:
+        report["ask"] = part2(args, cache)
+    print(json.dumps(report, indent=2, default=str))
 
 
 if __name__ == "__main__":

@@ -127,15 +127,88 @@ def contains_answer(text: str, answers: tuple[str, ...]) -> bool:
     return any(normalize(a) and normalize(a) in t for a in answers)
 
 
-def kimas_batch(command: str, data_dir: Path, items: list[dict], *extra: str) -> dict[str, dict]:  # type: ignore[type-arg]
-    """Run `kimas COMMAND --batch` (the product's own path) on ``items``; results by id."""
+def kimas_batch(  # type: ignore[type-arg]
+    command: str, data_dir: Path, items: list[dict], *extra: str, root: Path | None = None
+) -> dict[str, dict]:  # type: ignore[type-arg]
+    """Run `kimas COMMAND --batch` (the product's own path) on ``items``; results by id. ``root``: run
+    another checkout of the product (e.g. ``git archive HEAD`` unpacked) for a before/after comparison."""
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
         f.writelines(json.dumps(it) + "\n" for it in items)
     cmd = [sys.executable, "-m", "cli.main", command, "--batch", f.name, "--data-dir", str(data_dir), *extra]
     out = subprocess.run(
-        cmd, cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, check=False
+        cmd, cwd=root or Path(__file__).resolve().parents[1], capture_output=True, text=True, check=False
     )
     os.unlink(f.name)
     if out.returncode:
         raise SystemExit(f"kimas {command} failed:\n{out.stderr[-3000:]}")
     return {r["id"]: r for r in map(json.loads, out.stdout.splitlines())}
+
+
+@dataclass(frozen=True)
+class Holdout:
+    """A SQuAD-Shifts domain written out with some passages left out (issue 12's unanswerable set)."""
+
+    answerable: tuple[Question, ...]  # gold passage indexed
+    unanswerable: tuple[Question, ...]  # gold passage left out; no gold string anywhere else in the domain
+
+
+def write_squad_holdout(
+    folder: str, dest: Path, n_unanswerable: int, n_answerable: int, seed: int = 12
+) -> Holdout:
+    """Leave out the passages of ``n_unanswerable`` questions whose gold strings then appear nowhere else
+    in the domain; write the rest one file per article; sample answerable questions from kept passages."""
+    rows = _jsonl(DEVKIT / folder / "corpus.jsonl")
+    text = {r["_id"]: r["text"] for r in rows}
+    answers = {r["_id"]: tuple(r["answers"]) for r in _jsonl(DEVKIT / folder / "answers.jsonl")}
+    gold: dict[str, str] = {}
+    for line in (DEVKIT / folder / "qrels" / "test.tsv").read_text().splitlines()[1:]:
+        qid, pid, _ = line.split("\t")
+        gold[qid] = pid
+    queries = [
+        q for q in _jsonl(DEVKIT / folder / "queries.jsonl") if q["_id"] in gold and answers.get(q["_id"])
+    ]
+    random.Random(seed).shuffle(queries)
+    norm = {pid: normalize(t) for pid, t in text.items()}
+    removed: set[str] = set()
+    unanswerable: list[dict] = []  # type: ignore[type-arg]
+    for q in queries:
+        if len(unanswerable) >= n_unanswerable:
+            break
+        pid = gold[q["_id"]]
+        if pid in removed:
+            continue
+        rest = [t for p, t in norm.items() if p != pid and p not in removed]
+        wanted = [normalize(a) for a in answers[q["_id"]] if normalize(a)]
+        if wanted and not any(a in t for a in wanted for t in rest):
+            removed.add(pid)
+            unanswerable.append(q)
+    # Every other question on a removed passage is unanswerable too: never sample it as answerable.
+    kept_rows = [r for r in rows if r["_id"] not in removed]
+    dest.mkdir(parents=True, exist_ok=True)
+    by_article: dict[str, list[dict]] = defaultdict(list)  # type: ignore[type-arg]
+    for r in kept_rows:
+        by_article[_article(r["_id"])].append(r)
+    where: dict[str, str] = {}
+    for article, arows in by_article.items():
+        name = f"{article}.md"
+        body = "\n\n".join(r["text"].strip() for r in arows)
+        content = f"# {arows[0]['title'] or article}\n\n{body}\n"
+        path = dest / name
+        if not path.exists() or path.read_text("utf-8") != content:
+            path.write_text(content, "utf-8")
+        where.update({r["_id"]: name for r in arows})
+    for stale in dest.glob("*.md"):
+        if stale.name not in {f"{a}.md" for a in by_article}:
+            stale.unlink()
+    taken = {q["_id"] for q in unanswerable}
+    answerable = [q for q in queries if q["_id"] not in taken and gold[q["_id"]] not in removed][
+        :n_answerable
+    ]
+
+    def question(q: dict, file: str) -> Question:  # type: ignore[type-arg]
+        return Question(q["_id"], q["text"], folder, file, answers[q["_id"]])
+
+    return Holdout(
+        tuple(question(q, where[gold[q["_id"]]]) for q in answerable),
+        tuple(question(q, "") for q in unanswerable),
+    )

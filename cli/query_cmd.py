@@ -9,16 +9,20 @@ from typing import Any
 import launch
 from cli.render import (
     Progress,
+    answerable_json,
     citation_json,
     dumps,
+    quote_json,
     read_batch,
     read_history,
     retrieval_json,
     route_json,
+    support_json,
     trace_json,
 )
 from kimas_desktop.config import PRESETS
-from kimas_desktop.events import AnswerDelta, CitationsReady, Done, TraceReady
+from kimas_desktop.errors import KimasError
+from kimas_desktop.events import AnswerDelta, CitationsReady, Done, QuoteReady, SupportReady, TraceReady
 from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.types import Message
 
@@ -36,6 +40,12 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         )
         p.add_argument("--preset", choices=PRESETS, help="override the config's preset")
         p.add_argument("--json", action="store_true", help="print one JSON object per question")
+        if name == "ask":
+            p.add_argument(
+                "--try-anyway",
+                action="store_true",
+                help="let the model answer even when your documents do not seem to say",
+            )
         p.set_defaults(run=run)
 
 
@@ -59,9 +69,13 @@ def _batched(args: argparse.Namespace, answer_one: Any) -> int:
     pipeline = _pipeline(args)
     progress = Progress(len(items), "questions") if args.batch else None
     for done, (qid, question, history) in enumerate(items, 1):
-        out = answer_one(pipeline, question, history)
         if args.batch:
-            out = {"id": qid, **out}
+            try:
+                out = {"id": qid, **answer_one(pipeline, question, history)}
+            except KimasError as err:  # one failed answer (say, a model crash) must not end the batch
+                out = {"id": qid, "error": str(err)}
+        else:
+            out = answer_one(pipeline, question, history)
         if out is not None and (args.json or args.batch):
             print(dumps(out), flush=True)
         if progress:
@@ -83,9 +97,28 @@ def run_ask(args: argparse.Namespace) -> int:
     stream_text = not args.json and not args.batch
 
     def one(pipeline: Pipeline, question: str, history: list[Message]) -> dict[str, Any]:
-        out: dict[str, Any] = {"answer": "", "citations": [], "citations_available": True}
-        for event in pipeline.ask(question, history):
-            if isinstance(event, AnswerDelta) and stream_text:
+        out: dict[str, Any] = {
+            "answer": "",
+            "citations": [],
+            "citations_available": True,
+            "quote": None,
+            "answerable": None,
+            "support": None,
+            "answer_uses_quote": None,
+        }
+        for event in pipeline.ask(question, history, decline=not args.try_anyway):
+            if isinstance(event, QuoteReady):
+                out["quote"] = quote_json(event.quotes)
+                out["answerable"] = answerable_json(event.answerability)
+                if stream_text:
+                    _print_quote(out["quote"])
+            elif isinstance(event, SupportReady):
+                out["support"] = [support_json(s) for s in event.sentences]
+                out["answer_uses_quote"] = event.uses_quote
+                if stream_text and event.unsupported:
+                    flagged = [s.text for s in event.sentences if not s.supported]
+                    print(f"\n\n(not found in the cited sources: {' / '.join(flagged)})", end="")
+            elif isinstance(event, AnswerDelta) and stream_text:
                 sys.stdout.write(event.text)
                 sys.stdout.flush()
             elif isinstance(event, CitationsReady):
@@ -105,6 +138,19 @@ def run_ask(args: argparse.Namespace) -> int:
         return out
 
     return _batched(args, one)
+
+
+def _print_quote(quote: dict[str, Any] | None) -> None:
+    if quote is None:
+        return
+    for part in quote["parts"]:
+        where = (
+            f", p. {part['page']}"
+            if part["page"]
+            else (f", lines {part['lines'][0]}-{part['lines'][1]}" if part["lines"] else "")
+        )
+        print(f"“{' '.join(part['text'].split())}” [{part['n']}] {part['source']}{where}")
+    print()
 
 
 def _print_citations(citations: list[dict[str, Any]], available: bool) -> None:

@@ -8,9 +8,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kimas_desktop.answerability import Answerability
 from kimas_desktop.errors import KimasError
 from kimas_desktop.events import Trace
 from kimas_desktop.pipeline import RetrievalResult
+from kimas_desktop.quote import Quote
+from kimas_desktop.support import SentenceSupport
 from kimas_desktop.types import Chunk, Citation, Hit, Message, Route
 
 
@@ -43,6 +46,64 @@ def citation_json(c: Citation) -> dict[str, Any]:
         "lines": _lines(c.chunk),
         "chunk_id": c.chunk.chunk_id,
         "snippet": c.snippet,
+        "sentence": c.sentence or None,
+        "start": c.start,
+        "end": c.end,
+    }
+
+
+def quote_json(quotes: tuple[Quote, ...]) -> dict[str, Any] | None:
+    """The grounded quote: its text (the parts joined) and each verbatim part with its citation and its
+    character offsets in the chunk's text; None when there is none."""
+    if not quotes:
+        return None
+    return {
+        "text": " … ".join(q.display for q in quotes),
+        "parts": [
+            {
+                "text": q.text,
+                "n": q.n,
+                "source": q.chunk.source,
+                "page": q.chunk.page,
+                "lines": _lines(q.chunk),
+                "chunk_id": q.chunk.chunk_id,
+                "start": q.start,
+                "end": q.end,
+                "score": round(q.score, 4),
+            }
+            for q in quotes
+        ],
+    }
+
+
+def answerable_json(a: Answerability) -> dict[str, Any]:
+    e = a.evidence
+    return {
+        "decision": a.answerable,
+        "score": a.score,
+        "threshold": a.threshold,
+        "evidence": None
+        if e is None
+        else {
+            "sentence_overlap": round(e.sentence_overlap, 4),
+            "evidence_overlap": round(e.evidence_overlap, 4),
+            "cosine": round(e.cosine, 4),
+            "rerank": round(e.rerank, 4),
+        },
+    }
+
+
+def support_json(s: SentenceSupport) -> dict[str, Any]:
+    return {
+        "text": s.text,
+        "start": s.start,
+        "end": s.end,
+        "supported": s.supported,
+        "lexical": s.lexical,
+        "cosine": s.cosine,
+        "source": s.source,
+        "evidence": None if s.evidence_start is None else {"start": s.evidence_start, "end": s.evidence_end},
+        "missing": list(s.missing),
     }
 
 

@@ -151,6 +151,27 @@ class SummarizerConfig(_Section):
     temperature: float = Field(0.0, ge=0)
 
 
+class GroundingConfig(_Section):
+    """The grounded quote, the answerability decision and the support check (issue 12): see
+    ``kimas_desktop/quote.py``, ``answerability.py`` and ``support.py``. Weights tuned on the dev kit
+    (bench/RESULTS.md, "Answers (issue 12)")."""
+
+    enabled: bool = True  # false: the answer stage as it was (no quote, no decision, no check)
+    decline: bool = True  # evidence judged not to answer: say so instead of asking the chat model
+    sources: int = Field(3, ge=1, le=8)  # best reranked hits the quote is taken from
+    quote_sentences: int = Field(2, ge=1, le=5)  # at most; a second one only when it scores close
+    second_ratio: float = Field(0.9, ge=0, le=1)  # ... at least this share of the best one's score
+    overlap_weight: float = Field(1.0, ge=0)  # IDF-weighted question-word overlap
+    cosine_weight: float = Field(1.0, ge=0)  # embedding similarity to the question
+    rerank_weight: float = Field(0.25, ge=0)  # the chunk's rerank score, relative to the best
+    position_weight: float = Field(0.0, ge=0)  # earlier sentences of a chunk
+    type_weight: float = Field(0.3, ge=0)  # holds a number for when/how many, a name for who/where
+    # Answerability score below this: decline. Dev kit: 0.35 declines 35% of unanswerable questions with
+    # 10% false declines, 0.4 45% / 15% (9% of the questions whose evidence holds the answer), 0.5 71% / 32%.
+    threshold: float = Field(0.4, ge=0, le=1)
+    support: bool = True  # check each answer sentence against the cited sources
+
+
 class CollectionConfig(_Section):
     """Per-collection settings: folders, routing mix-in and scaling, retrieval-agent strategy."""
 
@@ -176,6 +197,7 @@ class Config(_Section):
     retrieval: RetrievalConfig = RetrievalConfig()
     agentic: AgenticConfig = AgenticConfig()
     summarizer: SummarizerConfig = SummarizerConfig()
+    grounding: GroundingConfig = GroundingConfig()
     collections: dict[str, CollectionConfig] = Field(default_factory=dict)
 
     def collection(self, name: str) -> CollectionConfig:

@@ -17,9 +17,22 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from kimas_desktop.answerability import Answerability
 from kimas_desktop.cancel import CancelToken
 from kimas_desktop.errors import Cancelled
-from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Event, Status, Trace, TraceReady
+from kimas_desktop.events import (
+    AnswerDelta,
+    CitationsReady,
+    Done,
+    Event,
+    QuoteReady,
+    Status,
+    SupportReady,
+    Trace,
+    TraceReady,
+)
+from kimas_desktop.quote import Quote
+from kimas_desktop.support import SentenceSupport
 from kimas_desktop.types import Citation, Message
 
 __all__ = ["AnswerRun", "Conversation", "Turn"]
@@ -44,18 +57,33 @@ class Turn:
     citations_note: str = ""
     trace: Trace | None = None
     answered_from_sources: bool = True
+    quotes: tuple[Quote, ...] = ()  # the grounded quote, shown above the answer
+    answerability: Answerability | None = None
+    support: tuple[SentenceSupport, ...] = ()  # per answer sentence, once the answer is checked
+    uses_quote: bool | None = None  # False: the answer ignores or contradicts the quote
     started_at: float = field(default_factory=time.time)
 
     @property
     def finished(self) -> bool:
         return self.state != "running"
 
+    @property
+    def trusted(self) -> bool:
+        """Whether the answer may feed later turns: not declined, and no sentence flagged unsupported."""
+        return self.answered_from_sources and all(s.supported for s in self.support)
+
     def apply(self, event: Event) -> None:
         if isinstance(event, Status):
             self.status = event.message
+        elif isinstance(event, QuoteReady):
+            self.quotes = event.quotes
+            self.answerability = event.answerability
         elif isinstance(event, AnswerDelta):
             self.answer += event.text
             self.status = ""
+        elif isinstance(event, SupportReady):
+            self.support = event.sentences
+            self.uses_quote = event.uses_quote
         elif isinstance(event, CitationsReady):
             self.citations = event.citations
             self.citations_available = event.available
@@ -77,11 +105,15 @@ class Conversation:
     turns: list[Turn] = field(default_factory=list)
 
     def history(self) -> list[Message]:
-        """Finished turns with an answer, as user/assistant messages (failed turns are left out)."""
+        """Finished turns with an answer, as user/assistant messages (failed turns are left out). A
+        declined answer, or one with a sentence the sources do not back, is left out too (its question
+        stays): its words would otherwise pad the next turns' query rewrites (issue 12)."""
         out: list[Message] = []
         for t in self.turns:
             if t.state in ("done", "stopped") and t.answer.strip():
-                out += [Message("user", t.question), Message("assistant", t.answer.strip())]
+                out.append(Message("user", t.question))
+                if t.trusted:
+                    out.append(Message("assistant", t.answer.strip()))
         return out
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kimas_desktop.answerability import Answerability
+from kimas_desktop.quote import Quote
+from kimas_desktop.support import SentenceSupport
 from kimas_desktop.types import Citation, Hit, Route, StageTrace
 
 
@@ -18,6 +21,28 @@ class Status:
 @dataclass(frozen=True)
 class AnswerDelta:
     text: str
+
+
+@dataclass(frozen=True)
+class QuoteReady:
+    """The grounded quote, right after reranking and before the chat model writes: verbatim sentences of
+    the sources (``Quote.n`` numbers them as the answer's citations do), and whether the evidence answers
+    the question at all. ``quotes`` is empty when no sentence came close."""
+
+    quotes: tuple[Quote, ...]
+    answerability: Answerability
+
+
+@dataclass(frozen=True)
+class SupportReady:
+    """The support check of the finished answer: one entry per answer sentence, in order."""
+
+    sentences: tuple[SentenceSupport, ...]
+    uses_quote: bool | None = None  # False: the answer ignores or contradicts the grounded quote
+
+    @property
+    def unsupported(self) -> int:
+        return sum(1 for s in self.sentences if not s.supported)
 
 
 @dataclass(frozen=True)
@@ -66,4 +91,4 @@ class Done:
     answered_from_sources: bool = True
 
 
-Event = Status | AnswerDelta | CitationsReady | TraceReady | Done
+Event = Status | QuoteReady | AnswerDelta | CitationsReady | SupportReady | TraceReady | Done

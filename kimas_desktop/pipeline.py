@@ -4,8 +4,13 @@ Two parallel stages keep latency low (KIMAs §3.5):
 1. the context manager's rewrite ∥ routing on the raw question's embedding (re-checked cheaply on the
    rewritten query);
 2. the retrieval agents (one thread each) ∥ the context analysis for the summarizer.
-Then the filter reranks everything with one scorer, the optional agentic round may search again, and the
-summarizer streams the answer and attaches look-back citations. ``ask`` yields typed events.
+Then the filter reranks everything with one scorer and the grounding stage (issue 12, ``grounding.py``)
+picks the grounded quote and decides whether the evidence answers at all, in milliseconds and before any
+LLM step: the quote is the first part of the answer, and a question the documents do not answer is
+declined instead of handed to the model. Otherwise the optional agentic round may search again, the
+summarizer streams the answer (through a guard against loops and transcripts), the support check marks
+sentences the cited sources do not back, and look-back citations point at the supporting sentences.
+``ask`` yields typed events.
 """
 
 from __future__ import annotations
@@ -22,13 +27,27 @@ from kimas_desktop.cancel import CancellableChat, CancelToken
 from kimas_desktop.config import Config
 from kimas_desktop.context import ContextAnalysis, ContextAnalyzer, QueryContextualizer
 from kimas_desktop.errors import KimasError
-from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Event, Status, Trace, TraceReady
+from kimas_desktop.events import (
+    AnswerDelta,
+    CitationsReady,
+    Done,
+    Event,
+    QuoteReady,
+    Status,
+    SupportReady,
+    Trace,
+    TraceReady,
+)
 from kimas_desktop.evidence import EvidenceFilter, pack
 from kimas_desktop.fusion import reciprocal_rank_fusion
+from kimas_desktop.grounding import Grounder, Grounding, decline_text, point_at_sentences
+from kimas_desktop.guard import StreamGuard, guard_stream
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, Reranker
+from kimas_desktop.quote import renumber_quotes
 from kimas_desktop.router import CentroidRouter
 from kimas_desktop.summarizer import NO_KNOWLEDGE, NOT_FOUND, Summarizer, answer_messages, is_not_found
-from kimas_desktop.types import Hit, Message, Route
+from kimas_desktop.support import uses_quote
+from kimas_desktop.types import Citation, Hit, Message, Route
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +103,7 @@ class Pipeline:
         self._router = CentroidRouter(searcher, embedder, config)
         self._filter = EvidenceFilter(reranker, config.rerank.top_n, config.rerank.min_score)
         self._stages = self._llm_stages(chat)
+        self._grounder = Grounder(embedder, config.grounding)
         self._pool = cf.ThreadPoolExecutor(max_workers=6, thread_name_prefix="kimas")
 
     def _llm_stages(self, chat: ChatModel) -> _LlmStages:
@@ -223,11 +243,19 @@ class Pipeline:
         return hits
 
     def ask(
-        self, question: str, history: Sequence[Message] = (), *, cancel: CancelToken | None = None
+        self,
+        question: str,
+        history: Sequence[Message] = (),
+        *,
+        cancel: CancelToken | None = None,
+        decline: bool = True,
     ) -> Iterator[Event]:
-        """Answer ``question``: status events, answer deltas, citations, the trace, then Done.
+        """Answer ``question``: status events, the grounded quote, answer deltas, the support check,
+        citations, the trace, then Done.
 
-        Cancelling ``cancel`` ends the model call in progress at once (``Cancelled`` is raised)."""
+        Cancelling ``cancel`` ends the model call in progress at once (``Cancelled`` is raised).
+        ``decline=False`` lets the model answer even when the evidence was judged not to (the user asked
+        it to try)."""
         clock = _Clock()
         stages = self._stages if cancel is None else self._llm_stages(CancellableChat(self._chat, cancel))
         trace = Trace()
@@ -243,6 +271,7 @@ class Pipeline:
         first = self._retrieve(question, history, trace, analyze=bool(history), stages=stages, names=names)
         yield Status("retrieve", f"Searched {', '.join(first.active) or 'no collection'}.")
         sc = self.config.summarizer
+        gc = self.config.grounding
         if first.analysis is not None:
             related = list(first.analysis.messages)
         else:
@@ -254,7 +283,19 @@ class Pipeline:
         t = _Clock()
         packed, used = pack(first.hits, budget, self._chat.count_tokens)
         trace.add("pack", t.ms(), sources=len(packed), tokens=used, budget=budget)
-        if self.config.agentic.enabled and packed:
+        grounding: Grounding | None = None
+        if gc.enabled and packed:
+            grounding = self._ground(question, first, packed, trace, clock)
+            yield QuoteReady(grounding.quotes, grounding.answerability)
+            if gc.decline and decline and not grounding.answerability.answerable:
+                trace.evidence = list(packed)
+                yield from self._decline(question, grounding, trace, clock)
+                return
+        if self.config.agentic.enabled and packed and grounding is not None and self._small_model:
+            # Measured (bench/RESULTS.md, issue 12): the embedded model's sufficiency verdict is noise and
+            # costs most of the time to the first token; the answerability decision stands in for it.
+            trace.add("agentic", 0.0, skipped="the embedded chat model; answerability decided instead")
+        elif self.config.agentic.enabled and packed:
             yield Status("agentic", "Checking whether the evidence is enough…")
             hits = self._second_round(question, first, packed, trace, stages)
             if [h.chunk.chunk_id for h in hits] != [h.chunk.chunk_id for h in first.hits]:
@@ -269,23 +310,76 @@ class Pipeline:
             yield Done(NOT_FOUND, answered_from_sources=False)
             return
         yield Status("answer", "Writing the answer…")
-        messages = answer_messages(question, packed, related)
+        quotes = renumber_quotes(grounding.quotes, packed) if grounding is not None else []
+        messages = answer_messages(question, packed, related, key_sentences=quotes)
+        guard = StreamGuard()
         parts: list[str] = []
         t = _Clock()
         try:
-            for delta in stages.summarizer.stream(messages):
+            for delta in guard_stream(stages.summarizer.stream(messages), guard):
                 if not parts:
                     trace.add("first_token", clock.ms())
                 parts.append(delta)
                 yield AnswerDelta(delta)
         finally:
-            trace.add("answer", t.ms(), tokens=len(parts))
-        answer = "".join(parts).strip()
+            trace.add(
+                "answer", t.ms(), tokens=len(parts), **({"stopped": guard.reason} if guard.reason else {})
+            )
+        answer = guard.text
+        cited = None
         if sc.citations:
             t = _Clock()
             cited = stages.summarizer.cite(messages, answer, packed)
             trace.add("citations", t.ms(), cited=[c.n for c in cited.citations], note=cited.note)
-            yield CitationsReady(cited.citations, cited.available, cited.note)
+        citations = cited.citations if cited is not None else ()
+        if gc.enabled and gc.support and answer and not is_not_found(answer):
+            t = _Clock()
+            report = self._grounder.check(answer, packed, [c.n for c in citations])
+            quote_used = uses_quote(answer, " ".join(q.text for q in quotes), question) if quotes else None
+            trace.add(
+                "support",
+                t.ms(),
+                sentences=len(report.sentences),
+                unsupported=report.unsupported,
+                uses_quote=quote_used,
+            )
+            yield SupportReady(report.sentences, quote_used)
+            citations = point_at_sentences(citations, report.sentences)
+        if cited is not None:
+            yield CitationsReady(citations, cited.available, cited.note)
         trace.add("total", clock.ms())
         yield TraceReady(trace)
         yield Done(answer, answered_from_sources=not is_not_found(answer))
+
+    # -- grounding (issue 12) --------------------------------------------------------------------
+
+    def _ground(
+        self, question: str, first: RetrievalResult, packed: Sequence[Hit], trace: Trace, clock: _Clock
+    ) -> Grounding:
+        """The quote and the answerability decision over the packed sources (numbered as the answer
+        prompt numbers them), right after reranking; milliseconds, no LLM."""
+        t = _Clock()
+        synopses = [self._searcher.synopsis(name) for name in first.active]
+        grounding = self._grounder.ground(question, packed, synopses, query=first.query)
+        a = grounding.answerability
+        trace.add(
+            "quote",
+            t.ms(),
+            at_ms=clock.ms(),
+            quotes=[q.n for q in grounding.quotes],
+            answerable=a.answerable,
+            score=a.score,
+            threshold=a.threshold,
+            idf=grounding.idf_from,
+        )
+        return grounding
+
+    def _decline(self, question: str, grounding: Grounding, trace: Trace, clock: _Clock) -> Iterator[Event]:
+        """The evidence does not answer: say so, point at the closest passages; the chat model is not asked."""
+        text = decline_text(question, grounding.quotes)
+        yield AnswerDelta(text)
+        citations = tuple(Citation(q.n, q.chunk, q.display, q.start, q.end) for q in grounding.quotes)
+        yield CitationsReady(citations, True, "the closest passages; they do not answer the question")
+        trace.add("total", clock.ms())
+        yield TraceReady(trace)
+        yield Done(text, answered_from_sources=False)

@@ -234,8 +234,9 @@ class DesktopSession:
             self._explain(err, "listing collections")
             return False
 
-    def ask(self, conv: Conversation, question: str) -> Iterator[Turn]:
-        """Answer ``question`` in ``conv``: yields the (same, updated) turn after every change."""
+    def ask(self, conv: Conversation, question: str, *, decline: bool = True) -> Iterator[Turn]:
+        """Answer ``question`` in ``conv``: yields the (same, updated) turn after every change.
+        ``decline=False``: the model answers even when the documents were judged not to."""
         question = question.strip()
         if not question:
             return
@@ -245,7 +246,9 @@ class DesktopSession:
         turn = Turn(question, status="Loading the model…" if loading else "Thinking…")
         conv.turns.append(turn)
         yield turn
-        run = AnswerRun(lambda cancel: self._pipeline().ask(question, history, cancel=cancel)).start()
+        run = AnswerRun(
+            lambda cancel: self._pipeline().ask(question, history, cancel=cancel, decline=decline)
+        ).start()
         self._runs[conv.id] = run
         try:
             for item in run.events():
@@ -270,12 +273,14 @@ class DesktopSession:
                 del self._runs[conv.id]
 
     def regenerate(self, conv: Conversation) -> Iterator[Turn]:
-        """Ask the last question again (its old answer is dropped from the history)."""
+        """Ask the last question again (its old answer is dropped from the history). When that answer
+        was a decline (the documents do not say), the model is let to try this time."""
         self.stop(conv)
         if not conv.turns:
             return
         last = conv.turns.pop()
-        yield from self.ask(conv, last.question)
+        declined = last.answerability is not None and not last.answerability.answerable
+        yield from self.ask(conv, last.question, decline=not declined)
 
     def stop(self, conv: Conversation) -> None:
         run = self._runs.get(conv.id)

@@ -16,6 +16,7 @@ from typing import Any
 from kimas_desktop.errors import KimasError, StructuredOutputError
 from kimas_desktop.evidence import format_source
 from kimas_desktop.protocols import ChatModel
+from kimas_desktop.quote import Quote
 from kimas_desktop.structured import ask_json, int_list_field
 from kimas_desktop.text import content_words, truncate
 from kimas_desktop.types import Citation, Hit, Message
@@ -30,9 +31,9 @@ NO_KNOWLEDGE = (
 
 SYSTEM = (
     "You are KIMAs, a careful assistant that answers questions using only the numbered sources below. "
-    "Answer briefly and directly, in the language of the question. Use only facts stated in the sources; "
-    "never use outside knowledge. If the sources do not contain the answer, reply exactly: "
-    f"{NOT_FOUND}"
+    "Answer briefly and directly, in one or two sentences, in the language of the question, using the "
+    "words of the sources. Use only facts stated in the sources; never use outside knowledge. If the "
+    f"sources do not contain the answer, reply exactly: {NOT_FOUND}"
 )
 
 
@@ -41,14 +42,32 @@ def sources_block(hits: Sequence[Hit]) -> str:
 
 
 def history_block(history: Sequence[Message]) -> str:
-    if not history:
+    """The earlier questions of the chat, as a plain list: no "user:"/"assistant:" lines, which a small
+    model goes on writing as a transcript, and no earlier answers, which it copies from (issue 12)."""
+    asked = [truncate(m.content, 300) for m in history if m.role == "user"]
+    if not asked:
         return ""
-    lines = "\n".join(f"{m.role}: {truncate(m.content, 800)}" for m in history)
-    return f"\n\nEarlier conversation:\n{lines}"
+    lines = "\n".join(f"- {q}" for q in asked)
+    return f"\n\nEarlier questions in this chat, for context only:\n{lines}"
 
 
-def answer_messages(question: str, hits: Sequence[Hit], history: Sequence[Message]) -> list[Message]:
-    body = f"{sources_block(hits)}{history_block(history)}\n\nQuestion: {question}\nAnswer:"
+def key_sentences_block(quotes: Sequence[Quote]) -> str:
+    """The grounded quote (verbatim sentences the quote scorer picked), so a small model answers from the
+    words that matter."""
+    if not quotes:
+        return ""
+    lines = "\n".join(f"[{q.n}] {truncate(q.display, 400)}" for q in quotes)
+    return f"\n\nMost relevant sentences:\n{lines}"
+
+
+def answer_messages(
+    question: str, hits: Sequence[Hit], history: Sequence[Message], *, key_sentences: Sequence[Quote] = ()
+) -> list[Message]:
+    """[system][sources] first (the shared prefix the prompt cache reuses), then what differs."""
+    body = (
+        f"{sources_block(hits)}{key_sentences_block(key_sentences)}{history_block(history)}"
+        f"\n\nQuestion: {question}\nAnswer:"
+    )
     return [Message("system", SYSTEM), Message("user", body)]
 
 

@@ -147,6 +147,16 @@ class Citation:
     n: int  # 1-based number of the source as shown to the model
     chunk: Chunk
     snippet: str
+    # The cited sentence's offsets in ``chunk.text`` (the one that supports the answer, or the quote),
+    # for highlighting; None when only the chunk is known.
+    start: int | None = None
+    end: int | None = None
+
+    @property
+    def sentence(self) -> str:
+        if self.start is None or self.end is None:
+            return ""
+        return self.chunk.text[self.start : self.end]
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,14 @@ from ui import handlers, render
 CSS = """
 .kimas-citation { margin: 0.25em 0; }
 .kimas-citation summary { cursor: pointer; }
+.kimas-quotes { margin-bottom: 0.6em; }
+.kimas-quote-label { font-size: 0.85em; opacity: 0.75; }
+.kimas-quote { margin: 0.3em 0 0.1em 0; padding-left: 0.7em; border-left: 3px solid var(--color-accent);
+  font-style: italic; }
+mark.kimas-cited { background: var(--color-accent-soft); padding: 0 0.1em; }
+.kimas-unsupported { text-decoration: underline dotted; text-decoration-color: #c2410c; }
+.kimas-flag { color: #c2410c; }
+.kimas-support-note { font-size: 0.85em; color: #c2410c; }
 .kimas-chunk { white-space: normal; margin: 0.4em 0 0.4em 1.2em; padding-left: 0.6em;
   border-left: 3px solid var(--border-color-primary); font-size: 0.92em; }
 .kimas-heading { margin-left: 1.2em; font-size: 0.85em; opacity: 0.75; }

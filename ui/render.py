@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -14,9 +15,11 @@ from urllib.parse import quote
 from kimas_desktop.conversation import Conversation, Turn
 from kimas_desktop.events import Trace
 from kimas_desktop.index_jobs import Activity, IndexingState
+from kimas_desktop.quote import Quote
 from kimas_desktop.session import CollectionStatus, ModelState, Outcome, source_token
+from kimas_desktop.support import SentenceSupport
 from kimas_desktop.text import truncate
-from kimas_desktop.types import Citation, Hit
+from kimas_desktop.types import Chunk, Citation, Hit
 
 SOURCE_ROUTE = "/kimas/source"  # serves cited files; registered by cli/serve_cmd.py
 TRACE_TITLE = "How this answer was made"
@@ -53,28 +56,104 @@ def source_url(path: str, page: int | None = None) -> str:
 # -- chat --------------------------------------------------------------------------------------------
 
 
-def citation_html(c: Citation) -> str:
-    """One citation: number, file, page or lines, snippet; expands to the whole chunk and a link."""
-    chunk = c.chunk
+def chunk_html(chunk: Chunk, start: int | None = None, end: int | None = None) -> str:
+    """The whole chunk, escaped, with ``chunk.text[start:end]`` (the cited sentence) highlighted."""
+    text = chunk.text
+    if start is None or end is None or not 0 <= start < end <= len(text):
+        body = html.escape(text.strip())
+    else:
+        body = (
+            html.escape(text[:start].lstrip())
+            + f"<mark class='kimas-cited'>{html.escape(text[start:end])}</mark>"
+            + html.escape(text[end:].rstrip())
+        )
+    return body.replace("\n", "<br>")
+
+
+def _source_details(n: int, chunk: Chunk, summary: str, start: int | None, end: int | None) -> str:
     name = Path(chunk.source).name
     where = f" · {html.escape(chunk.locator)}" if chunk.locator else ""
-    whole = html.escape(chunk.text.strip()).replace("\n", "<br>")
     heading = f"<div class='kimas-heading'>{html.escape(chunk.heading)}</div>" if chunk.heading else ""
     return (
-        f"<details class='kimas-citation'><summary>[{c.n}] <b>{html.escape(name)}</b>{where}"
-        f" — “{html.escape(c.snippet)}”</summary>{heading}<div class='kimas-chunk'>{whole}</div>"
+        f"<details class='kimas-citation'><summary>[{n}] <b>{html.escape(name)}</b>{where}{summary}</summary>"
+        f"{heading}<div class='kimas-chunk'>{chunk_html(chunk, start, end)}</div>"
         f"<div class='kimas-open'><a href='{source_url(chunk.source, chunk.page)}' target='_blank' "
         f"rel='noopener'>Open {html.escape(name)}</a> <code>{html.escape(chunk.source)}</code></div>"
         "</details>"
     )
 
 
+def citation_html(c: Citation) -> str:
+    """One citation: number, file, page or lines, the cited sentence (or snippet); expands to the whole
+    chunk with that sentence highlighted, and a link."""
+    shown = " ".join((c.sentence or c.snippet).split())
+    return _source_details(c.n, c.chunk, f" — “{html.escape(shown)}”", c.start, c.end)
+
+
+def quote_html(quotes: Sequence[Quote], answerable: bool) -> str:
+    """The grounded quote, first in the answer: verbatim words of the user's documents, with where they
+    are; each expands to its chunk with the quoted words highlighted."""
+    label = "From your documents" if answerable else "Closest passages in your documents"
+    blocks = [
+        f"<blockquote class='kimas-quote'>“{html.escape(q.display)}”</blockquote>"
+        + _source_details(q.n, q.chunk, "", q.start, q.end)
+        for q in quotes
+    ]
+    return f"<div class='kimas-quotes' data-answerable='{str(answerable).lower()}'>" + (
+        f"<div class='kimas-quote-label'>{label}</div>" + "".join(blocks) + "</div>"
+    )
+
+
+def marked_answer(answer: str, support: Sequence[SentenceSupport]) -> str:
+    """The answer with each sentence the sources do not back marked (and why, on hover)."""
+    flagged = [s for s in support if not s.supported and answer[s.start : s.end] == s.text]
+    if not flagged:
+        return answer
+    out = []
+    pos = 0
+    for s in sorted(flagged, key=lambda x: x.start):
+        if s.start < pos:
+            continue
+        why = (
+            f"not in the cited sources: {', '.join(s.missing)}"
+            if s.missing
+            else "not found in the cited sources"
+        )
+        out.append(answer[pos : s.start])
+        out.append(
+            f"<span class='kimas-unsupported' title='{html.escape(why, quote=True)}'>{esc(s.text)}</span>"
+            "<sup class='kimas-flag' title='unsupported'>⚠</sup>"
+        )
+        pos = s.end
+    out.append(answer[pos:])
+    return "".join(out)
+
+
 def answer_markdown(turn: Turn) -> str:
     parts = []
+    if turn.quotes:
+        answerable = turn.answerability is None or turn.answerability.answerable
+        parts.append(quote_html(turn.quotes, answerable))
     if turn.answer:
-        parts.append(turn.answer.strip() if turn.finished else turn.answer)
+        if turn.finished and turn.support:
+            parts.append(marked_answer(turn.answer.strip(), turn.support))
+        else:
+            parts.append(turn.answer.strip() if turn.finished else turn.answer)
+        if turn.finished and turn.uses_quote is False:
+            parts.append(
+                "<div class='kimas-support-note'>⚠ The model's answer does not use the quoted passage above; "
+                "the quote is what your documents say.</div>"
+            )
+        if turn.finished and turn.support and any(not s.supported for s in turn.support):
+            n = sum(1 for s in turn.support if not s.supported)
+            parts.append(
+                f"<div class='kimas-support-note'>⚠ {n} sentence{'s' if n != 1 else ''} of this answer "
+                "could not be found in the cited sources.</div>"
+            )
     elif turn.state == "running":
         parts.append(f"_{esc(turn.status or 'Thinking…')}_")
+    if turn.finished and not turn.answered_from_sources and turn.quotes:
+        parts.append("_Press **Regenerate** to let the model try anyway._")
     if turn.state == "stopped":
         parts.append("_Stopped._")
     if turn.state == "failed":
@@ -142,7 +221,9 @@ def trace_markdown(trace: Trace) -> str:
         lines += [_hit_line(i + 1, h) for i, h in enumerate(trace.evidence)]
     agentic = trace.detail("agentic")
     if agentic:
-        if "fallback" in agentic:
+        if "skipped" in agentic:
+            text = f"skipped ({esc(str(agentic['skipped']))})"
+        elif "fallback" in agentic:
             text = f"fell back to the first search ({esc(str(agentic['fallback']))})"
         elif agentic.get("is_sufficient"):
             text = "the evidence was judged sufficient"
@@ -155,6 +236,19 @@ def trace_markdown(trace: Trace) -> str:
         lines.append(f"\n**Agentic round:** {text}")
     else:
         lines.append("\n**Agentic round:** did not run")
+    quote = trace.detail("quote")
+    if quote:
+        verdict = "answers" if quote.get("answerable") else "does not answer"
+        lines.append(
+            f"\n**Grounding:** the evidence {verdict} the question (score {quote.get('score')}, "
+            f"threshold {quote.get('threshold')}); quote ready after {quote.get('at_ms')} ms"
+        )
+    support = trace.detail("support")
+    if support:
+        lines.append(
+            f"\n**Support check:** {support.get('unsupported')} of {support.get('sentences')} answer "
+            "sentences not found in the cited sources"
+        )
     timings = trace.timings_ms
     if timings:
         lines.append("\n**Timings**\n")

@@ -126,3 +126,65 @@ def test_bad_history_file_is_a_clear_error(data_dir: Path, tmp_path: Path) -> No
     assert out.returncode == 2
     assert "history must be a JSON list" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_ask_json_quote_answerable_and_support_contract(data_dir: Path) -> None:
+    out = kimas(
+        data_dir,
+        "ask",
+        "At what temperature should the loaf be baked in the Dutch oven?",
+        "--json",
+        "--preset",
+        "turbo",
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    evidence = {e["chunk_id"]: e["text"] for e in result["trace"]["evidence"]}
+    quote = result["quote"]
+    part = quote["parts"][0]
+    assert set(part) == {"text", "n", "source", "page", "lines", "chunk_id", "start", "end", "score"}
+    assert "250 degrees Celsius" in part["text"] and part["source"].endswith("baking.md")
+    assert evidence[part["chunk_id"]][part["start"] : part["end"]] == part["text"]  # verbatim, with offsets
+    assert result["trace"]["evidence"][part["n"] - 1]["chunk_id"] == part["chunk_id"]  # numbered as cited
+    answerable = result["answerable"]
+    assert answerable["decision"] is True and answerable["score"] >= answerable["threshold"]
+    assert set(answerable["evidence"]) == {"sentence_overlap", "evidence_overlap", "cosine", "rerank"}
+    # The quote is ready before the model's first token.
+    stages = {s["stage"]: s for s in result["trace"]["stages"]}
+    assert stages["quote"]["at_ms"] < result["timings_ms"]["first_token"]
+    support = result["support"]
+    assert support, result["answer"]
+    for s in support:
+        assert set(s) == {
+            "text",
+            "start",
+            "end",
+            "supported",
+            "lexical",
+            "cosine",
+            "source",
+            "evidence",
+            "missing",
+        }
+        assert result["answer"][s["start"] : s["end"]] == s["text"]
+    assert stages["support"]["unsupported"] == sum(1 for s in support if not s["supported"])
+
+
+def test_an_on_topic_question_the_documents_do_not_answer_is_declined_without_the_model(
+    data_dir: Path,
+) -> None:
+    out = kimas(
+        data_dir, "ask", "Which brand of rye flour does the bakery buy?", "--json", "--preset", "turbo"
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["answerable"]["decision"] is False
+    assert result["answered_from_sources"] is False
+    assert result["answer"].startswith(
+        "Your documents don't say “Which brand of rye flour does the bakery buy”"
+    )
+    assert "baking.md" in result["answer"]  # the closest passage is named
+    assert result["quote"]["parts"][0]["source"].endswith("baking.md")
+    assert "first_token" not in result["timings_ms"]  # the chat model was not asked
+    assert result["support"] is None
+    assert result["citations"] and result["citations"][0]["sentence"] == result["quote"]["parts"][0]["text"]

@@ -3,7 +3,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kimas_desktop.config import parse_config
-from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Status, TraceReady
+from kimas_desktop.events import (
+    AnswerDelta,
+    CitationsReady,
+    Done,
+    QuoteReady,
+    Status,
+    SupportReady,
+    TraceReady,
+)
 from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.strategies import StrategyContext, register_strategy
 from kimas_desktop.summarizer import NO_KNOWLEDGE, NOT_FOUND
@@ -128,7 +136,9 @@ def test_follow_up_is_rewritten_and_history_is_analysed() -> None:
     assert trace.routes[0].collection == "pets"
     assert trace.detail("context_analysis")["related"] == [0]
     answer_prompt = next(m for m, s in chat.calls if s is None)
-    assert "user: Tell me about dogs" in answer_prompt[1].content
+    # Earlier questions as a plain list: no "user:" lines a small model would continue as a transcript.
+    assert "- Tell me about dogs" in answer_prompt[1].content
+    assert "user:" not in answer_prompt[1].content
     assert "Dogs are pets." not in answer_prompt[1].content  # not related: left out
 
 
@@ -173,3 +183,79 @@ def test_nothing_relevant_means_not_found_without_the_llm() -> None:
     events = list(pipe.ask("volcanoes on mars"))
     assert events[-1] == Done(NOT_FOUND, answered_from_sources=False)
     assert chat.calls == []
+
+
+def test_the_quote_comes_first_and_the_answer_is_checked_against_the_sources() -> None:
+    chat = ScriptedChatModel(
+        by_schema(
+            {
+                "is_sufficient": json.dumps({"is_sufficient": True, "missing_info": "", "queries": []}),
+                "sources": json.dumps({"sources": [1]}),
+            },
+            "Change the engine oil every 10000 km [1]. Use oil from Castrol every 5000 km.",
+        )
+    )
+    pipe, _ = make(chat, routing={"top_k": 1})
+    events = list(pipe.ask("How often must the engine oil be changed?"))
+    kinds = [type(e).__name__ for e in events]
+    assert kinds.index("QuoteReady") < kinds.index("AnswerDelta") < kinds.index("SupportReady")
+    quote = next(e for e in events if isinstance(e, QuoteReady))
+    assert quote.answerability.answerable
+    assert quote.quotes[0].text == "The engine oil must be changed every 10000 km."
+    support = next(e for e in events if isinstance(e, SupportReady))
+    faithful, invented = support.sentences
+    assert faithful.supported and not invented.supported
+    assert set(invented.missing) == {"Castrol", "5000"}
+    trace = next(e for e in events if isinstance(e, TraceReady)).trace
+    assert trace.detail("support")["unsupported"] == 1
+    assert trace.detail("quote")["at_ms"] < trace.timings_ms["first_token"]
+    cites = next(e for e in events if isinstance(e, CitationsReady))
+    assert cites.citations[0].sentence == "The engine oil must be changed every 10000 km."  # the sentence
+    # The quote reaches the answer prompt as the key sentence, numbered like its source.
+    prompt = next(m for m, s in chat.calls if s is None)[1].content
+    assert "Most relevant sentences:\n[1] The engine oil must be changed every 10000 km." in prompt
+
+
+def test_evidence_that_does_not_answer_is_declined_without_asking_the_model() -> None:
+    chat = ScriptedChatModel(
+        by_schema(
+            {
+                "is_sufficient": json.dumps({"is_sufficient": True, "missing_info": "", "queries": []}),
+                "sources": json.dumps({"sources": [1]}),
+            },
+            "The dog was called Max.",
+        )
+    )
+    pipe, _ = make(chat, routing={"top_k": 1}, rerank={"min_score": 0.0})
+    events = list(pipe.ask("Which veterinarian vaccinated the dogs last winter?"))
+    quote = next(e for e in events if isinstance(e, QuoteReady))
+    assert not quote.answerability.answerable
+    done = events[-1]
+    assert isinstance(done, Done) and not done.answered_from_sources
+    assert done.answer.startswith(
+        "Your documents don't say “Which veterinarian vaccinated the dogs last winter”"
+    )
+    assert chat.calls == []  # no LLM step at all
+    cites = next(e for e in events if isinstance(e, CitationsReady))
+    assert cites.citations[0].chunk.chunk_id == quote.quotes[0].chunk.chunk_id
+    # The user can still let the model try.
+    tried = list(pipe.ask("Which veterinarian vaccinated the dogs last winter?", decline=False))
+    assert tried[-1].answer == "The dog was called Max."  # type: ignore[union-attr]
+
+
+def test_a_looping_answer_is_cut_and_a_transcript_never_shown() -> None:
+    loop = "Dogs need daily walks. " * 30
+    pipe, _ = make(
+        ScriptedChatModel(by_schema({"sources": '{"sources": [1]}'}, loop)), agentic={"enabled": False}
+    )
+    events = list(pipe.ask("How often do dogs need walks?"))
+    assert events[-1].answer == "Dogs need daily walks."  # type: ignore[union-attr]
+    trace = next(e for e in events if isinstance(e, TraceReady)).trace
+    assert trace.detail("answer")["stopped"] == "repetition"
+    chat = ScriptedChatModel(
+        by_schema({"sources": '{"sources": [1]}'}, "Daily walks.\nuser: And cats?\nassistant: Cats sleep.")
+    )
+    pipe, _ = make(chat, agentic={"enabled": False})
+    events = list(pipe.ask("How often do dogs need walks?"))
+    shown = "".join(e.text for e in events if isinstance(e, AnswerDelta))
+    assert "user:" not in shown and events[-1].answer == "Daily walks."  # type: ignore[union-attr]

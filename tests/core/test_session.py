@@ -211,9 +211,29 @@ def test_ask_streams_cites_and_feeds_the_history(tmp_path: Path) -> None:
     token = source_token(turn.citations[0].chunk.source)
     assert s.source_file(token) == Path(turn.citations[0].chunk.source).resolve()
     assert s.source_file(source_token("/etc/passwd")) is None
-    list(s.ask(conv, "And who waters the plants?"))
-    last_prompt = next(m for m, schema in reversed(rig.chat.calls) if schema is None)
-    assert "Earlier conversation" in last_prompt[-1].content and ANSWER in last_prompt[-1].content
+    list(s.ask(conv, "Which project has that launch code?"))
+    last_prompt = next(m for m, schema in reversed(rig.chat.calls) if schema is None)[-1].content
+    assert "Question: Which project has that launch code?" in last_prompt
+    # The earlier question reaches the answer prompt as a plain list; earlier answers do not (a small model
+    # copies them, or goes on writing "user:/assistant:" lines).
+    assert "Earlier questions in this chat" in last_prompt
+    assert "- What is the launch code of Project Heliotrope?" in last_prompt
+    assert ANSWER not in last_prompt
+
+
+def test_a_declined_answer_stays_out_of_the_history_and_regenerate_lets_the_model_try(tmp_path: Path) -> None:
+    rig = _indexed(tmp_path)
+    s = rig.session
+    conv = s.new_conversation()
+    asked = len([c for c in rig.chat.calls if c[1] is None])
+    turn = list(s.ask(conv, "Which team painted the office kitchen in spring?"))[-1]
+    assert turn.answer.startswith("Your documents don't say") and not turn.answered_from_sources
+    assert turn.quotes and turn.answerability is not None and not turn.answerability.answerable
+    assert len([c for c in rig.chat.calls if c[1] is None]) == asked  # the model was not asked
+    assert [m.role for m in conv.history()] == ["user"]  # the decline does not feed later rewrites
+    again = list(s.regenerate(conv))[-1]
+    assert again.answer == ANSWER  # this time the model answered
+    assert len([c for c in rig.chat.calls if c[1] is None]) == asked + 1
 
 
 def test_stop_keeps_the_partial_answer_and_releases_the_model(tmp_path: Path) -> None:

@@ -46,7 +46,10 @@ class BlockingJudge(ScriptedChatModel):
 
 def test_stop_ends_a_model_step_in_progress_at_once(tmp_path: Path) -> None:
     chat = BlockingJudge()
-    rig = make_rig(tmp_path, chat=chat, config={"agentic": {"enabled": True}})
+    # Grounding off: with it, the embedded model's agentic judgement (the step that blocks here) is skipped.
+    rig = make_rig(
+        tmp_path, chat=chat, config={"agentic": {"enabled": True}, "grounding": {"enabled": False}}
+    )
     s = rig.session
     assert s.add_uploads("docs", [(write_docs(tmp_path / "t") / "heliotrope.pdf", "heliotrope.pdf")]).ok
     rig.wait_idle()

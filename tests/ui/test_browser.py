@@ -167,10 +167,14 @@ def test_upload_ask_cite_and_live_update(app: App, tmp_path: Path) -> None:
                 """() => {
                   window.__kimasLens = [];
                   const box = document.querySelector('#chatbot');
+                  window.__kimasQuoteWhileWriting = false;
                   new MutationObserver(() => {
                     const bots = box.querySelectorAll('.message.bot, [data-testid=bot]');
                     const last = bots[bots.length - 1];
                     if (last) window.__kimasLens.push(last.innerText.length);
+                    // The quote is on screen while the model has not written a word yet.
+                    if (last && last.querySelector('.kimas-quotes') && /Writing the answer/.test(last.innerText))
+                      window.__kimasQuoteWhileWriting = true;
                   }).observe(box, {subtree: true, childList: true, characterData: true});
                 }"""
             )
@@ -206,8 +210,23 @@ def test_upload_ask_cite_and_live_update(app: App, tmp_path: Path) -> None:
                     title.click()
             expect(evidence).to_be_visible()
             expect(page.locator("#chatbot")).to_contain_text("Timings")
-            answer = page.locator("#chatbot").inner_text()
             shot(page, "05-citation-and-trace")
+
+            # 4b. The grounded quote came first, before the model's answer, and its source opens with the
+            # quoted words highlighted.
+            assert page.evaluate("window.__kimasQuoteWhileWriting"), "no quote before the model's answer"
+            quote = page.locator("#chatbot .kimas-quotes").first
+            expect(quote).to_contain_text("PURPLE-OTTER-42")
+            quote.locator("details.kimas-citation summary").first.click()
+            expect(quote.locator("mark.kimas-cited").first).to_contain_text("PURPLE-OTTER-42")
+            shot(page, "05b-quote-highlighted")
+
+            # 4c. An on-topic question the documents cannot answer: the decline, not an invention.
+            question.fill("Who designed the Project Heliotrope launch pad?")
+            question.press("Enter")
+            expect(page.locator("#chatbot")).to_contain_text("Your documents don't say", timeout=120_000)
+            answer = page.locator("#chatbot").inner_text()
+            shot(page, "05c-declined")
 
             # 5. Edit the Markdown file on disk: the collection updates without a restart.
             page.get_by_role("tab", name="Knowledge").click()

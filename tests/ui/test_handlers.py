@@ -35,12 +35,19 @@ def test_submit_streams_the_answer_into_the_chat(tmp_path: Path) -> None:
     assert all(u[2] == "" for u in updates)  # the textbox is cleared at once
     assert updates[0][0][0] == {"role": "user", "content": "What is the launch code of Project Heliotrope?"}
     assert contents[0] == "_Thinking…_"
-    texts = [c for c in contents if not c.startswith("_")]
+    texts = [c for c in contents if not c.startswith("_") and not c.endswith("_")]  # no status lines
     growing = [c for c in texts if "Sources" not in c]
     assert len(growing) >= 3 and all(b.startswith(a) for a, b in itertools.pairwise(growing))
+    # The grounded quote comes first, before any word of the model's answer.
+    first_quote = next(c for c in contents if "kimas-quotes" in c)
+    assert contents.index(first_quote) < min(i for i, c in enumerate(contents) if "The launch code is" in c)
     final_messages, conv, _ = updates[-1]
     answer = final_messages[1]["content"]
-    assert answer.startswith(ANSWER)
+    assert answer.startswith("<div class='kimas-quotes' data-answerable='true'>")
+    assert (
+        "<mark class='kimas-cited'>The launch code of Project Heliotrope is PURPLE-OTTER-42.</mark>" in answer
+    )
+    assert ANSWER in answer.split("</div>\n\n", 1)[1]
     assert "<b>heliotrope.pdf</b> · p. 1" in answer and "PURPLE-OTTER-42" in answer
     assert "href='/kimas/source/" in answer and "#page=1" in answer
     trace = final_messages[2]

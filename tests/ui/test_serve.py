@@ -37,9 +37,9 @@ def test_a_port_left_in_time_wait_by_a_stopped_app_is_free() -> None:
     conn.close()  # the server side closes first: its end of the connection stays in TIME_WAIT
     server.close()
     client.close()
-    with socket.socket() as plain:  # what the old probe saw: bind without SO_REUSEADDR fails
-        with pytest.raises(OSError):
-            plain.bind(("127.0.0.1", port))
+    # What the old probe saw: a bind without SO_REUSEADDR fails.
+    with socket.socket() as plain, pytest.raises(OSError):
+        plain.bind(("127.0.0.1", port))
     assert not port_in_use(port)
 
 

@@ -1,0 +1,222 @@
+"""The grounded quote: the sentences of the evidence that answer the question, verbatim, with their source.
+
+Shown at once, right after reranking and before the chat model writes anything, so what the user reads
+first comes from their documents whatever the size of the model. Close to the KIMAs summarizer's
+look-back citations and RAGentA's evidence judging, without an LLM.
+
+Every sentence of the best ``sources`` reranked hits is scored by
+- **overlap**: the IDF-weighted share of the question's words it contains (``terms.coverage``);
+- **cosine**: its embedding's similarity to the question's (``Embedder.embed_query``/``embed_passages``);
+- **rerank**: its chunk's rerank score relative to the best chunk's;
+- **position**: earlier sentences of a chunk first (1 / (1 + index));
+- **answer type**: a "when/how many" question wants a number or date, a "who/where" question a name the
+  question does not already hold;
+and a sentence that only repeats the question's words (no word of its own) counts for less. The weights
+are ``grounding.*_weight`` in the config, tuned on the development kit (bench/RESULTS.md).
+
+A ``Quote`` is always a slice of its chunk's text (``chunk.text[start:end]``), never a paraphrase.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from kimas_desktop.protocols import Embedder
+from kimas_desktop.sentences import Sentence, split_sentences, text_kind
+from kimas_desktop.terms import TermWeights, coverage, stems
+from kimas_desktop.text import content_words, words
+from kimas_desktop.types import Chunk, Hit
+
+__all__ = [
+    "Quote",
+    "QuoteScorer",
+    "QuoteWeights",
+    "ScoredSentence",
+    "answer_type",
+    "pick_quotes",
+    "renumber_quotes",
+]
+
+_NUMERIC_Q = re.compile(
+    r"\b(how (many|much|long|old|far|big|large|tall|often)|what (year|date|percentage|percent|number|age)"
+    r"|when|which year|in what year|population|percentage|price|cost|temperature|height|length|weight"
+    r"|distance|salary|speed)\b",
+    re.IGNORECASE,
+)
+_NAME_Q = re.compile(r"\b(who|whom|whose|where|which (city|country|company|team|person|state))\b", re.I)
+_NUMBER_WORDS = frozenset(
+    """one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred
+    thousand million billion first second third half dozen january february march april may june july
+    august september october november december century decade""".split()
+)
+
+
+@dataclass(frozen=True)
+class QuoteWeights:
+    """How much each part of a sentence's score counts (config ``grounding``)."""
+
+    overlap: float = 1.0
+    cosine: float = 1.0
+    rerank: float = 0.25
+    position: float = 0.0
+    answer_type: float = 0.3
+
+    def combine(
+        self, overlap: float, cosine: float, rerank: float, index: int, typed: bool, novel: bool
+    ) -> float:
+        score = (
+            self.overlap * overlap
+            + self.cosine * cosine
+            + self.rerank * rerank
+            + self.position / (1 + index)
+            + (self.answer_type if typed else 0.0)
+        )
+        return score if novel else 0.5 * score  # a sentence that only repeats the question counts less
+
+
+@dataclass(frozen=True)
+class ScoredSentence:
+    """One candidate sentence and its parts: ``n`` is its source's 1-based number in the evidence,
+    ``typed`` whether it holds the answer type the question wants, ``novel`` whether it says anything
+    the question does not."""
+
+    n: int
+    chunk: Chunk
+    sentence: Sentence
+    score: float
+    overlap: float
+    cosine: float
+    rerank: float
+    typed: bool = False
+    novel: bool = True
+
+
+@dataclass(frozen=True)
+class Quote:
+    """Verbatim text of a source: ``chunk.text[start:end] == text``. ``n`` numbers the source as the
+    answer prompt does ([n]); ``score`` is the best of its sentences' scores."""
+
+    n: int
+    chunk: Chunk
+    start: int
+    end: int
+    text: str
+    score: float
+
+    @property
+    def display(self) -> str:
+        """The text on one line (a PDF's line breaks and hyphenation left as they are in the source)."""
+        return " ".join(self.text.split())
+
+
+def answer_type(question: str) -> str:
+    """``number`` for when/how-many questions, ``name`` for who/where ones, else ``""``."""
+    if _NUMERIC_Q.search(question):
+        return "number"
+    if _NAME_Q.search(question):
+        return "name"
+    return ""
+
+
+def _has_type(kind: str, sentence: str, question_stems: set[str]) -> bool:
+    if kind == "number":
+        return any(ch.isdigit() for ch in sentence) or any(
+            w.lower() in _NUMBER_WORDS for w in words(sentence)
+        )
+    if kind == "name":
+        tokens = words(sentence)
+        return any(
+            w[0].isupper() and i > 0 and stems(w).isdisjoint(question_stems) for i, w in enumerate(tokens)
+        )
+    return False
+
+
+class QuoteScorer:
+    """Scores the sentences of the best reranked hits against a question (see the module docstring)."""
+
+    def __init__(self, embedder: Embedder, weights: QuoteWeights, *, sources: int = 3) -> None:
+        self._embedder = embedder
+        self._w = weights
+        self._sources = sources
+
+    def question_words(self, question: str, query: str = "") -> list[str]:
+        """The words to look for: the question's; a follow-up too short to say much adds the query's."""
+        found = content_words(question)
+        if len(set(found)) < 2 and query:
+            found += content_words(query)
+        return found
+
+    def score(
+        self, question: str, hits: Sequence[Hit], idf: TermWeights | None = None, *, query: str = ""
+    ) -> list[ScoredSentence]:
+        """Every candidate sentence, best first. ``idf`` None: IDF over the candidate hits."""
+        top = list(hits[: self._sources])
+        if not top:
+            return []
+        per_hit = [split_sentences(h.chunk.text, text_kind(h.chunk.source)) for h in top]
+        flat = [(i, s) for i, sentences in enumerate(per_hit) for s in sentences]
+        if not flat:
+            return []
+        if idf is None:
+            idf = TermWeights.from_texts([h.chunk.text for h in hits])
+        qwords = self.question_words(question, query)
+        weights = idf.weights(qwords)
+        qstems = set(weights)
+        qvec = self._embedder.embed_query([query or question])[0]
+        svecs = self._embedder.embed_passages([s.text for _, s in flat])
+        cosines = np.clip(np.asarray(svecs @ qvec, dtype=np.float64), 0.0, 1.0)
+        best_rerank = max(max(h.score for h in top), 1e-9)
+        kind = answer_type(question)
+        w = self._w
+        out: list[ScoredSentence] = []
+        for (i, sentence), cos in zip(flat, cosines, strict=True):
+            hit = top[i]
+            sstems = stems(sentence.text)
+            overlap = coverage(weights, sstems)
+            rerank = max(hit.score, 0.0) / best_rerank
+            typed = bool(kind) and _has_type(kind, sentence.text, qstems)
+            novel = bool(sstems - qstems)
+            score = w.combine(overlap, float(cos), rerank, sentence.index, typed, novel)
+            out.append(
+                ScoredSentence(i + 1, hit.chunk, sentence, score, overlap, float(cos), rerank, typed, novel)
+            )
+        out.sort(key=lambda s: s.score, reverse=True)
+        return out
+
+
+def pick_quotes(scored: Sequence[ScoredSentence], *, sentences: int = 1, ratio: float = 0.9) -> list[Quote]:
+    """The best sentence, plus up to ``sentences - 1`` more scoring at least ``ratio`` × the best.
+
+    Sentences next to each other in one chunk become one quote (one verbatim slice).
+    """
+    if not scored:
+        return []
+    best = scored[0].score
+    chosen = [scored[0]] + [s for s in scored[1:sentences] if s.score >= ratio * best]
+    chosen.sort(key=lambda s: (s.n, s.sentence.start))
+    quotes: list[Quote] = []
+    for s in chosen:
+        last = quotes[-1] if quotes else None
+        if last is not None and last.n == s.n and _adjacent(last, s):
+            start, end = last.start, s.sentence.end
+            quotes[-1] = Quote(s.n, s.chunk, start, end, s.chunk.text[start:end], max(last.score, s.score))
+        else:
+            quotes.append(Quote(s.n, s.chunk, s.sentence.start, s.sentence.end, s.sentence.text, s.score))
+    quotes.sort(key=lambda q: q.score, reverse=True)
+    return quotes
+
+
+def renumber_quotes(quotes: Sequence[Quote], hits: Sequence[Hit]) -> list[Quote]:
+    """``quotes`` numbered by their chunk's place in ``hits`` (after the evidence changed); a quote
+    whose chunk is no longer there is dropped."""
+    where = {h.chunk.chunk_id: i + 1 for i, h in enumerate(hits)}
+    return [replace(q, n=where[q.chunk.chunk_id]) for q in quotes if q.chunk.chunk_id in where]
+
+
+def _adjacent(quote: Quote, s: ScoredSentence) -> bool:
+    between = quote.chunk.text[quote.end : s.sentence.start]
+    return 0 <= len(between) <= 3 and not between.strip()

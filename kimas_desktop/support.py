@@ -1,0 +1,166 @@
+"""The support check (RAGentA's faithfulness check, without an LLM): is each answer sentence backed by the
+sources it cites?
+
+For every sentence of the finished answer:
+- its **facts** (numbers, dates and capitalized names) must each appear in a cited source; one that appears
+  nowhere makes the sentence unsupported, whatever else it shares with the sources;
+- otherwise it is supported when a source sentence contains enough of its words (``lexical``: the share
+  of its content words in the best source sentence, by a light stem) or means nearly the same
+  (``cosine``: embedding similarity to the best source sentence).
+Each result points at the source sentence that supports it best, so a citation can highlight a sentence,
+not only a chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kimas_desktop.protocols import Embedder
+from kimas_desktop.sentences import Sentence, split_sentences, text_kind
+from kimas_desktop.terms import stems
+from kimas_desktop.text import STOPWORDS, words
+from kimas_desktop.types import Hit
+
+__all__ = ["SentenceSupport", "SupportChecker", "SupportReport", "facts", "uses_quote"]
+
+_NUMBER = re.compile(r"\d[\d,.:/-]*\d|\d")
+_MARKER = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")  # "[1]", "[1, 3]": citation markers, not facts
+_SKIP_NAMES = frozenset({"i", "source", "sources", "according", "yes", "no"})
+
+
+@dataclass(frozen=True)
+class SentenceSupport:
+    """One answer sentence (``answer[start:end]``) and how well the sources back it.
+
+    ``source`` is the 1-based number of the best supporting source and ``evidence_start``/``evidence_end``
+    the offsets of its best sentence in that chunk's text (None when no source sentence comes close);
+    ``missing`` lists the facts found in no cited source.
+    """
+
+    text: str
+    start: int
+    end: int
+    supported: bool
+    lexical: float
+    cosine: float
+    source: int | None = None
+    evidence_start: int | None = None
+    evidence_end: int | None = None
+    missing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SupportReport:
+    sentences: tuple[SentenceSupport, ...]
+
+    @property
+    def unsupported(self) -> int:
+        return sum(1 for s in self.sentences if not s.supported)
+
+
+def _norm_number(token: str) -> str:
+    return token.replace(",", "").rstrip(".")
+
+
+def facts(sentence: str) -> list[str]:
+    """Numbers and names (capitalized words not starting the sentence) that a source must contain."""
+    sentence = _MARKER.sub(" ", sentence)
+    found = [_norm_number(m.group()) for m in _NUMBER.finditer(sentence)]
+    tokens = words(sentence)
+    for i, w in enumerate(tokens):
+        if i == 0 or not w[0].isupper() or w.lower() in STOPWORDS or w.lower() in _SKIP_NAMES:
+            continue
+        if any(ch.isdigit() for ch in w):
+            continue
+        found.append(w)
+    return list(dict.fromkeys(found))
+
+
+def _contains_fact(fact: str, text_lower: str, numbers: set[str]) -> bool:
+    if fact[0].isdigit():
+        return fact in numbers
+    return re.search(r"(?<!\w)" + re.escape(fact.lower()), text_lower) is not None
+
+
+def uses_quote(answer: str, quote: str, question: str) -> bool | None:
+    """Whether the answer uses the grounded quote: it repeats at least one of the quote's facts (numbers,
+    names) that the question does not already hold, or, when the quote has none, a third of its other
+    words. None when there is nothing to compare. False means the model ignored or contradicted the
+    passage the user was shown first."""
+    if not answer.strip() or not quote.strip():
+        return None
+    asked = {f.lower() for f in facts(question)} | {w.lower() for w in words(question)}
+    quote_facts = [f for f in facts(quote) if f.lower() not in asked]
+    if quote_facts:
+        lower = answer.lower()
+        numbers = {_norm_number(m.group()) for m in _NUMBER.finditer(answer)}
+        return any(_contains_fact(f, lower, numbers) for f in quote_facts)
+    own = stems(quote) - stems(question)
+    if not own:
+        return None
+    return len(own & stems(answer)) / len(own) >= 1 / 3
+
+
+class SupportChecker:
+    """Checks answer sentences against numbered sources (``hits[n - 1]`` is source ``n``)."""
+
+    def __init__(self, embedder: Embedder, *, lexical: float = 0.6, cosine: float = 0.75) -> None:
+        self._embedder = embedder
+        self._lexical = lexical
+        self._cosine = cosine
+
+    def check(self, answer: str, hits: Sequence[Hit], cited: Sequence[int] = ()) -> SupportReport:
+        """``cited``: the source numbers the answer cites; empty = every source counts as cited."""
+        sentences = split_sentences(answer, "markdown")
+        if not sentences or not hits:
+            return SupportReport(tuple(self._unsupported(s) for s in sentences))
+        numbers = [n for n in cited if 1 <= n <= len(hits)] or list(range(1, len(hits) + 1))
+        pool: list[tuple[int, Sentence]] = [
+            (n, s)
+            for n in numbers
+            for s in split_sentences(hits[n - 1].chunk.text, text_kind(hits[n - 1].chunk.source))
+        ]
+        if not pool:
+            return SupportReport(tuple(self._unsupported(s) for s in sentences))
+        cited_text = " ".join(hits[n - 1].chunk.text for n in numbers)
+        cited_lower = cited_text.lower()
+        cited_numbers = {_norm_number(m.group()) for m in _NUMBER.finditer(cited_text)}
+        avec = self._embedder.embed_query([s.text for s in sentences])
+        pvec = self._embedder.embed_passages([s.text for _, s in pool])
+        sims = np.asarray(avec @ pvec.T, dtype=np.float64)
+        pool_stems = [stems(s.text) for _, s in pool]
+        out = []
+        for i, sentence in enumerate(sentences):
+            own = stems(sentence.text)
+            lexical = [len(own & ps) / len(own) if own else 0.0 for ps in pool_stems]
+            combined = [max(lx, float(c)) for lx, c in zip(lexical, sims[i], strict=True)]
+            j = int(np.argmax(combined))
+            missing = tuple(
+                f for f in facts(sentence.text) if not _contains_fact(f, cited_lower, cited_numbers)
+            )
+            best_lex, best_cos = max(lexical), float(sims[i].max())
+            supported = not missing and (best_lex >= self._lexical or best_cos >= self._cosine)
+            n, src = pool[j]
+            out.append(
+                SentenceSupport(
+                    sentence.text,
+                    sentence.start,
+                    sentence.end,
+                    supported,
+                    round(best_lex, 3),
+                    round(best_cos, 3),
+                    n,
+                    src.start,
+                    src.end,
+                    missing,
+                )
+            )
+        return SupportReport(tuple(out))
+
+    @staticmethod
+    def _unsupported(s: Sentence) -> SentenceSupport:
+        return SentenceSupport(s.text, s.start, s.end, False, 0.0, 0.0, missing=tuple(facts(s.text)))

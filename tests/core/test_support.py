@@ -1,0 +1,55 @@
+"""The support check: each answer sentence against the sources it cites."""
+
+from __future__ import annotations
+
+from kimas_desktop.support import SupportChecker, facts
+from kimas_desktop.types import Chunk, Hit
+from local_models.fake import HashEmbedder
+
+IT = "Backups run every night at 02:00. The backup server is called hermes. Copies are kept for 30 days."
+PARK = "Staff park on level 2. Visitors park on level 3."
+
+
+def hits() -> list[Hit]:
+    return [
+        Hit(Chunk("a", "docs", "/docs/it.pdf", IT, page=4), 0.9),
+        Hit(Chunk("b", "docs", "/docs/parking.md", PARK, line_start=1, line_end=2), 0.5),
+    ]
+
+
+def test_facts_are_numbers_and_names_not_citation_markers() -> None:
+    assert facts("The server BackupPC keeps 45 days of copies [1].") == ["45", "BackupPC"]
+    assert facts("Copies are kept for 30 days [1, 2].") == ["30"]
+
+
+def test_a_fabricated_name_or_number_is_unsupported_and_a_faithful_sentence_is_supported() -> None:
+    checker = SupportChecker(HashEmbedder())
+    answer = (
+        "The backup server is called hermes [1]. The server is called BackupPC. Copies are kept for 45 days."
+    )
+    report = checker.check(answer, hits(), cited=[1])
+    first, name, number = report.sentences
+    assert first.supported and first.source == 1
+    assert IT[first.evidence_start : first.evidence_end] == "The backup server is called hermes."
+    assert not name.supported and name.missing == ("BackupPC",)
+    assert not number.supported and number.missing == ("45",)
+    assert report.unsupported == 2
+    assert answer[name.start : name.end] == name.text
+
+
+def test_facts_must_be_in_a_cited_source_not_just_any_source() -> None:
+    checker = SupportChecker(HashEmbedder())
+    answer = "Visitors park on level 3."
+    assert checker.check(answer, hits(), cited=[2]).sentences[0].supported
+    only_it = checker.check(answer, hits(), cited=[1]).sentences[0]
+    assert not only_it.supported and only_it.missing == ("3",)
+
+
+def test_an_answer_that_ignores_or_contradicts_the_quote_is_told_apart() -> None:
+    from kimas_desktop.support import uses_quote
+
+    quote = "The backup server is called hermes."
+    question = "What is the backup server called?"
+    assert uses_quote("It is called hermes [1].", quote, question) is True
+    assert uses_quote("The server is called BackupPC.", quote, question) is False
+    assert uses_quote("", quote, question) is None
