@@ -34,7 +34,7 @@ from kimas_desktop.app_settings import (
 from kimas_desktop.config import CollectionConfig, Config, save_config
 from kimas_desktop.conversation import AnswerRun, Conversation, Turn
 from kimas_desktop.errors import CollectionNotFoundError, ConfigError, KimasError
-from kimas_desktop.events import CitationsReady, TraceReady
+from kimas_desktop.events import CitationsReady, QuoteReady, TraceReady
 from kimas_desktop.index_jobs import Activity, IndexingState, IndexJobs, IndexService
 from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.protocols import ChunkSearcher
@@ -258,7 +258,9 @@ class DesktopSession:
                     yield turn
                     return
                 turn.apply(item)
-                if isinstance(item, CitationsReady):
+                if isinstance(item, QuoteReady):  # its source can be opened while the answer streams
+                    self._remember_sources(q.chunk.source for q in item.quotes)
+                elif isinstance(item, CitationsReady):
                     self._remember_sources(c.chunk.source for c in item.citations)
                 elif isinstance(item, TraceReady):
                     self._remember_sources(h.chunk.source for h in item.trace.evidence)

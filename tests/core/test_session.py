@@ -333,3 +333,17 @@ def test_settings_are_saved_and_a_bad_model_is_explained(tmp_path: Path) -> None
         "The model could not be loaded: llama.cpp cannot read model.gguf as a GGUF model."
     )
     assert load_config(s.config_path).chat.path == str(gguf)
+
+
+def test_the_quotes_source_opens_while_the_answer_is_still_streaming(tmp_path: Path) -> None:
+    chat = SlowChat(" ".join(f"word{i}" for i in range(40)), delay_s=0.02)
+    s = _indexed(tmp_path, chat=chat).session
+    conv = s.new_conversation()
+    for turn in s.ask(conv, "What is the launch code of Project Heliotrope?"):
+        if turn.quotes and not turn.citations:
+            source = turn.quotes[0].chunk.source
+            assert s.source_file(source_token(source)) == Path(source).resolve()
+            s.stop(conv)
+            break
+    else:
+        pytest.fail("no quote arrived before the citations")
