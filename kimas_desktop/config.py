@@ -60,7 +60,9 @@ class ChatModelConfig(_Section):
     timeout_s: float = Field(120.0, gt=0)
     # llama.cpp's prompt cache in MB, counted by the bytes its states really hold. It lets the look-back
     # citations and the agentic judgement reuse the answer prompt's evaluated prefix (bench/RESULTS.md).
-    prompt_cache_mb: int = Field(128, ge=0)
+    # 64 MB holds one full answer prompt of the embedded model (~23 KB a token); a bigger model needs
+    # more (an 8B model ~130 KB a token): raise it with the model.
+    prompt_cache_mb: int = Field(64, ge=0)
 
 
 class EmbeddingModelConfig(_Section):
