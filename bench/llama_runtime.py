@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/llama_runtime.py build --python /tmp/venv-native/bin/python --python .venv/bin/python
     .venv/bin/python bench/llama_runtime.py boundary
-    .venv/bin/python bench/llama_runtime.py cache
+    .venv/bin/python bench/llama_runtime.py cache [--sizes 64 0]
 
 ``build``: the embedded SmolLM2-135M loaded in-process by each interpreter's llama-cpp-python (say, a
 default ``-march=native`` build next to ours), runs alternating, medians of ``--runs``: prompt tokens/s
@@ -176,7 +176,7 @@ def cache(args: argparse.Namespace) -> None:
 
     answer_prompt = CHAT_PROMPT
     rows = []
-    for mb in (256, 0):
+    for mb in args.sizes:
         model = LlamaChatModel(ChatModelConfig(n_ctx=4096, n_threads=2, prompt_cache_mb=mb))
         model.warm_up()
         lookback = []
@@ -219,6 +219,8 @@ def main() -> None:
         s = sub.add_parser(name)
         s.add_argument("--runs", type=int, default=5)
         s.set_defaults(run=fn)
+        if name == "cache":
+            s.add_argument("--sizes", type=int, nargs="+", default=[64, 0], help="prompt_cache_mb values")
     args = p.parse_args()
     args.run(args)
 
