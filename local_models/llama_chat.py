@@ -67,7 +67,6 @@ class LlamaChatModel:
         self._cfg = cfg
         self._lock = threading.Lock()
         self._process: LlamaProcess | None = None
-        self._info: dict[str, Any] = {}
         self._closed = False
 
     @property
@@ -81,11 +80,6 @@ class LlamaChatModel:
     @property
     def context_size(self) -> int:
         return self._cfg.n_ctx
-
-    @property
-    def runtime_info(self) -> dict[str, Any]:
-        """The loaded worker's llama.cpp facts (CPU features, AMX guard, pid, load time); empty before."""
-        return dict(self._info)
 
     def warm_up(self) -> None:
         with self._lock:
@@ -160,7 +154,6 @@ class LlamaChatModel:
         if frame["t"] != "ok":
             process.stop()
             raise self._load_error(params, str(frame.get("error", "")))
-        self._info = {k: v for k, v in frame.items() if k not in ("id", "t")}
         self._process = process
         self._closed = False
         return process
