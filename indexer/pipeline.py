@@ -7,6 +7,8 @@ calling thread, which embeds chunks in length-sorted windows and writes them in 
 
 ``BatchWriter`` keeps the write order that makes a sync crash-safe: for each file, first delete its old
 chunks, then add the new ones, and only then write its manifest record, in that order within each batch.
+Before each batch it checks that the sync still holds the collection's writer lease. Both threads consult
+an ``IndexControl`` (pause, cancel) between files and batches.
 """
 
 from __future__ import annotations
@@ -25,11 +27,14 @@ from pathlib import Path
 import numpy as np
 
 from indexer.chunking import ChunkDraft, Chunker, chunk_id
+from indexer.collection_tables import CollectionTables
 from indexer.documents import SkipFile
 from indexer.manifest import FileRecord, FileStat
 from indexer.parsers import FileParser
-from indexer.store import LanceStore, StoredChunk
+from indexer.schema import StoredChunk
 from indexer.synopsis import count_terms
+from kimas_desktop.errors import Cancelled
+from kimas_desktop.index_control import IndexControl
 from kimas_desktop.protocols import Embedder, Vector
 from kimas_desktop.types import Chunk, IndexProgress
 
@@ -46,6 +51,7 @@ class Job:
 
     stat: FileStat
     previous: FileRecord | None  # its manifest record, if any
+    stale: bool = False  # chunks without a record, left by a writer that was killed, may be stored
 
     @property
     def path(self) -> str:
@@ -53,8 +59,9 @@ class Job:
 
     @property
     def replaces(self) -> bool:
-        """Whether chunks of an earlier version of this file may be stored."""
-        return self.previous is not None and self.previous.chunks > 0
+        """Whether chunks of an earlier version (or an unfinished sync) of this file may be stored; their
+        vectors are re-used for unchanged texts."""
+        return self.stale or (self.previous is not None and self.previous.chunks > 0)
 
 
 @dataclass(eq=False)
@@ -104,16 +111,16 @@ class Reader:
     def __init__(
         self,
         *,
-        collection: str,
-        store: LanceStore,
+        tables: CollectionTables,
         chunker: Chunker,
         max_file_mb: float,
         by_hash: Mapping[str, Sequence[FileRecord]],
         pdf_page_timeout_s: float,
         on_file: Callable[[str], None],
+        control: IndexControl | None = None,
     ) -> None:
-        self._collection = collection
-        self._store = store
+        self._tables = tables
+        self._control = control
         self._chunker = chunker
         self._max_mb = max_file_mb
         self._by_hash = by_hash
@@ -153,8 +160,13 @@ class Reader:
         parser = FileParser(pdf_page_timeout_s=self._pdf_timeout)
         try:
             for job in jobs:
+                while self._control is not None and not self._control.wait(0.1):  # paused
+                    if self.stop.is_set():
+                        return
                 if self.stop.is_set():
                     return
+                if self._control is not None and self._control.cancelled:
+                    raise Cancelled("indexing was cancelled")
                 self._on_file(job.path)
                 for item in self._read(job, parser):
                     self._put(item)
@@ -204,7 +216,7 @@ class Reader:
     def _copy(self, job: Job, digest: str) -> list[Item] | None:
         """Items re-using the stored chunks of a file with the same bytes (a move or a copy)."""
         for source in self._by_hash.get(digest, ()):
-            stored = self._store.stored_chunks(self._collection, [source.path])
+            stored = self._tables.stored_chunks([source.path])
             if len(stored) != source.chunks or not stored:
                 continue
             drafts = [
@@ -238,9 +250,7 @@ class Reader:
         known: dict[str, Vector] = {}
         if job.replaces:
             known = {
-                s.chunk.text: s.vector
-                for s in self._store.stored_chunks(self._collection, [job.path])
-                if s.vector is not None
+                s.chunk.text: s.vector for s in self._tables.stored_chunks([job.path]) if s.vector is not None
             }
         count = 0
         try:
@@ -300,11 +310,20 @@ class WriteStats:
 
 
 class BatchWriter:
-    """Buffers chunks and manifest records and writes them in crash-safe order, in batches."""
+    """Buffers chunks and manifest records and writes them in crash-safe order, in batches. ``check``
+    runs before each batch's writes (it raises when the sync lost its writer lease)."""
 
-    def __init__(self, store: LanceStore, collection: str, *, batch_rows: int, track_limit: int) -> None:
-        self._store = store
-        self._collection = collection
+    def __init__(
+        self,
+        tables: CollectionTables,
+        *,
+        batch_rows: int,
+        track_limit: int,
+        check: Callable[[], None] = lambda: None,
+    ) -> None:
+        self._tables = tables
+        self._collection = tables.collection
+        self._check = check
         self._batch_rows = batch_rows
         self._track_limit = track_limit
         self._rows: list[StoredChunk] = []
@@ -312,6 +331,8 @@ class BatchWriter:
         self._deletes: set[str] = set()
         self._cleared: set[str] = set()  # sources whose old chunks are (being) deleted this sync
         self._written: set[str] = set()  # sources with chunks added this sync
+        self._done: set[str] = set()  # files whose manifest record is (being) written
+        self._forget: set[str] = set()  # manifest records to delete (files abandoned on a cancel)
         self.stats = WriteStats()
 
     def _clear(self, job: Job) -> None:
@@ -342,6 +363,7 @@ class BatchWriter:
     def add_done(self, done: Done) -> None:
         if not done.touched:
             self._clear(done.job)
+        self._done.add(done.job.path)
         if done.record.status != "indexed":
             path = done.job.path
             self._rows = [r for r in self._rows if r.chunk.source != path]
@@ -353,16 +375,31 @@ class BatchWriter:
         """Remove the chunks of files that are gone (written with the next flush, before its records)."""
         self._deletes.update(sources)
 
+    def abandon(self) -> list[str]:
+        """Forget the files this sync started but did not finish (a cancel): none of their chunks and no
+        manifest record stay, so a later sync indexes them as new. Their paths; call ``flush`` next."""
+        unfinished = sorted((self._cleared | self._written) - self._done)
+        self._rows = [r for r in self._rows if r.chunk.source not in unfinished]
+        self._deletes.update(unfinished)
+        self._forget.update(unfinished)
+        return unfinished
+
     def flush(self) -> None:
+        if not (self._deletes or self._rows or self._records or self._forget):
+            return
+        self._check()
         if self._deletes:
             if self.stats.track_vectors:
-                removed, texts = self._store.vectors_and_texts(self._collection, sorted(self._deletes))
+                removed, texts = self._tables.vectors_and_texts(sorted(self._deletes))
                 self.stats.removed_vectors.append(removed)
                 self.stats.term_delta.subtract(count_terms(texts))
-            self._store.delete_sources(self._collection, sorted(self._deletes))
+            self._tables.delete_sources(sorted(self._deletes))
             self._deletes.clear()
+        if self._forget:
+            self._tables.delete_files(sorted(self._forget))
+            self._forget.clear()
         if self._rows:
-            self._store.add_chunks(self._collection, self._rows)
+            self._tables.add_chunks(self._rows)
             self._written.update(r.chunk.source for r in self._rows)
             self.stats.rows += len(self._rows)
             if self.stats.track_vectors:
@@ -370,7 +407,7 @@ class BatchWriter:
                 self.stats.term_delta.update(count_terms(r.chunk.text for r in self._rows))
             self._rows = []
         if self._records:
-            self._store.put_files(self._collection, self._records)
+            self._tables.put_files(self._records)
             self._records = []
         tracked = sum(len(v) for v in self.stats.added_vectors) + sum(
             len(v) for v in self.stats.removed_vectors

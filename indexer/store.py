@@ -2,155 +2,69 @@
 
 Layout (all LanceDB tables, so an ``s3://`` URI shares everything with a team):
 
-    kimas_collections     one row per collection: folders, embedding model id and dim, counts, problems,
-                          the routing synopsis (centroids; content-word counts as two parallel lists,
-                          sorted by word), and a "syncing" flag for crash recovery
-    c_<name>_<hash>_chunks  the chunks: every ``Chunk`` field, the chunk's ordinal in its file, the vector;
-                          a full-text (BM25) index on ``text``; a vector index once the table is large
-    c_<name>_<hash>_files   the file manifest (``FileRecord``)
+    kimas_collections     one row per collection: folders, the embedder's identity (model id, dim, probe
+                          vectors), counts, problems, the routing synopsis (centroids; content-word counts
+                          as two parallel lists, sorted by word), and a re-embedding under way (its tables
+                          and embedder)
+    c_<name>_<hash>[_<id>]_chunks  the chunks: every ``Chunk`` field, the chunk's ordinal in its file, the
+                          vector; a full-text (BM25) index on ``text``; a vector index once the table is large
+    c_<name>_<hash>[_<id>]_files   the file manifest (``FileRecord``)
+    _kimas_leases/        one writer lease per collection (``indexer.lease``), beside the tables
 
-The read side is the ``ChunkSearcher`` protocol (``collections``, ``synopsis``, ``search``). The write
-side is for ``Indexer``. Every LanceDB write is an atomic commit, so a killed process leaves each table at
-its last commit; the indexer orders its writes so that any such state converges on the next sync. A
-synopsis (centroids and word counts) is one row, so it is written in one commit.
+The read side is the ``ChunkSearcher`` protocol (``collections``, ``synopsis``, ``search``); it always
+reads the tables the collection's record names. The write side is for ``Indexer``: it writes under the
+collection's writer lease, into the same tables, or, while it re-embeds a collection, into new ones that
+the record names only once they are complete (``begin_rebuild``/``finish_rebuild``), so the old index keeps
+answering meanwhile. Every LanceDB write is an atomic commit, so a killed process leaves each table at its
+last commit; the indexer orders its writes so that any such state converges on the next sync. A synopsis
+(centroids and word counts) is one row, so it is written in one commit.
 
-A ``kimas_collections`` table made by an older version lacks the word-count columns: it is read as is
-(such collections have no word counts, and the router falls back to dense routing for them), and the
-columns are added, empty, before the first write.
+Given the configured ``embedder``, a collection recorded with another embedder "needs re-embedding":
+``CollectionInfo`` says so, its synopsis has no centroids, and a dense or hybrid search on it raises
+``EmbedderMismatchError`` (a full-text search still works).
 
-Search scores: ``dense`` is cosine similarity (1 − cosine distance); ``fts`` is LanceDB's BM25 score;
-``hybrid`` is reciprocal-rank fusion of the two lists, Σ 1/(60 + rank) with 1-based ranks, so a chunk
-first in both lists scores 2/61 ≈ 0.0328 and a chunk found by only one list at most 1/61.
+A ``kimas_collections`` table made by an older version lacks newer columns: it is read as is, and the
+columns are added, empty, before the first write. Search scores: see ``indexer.search``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import re
+import secrets
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
 import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import FTS, IvfHnswSq
+from lancedb.index import FTS
 
+from indexer.collection_tables import CollectionTables
+from indexer.identity import EmbedderIdentity, identity_of
+from indexer.lease import Lease, WriterLeases, slot_factory
 from indexer.manifest import FileRecord
 from indexer.synopsis import SynopsisState
+from indexer.schema import (
+    FILES_SCHEMA,
+    META,
+    META_SCHEMA,
+    StoredChunk,
+    chunks_schema,
+    sql_str,
+    table_prefix,
+)
 from kimas_desktop.errors import CollectionNotFoundError, EmbedderMismatchError, IndexingError
-from kimas_desktop.fusion import RRF_K, reciprocal_rank_fusion
-from kimas_desktop.protocols import SearchMode, Vector
+from kimas_desktop.protocols import Embedder, SearchMode, Vector
 from kimas_desktop.types import Chunk, CollectionInfo, FileProblem, Hit, Synopsis
 
+__all__ = ["LanceStore", "StoredChunk", "sql_str", "table_prefix"]
+
 log = logging.getLogger(__name__)
-
-META = "kimas_collections"
-_IN_BATCH = 400  # values per SQL IN (...) list
-_CHUNK_COLUMNS = [
-    "chunk_id", "collection", "source", "text", "page", "line_start", "line_end", "heading", "file_hash",
-    "indexed_at",
-]  # fmt: skip
-
-_META_SCHEMA = pa.schema(
-    [
-        pa.field("name", pa.string()),
-        pa.field("table", pa.string()),
-        pa.field("folders", pa.list_(pa.string())),
-        pa.field("embedding_model", pa.string()),
-        pa.field("dim", pa.int32()),
-        pa.field("created_at", pa.float64()),
-        pa.field("updated_at", pa.float64()),
-        pa.field("files", pa.int64()),
-        pa.field("chunks", pa.int64()),
-        pa.field("problems", pa.string()),  # JSON list of {path, reason, kind}
-        pa.field("syncing", pa.bool_()),
-        pa.field("centroids", pa.list_(pa.float32())),  # k × dim, row-major
-        pa.field("centroid_counts", pa.list_(pa.int64())),
-        pa.field("synopsis_changes", pa.int64()),
-        # Content word → occurrences in the chunks, as parallel lists sorted by word; null = not counted.
-        pa.field("terms", pa.list_(pa.string())),
-        pa.field("term_counts", pa.list_(pa.int64())),
-    ]
-)
-
-_FILES_SCHEMA = pa.schema(
-    [
-        pa.field("path", pa.string()),
-        pa.field("size", pa.int64()),
-        pa.field("mtime_ns", pa.int64()),
-        pa.field("hash", pa.string()),
-        pa.field("chunks", pa.int32()),
-        pa.field("status", pa.string()),
-        pa.field("reason", pa.string()),
-        pa.field("pages", pa.int32()),
-        pa.field("indexed_at", pa.float64()),
-    ]
-)
-
-
-def _chunks_schema(dim: int) -> pa.Schema:
-    return pa.schema(
-        [
-            pa.field("chunk_id", pa.string()),
-            pa.field("collection", pa.string()),
-            pa.field("source", pa.string()),
-            pa.field("text", pa.string()),
-            pa.field("page", pa.int32()),
-            pa.field("line_start", pa.int32()),
-            pa.field("line_end", pa.int32()),
-            pa.field("heading", pa.string()),
-            pa.field("file_hash", pa.string()),
-            pa.field("indexed_at", pa.float64()),
-            pa.field("ordinal", pa.int32()),
-            pa.field("vector", pa.list_(pa.float32(), dim)),
-        ]
-    )
-
-
-def sql_str(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
-
-
-def _in_filters(column: str, values: Iterable[str]) -> Iterable[str]:
-    items = list(values)
-    for i in range(0, len(items), _IN_BATCH):
-        yield f"{column} IN ({', '.join(sql_str(v) for v in items[i : i + _IN_BATCH])})"
-
-
-def table_prefix(collection: str) -> str:
-    slug = re.sub(r"[^A-Za-z0-9]+", "_", collection).strip("_")[:40] or "x"
-    digest = hashlib.sha256(collection.encode("utf-8")).hexdigest()[:8]
-    return f"c_{slug}_{digest}"
-
-
-@dataclass(frozen=True, eq=False)
-class StoredChunk:
-    """A chunk as stored: with its ordinal in the file and its vector."""
-
-    chunk: Chunk
-    ordinal: int
-    vector: Vector | None = None
-
-
-def _chunk_from_row(row: dict[str, Any]) -> Chunk:
-    return Chunk(
-        chunk_id=row["chunk_id"],
-        collection=row["collection"],
-        source=row["source"],
-        text=row["text"],
-        page=row["page"],
-        line_start=row["line_start"],
-        line_end=row["line_end"],
-        heading=row["heading"] or "",
-        file_hash=row["file_hash"] or "",
-        indexed_at=row["indexed_at"] or 0.0,
-    )
 
 
 class LanceStore:
@@ -158,7 +72,9 @@ class LanceStore:
     endpoint and credentials in ``storage_options``). Cheap to construct: it connects on first use.
 
     ``vector_index_rows``: a collection gets an IVF-HNSW-SQ vector index once it holds this many chunks;
-    below that, exact (flat) search is both fast enough and exact.
+    below that, exact (flat) search is both fast enough and exact. ``embedder``: the configured embedding
+    model, whose identity the collections are checked against (its probe texts are embedded on first
+    need). ``lease_ttl_s``/``lease_wait_s``: see ``indexer.lease.WriterLeases``.
     """
 
     def __init__(
@@ -168,6 +84,9 @@ class LanceStore:
         *,
         vector_index_rows: int = 50_000,
         read_consistency_s: float = 1.0,
+        embedder: Embedder | None = None,
+        lease_ttl_s: float = 30.0,
+        lease_wait_s: float = 0.0,
     ) -> None:
         self.uri = uri
         self._options = dict(storage_options or {})
@@ -181,8 +100,10 @@ class LanceStore:
         self._meta_columns_checked = False
         self._db: Any = None
         self._tables: dict[str, Any] = {}
-        self._layouts: dict[str, tuple[str, int]] = {}  # collection → (table prefix, dim)
         self._lock = threading.RLock()
+        self._embedder = embedder
+        self._identity: EmbedderIdentity | None = None
+        self.leases = WriterLeases(slot_factory(uri, self._options), ttl_s=lease_ttl_s, wait_s=lease_wait_s)
 
     # -- connection and tables ------------------------------------------------------------------------
 
@@ -221,7 +142,7 @@ class LanceStore:
             self._conn().drop_table(name, ignore_missing=True)
 
     def _meta(self) -> Any:
-        return self._open(META, _META_SCHEMA)
+        return self._open(META, META_SCHEMA)
 
     def _meta_row(self, collection: str) -> dict[str, Any] | None:
         rows = self._meta().search().where(f"name = {sql_str(collection)}").limit(1).to_arrow().to_pylist()
@@ -248,10 +169,10 @@ class LanceStore:
             return self._snapshot
 
     def _add_meta_columns(self, table: Any) -> None:
-        """Add the columns of ``_META_SCHEMA`` that a table made by an older version lacks (all null)."""
+        """Add the columns of ``META_SCHEMA`` that a table made by an older version lacks (all null)."""
         if self._meta_columns_checked:
             return
-        missing = [f for f in _META_SCHEMA if f.name not in table.schema.names]
+        missing = [f for f in META_SCHEMA if f.name not in table.schema.names]
         if missing:
             log.info("adding %s to the collection table", ", ".join(f.name for f in missing))
             try:
@@ -266,7 +187,7 @@ class LanceStore:
         self._snapshot = None
         table = self._meta()
         self._add_meta_columns(table)
-        data = pa.Table.from_pylist([row], schema=_META_SCHEMA)
+        data = pa.Table.from_pylist([row], schema=META_SCHEMA)
         table.merge_insert("name").when_matched_update_all().when_not_matched_insert_all().execute(data)
         if table.version % 64 == 0:
             table.optimize(cleanup_older_than=timedelta(hours=1))
@@ -277,49 +198,77 @@ class LanceStore:
             raise CollectionNotFoundError(f"there is no collection named '{collection}'")
         return row
 
-    def _layout(self, collection: str) -> tuple[str, int]:
-        """(table prefix, vector dim) of a collection; fixed for its lifetime, so cached."""
-        layout = self._layouts.get(collection)
-        if layout is None:
+    def _row(self, collection: str) -> dict[str, Any]:
+        """The collection's record, as of at most one consistency interval ago."""
+        row = self._records().get(collection)
+        if row is None:
             row = self._require(collection)
-            layout = self._layouts[collection] = (str(row["table"]), int(row["dim"]))
-        return layout
+        return row
 
-    def _chunks_table(self, collection: str) -> Any:
-        prefix, dim = self._layout(collection)
-        return self._open(f"{prefix}_chunks", _chunks_schema(dim))
+    def _layout(self, collection: str) -> tuple[str, int]:
+        """(table prefix, vector dim) of the tables the collection's record names."""
+        row = self._row(collection)
+        return str(row["table"]), int(row["dim"])
 
-    def _files_table(self, collection: str) -> Any:
-        prefix, _ = self._layout(collection)
-        return self._open(f"{prefix}_files", _FILES_SCHEMA)
+    # -- embedder identity and writer leases -----------------------------------------------------------
+
+    def identity(self) -> EmbedderIdentity | None:
+        """The configured embedder's identity (None without one)."""
+        with self._lock:
+            if self._identity is None and self._embedder is not None:
+                self._identity = identity_of(self._embedder)
+            return self._identity
+
+    def needs_reembedding(self, collection: str) -> bool:
+        return self._stale(self._row(collection))
+
+    def _stale(self, row: dict[str, Any]) -> bool:
+        identity = self.identity()
+        return identity is not None and not identity.matches(
+            row["embedding_model"], int(row["dim"]), row.get("probe")
+        )
+
+    def lease(self, collection: str, *, wait_s: float | None = None) -> Lease:
+        """The collection's writer lease (``CollectionBusyError`` while another writer holds it)."""
+        return self.leases.acquire(table_prefix(collection), collection, wait_s=wait_s)
 
     # -- collections ----------------------------------------------------------------------------------
 
     def open_collection(
-        self, collection: str, *, embedding_model: str, dim: int, folders: Sequence[str] = ()
+        self,
+        collection: str,
+        *,
+        embedding_model: str,
+        dim: int,
+        folders: Sequence[str] = (),
+        probe: Vector | None = None,
     ) -> None:
-        """Create the collection or check that it was built with this embedder (else
-        ``EmbedderMismatchError``). Records ``folders`` when given."""
+        """Create the collection, or check that it was built with this embedder (else
+        ``EmbedderMismatchError``: it needs re-embedding). Records ``folders`` when given, and ``probe``
+        (the embedder's probe vectors) when the record has none yet."""
         with self._lock:
             row = self._meta_row(collection)
             if row is not None:
-                if row["embedding_model"] != embedding_model or int(row["dim"]) != dim:
+                if not EmbedderIdentity(embedding_model, dim, probe).matches(
+                    row["embedding_model"], int(row["dim"]), row.get("probe")
+                ):
                     raise EmbedderMismatchError(
                         f"collection '{collection}' was built with the embedding model "
-                        f"{row['embedding_model']} ({row['dim']}-d vectors), but the configured model is "
-                        f"{embedding_model} ({dim}-d); remove the collection and index it again "
-                        f"(kimas remove-collection {collection}), or configure {row['embedding_model']}"
+                        f"{row['embedding_model']} ({row['dim']}-d vectors), not the configured "
+                        f"{embedding_model} ({dim}-d): it needs re-embedding (kimas reindex {collection})"
                     )
+                changes: dict[str, Any] = {}
                 if folders and list(row["folders"] or []) != list(folders):
-                    self._put_meta({**row, "folders": list(folders)})
+                    changes["folders"] = list(folders)
+                if probe is not None and not row.get("probe"):
+                    changes["probe"] = np.asarray(probe, np.float32).ravel().tolist()
+                if changes:
+                    self._put_meta({**row, **changes})
                 return
             prefix = table_prefix(collection)
-            self._layouts.pop(collection, None)
             for suffix in ("_chunks", "_files"):  # leftovers of a removal that was interrupted
                 self._drop(prefix + suffix)
-            chunks = self._open(f"{prefix}_chunks", _chunks_schema(dim))
-            chunks.create_index("text", config=FTS(), replace=True)
-            self._open(f"{prefix}_files", _FILES_SCHEMA)
+            self._create_tables(prefix, dim)
             self._put_meta(
                 {
                     "name": collection,
@@ -338,8 +287,14 @@ class LanceStore:
                     "synopsis_changes": 0,
                     "terms": None,
                     "term_counts": None,
+                    "probe": None if probe is None else np.asarray(probe, np.float32).ravel().tolist(),
                 }
             )
+
+    def _create_tables(self, prefix: str, dim: int) -> None:
+        chunks = self._open(f"{prefix}_chunks", chunks_schema(dim))
+        chunks.create_index("text", config=FTS(), replace=True)
+        self._open(f"{prefix}_files", FILES_SCHEMA)
 
     def has_collection(self, collection: str) -> bool:
         return self._meta_row(collection) is not None
@@ -350,9 +305,9 @@ class LanceStore:
             row = self._require(collection)
             self._snapshot = None
             self._meta().delete(f"name = {sql_str(collection)}")
-            self._layouts.pop(collection, None)
-            for suffix in ("_chunks", "_files"):
-                self._drop(row["table"] + suffix)
+            for prefix in filter(None, (row["table"], row.get("pending_table"))):
+                for suffix in ("_chunks", "_files"):
+                    self._drop(prefix + suffix)
 
     def collections(self) -> list[CollectionInfo]:
         rows = self._records()
@@ -361,8 +316,7 @@ class LanceStore:
     def collection(self, collection: str) -> CollectionInfo:
         return self._info(self._require(collection))
 
-    @staticmethod
-    def _info(row: dict[str, Any]) -> CollectionInfo:
+    def _info(self, row: dict[str, Any]) -> CollectionInfo:
         problems = tuple(FileProblem(**p) for p in json.loads(row["problems"] or "[]"))
         return CollectionInfo(
             name=row["name"],
@@ -373,36 +327,91 @@ class LanceStore:
             chunks=int(row["chunks"] or 0),
             updated_at=row["updated_at"],
             problems=problems,
+            needs_reembedding=self._stale(row),
         )
 
-    def begin_sync(self, collection: str) -> bool:
-        """Mark a sync as under way; True when the previous one never finished (a crash)."""
-        with self._lock:
-            row = self._require(collection)
-            if not row["syncing"]:
-                self._put_meta({**row, "syncing": True})
-            return bool(row["syncing"])
-
-    def was_interrupted(self, collection: str) -> bool:
-        return bool(self._require(collection)["syncing"])
+    def legacy_interrupted(self, collection: str) -> bool:
+        """Whether a version before writer leases left its crash flag set (it never finished a sync)."""
+        return bool(self._require(collection).get("syncing"))
 
     def finish_sync(
         self, collection: str, *, files: int, chunks: int, problems: Sequence[FileProblem]
     ) -> None:
         with self._lock:
             row = self._require(collection)
+            self._put_meta({**row, "syncing": False, **self._counts(files, chunks, problems)})
+
+    @staticmethod
+    def _counts(files: int, chunks: int, problems: Sequence[FileProblem]) -> dict[str, Any]:
+        return {
+            "updated_at": time.time(),
+            "files": files,
+            "chunks": chunks,
+            "problems": json.dumps([{"path": p.path, "reason": p.reason, "kind": p.kind} for p in problems]),
+        }
+
+    # -- re-embedding -----------------------------------------------------------------------------------
+
+    def begin_rebuild(self, collection: str, identity: EmbedderIdentity) -> tuple[CollectionTables, bool]:
+        """New tables for re-embedding ``collection`` with ``identity``, beside the current ones, which
+        keep answering until ``finish_rebuild``. Resumes the tables of an earlier, unfinished
+        re-embedding with the same embedder (True then). Call under the collection's writer lease."""
+        with self._lock:
+            row = self._require(collection)
+            pending = row.get("pending_table")
+            resumed = bool(pending) and identity.matches(
+                row.get("pending_model") or "", int(row.get("pending_dim") or 0), row.get("pending_probe")
+            )
+            if not resumed:
+                if pending:  # built for another embedder: start over
+                    for suffix in ("_chunks", "_files"):
+                        self._drop(pending + suffix)
+                pending = f"{table_prefix(collection)}_{secrets.token_hex(3)}"
+                self._create_tables(pending, identity.dim)
+                self._put_meta(
+                    {
+                        **row,
+                        "pending_table": pending,
+                        "pending_model": identity.model_id,
+                        "pending_dim": identity.dim,
+                        "pending_probe": None if identity.probe is None else identity.probe.ravel().tolist(),
+                    }
+                )
+            return self._tables_at(collection, str(pending), identity.dim), resumed
+
+    def finish_rebuild(
+        self,
+        collection: str,
+        state: SynopsisState,
+        *,
+        files: int,
+        chunks: int,
+        problems: Sequence[FileProblem],
+    ) -> None:
+        """Switch the collection to its new tables and embedder in one commit, then drop the old tables."""
+        with self._lock:
+            row = self._require(collection)
+            old, new = row["table"], row.get("pending_table")
+            if not new:
+                raise IndexingError(f"collection '{collection}' is not being re-embedded")
             self._put_meta(
                 {
                     **row,
+                    **self._synopsis_columns(state),
+                    **self._counts(files, chunks, problems),
+                    "table": new,
+                    "embedding_model": row["pending_model"],
+                    "dim": row["pending_dim"],
+                    "probe": row["pending_probe"],
+                    "pending_table": None,
+                    "pending_model": None,
+                    "pending_dim": None,
+                    "pending_probe": None,
                     "syncing": False,
-                    "updated_at": time.time(),
-                    "files": files,
-                    "chunks": chunks,
-                    "problems": json.dumps(
-                        [{"path": p.path, "reason": p.reason, "kind": p.kind} for p in problems]
-                    ),
                 }
             )
+            for suffix in ("_chunks", "_files"):
+                self._drop(old + suffix)
 
     # -- synopsis -------------------------------------------------------------------------------------
 
@@ -411,19 +420,20 @@ class LanceStore:
 
     def put_synopsis(self, collection: str, state: SynopsisState) -> None:
         """Store the centroids and, when counted (``state.terms`` is not None), the word counts."""
-        terms = None if state.terms is None else sorted((t, n) for t, n in state.terms.items() if n > 0)
         with self._lock:
             row = self._require(collection)
-            self._put_meta(
-                {
-                    **row,
-                    "centroids": state.centroids.astype(np.float32).ravel().tolist(),
-                    "centroid_counts": state.counts.astype(np.int64).tolist(),
-                    "synopsis_changes": state.changes,
-                    "terms": None if terms is None else [t for t, _ in terms],
-                    "term_counts": None if terms is None else [n for _, n in terms],
-                }
-            )
+            self._put_meta({**row, **self._synopsis_columns(state)})
+
+    @staticmethod
+    def _synopsis_columns(state: SynopsisState) -> dict[str, Any]:
+        terms = None if state.terms is None else sorted((t, n) for t, n in state.terms.items() if n > 0)
+        return {
+            "centroids": state.centroids.astype(np.float32).ravel().tolist(),
+            "centroid_counts": state.counts.astype(np.int64).tolist(),
+            "synopsis_changes": state.changes,
+            "terms": None if terms is None else [t for t, _ in terms],
+            "term_counts": None if terms is None else [n for _, n in terms],
+        }
 
     @staticmethod
     def _state(row: dict[str, Any]) -> SynopsisState | None:
@@ -450,9 +460,10 @@ class LanceStore:
             synopsis = None
             if state is not None:
                 alive = state.counts > 0
+                stale = self._stale(row)  # its centroids mean nothing to the configured embedder
                 synopsis = Synopsis(
                     collection=collection,
-                    centroids=tuple(tuple(c) for c in state.centroids[alive].tolist()),
+                    centroids=() if stale else tuple(tuple(c) for c in state.centroids[alive].tolist()),
                     chunk_count=state.total,
                     terms=state.terms,  # a dict of its own, read-only by contract (``Mapping``)
                     term_total=0 if state.terms is None else sum(state.terms.values()),
@@ -460,120 +471,31 @@ class LanceStore:
             self._synopses[collection] = (row, synopsis)
             return synopsis
 
-    # -- manifest -------------------------------------------------------------------------------------
+    # -- tables -----------------------------------------------------------------------------------------
+
+    def tables(self, collection: str) -> CollectionTables:
+        """The collection's current chunk and manifest tables."""
+        prefix, dim = self._layout(collection)
+        return self._tables_at(collection, prefix, dim)
+
+    def _tables_at(self, collection: str, prefix: str, dim: int) -> CollectionTables:
+        return CollectionTables(
+            collection,
+            self._open(f"{prefix}_chunks", chunks_schema(dim)),
+            self._open(f"{prefix}_files", FILES_SCHEMA),
+            dim,
+            vector_index_rows=self._vector_index_rows,
+        )
 
     def manifest(self, collection: str) -> dict[str, FileRecord]:
-        rows = self._files_table(collection).search().limit(None).to_arrow().to_pylist()
-        return {r["path"]: FileRecord(**r) for r in rows}
-
-    def put_files(self, collection: str, records: Sequence[FileRecord]) -> None:
-        if not records:
-            return
-        latest = {r.path: r for r in records}
-        data = pa.Table.from_pylist([vars(r) for r in latest.values()], schema=_FILES_SCHEMA)
-        table = self._files_table(collection)
-        table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all().execute(data)
-
-    def delete_files(self, collection: str, paths: Iterable[str]) -> None:
-        table = self._files_table(collection)
-        for where in _in_filters("path", paths):
-            table.delete(where)
-
-    # -- chunks ---------------------------------------------------------------------------------------
-
-    def add_chunks(self, collection: str, items: Sequence[StoredChunk]) -> None:
-        if not items:
-            return
-        _, dim = self._layout(collection)
-        vectors = np.stack([np.asarray(i.vector, dtype=np.float32) for i in items])
-        if vectors.shape[1] != dim:
-            raise EmbedderMismatchError(
-                f"collection '{collection}' holds {dim}-d vectors, got {vectors.shape[1]}-d"
-            )
-        columns: dict[str, Any] = {c: [getattr(i.chunk, c) for i in items] for c in _CHUNK_COLUMNS}
-        columns["ordinal"] = [i.ordinal for i in items]
-        columns["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim)
-        self._chunks_table(collection).add(pa.table(columns, schema=_chunks_schema(dim)))
-
-    def delete_sources(self, collection: str, sources: Iterable[str]) -> None:
-        table = self._chunks_table(collection)
-        for where in _in_filters("source", sources):
-            table.delete(where)
-
-    def stored_chunks(self, collection: str, sources: Iterable[str]) -> list[StoredChunk]:
-        """The stored chunks (with vectors) of ``sources``, in file order."""
-        table = self._chunks_table(collection)
-        out: list[StoredChunk] = []
-        for where in _in_filters("source", sources):
-            rows = table.search().where(where).select([*_CHUNK_COLUMNS, "ordinal", "vector"]).limit(None)
-            for r in rows.to_arrow().to_pylist():
-                out.append(
-                    StoredChunk(_chunk_from_row(r), int(r["ordinal"]), np.asarray(r["vector"], np.float32))
-                )
-        out.sort(key=lambda s: (s.chunk.source, s.ordinal))
-        return out
-
-    def _scan(self, collection: str, sources: Iterable[str] | None, columns: list[str]) -> Iterator[pa.Table]:
-        """``columns`` of all chunks, or of the chunks of ``sources``, in parts."""
-        table = self._chunks_table(collection)
-        wheres: Iterable[str | None] = [None] if sources is None else _in_filters("source", sources)
-        for where in wheres:
-            query = table.search()
-            if where is not None:
-                query = query.where(where)
-            yield query.select(columns).limit(None).to_arrow()
-
-    def vectors_and_texts(
-        self, collection: str, sources: Iterable[str] | None = None
-    ) -> tuple[Vector, list[str]]:
-        """Vectors (float32 [n, dim]) and texts of all chunks, or of the chunks of ``sources``, in the
-        same order."""
-        _, dim = self._layout(collection)
-        parts = list(self._scan(collection, sources, ["vector", "text"]))
-        texts = [t for p in parts for t in p.column("text").to_pylist()]
-        matrices = [
-            p.column("vector").combine_chunks().values.to_numpy(zero_copy_only=False).reshape(-1, dim)
-            for p in parts
-        ]
-        if not matrices:
-            return np.zeros((0, dim), np.float32), texts
-        return np.concatenate(matrices).astype(np.float32, copy=False), texts
-
-    def texts(self, collection: str) -> Iterator[str]:
-        """The text of every chunk, in no particular order."""
-        for part in self._scan(collection, None, ["text"]):
-            yield from part.column("text").to_pylist()
-
-    def sources(self, collection: str) -> set[str]:
-        column = self._chunks_table(collection).search().select(["source"]).limit(None).to_arrow()
-        return set(column.column("source").to_pylist())
+        return self.tables(collection).manifest()
 
     def chunks(self, collection: str) -> list[Chunk]:
         """Every chunk of the collection (no vectors), by source and position."""
-        rows = self._chunks_table(collection).search().select([*_CHUNK_COLUMNS, "ordinal"]).limit(None)
-        ordered = sorted(rows.to_arrow().to_pylist(), key=lambda r: (r["source"], r["ordinal"]))
-        return [_chunk_from_row(r) for r in ordered]
+        return self.tables(collection).chunks()
 
     def count_chunks(self, collection: str) -> int:
-        return int(self._chunks_table(collection).count_rows())
-
-    def refresh_indexes(self, collection: str) -> None:
-        """Keep searches fast after writes: compact many small fragments, bring the full-text index up to
-        date, and add a vector index once the table is large. New rows are searchable before this runs
-        (LanceDB searches unindexed rows exhaustively); this only restores speed."""
-        table = self._chunks_table(collection)
-        stats = table.stats()
-        rows = int(stats["num_rows"])
-        fragments = int(stats["fragment_stats"]["num_small_fragments"])
-        unindexed = 0
-        for index in table.list_indices():
-            if index.index_type == "FTS":
-                unindexed = int(getattr(index, "num_unindexed_rows", 0) or 0)
-        if fragments > 16 or unindexed > max(5_000, rows // 10):
-            table.optimize(cleanup_older_than=timedelta(hours=1))
-            self._files_table(collection).optimize(cleanup_older_than=timedelta(hours=1))
-        if rows >= self._vector_index_rows and not any(i.index_type != "FTS" for i in table.list_indices()):
-            table.create_index("vector", config=IvfHnswSq(distance_type="cosine"))
+        return self.tables(collection).count_chunks()
 
     # -- search ---------------------------------------------------------------------------------------
 
@@ -586,48 +508,19 @@ class LanceStore:
         k: int,
         mode: SearchMode = "hybrid",
     ) -> list[Hit]:
-        """Best ``k`` chunks of ``collection``, best first (scores: see the module docstring)."""
-        table = self._chunks_table(collection)
-        if mode == "fts":
-            return self._fts(table, text, k)
-        _, dim = self._layout(collection)
+        """Best ``k`` chunks of ``collection``, best first (scores: see ``indexer.search``).
+        ``EmbedderMismatchError`` for a dense or hybrid search of a collection that needs re-embedding."""
+        row = self._row(collection)
+        tables = self.tables(collection)
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != dim:
-            raise EmbedderMismatchError(
-                f"collection '{collection}' holds {dim}-d vectors, but the query vector is "
-                f"{query.shape[0]}-d: the configured embedding model is not the one it was built with"
-            )
-        if mode == "dense":
-            return self._dense(table, query, k)
-        pool = max(2 * k, 20)
-        fused = reciprocal_rank_fusion(
-            [self._dense(table, query, pool), self._fts(table, text, pool)], k=RRF_K
-        )
-        return [replace(h, origin="hybrid") for h in fused[:k]]
-
-    @staticmethod
-    def _dense(table: Any, vector: Vector, k: int) -> list[Hit]:
-        rows = (
-            table.search(vector, vector_column_name="vector")
-            .distance_type("cosine")
-            .select([*_CHUNK_COLUMNS, "vector", "_distance"])
-            .limit(k)
-            .to_arrow()
-            .to_pylist()
-        )
-        return [
-            Hit(_chunk_from_row(r), 1.0 - float(r["_distance"]), "dense", tuple(r["vector"])) for r in rows
-        ]
-
-    @staticmethod
-    def _fts(table: Any, text: str, k: int) -> list[Hit]:
-        if not text.strip():
-            return []
-        rows = (
-            table.search(text, query_type="fts", fts_columns="text")
-            .select([*_CHUNK_COLUMNS, "vector", "_score"])
-            .limit(k)
-            .to_arrow()
-            .to_pylist()
-        )
-        return [Hit(_chunk_from_row(r), float(r["_score"]), "fts", tuple(r["vector"])) for r in rows]
+        if mode != "fts":
+            dim = int(row["dim"])
+            if query.shape[0] != dim or self._stale(row):
+                identity = self.identity()
+                configured = identity.describe() if identity else f"a {query.shape[0]}-d model"
+                raise EmbedderMismatchError(
+                    f"collection '{collection}' was built with {row['embedding_model']} ({dim}-d vectors), "
+                    f"not the configured embedding model {configured}: it needs re-embedding "
+                    f"(kimas reindex {collection})"
+                )
+        return tables.search(text=text, vector=query, k=k, mode=mode)

@@ -5,14 +5,28 @@ pipeline over new and changed files (moved and copied files re-use their stored 
 what is gone, then refresh indexes and the routing synopsis (centroids and word counts). Its cost follows
 what changed, not the size of the collection.
 
+One writer at a time: a sync holds the collection's writer lease (``indexer.lease``) from start to end, in
+this process and across processes and machines sharing the store; a second writer waits for it (bounded)
+or gets ``CollectionBusyError`` naming the holder.
+
 Crash safety: LanceDB commits are atomic; a file's old chunks are deleted before its new chunks are added,
 and its manifest record is written only after them; a file's chunks are deleted before its record. A
-"syncing" flag marks a sync under way: after a crash the next sync deletes chunks whose source has no
-manifest record (orphans) and refits the synopsis, and every file whose record does not match the disk is
-redone. So a sync after a kill -9 at any moment ends in the same state as an uninterrupted one. The word
-counts follow the centroids: updated by the changes of a sync while its vectors are tracked, counted from
-every chunk text whenever the centroids are refitted (so also after a crash), and counted once for a
-collection indexed by a version without them, on its next sync.
+writer that was killed never released its lease: the next sync takes it over only once it has expired
+(never while that writer lives), and then recovers. Chunks without a manifest record are a killed
+writer's unfinished files: those still in the folders are redone re-using the stored vectors of their
+unchanged texts (embedded work is not repeated), the others are deleted; the synopsis is refitted, and
+every file whose record does not match the disk is redone. So a sync after a kill -9 at any moment ends in
+the same state as an uninterrupted one. The word counts follow the centroids: updated by the changes of a
+sync while its vectors are tracked, counted from every chunk text whenever the centroids are refitted (so
+also after a crash), and counted once for a collection indexed by a version without them, on its next
+sync.
+
+Re-embedding (``reembed``, after a switch of the embedding model) is a full sync of the folders into new
+tables beside the collection's current ones, which keep answering (for the old model) until the new ones
+are complete and the collection switches to them in one commit. It resumes, like a sync, after a kill.
+
+Pause and cancel: ``IndexControl``, checked between files and between batches. A cancelled sync keeps the
+files it finished and nothing of the others, then raises ``Cancelled``.
 """
 
 from __future__ import annotations
@@ -23,24 +37,30 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from indexer.chunking import Chunker
+from indexer.collection_tables import CollectionTables
+from indexer.identity import EmbedderIdentity, identity_of
+from indexer.lease import Lease
 from indexer.manifest import FileRecord, plan_sync, scan_folders
 from indexer.pipeline import BatchWriter, Done, Failure, Job, ProgressMeter, Reader, Segment, embed_window
 from indexer.store import LanceStore
 from indexer.synopsis import SynopsisState, count_terms, fit, update, update_terms
 from kimas_desktop.config import IndexerConfig
-from kimas_desktop.errors import IndexingError
+from kimas_desktop.errors import Cancelled, IndexingError
+from kimas_desktop.index_control import IndexControl
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.types import FileProblem, IndexProgress, IndexReport
 
 log = logging.getLogger(__name__)
 
 _IDLE_S = 0.05  # how long the embedder waits for more texts before embedding a partial window
+
+Progress = Callable[[IndexProgress], None] | None
 
 
 def _problems(records: Sequence[FileRecord]) -> list[FileProblem]:
@@ -63,13 +83,26 @@ def _stored_by_hash(manifest: Mapping[str, FileRecord], vanished: set[str]) -> d
     return by_hash
 
 
+@dataclass
+class _Sync:
+    """What one pass over the folders did."""
+
+    records: list[FileRecord]  # the manifest now
+    indexed: int
+    deleted: int
+    problems: list[FileProblem]  # folders not found
+    writer: BatchWriter | None  # None when nothing had to be written
+    cancelled: bool = False
+
+
 class Indexer:
     """Indexes folders into collections of a ``LanceStore`` with one embedder.
 
     ``write_batch_rows``: chunks per LanceDB write. ``embed_window``: texts per embedding call (sorted by
     length inside the window). ``resync_share``: the routing synopsis is refitted from scratch once the
     chunks added or removed since the last fit exceed this share of the collection; below it the
-    centroids are updated incrementally.
+    centroids are updated incrementally. ``lease_wait_s``: how long a sync waits for another writer of
+    the same collection (None: the store's default).
     """
 
     def __init__(
@@ -82,6 +115,7 @@ class Indexer:
         embed_window: int = 256,
         resync_share: float = 0.2,
         pdf_page_timeout_s: float = 60.0,
+        lease_wait_s: float | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -90,6 +124,8 @@ class Indexer:
         self._window = embed_window
         self._resync_share = resync_share
         self._pdf_timeout = pdf_page_timeout_s
+        self._lease_wait = lease_wait_s
+        self._identity: EmbedderIdentity | None = None
         self._locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
         self._locks_guard = threading.Lock()
 
@@ -97,16 +133,23 @@ class Indexer:
         with self._locks_guard:
             return self._locks[collection]
 
+    def identity(self) -> EmbedderIdentity:
+        """The embedder's identity (model id, dim, probe vectors), computed once."""
+        if self._identity is None:
+            self._identity = identity_of(self._embedder)
+        return self._identity
+
     def remove(self, collection: str) -> None:
         """Delete the collection from the store (its files are untouched)."""
-        with self._lock(collection):
+        with self._lock(collection), self._store.lease(collection, wait_s=self._lease_wait):
             self._store.remove_collection(collection)
 
     def index(
         self,
         collection: str,
         folders: Sequence[Path],
-        on_progress: Callable[[IndexProgress], None] | None = None,
+        on_progress: Progress = None,
+        control: IndexControl | None = None,
     ) -> IndexReport:
         """Bring ``collection`` in line with ``folders``.
 
@@ -114,58 +157,126 @@ class Indexer:
         ``unchanged`` indexed files left alone, ``deleted`` files gone from the folders; ``skipped`` and
         ``failed`` count the files in the folders that are not in the index now, and ``problems`` says why
         (plus indexed files with unreadable pages). indexed + unchanged + skipped + failed = files found.
+        ``EmbedderMismatchError`` when the collection needs re-embedding (``reembed``);
+        ``CollectionBusyError`` when another writer holds it; ``Cancelled`` through ``control``.
         """
-        with self._lock(collection):
-            return self._index(collection, folders, on_progress)
+        with self._lock(collection), self._store.lease(collection, wait_s=self._lease_wait) as lease:
+            start = time.monotonic()
+            roots = _roots(folders)
+            identity = self.identity()
+            store = self._store
+            store.open_collection(
+                collection,
+                embedding_model=identity.model_id,
+                dim=identity.dim,
+                folders=[str(r) for r in roots],
+                probe=identity.probe,
+            )
+            interrupted = lease.recovered or store.legacy_interrupted(collection)
+            state = None if interrupted else store.synopsis_state(collection)
+            tables = store.tables(collection)
+            run = self._sync(tables, roots, on_progress, control, lease, interrupted=interrupted, state=state)
+            if run.writer is None:
+                self._repair_synopsis(tables)
+            else:
+                self._refresh(tables, run.writer, state_known=state is not None)
+            report = self._report(collection, run, start)
+            if run.writer is not None or interrupted:
+                lease.check()
+                store.finish_sync(
+                    collection,
+                    files=sum(1 for r in run.records if r.status == "indexed"),
+                    chunks=tables.count_chunks(),
+                    problems=report.problems,
+                )
+            if run.cancelled:
+                raise Cancelled(f"indexing collection '{collection}' was cancelled")
+            return report
 
-    def _index(
-        self, collection: str, folders: Sequence[Path], on_progress: Callable[[IndexProgress], None] | None
+    def reembed(
+        self,
+        collection: str,
+        folders: Sequence[Path] | None = None,
+        on_progress: Progress = None,
+        control: IndexControl | None = None,
     ) -> IndexReport:
-        start = time.monotonic()
-        roots = list(dict.fromkeys(Path(f).expanduser().resolve() for f in folders))
-        store = self._store
-        store.open_collection(
-            collection,
-            embedding_model=self._embedder.model_id,
-            dim=self._embedder.dim,
-            folders=[str(r) for r in roots],
-        )
-        interrupted = store.was_interrupted(collection)
-        manifest = store.manifest(collection)
+        """Index ``collection`` again from its source files with this indexer's embedder, into new tables
+        beside the current ones, and switch to them once complete (the current ones keep answering until
+        then). ``folders``: default the collection's recorded folders. Resumes an unfinished re-embedding
+        with the same embedder (after a kill or a cancel)."""
+        with self._lock(collection), self._store.lease(collection, wait_s=self._lease_wait) as lease:
+            start = time.monotonic()
+            store = self._store
+            info = store.collection(collection)
+            roots = _roots(folders if folders is not None else [Path(f) for f in info.folders])
+            tables, resumed = store.begin_rebuild(collection, self.identity())
+            run = self._sync(tables, roots, on_progress, control, lease, interrupted=resumed, state=None)
+            report = self._report(collection, run, start)
+            if run.cancelled:
+                raise Cancelled(f"re-embedding collection '{collection}' was cancelled")
+            tables.refresh_indexes()
+            state = self._refit(tables)
+            lease.check()
+            store.finish_rebuild(
+                collection,
+                state,
+                files=sum(1 for r in run.records if r.status == "indexed"),
+                chunks=tables.count_chunks(),
+                problems=report.problems,
+            )
+            return report
+
+    def _sync(
+        self,
+        tables: CollectionTables,
+        roots: Sequence[Path],
+        on_progress: Progress,
+        control: IndexControl | None,
+        lease: Lease,
+        *,
+        interrupted: bool,
+        state: SynopsisState | None,
+    ) -> _Sync:
+        """One pass: bring ``tables`` in line with ``roots``. ``interrupted``: a writer was killed
+        mid-sync (recover what it left); ``state``: the synopsis, for an incremental update."""
+        manifest = tables.manifest()
         files, missing = scan_folders(roots)
         plan = plan_sync(manifest, files, roots, missing)
-        jobs = [Job(stat, manifest.get(stat.path)) for stat in sorted(plan.changed, key=lambda s: s.path)]
-        meter = ProgressMeter(collection, jobs, on_progress)
+        stale: set[str] = set()
+        if interrupted:
+            orphans = tables.sources() - {p for p, r in manifest.items() if r.chunks > 0}
+            stale = orphans & {s.path for s in plan.changed}
+            if orphans - stale:
+                log.info("removing chunks of %d files left by an interrupted sync", len(orphans - stale))
+                tables.delete_sources(sorted(orphans - stale))
+        jobs = [
+            Job(stat, manifest.get(stat.path), stale=stat.path in stale)
+            for stat in sorted(plan.changed, key=lambda s: s.path)
+        ]
+        meter = ProgressMeter(tables.collection, jobs, on_progress)
         folder_problems = [
             FileProblem(
                 str(m), "folder not found; its files stay in the collection until it is back", "failed"
             )
             for m in missing
         ]
-        if not jobs and not plan.vanished and not interrupted:
-            self._repair_synopsis(collection)
-            records = plan.unchanged + plan.kept
+        if not jobs and not plan.vanished:
             meter.report(force=True, finished=True)
-            return self._report(collection, records, start, folder_problems, indexed=0, deleted=0, chunks=0)
+            return _Sync(plan.unchanged + plan.kept, 0, 0, folder_problems, None)
 
-        store.begin_sync(collection)
-        if interrupted:
-            self._sweep_orphans(collection, manifest)
-
-        state = None if interrupted else store.synopsis_state(collection)
         total_before = sum(r.chunks for r in manifest.values())
         track_limit = int(self._resync_share * total_before) - (state.changes if state else 0)
-        writer = BatchWriter(store, collection, batch_rows=self._batch_rows, track_limit=max(track_limit, 0))
+        writer = BatchWriter(
+            tables, batch_rows=self._batch_rows, track_limit=max(track_limit, 0), check=lease.check
+        )
         writer.stats.track_vectors = state is not None and track_limit > 0
-
         vanished_paths = {r.path for r in plan.vanished}
 
         def on_file(path: str) -> None:
             meter.current = path
 
         reader = Reader(
-            collection=collection,
-            store=store,
+            tables=tables,
             chunker=Chunker(
                 self._embedder.count_tokens,
                 chunk_tokens=self._config.chunk_tokens,
@@ -176,57 +287,51 @@ class Indexer:
             by_hash=_stored_by_hash(manifest, vanished_paths),
             pdf_page_timeout_s=self._pdf_timeout,
             on_file=on_file,
+            control=control,
         )
         results: list[Done] = []
+        cancelled = False
         reader.start(jobs)
         try:
-            self._consume(reader, writer, meter, results)
+            self._consume(reader, writer, meter, results, control)
+        except Cancelled:
+            cancelled = True
+            writer.abandon()
         finally:
             reader.join()
 
-        writer.delete([r.path for r in plan.vanished if r.chunks > 0])
+        if not cancelled:
+            writer.delete([r.path for r in plan.vanished if r.chunks > 0])
         writer.flush()
-        store.delete_files(collection, sorted(vanished_paths))
-
-        records = plan.unchanged + plan.kept + [d.record for d in results]
-        self._refresh(collection, writer, state_known=state is not None)
+        if not cancelled:
+            tables.delete_files(sorted(vanished_paths))
+        done = {d.job.path for d in results}
+        records = [r for r in plan.unchanged + plan.kept if r.path not in done] + [d.record for d in results]
+        if cancelled:  # files not reached keep their old records; those gone are not deleted yet
+            records += [manifest[j.path] for j in jobs if j.path not in done and j.path in manifest]
+            records += plan.vanished
         meter.report(force=True, finished=True)
         indexed = sum(1 for d in results if not d.touched and d.record.status == "indexed")
-        report = self._report(
-            collection,
-            records,
-            start,
-            folder_problems,
-            indexed=indexed,
-            deleted=len(plan.vanished),
-            chunks=writer.stats.rows,
-        )
-        store.finish_sync(
-            collection,
-            files=sum(1 for r in records if r.status == "indexed"),
-            chunks=store.count_chunks(collection),
-            problems=report.problems,
-        )
-        return report
-
-    def _sweep_orphans(self, collection: str, manifest: Mapping[str, FileRecord]) -> None:
-        """Delete chunks whose file has no manifest record: written by a sync killed before the record."""
-        keep = {p for p, r in manifest.items() if r.chunks > 0}
-        orphans = self._store.sources(collection) - keep
-        if orphans:
-            log.info("removing chunks of %d files left by an interrupted sync", len(orphans))
-            self._store.delete_sources(collection, sorted(orphans))
+        deleted = 0 if cancelled else len(plan.vanished)
+        return _Sync(records, indexed, deleted, folder_problems, writer, cancelled)
 
     def _consume(
-        self, reader: Reader, writer: BatchWriter, meter: ProgressMeter, results: list[Done]
+        self,
+        reader: Reader,
+        writer: BatchWriter,
+        meter: ProgressMeter,
+        results: list[Done],
+        control: IndexControl | None,
     ) -> None:
-        """Embed and write what the reader produces, until it is done."""
+        """Embed and write what the reader produces, until it is done (``Cancelled`` through ``control``)."""
         inbox: list[Segment | Done] = []
         pending = 0  # texts in ``inbox`` still without a vector
         finished = False
 
         def drain() -> None:
             nonlocal pending
+            if control is not None:
+                control.checkpoint()
             segments = [i for i in inbox if isinstance(i, Segment)]
             embed_window(self._embedder, segments)
             now = time.time()
@@ -251,6 +356,8 @@ class Indexer:
             if item is None:
                 finished = True
             elif isinstance(item, Failure):
+                if isinstance(item.error, Cancelled):
+                    raise item.error
                 raise IndexingError(f"indexing stopped: {item.error}") from item.error
             else:
                 inbox.append(item)
@@ -259,34 +366,34 @@ class Indexer:
             if finished or pending >= self._window or (pending == 0 and inbox):
                 drain()
 
-    def _refit(self, collection: str) -> SynopsisState:
+    def _refit(self, tables: CollectionTables) -> SynopsisState:
         """The synopsis from scratch: k-means over every stored vector, word counts over every text."""
-        vectors, texts = self._store.vectors_and_texts(collection)
+        vectors, texts = tables.vectors_and_texts()
         return replace(fit(vectors, self._config.centroids), terms=count_terms(texts))
 
-    def _repair_synopsis(self, collection: str) -> None:
+    def _repair_synopsis(self, tables: CollectionTables) -> None:
         """On a sync with no changes: a config with another ``indexer.centroids`` takes effect, and a
         collection indexed without word counts gets them."""
-        state = self._store.synopsis_state(collection)
+        state = self._store.synopsis_state(tables.collection)
         if state is None:
             return
         if len(state.centroids) != min(self._config.centroids, state.total):
-            self._store.put_synopsis(collection, self._refit(collection))
+            self._store.put_synopsis(tables.collection, self._refit(tables))
         elif state.terms is None:
-            terms = count_terms(self._store.texts(collection))
-            self._store.put_synopsis(collection, replace(state, terms=terms))
+            terms = count_terms(tables.texts())
+            self._store.put_synopsis(tables.collection, replace(state, terms=terms))
 
-    def _refresh(self, collection: str, writer: BatchWriter, *, state_known: bool) -> None:
+    def _refresh(self, tables: CollectionTables, writer: BatchWriter, *, state_known: bool) -> None:
         """Indexes and the routing synopsis after a sync's writes: an incremental update of the centroids
         and word counts while the changes are small, else a refit from every stored chunk."""
-        store = self._store
-        store.refresh_indexes(collection)
+        store, collection = self._store, tables.collection
+        tables.refresh_indexes()
         stats = writer.stats
         state = store.synopsis_state(collection) if state_known else None
         if state is not None and len(state.centroids) != min(self._config.centroids, state.total):
             state = None  # indexer.centroids changed in the config: refit with the new k
         if state is not None and stats.track_vectors:
-            dim = self._embedder.dim
+            dim = tables.dim
             empty = np.zeros((0, dim), np.float32)
             added = np.concatenate(stats.added_vectors) if stats.added_vectors else empty
             removed = np.concatenate(stats.removed_vectors) if stats.removed_vectors else empty
@@ -297,31 +404,27 @@ class Indexer:
                 terms = None if state.terms is None else update_terms(state.terms, stats.term_delta)
                 if terms is None:  # indexed by a version without word counts, or they do not add up
                     log.info("counting the words of collection '%s' from scratch", collection)
-                    terms = count_terms(store.texts(collection))
+                    terms = count_terms(tables.texts())
                 store.put_synopsis(collection, replace(new, terms=terms))
                 return
-        store.put_synopsis(collection, self._refit(collection))
+        store.put_synopsis(collection, self._refit(tables))
 
-    def _report(
-        self,
-        collection: str,
-        records: Sequence[FileRecord],
-        start: float,
-        extra: Sequence[FileProblem],
-        *,
-        indexed: int,
-        deleted: int,
-        chunks: int,
-    ) -> IndexReport:
-        unchanged = sum(1 for r in records if r.status == "indexed") - indexed
+    @staticmethod
+    def _report(collection: str, run: _Sync, start: float) -> IndexReport:
+        records = run.records
+        unchanged = sum(1 for r in records if r.status == "indexed") - run.indexed
         return IndexReport(
             collection=collection,
-            indexed=indexed,
+            indexed=run.indexed,
             unchanged=unchanged,
-            deleted=deleted,
+            deleted=run.deleted,
             skipped=sum(1 for r in records if r.status == "skipped"),
             failed=sum(1 for r in records if r.status == "failed"),
-            chunks_added=chunks,
+            chunks_added=0 if run.writer is None else run.writer.stats.rows,
             seconds=time.monotonic() - start,
-            problems=tuple([*extra, *_problems(records)]),
+            problems=tuple([*run.problems, *_problems(records)]),
         )
+
+
+def _roots(folders: Sequence[Path]) -> list[Path]:
+    return list(dict.fromkeys(Path(f).expanduser().resolve() for f in folders))

@@ -7,7 +7,8 @@
     │   └── ModelCrashedError       the model's worker process died (it restarts on the next call)
     ├── Cancelled                   the user stopped the work (a ``CancelToken`` was cancelled)
     ├── IndexingError               indexing or storage failed
-    │   └── EmbedderMismatchError   collection built with another embedding model
+    │   ├── EmbedderMismatchError   collection built with another embedding model (needs re-embedding)
+    │   └── CollectionBusyError     another writer holds the collection's writer lease
     ├── CollectionNotFoundError     no collection of that name
     └── StructuredOutputError       an LLM answer did not match its JSON schema
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 __all__ = [
     "Cancelled",
+    "CollectionBusyError",
     "CollectionNotFoundError",
     "ConfigError",
     "EmbedderMismatchError",
@@ -60,6 +62,10 @@ class IndexingError(KimasError):
 
 class EmbedderMismatchError(IndexingError):
     """A collection was built with a different embedding model than the one configured."""
+
+
+class CollectionBusyError(IndexingError):
+    """Another process writes the collection (it holds the writer lease); the message names it."""
 
 
 class CollectionNotFoundError(KimasError):

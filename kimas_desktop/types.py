@@ -114,6 +114,8 @@ class CollectionInfo:
     updated_at: float | None
     problems: tuple[FileProblem, ...] = ()
 
+    # Built with another embedding model than the configured one: re-embed it (``kimas reindex``).
+    needs_reembedding: bool = False
 
 @dataclass(frozen=True)
 class IndexProgress:

@@ -117,11 +117,11 @@ def test_new_rows_are_searchable_at_once_and_quotes_in_paths_are_safe(store: Lan
     store.open_collection("c", embedding_model="m", dim=4)
     source = '/it\'s/a "path".md'
     chunk = Chunk("id1", "c", source, "zeppelin manual")
-    store.add_chunks("c", [StoredChunk(chunk, 0, np.ones(4, np.float32) / 2)])
+    store.tables("c").add_chunks([StoredChunk(chunk, 0, np.ones(4, np.float32) / 2)])
     hits = store.search("c", text="zeppelin", vector=np.ones(4, np.float32) / 2, k=5, mode="fts")
     assert [h.chunk.source for h in hits] == [source]
-    assert store.sources("c") == {source}
-    store.delete_sources("c", [source])
+    assert store.tables("c").sources() == {source}
+    store.tables("c").delete_sources([source])
     assert store.count_chunks("c") == 0
 
 
@@ -132,7 +132,7 @@ def test_a_vector_index_appears_once_the_collection_is_large(tmp_path: Path, emb
     for i in range(320):
         write(folder / f"f{i}.txt", " ".join(words[(i * 7 + j) % 400] for j in range(12)))
     Indexer(store, embedder, small_config()).index("big", [folder])
-    table = store._chunks_table("big")
+    table = store.tables("big")._chunks
     assert {i.index_type for i in table.list_indices()} >= {"FTS"}
     assert any(i.index_type != "FTS" for i in table.list_indices())
     query = " ".join(words[(5 * 7 + j) % 400] for j in range(12))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from indexer import Indexer, LanceStore
 from indexer.chunking import chunk_id
 from indexer.store import StoredChunk
 from kimas_desktop.config import IndexerConfig
+from kimas_desktop.errors import CollectionBusyError
 from kimas_desktop.protocols import Vector
 from kimas_desktop.text import content_words
 from kimas_desktop.types import Chunk, IndexProgress
@@ -53,7 +55,7 @@ def snapshot(store: LanceStore, collection: str) -> dict[str, Any]:
     assert {c.source for c in chunks} == indexed, "orphaned chunks or files without chunks"
     for path, record in manifest.items():
         assert record.chunks == sum(1 for c in chunks if c.source == path)
-    stored = store.stored_chunks(collection, sorted(indexed))
+    stored = store.tables(collection).stored_chunks(sorted(indexed))
     vectors = {s.chunk.chunk_id: s.vector for s in stored}
     synopsis = store.synopsis(collection)
     terms = None if synopsis is None or synopsis.terms is None else dict(synopsis.terms)
@@ -245,17 +247,25 @@ def test_progress_reports_files_chunks_and_eta(tmp_path: Path, store: LanceStore
     assert all(p.current_file.endswith(".md") for p in seen)
 
 
-def test_orphans_of_an_interrupted_sync_are_swept(
-    tmp_path: Path, indexer: Indexer, store: LanceStore
-) -> None:
+def test_orphans_of_a_killed_writer_are_swept_once_its_lease_expired(tmp_path: Path) -> None:
+    store = LanceStore(str(tmp_path / "db"), lease_ttl_s=0.5)
+    indexer = Indexer(store, HashEmbedder(dim=64), small_config())
     write(tmp_path / "d" / "a.txt", "alpha")
     indexer.index("c", [tmp_path / "d"])
     clean = snapshot(store, "c")
-    # What a kill between a file's chunk write and its manifest record leaves, for a file since deleted:
-    store.begin_sync("c")
+    # What a writer killed between a file's chunk write and its manifest record leaves, for a file since
+    # deleted: a lease never released (its heartbeat stopped), and chunks without a record.
+    lease = store.lease("c")
+    lease._stop.set()
     ghost = str(tmp_path / "d" / "ghost.txt")
     vector = np.ones(64, np.float32) / 8
-    store.add_chunks("c", [StoredChunk(Chunk(chunk_id("c", ghost, 0, "boo"), "c", ghost, "boo"), 0, vector)])
+    store.tables("c").add_chunks(
+        [StoredChunk(Chunk(chunk_id("c", ghost, 0, "boo"), "c", ghost, "boo"), 0, vector)]
+    )
+    with pytest.raises(CollectionBusyError, match=f"process {os.getpid()} on"):
+        indexer.index("c", [tmp_path / "d"])  # the writer may still be alive: nothing is swept
+    assert ghost in store.tables("c").sources()
+    time.sleep(0.6)  # the lease expires
     indexer.index("c", [tmp_path / "d"])
     assert_same(snapshot(store, "c"), clean)
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from indexer import Indexer, LanceStore
+from indexer.collection_tables import CollectionTables
 from indexer.store import META
 from kimas_desktop.config import parse_config
 from kimas_desktop.router import CentroidRouter
@@ -49,20 +50,20 @@ def test_edits_deletes_and_renames_update_the_counts_without_a_recount(
     indexer.index("c", [folder])
 
     full_reads: list[str] = []
-    vectors_and_texts = store.vectors_and_texts
+    vectors_and_texts = CollectionTables.vectors_and_texts
 
-    def partial_only(collection: str, sources: Any = None) -> Any:
+    def partial_only(tables: CollectionTables, sources: Any = None) -> Any:
         if sources is None:
             full_reads.append("vectors_and_texts")
-        return vectors_and_texts(collection, sources)
+        return vectors_and_texts(tables, sources)
 
-    monkeypatch.setattr(store, "vectors_and_texts", partial_only)
+    monkeypatch.setattr(CollectionTables, "vectors_and_texts", partial_only)
 
-    def no_texts(collection: str) -> Any:
+    def no_texts(tables: CollectionTables) -> Any:
         full_reads.append("texts")
         return iter(())
 
-    monkeypatch.setattr(store, "texts", no_texts)
+    monkeypatch.setattr(CollectionTables, "texts", no_texts)
 
     (folder / "f0.md").write_text(section("S0", 3, seed=7) + "A zeugma, at last.\n")  # edit
     (folder / "f1.md").unlink()  # delete

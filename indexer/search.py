@@ -1,0 +1,52 @@
+"""Searching one chunk table: dense (cosine), full-text (BM25), or both fused (reciprocal rank).
+
+Scores: ``dense`` is cosine similarity (1 − cosine distance); ``fts`` is LanceDB's BM25 score; ``hybrid`` is
+reciprocal-rank fusion of the two lists, Σ 1/(60 + rank) with 1-based ranks, so a chunk first in both
+lists scores 2/61 ≈ 0.0328 and a chunk found by only one list at most 1/61.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from indexer.schema import CHUNK_COLUMNS, chunk_from_row
+from kimas_desktop.fusion import RRF_K, reciprocal_rank_fusion
+from kimas_desktop.protocols import SearchMode, Vector
+from kimas_desktop.types import Hit
+
+
+def search_table(table: Any, *, text: str, vector: Vector, k: int, mode: SearchMode) -> list[Hit]:
+    """Best ``k`` chunks of ``table``, best first (``vector`` is unused in ``fts`` mode)."""
+    if mode == "fts":
+        return fts(table, text, k)
+    if mode == "dense":
+        return dense(table, vector, k)
+    pool = max(2 * k, 20)
+    fused = reciprocal_rank_fusion([dense(table, vector, pool), fts(table, text, pool)], k=RRF_K)
+    return [replace(h, origin="hybrid") for h in fused[:k]]
+
+
+def dense(table: Any, vector: Vector, k: int) -> list[Hit]:
+    rows = (
+        table.search(vector, vector_column_name="vector")
+        .distance_type("cosine")
+        .select([*CHUNK_COLUMNS, "vector", "_distance"])
+        .limit(k)
+        .to_arrow()
+        .to_pylist()
+    )
+    return [Hit(chunk_from_row(r), 1.0 - float(r["_distance"]), "dense", tuple(r["vector"])) for r in rows]
+
+
+def fts(table: Any, text: str, k: int) -> list[Hit]:
+    if not text.strip():
+        return []
+    rows = (
+        table.search(text, query_type="fts", fts_columns="text")
+        .select([*CHUNK_COLUMNS, "vector", "_score"])
+        .limit(k)
+        .to_arrow()
+        .to_pylist()
+    )
+    return [Hit(chunk_from_row(r), float(r["_score"]), "fts", tuple(r["vector"])) for r in rows]
