@@ -130,17 +130,20 @@ class Grounding1:
     """The product's grounding over `kimas retrieve` output, with the sentence scores kept for tuning."""
 
     def __init__(self, data_dir: Path, config: GroundingConfig) -> None:
-        import launch
+        from app.paths import read_config, resolve_paths
+        from app.runtime import Runtime
 
-        paths = launch.resolve_paths(str(data_dir), None)
-        self.services = launch.Services(paths, launch.read_config(paths))
+        paths = resolve_paths(str(data_dir), None)
+        self.services = Runtime(paths, read_config(paths))
         self.config = config
-        self.scorer = QuoteScorer(self.services.embedder, weights_of(config), sources=config.sources)
-        self.grounder = Grounder(self.services.embedder, config)
+        self.scorer = QuoteScorer(
+            self.services.embedder(self.services.config), weights_of(config), sources=config.sources
+        )
+        self.grounder = Grounder(self.services.embedder(self.services.config), config)
 
     def run(self, question: str, result: dict[str, Any]) -> dict[str, Any]:
         hits = hits_of(result)
-        synopses = [self.services.store.synopsis(r["collection"]) for r in result["routes"]]
+        synopses = [self.services.store().synopsis(r["collection"]) for r in result["routes"]]
         t = time.perf_counter()
         g = self.grounder.ground(question, hits, synopses, query=result["query"])
         ms = (time.perf_counter() - t) * 1000

@@ -23,7 +23,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import launch  # noqa: E402
+from app.paths import resolve_paths  # noqa: E402
+from app.runtime import Runtime  # noqa: E402
 from bench.devkit import (  # noqa: E402
     SQUAD,
     contains_answer,
@@ -38,14 +39,14 @@ from kimas_desktop.config import CollectionConfig, load_config, save_config  # n
 K = 5
 
 
-def _services(data_dir: Path, folders: dict[str, Path], **sections: Any) -> launch.Services:
-    paths = launch.resolve_paths(str(data_dir), None)
+def _services(data_dir: Path, folders: dict[str, Path], **sections: Any) -> Runtime:
+    paths = resolve_paths(str(data_dir), None)
     config = load_config(paths.config_file).updated(
         collections={n: CollectionConfig(folders=[str(f)]).model_dump() for n, f in folders.items()},
         **sections,
     )
     save_config(config, paths.config_file)
-    return launch.Services(paths, config)
+    return Runtime(paths, config)
 
 
 def _overrides(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -62,10 +63,10 @@ def _overrides(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
     return sections
 
 
-def _index(services: launch.Services, folders: dict[str, Path]) -> float:
+def _index(services: Runtime, folders: dict[str, Path]) -> float:
     start = time.perf_counter()
     for name, folder in folders.items():
-        report = services.indexer.index(name, [folder])
+        report = services.indexer().index(name, [folder])
         print(
             f"  indexed {name}: {report.indexed} new/changed files, {report.chunks_added} chunks",
             file=sys.stderr,
@@ -94,11 +95,9 @@ def _scores(ranks: Sequence[int | None]) -> tuple[float, float]:
     return recall, mrr
 
 
-def _baseline(
-    services: launch.Services, names: Sequence[str], question: str, mode: str
-) -> list[tuple[str, str]]:
-    vec = services.embedder.embed_query([question])[0]
-    hits = [h for n in names for h in services.store.search(n, text=question, vector=vec, k=10, mode=mode)]
+def _baseline(services: Runtime, names: Sequence[str], question: str, mode: str) -> list[tuple[str, str]]:
+    vec = services.embedder(services.config).embed_query([question])[0]
+    hits = [h for n in names for h in services.store().search(n, text=question, vector=vec, k=10, mode=mode)]
     hits.sort(key=lambda h: h.score, reverse=True)
     return [(h.chunk.source, h.chunk.text) for h in hits[:10]]
 

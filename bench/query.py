@@ -22,7 +22,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import launch  # noqa: E402
+from app.paths import resolve_paths  # noqa: E402
+from app.runtime import Runtime  # noqa: E402
 from bench.devkit import SQUAD, squad_questions, write_squad  # noqa: E402
 from kimas_desktop.config import CollectionConfig, load_config, parse_config, save_config  # noqa: E402
 from kimas_desktop.events import AnswerDelta, TraceReady  # noqa: E402
@@ -40,17 +41,18 @@ def cold(chat: Any) -> None:
     clear()
 
 
-def plain(services: launch.Services, question: str) -> dict[str, float]:
+def plain(rt: Runtime, question: str) -> dict[str, float]:
     start = time.perf_counter()
-    names = [c.name for c in services.store.collections()]
-    vec = services.embedder.embed_query([question])[0]
-    hits = [h for n in names for h in services.store.search(n, text=question, vector=vec, k=12, mode="dense")]
+    store, chat = rt.store(), rt.chat(rt.config)
+    names = [c.name for c in store.collections()]
+    vec = rt.embedder(rt.config).embed_query([question])[0]
+    hits = [h for n in names for h in store.search(n, text=question, vector=vec, k=12, mode="dense")]
     hits.sort(key=lambda h: h.score, reverse=True)
-    cfg = services.config.summarizer
-    packed, _ = pack(hits, cfg.context_tokens, services.chat.count_tokens)
+    cfg = rt.config.summarizer
+    packed, _ = pack(hits, cfg.context_tokens, chat.count_tokens)
     retrieved = time.perf_counter()
     ttft = 0.0
-    for _ in services.chat.stream(answer_messages(question, packed, []), max_tokens=cfg.max_answer_tokens):
+    for _ in chat.stream(answer_messages(question, packed, []), max_tokens=cfg.max_answer_tokens):
         ttft = ttft or time.perf_counter() - start
     total = time.perf_counter() - start
     return {"ttft": ttft, "total": total, "retrieve": retrieved - start}
@@ -79,30 +81,27 @@ def main() -> None:
     for n in SQUAD:
         questions += squad_questions(n, write_squad(n, folders[n]), 100, seed=11)
     questions = questions[:: max(1, len(questions) // args.questions)][: args.questions]
-    paths = launch.resolve_paths(str(cache / "squad"), None)
+    paths = resolve_paths(str(cache / "squad"), None)
     base = load_config(paths.config_file).updated(
         collections={n: CollectionConfig(folders=[str(f)]).model_dump() for n, f in folders.items()}
     )
     save_config(base, paths.config_file)
-    services = launch.Services(paths, base)
+    rt = Runtime(paths, base)
     for n, f in folders.items():
-        services.indexer.index(n, [f])
-    services.chat.warm_up()
-    pipelines = {}
-    for preset in PRESETS:
-        config = parse_config({**base.model_dump(), "preset": preset, **_preset_sections(preset)})
-        s = launch.Services(paths, config)
-        s.__dict__.update(
-            chat=services.chat, embedder=services.embedder, store=services.store, reranker=services.reranker
-        )
-        pipelines[preset] = s.pipeline()
+        rt.indexer().index(n, [f])
+    rt.warm_up()
+    # The presets share the models (same sections); the runtime rebuilds only the (cheap) pipeline.
+    configs = {
+        preset: parse_config({**base.model_dump(), "preset": preset, **_preset_sections(preset)})
+        for preset in PRESETS
+    }
     rows: dict[str, list[dict[str, Any]]] = {"plain": [], **{p: [] for p in PRESETS}}
     for i, q in enumerate(questions):
         order = ["plain", *PRESETS] if i % 2 == 0 else [*reversed(PRESETS), "plain"]
         for variant in order:
-            cold(services.chat)
+            cold(rt.chat(base))
             rows[variant].append(
-                plain(services, q.text) if variant == "plain" else preset_run(pipelines[variant], q.text)
+                plain(rt, q.text) if variant == "plain" else preset_run(rt.pipeline(configs[variant]), q.text)
             )
             print(f"  q{i} {variant}: ttft {rows[variant][-1]['ttft']:.2f}s", file=sys.stderr)
     base_ttft = statistics.median(r["ttft"] for r in rows["plain"])
@@ -120,6 +119,7 @@ def main() -> None:
                 k: statistics.median(r["stages"].get(k, 0.0) for r in rs) for k in stages
             }
         report[variant] = entry
+    rt.close()
     print(json.dumps(report, indent=2))
 
 

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
-import launch
-from kimas_desktop.config import CollectionConfig, Config, save_config
-from kimas_desktop.errors import CollectionNotFoundError
+from app.config_store import ConfigStore
+from app.control import RunControl
+from app.knowledge import Knowledge
+from app.paths import read_config, resolve_paths
+from app.runtime import Runtime
+from kimas_desktop.config import Config
+from kimas_desktop.errors import Cancelled
+from kimas_desktop.indexing import describe_report
 from kimas_desktop.types import CollectionInfo, IndexProgress, IndexReport
 
 
@@ -34,12 +42,12 @@ def add_parsers(
     p.set_defaults(run=run_remove)
 
 
-def _with_folder(config: Config, name: str, folder: Path) -> Config:
-    collections = {n: c.model_dump() for n, c in config.collections.items()}
-    entry = collections.setdefault(name, CollectionConfig().model_dump())
-    if str(folder) not in entry["folders"]:
-        entry["folders"] = [*entry["folders"], str(folder)]
-    return config.updated(collections=collections)
+def _open(args: argparse.Namespace) -> tuple[Runtime, Knowledge]:
+    """The runtime and the collections, under the same rules as the app's."""
+    paths = resolve_paths(args.data_dir, args.config)
+    runtime = Runtime(paths, read_config(paths))
+    store = ConfigStore(paths.config_file, runtime.config)
+    return runtime, Knowledge(store, runtime.store, paths.data_dir)
 
 
 def _duration(seconds: float | None) -> str:
@@ -77,29 +85,54 @@ class ProgressBar:
 
 
 def summary(report: IndexReport) -> str:
-    lines = [
-        f"collection {report.collection}: {report.indexed} files indexed, {report.unchanged} unchanged, "
-        f"{report.deleted} removed, {report.skipped} skipped, {report.failed} failed; "
-        f"{report.chunks_added} chunks added in {report.seconds:.1f} s"
-    ]
+    lines = [f"collection {report.collection}: {describe_report(report)}"]
     for problem in report.problems:
         lines.append(f"  {problem.kind}: {problem.path}: {problem.reason}")
     return "\n".join(lines)
 
 
+@contextlib.contextmanager
+def _cancel_on_interrupt(control: RunControl) -> Iterator[None]:
+    """The first Ctrl+C cancels the run at its next step (what is written stays); a second one stops now.
+    Ctrl+Z pauses it and ``fg`` resumes it, as for any program."""
+
+    def cancel(signum: int, frame: object) -> None:
+        print("\nkimas: cancelling at the next step (Ctrl+C again to stop at once)…", file=sys.stderr)
+        control.cancel()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    try:
+        previous = signal.signal(signal.SIGINT, cancel)
+    except ValueError:  # not the main thread: no signal handling
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_index(args: argparse.Namespace) -> int:
     folder = Path(args.path).expanduser().resolve()
-    if not folder.is_dir():
-        print(f"kimas: {folder} is not a folder", file=sys.stderr)
-        return 2
-    paths = launch.resolve_paths(args.data_dir, args.config)
+    runtime, knowledge = _open(args)
     name = args.collection or folder.name
-    config = _with_folder(launch.read_config(paths), name, folder)
-    save_config(config, paths.config_file)
-    services = launch.Services(paths, config)
-    folders = [Path(f) for f in config.collection(name).folders]
-    progress = None if args.quiet or not sys.stderr.isatty() else ProgressBar()
-    report: IndexReport = services.indexer.index(name, folders, on_progress=progress)
+    _, folders = knowledge.add_folder(name, folder)
+    bar = None if args.quiet or not sys.stderr.isatty() else ProgressBar()
+    control = RunControl()
+
+    def progress(p: IndexProgress) -> None:
+        if bar is not None:
+            bar(p)
+        control.checkpoint()
+
+    try:
+        with _cancel_on_interrupt(control):
+            report: IndexReport = runtime.indexer().index(name, folders, on_progress=progress)
+    except Cancelled:
+        print(f"kimas: indexing of '{name}' cancelled; run the same command again to go on.", file=sys.stderr)
+        return 130
+    finally:
+        runtime.close()
     print(summary(report))
     return 0
 
@@ -116,10 +149,9 @@ def _not_indexed(name: str, config: Config) -> CollectionInfo:
 
 
 def run_collections(args: argparse.Namespace) -> int:
-    paths = launch.resolve_paths(args.data_dir, args.config)
-    config = launch.read_config(paths)
-    services = launch.Services(paths, config)
-    infos: list[CollectionInfo] = services.store.collections()
+    runtime, knowledge = _open(args)
+    config = runtime.config
+    infos = list(knowledge.infos().values())
     known = {i.name for i in infos}
     infos += [_not_indexed(n, config) for n in sorted(config.collections) if n not in known]
     if args.json:
@@ -144,17 +176,10 @@ def run_collections(args: argparse.Namespace) -> int:
 
 
 def run_remove(args: argparse.Namespace) -> int:
-    paths = launch.resolve_paths(args.data_dir, args.config)
-    config = launch.read_config(paths)
-    services = launch.Services(paths, config)
-    in_config = args.name in config.collections
+    runtime, knowledge = _open(args)
     try:
-        services.store.remove_collection(args.name)
-    except CollectionNotFoundError:
-        if not in_config:
-            raise
-    if in_config:
-        collections = {n: c.model_dump() for n, c in config.collections.items() if n != args.name}
-        save_config(config.updated(collections=collections), paths.config_file)
-    print(f"removed collection {args.name} (its files are untouched)")
+        knowledge.remove(args.name, runtime.indexer().remove)
+    finally:
+        runtime.close()
+    print(f"removed collection {args.name} and its uploaded files (files in folders you added are untouched)")
     return 0

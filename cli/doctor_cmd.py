@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-import launch
+from app.doctor import doctor_report
+from app.paths import read_config, resolve_paths
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -15,9 +16,8 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 
 
 def run(args: argparse.Namespace) -> int:
-    paths = launch.resolve_paths(args.data_dir, args.config)
-    config = launch.read_config(paths)
-    report = launch.doctor_report(paths, config)
+    paths = resolve_paths(args.data_dir, args.config)
+    report = doctor_report(paths, read_config(paths))
     if args.json:
         print(json.dumps(report, indent=2))
         return 0

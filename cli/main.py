@@ -6,6 +6,7 @@ import argparse
 import ctypes
 import ctypes.util
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -45,6 +46,13 @@ def fix_malloc_thresholds(limit: int = 1 << 20) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Nothing phones home (Gradio's analytics, the Hugging Face hub's telemetry); set before they load.
+    for name, value in (
+        ("GRADIO_ANALYTICS_ENABLED", "False"),
+        ("HF_HUB_DISABLE_TELEMETRY", "1"),
+        ("DO_NOT_TRACK", "1"),
+    ):
+        os.environ.setdefault(name, value)
     fix_malloc_thresholds()
     parser = build_parser()
     args = parser.parse_args(argv)

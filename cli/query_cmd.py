@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-import launch
+from app.paths import read_config, resolve_paths
+from app.runtime import Runtime
 from cli.render import (
     Progress,
     answerable_json,
@@ -49,11 +50,9 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         p.set_defaults(run=run)
 
 
-def _pipeline(args: argparse.Namespace) -> Pipeline:
-    paths = launch.resolve_paths(args.data_dir, args.config)
-    services = launch.Services(paths, launch.read_config(paths, preset=args.preset))
-    pipeline: Pipeline = services.pipeline()
-    return pipeline
+def _runtime(args: argparse.Namespace) -> Runtime:
+    paths = resolve_paths(args.data_dir, args.config)
+    return Runtime(paths, read_config(paths, preset=args.preset))
 
 
 def _inputs(args: argparse.Namespace) -> list[tuple[str, str, list[Message]]]:
@@ -66,21 +65,24 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str, list[Message]]]:
 
 def _batched(args: argparse.Namespace, answer_one: Any) -> int:
     items = _inputs(args)
-    pipeline = _pipeline(args)
-    progress = Progress(len(items), "questions") if args.batch else None
-    for done, (qid, question, history) in enumerate(items, 1):
-        if args.batch:
-            try:
-                out = {"id": qid, **answer_one(pipeline, question, history)}
-            except KimasError as err:  # one failed answer (say, a model crash) must not end the batch
-                out = {"id": qid, "error": str(err)}
-        else:
-            out = answer_one(pipeline, question, history)
-        if out is not None and (args.json or args.batch):
-            print(dumps(out), flush=True)
-        if progress:
-            progress.update(done, question)
-    pipeline.close()
+    runtime = _runtime(args)
+    try:
+        pipeline = runtime.pipeline()
+        progress = Progress(len(items), "questions") if args.batch else None
+        for done, (qid, question, history) in enumerate(items, 1):
+            if args.batch:
+                try:
+                    out = {"id": qid, **answer_one(pipeline, question, history)}
+                except KimasError as err:  # one failed answer (say, a model crash) must not end the batch
+                    out = {"id": qid, "error": str(err)}
+            else:
+                out = answer_one(pipeline, question, history)
+            if out is not None and (args.json or args.batch):
+                print(dumps(out), flush=True)
+            if progress:
+                progress.update(done, question)
+    finally:
+        runtime.close()
     return 0
 
 

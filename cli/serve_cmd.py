@@ -1,8 +1,8 @@
 """``kimas serve`` (and ``python launch.py``): the desktop app in a browser tab at http://127.0.0.1:PORT.
 
-Wires the real backends (``launch.Services``: LanceDB store, indexer, folder watcher, local models) into a
-``DesktopSession``, starts loading the models in the background, and serves ``ui.app`` on this computer
-only. Cited files are opened through one extra route that serves only files the session has cited.
+Builds the one ``Runtime`` (LanceDB store, indexer, folder watcher, local models) and the ``DesktopApp``
+on it, starts loading the models in the background, and serves ``ui.app`` on this computer only. Cited
+files are opened through one extra route that serves only files an answer has cited.
 """
 
 from __future__ import annotations
@@ -14,19 +14,15 @@ import os
 import signal
 import socket
 import sys
-import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol
 
-import launch
+from app.config_store import ConfigStore
+from app.desktop import DesktopApp
+from app.paths import Paths, read_config, resolve_paths
+from app.runtime import Runtime
 from kimas_desktop.config import PRESETS, Config
-from kimas_desktop.index_jobs import IndexService
-from kimas_desktop.pipeline import Pipeline
-from kimas_desktop.protocols import ChatModel, Embedder, Reranker
-from kimas_desktop.session import Backends, DesktopSession, Watcher
-from kimas_desktop.types import IndexReport
 
 log = logging.getLogger(__name__)
 
@@ -40,123 +36,8 @@ def add_parsers(
     p.set_defaults(run=run)
 
 
-class Models:
-    """The models for whatever config the settings hold now; each is rebuilt only when its own section
-    changes (another chat model keeps the loaded embedder). Built lazily, loaded by ``warm_up``."""
-
-    def __init__(self, services: launch.Services) -> None:
-        self._services = services
-        self._lock = threading.RLock()  # building the indexer builds the embedder
-        self._memo: dict[str, tuple[object, Any]] = {}
-
-    def _get(self, role: str, key: object, build: Callable[[], Any]) -> Any:
-        with self._lock:
-            held = self._memo.get(role)
-            if held is None or held[0] != key:
-                evicted = held[1] if held is not None else None
-                held = (key, build())
-                self._memo[role] = held
-                close = getattr(evicted, "close", None)
-                if role == "chat" and close is not None and evicted is not held[1]:
-                    # Frees the old model's worker process; waits (off this thread) for an answer in flight.
-                    threading.Thread(target=close, name="kimas-close-model", daemon=True).start()
-            return held[1]
-
-    def chat(self, config: Config) -> ChatModel:
-        from local_models import build_chat_model
-
-        first = self._services.config.chat
-        return cast(
-            ChatModel,
-            self._get(
-                "chat",
-                config.chat,
-                lambda: self._services.chat if config.chat == first else build_chat_model(config.chat),
-            ),
-        )
-
-    def embedder(self, config: Config) -> Embedder:
-        from local_models import build_embedder
-
-        first = self._services.config.embedding
-        cache = self._services.paths.models_cache
-        return cast(
-            Embedder,
-            self._get(
-                "embedding",
-                config.embedding,
-                lambda: (
-                    self._services.embedder
-                    if config.embedding == first
-                    else build_embedder(config.embedding, cache)
-                ),
-            ),
-        )
-
-    def reranker(self, config: Config) -> Reranker:
-        from local_models import build_reranker
-
-        cache = self._services.paths.models_cache
-        key = (config.rerank, config.embedding)
-        return cast(
-            Reranker,
-            self._get("rerank", key, lambda: build_reranker(config.rerank, self.embedder(config), cache)),
-        )
-
-    def indexer(self, config: Config) -> IndexService:
-        from indexer import Indexer
-
-        key = (config.embedding, config.indexer)
-        return cast(
-            IndexService,
-            self._get(
-                "indexer", key, lambda: Indexer(self._services.store, self.embedder(config), config.indexer)
-            ),
-        )
-
-    def pipeline(self, config: Config) -> Pipeline:
-        return Pipeline(
-            config=config,
-            chat=self.chat(config),
-            embedder=self.embedder(config),
-            reranker=self.reranker(config),
-            searcher=self._services.store,
-            small_model=launch.chat_is_embedded(config),
-        )
-
-    def warm_up(self, config: Config) -> None:
-        self.embedder(config).warm_up()
-        self.chat(config).warm_up()
-
-    def watcher(
-        self,
-        config: Config,
-        service: IndexService,
-        folders: Mapping[str, Sequence[Path]],
-        on_report: Callable[[IndexReport], None],
-    ) -> Watcher:
-        from indexer import FolderWatcher
-
-        # The session runs the start-up catch-up itself (with progress); the watcher only reacts to edits.
-        return cast(
-            Watcher,
-            FolderWatcher(cast(Any, service), folders, config.indexer.debounce_s, on_report, catch_up=False),
-        )
-
-
-def build_session(paths: launch.Paths, config: Config) -> DesktopSession:
-    services = launch.Services(paths, config)
-    models = Models(services)
-    backends = Backends(
-        searcher=services.store,
-        index_service=models.indexer,
-        watcher=models.watcher,
-        pipeline=models.pipeline,
-        warm_up=models.warm_up,
-    )
-    return DesktopSession(
-        config=config, config_path=paths.config_file, data_dir=paths.data_dir, backends=backends
-    )
+def build_app(paths: Paths, config: Config) -> DesktopApp:
+    return DesktopApp(Runtime(paths, config), ConfigStore(paths.config_file, config))
 
 
 def _log_to_file(path: Path) -> None:
@@ -194,12 +75,16 @@ def _port_message(port: int) -> str:
     )
 
 
-def add_source_route(app: Any, session: DesktopSession, route: str) -> None:
-    """``GET {route}/{token}/{name}``: a file the session has cited, if it is still in a collection."""
+class Sources(Protocol):
+    def file(self, token: str) -> Path | None: ...
+
+
+def add_source_route(app: Any, sources: Sources, route: str) -> None:
+    """``GET {route}/{token}/{name}``: a file an answer has cited, if it is still in a collection."""
     from starlette.responses import FileResponse, PlainTextResponse, Response
 
     def source(token: str, name: str) -> Response:
-        path = session.source_file(token)
+        path = sources.file(token)
         if path is None:
             return PlainTextResponse("This file is not a source KIMAs has cited, or it is gone.", 404)
         return FileResponse(path, filename=path.name, content_disposition_type="inline")
@@ -212,8 +97,8 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    paths = launch.resolve_paths(args.data_dir, args.config)
-    config = launch.read_config(paths, preset=args.preset)
+    paths = resolve_paths(args.data_dir, args.config)
+    config = read_config(paths, preset=args.preset)
     if port_in_use(args.port):
         print(_port_message(args.port), file=sys.stderr)
         return 2
@@ -226,17 +111,17 @@ def run(args: argparse.Namespace) -> int:
     from ui import app as ui_app
     from ui.render import SOURCE_ROUTE
 
-    session = build_session(paths, config)
-    session.start()
-    demo = ui_app.build_app(session)
+    desk = build_app(paths, config)
+    desk.start()
+    demo = ui_app.build_app(desk)
     try:
         fastapi_app, url, _ = demo.launch(**ui_app.launch_kwargs(args.port))
     except OSError as err:
-        session.close()
+        desk.close()
         log.warning("could not start the web server: %s", err)
         print(_port_message(args.port), file=sys.stderr)
         return 2
-    add_source_route(fastapi_app, session, SOURCE_ROUTE)
+    add_source_route(fastapi_app, desk.sources, SOURCE_ROUTE)
     log.info("serving on %s (data dir %s)", url, paths.data_dir)
     print(f"KIMAs Desktop is running at {url}  (data: {paths.data_dir}; press Ctrl+C to stop)", flush=True)
     signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: shut down like Ctrl+C
@@ -246,6 +131,6 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("kimas: stopping…", file=sys.stderr)
     finally:
-        session.close()
+        desk.close()
         demo.close()
     return 0

@@ -11,9 +11,10 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr
 
+from app.desktop import DesktopApp
+from kimas_desktop.app_settings import SettingsForm
 from kimas_desktop.config import PRESETS
 from kimas_desktop.conversation import Conversation
-from kimas_desktop.session import DesktopSession, SettingsForm
 from ui import handlers, render
 
 CSS = """
@@ -91,9 +92,9 @@ def _skip_none(value: Any) -> Any:
     return gr.skip() if value is None else value
 
 
-def _chat_tab(session: DesktopSession, conv: gr.State) -> tuple[gr.Markdown, gr.Markdown]:
-    model_status = gr.Markdown(render.model_markdown(session.model_state()), elem_id="model-status")
-    hint = gr.Markdown(handlers.chat_hint(session), elem_id="chat-hint")
+def _chat_tab(desk: DesktopApp, conv: gr.State) -> tuple[gr.Markdown, gr.Markdown]:
+    model_status = gr.Markdown(render.model_markdown(desk.model_state()), elem_id="model-status")
+    hint = gr.Markdown(handlers.chat_hint(desk), elem_id="chat-hint")
     chatbot = gr.Chatbot(
         elem_id="chatbot",
         label="KIMAs",
@@ -118,31 +119,33 @@ def _chat_tab(session: DesktopSession, conv: gr.State) -> tuple[gr.Markdown, gr.
         new = gr.Button("New chat", size="sm", elem_id="new-chat")
 
     def on_submit(c: Conversation | None, text: str) -> Iterator[tuple[Any, ...]]:
-        yield from handlers.submit(session, c, text)
+        yield from handlers.submit(desk, c, text)
 
     def on_regenerate(c: Conversation | None) -> Iterator[tuple[Any, ...]]:
-        yield from handlers.regenerate(session, c)
+        yield from handlers.regenerate(desk, c)
 
     outputs = [chatbot, conv, question]
     for trigger in (question.submit, send.click):
         trigger(on_submit, [conv, question], outputs, show_progress="hidden")
     again.click(on_regenerate, [conv], outputs, show_progress="hidden")
-    stop.click(lambda c: handlers.stop(session, c), [conv], None, queue=False)
-    new.click(lambda c: handlers.new_chat(session, c), [conv], [chatbot, conv])
-    chatbot.clear(lambda c: handlers.new_chat(session, c), [conv], [chatbot, conv])
+    stop.click(lambda c: handlers.stop(desk, c), [conv], None, queue=False)
+    new.click(lambda c: handlers.new_chat(desk, c), [conv], [chatbot, conv])
+    chatbot.clear(lambda c: handlers.new_chat(desk, c), [conv], [chatbot, conv])
     return model_status, hint
 
 
-def _knowledge_tab(session: DesktopSession) -> dict[str, Any]:
-    names = session.collection_names()
+def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
+    names = handlers.collection_names(desk)
     with gr.Row():
         with gr.Column(scale=3):
             gr.Markdown("## Your collections")
-            collections_md = gr.Markdown(
-                render.collections_markdown(session.collections()), elem_id="collections"
-            )
-            progress = gr.HTML(render.progress_html(session.indexing_state()), elem_id="index-progress")
-            activity = gr.Markdown(render.activity_markdown(session.activity()), elem_id="activity")
+            collections_md = gr.Markdown(handlers.collections_view(desk), elem_id="collections")
+            progress = gr.HTML(render.progress_html(desk.indexing.state()), elem_id="index-progress")
+            with gr.Row():
+                pause = gr.Button("Pause indexing", size="sm", elem_id="pause-indexing")
+                resume = gr.Button("Resume", size="sm", elem_id="resume-indexing")
+                cancel_indexing = gr.Button("Cancel indexing", size="sm", elem_id="cancel-indexing")
+            activity = gr.Markdown(render.activity_markdown(desk.indexing.activity()), elem_id="activity")
         with gr.Column(scale=2):
             selected = gr.Dropdown(
                 choices=names,
@@ -183,7 +186,7 @@ def _knowledge_tab(session: DesktopSession) -> dict[str, Any]:
                 scale = gr.Number(label="Scaling weight (multiplies the routing score)", minimum=0.01)
                 language = gr.Textbox(label="Language of the documents (for translation rewrite)")
                 strategy = gr.Dropdown(
-                    choices=[(c or "default", c) for c in session.strategy_choices()],
+                    choices=[(c or "default", c) for c in desk.strategy_choices()],
                     label="Query rewrite strategy",
                 )
                 save_coll = gr.Button("Save collection settings")
@@ -200,38 +203,41 @@ def _knowledge_tab(session: DesktopSession) -> dict[str, Any]:
         return (a.message, gr.update(choices=a.names, value=a.selected))
 
     create.click(
-        lambda n: (*action_outputs(handlers.create_collection(session, n)), ""),
+        lambda n: (*action_outputs(handlers.create_collection(desk, n)), ""),
         [new_name],
         [message, selected, new_name],
     )
     new_name.submit(
-        lambda n: (*action_outputs(handlers.create_collection(session, n)), ""),
+        lambda n: (*action_outputs(handlers.create_collection(desk, n)), ""),
         [new_name],
         [message, selected, new_name],
     )
     for drop in (folder_drop, files_drop):
         drop.upload(
-            lambda c, f: (*action_outputs(handlers.upload(session, c, f)), None),
+            lambda c, f: (*action_outputs(handlers.upload(desk, c, f)), None),
             [selected, drop],
             [message, selected, drop],
         )
     add_folder.click(
-        lambda c, p: action_outputs(handlers.add_folder(session, c, p)),
+        lambda c, p: action_outputs(handlers.add_folder(desk, c, p)),
         [selected, folder_path],
         [message, selected],
     )
-    reindex.click(lambda c: action_outputs(handlers.reindex(session, c)), [selected], [message, selected])
+    reindex.click(lambda c: action_outputs(handlers.reindex(desk, c)), [selected], [message, selected])
+    pause.click(lambda: handlers.pause_indexing(desk), None, [message])
+    resume.click(lambda: handlers.resume_indexing(desk), None, [message])
+    cancel_indexing.click(lambda: handlers.cancel_indexing(desk), None, [message])
     remove.click(lambda: gr.update(visible=True), None, [confirm_row])
     cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
     confirm.click(
-        lambda c: (*action_outputs(handlers.remove_collection(session, c)), gr.update(visible=False)),
+        lambda c: (*action_outputs(handlers.remove_collection(desk, c)), gr.update(visible=False)),
         [selected],
         [message, selected, confirm_row],
     )
     fields = [description, examples, mixin, scale, language, strategy]
-    selected.change(lambda c: astuple(handlers.load_collection_settings(session, c)), [selected], fields)
+    selected.change(lambda c: astuple(handlers.load_collection_settings(desk, c)), [selected], fields)
     save_coll.click(
-        lambda c, *v: handlers.save_collection_settings(session, c, handlers.CollectionFields(*v)),
+        lambda c, *v: handlers.save_collection_settings(desk, c, handlers.CollectionFields(*v)),
         [selected, *fields],
         [message],
     )
@@ -244,10 +250,10 @@ def _knowledge_tab(session: DesktopSession) -> dict[str, Any]:
     }
 
 
-def _settings_tab(session: DesktopSession) -> gr.Markdown:
-    form = session.settings()
+def _settings_tab(desk: DesktopApp) -> gr.Markdown:
+    form = desk.settings()
     gr.Markdown("## Settings")
-    model_status = gr.Markdown(render.model_markdown(session.model_state()), elem_id="settings-model-status")
+    model_status = gr.Markdown(render.model_markdown(desk.model_state()), elem_id="settings-model-status")
     preset = gr.Radio(
         choices=list(PRESETS),
         value=form.preset if form.preset in PRESETS else None,
@@ -272,7 +278,7 @@ def _settings_tab(session: DesktopSession) -> gr.Markdown:
     save = gr.Button("Save settings", variant="primary", elem_id="save-settings")
     message = gr.Markdown("", elem_id="settings-message")
     gr.Markdown(
-        f"Config file: {render.code(str(session.config_path))} · Log file: {render.code(str(session.log_file))}"
+        f"Config file: {render.code(str(desk.config_path))} · Log file: {render.code(str(desk.log_file))}"
     )
     inputs = [preset, context, routing, top_k, agentic, chat_path, embedding]
 
@@ -280,11 +286,11 @@ def _settings_tab(session: DesktopSession) -> gr.Markdown:
         return (f.preset, f.context_enabled, f.routing_enabled, f.routing_top_k, f.agentic_enabled,
                 f.chat_model_path, f.embedding_model)  # fmt: skip
 
-    preset.input(lambda p: form_values(handlers.preset_changed(session, p))[1:], [preset], inputs[1:])
+    preset.input(lambda p: form_values(handlers.preset_changed(desk, p))[1:], [preset], inputs[1:])
     save.click(
         lambda *v: (
-            handlers.save_settings(session, SettingsForm(*v)),
-            render.model_markdown(session.model_state()),
+            handlers.save_settings(desk, SettingsForm(*v)),
+            render.model_markdown(desk.model_state()),
         ),
         inputs,
         [message, model_status],
@@ -292,8 +298,8 @@ def _settings_tab(session: DesktopSession) -> gr.Markdown:
     return model_status
 
 
-def build_app(session: DesktopSession) -> gr.Blocks:
-    """The whole UI for one session. Launch it with ``launch_kwargs()``."""
+def build_app(desk: DesktopApp) -> gr.Blocks:
+    """The whole UI for one running app. Launch it with ``launch_kwargs()``."""
     # Uploads pass through Gradio's cache on their way into the data dir: clear it hourly.
     with gr.Blocks(title="KIMAs Desktop", analytics_enabled=False, delete_cache=(3600, 3600)) as demo:
         conv = gr.State(None)
@@ -301,14 +307,14 @@ def build_app(session: DesktopSession) -> gr.Blocks:
         gr.Markdown("# KIMAs Desktop\nPrivate answers from your own documents, computed on this computer.")
         with gr.Tabs():
             with gr.Tab("Chat", id="chat"):
-                chat_status, chat_hint = _chat_tab(session, conv)
+                chat_status, chat_hint = _chat_tab(desk, conv)
             with gr.Tab("Knowledge", id="knowledge"):
-                k = _knowledge_tab(session)
+                k = _knowledge_tab(desk)
             with gr.Tab("Settings", id="settings"):
-                settings_status = _settings_tab(session)
+                settings_status = _settings_tab(desk)
 
         def tick(version: int, current: str | None) -> tuple[Any, ...]:
-            p = handlers.poll(session, version)
+            p = handlers.poll(desk, version)
             if p.names is None:
                 names_update = gr.skip()
             elif current in p.names:  # keep the value: re-setting it would reload the settings fields
@@ -343,9 +349,7 @@ def build_app(session: DesktopSession) -> gr.Blocks:
             show_progress="hidden",
             queue=False,
         )
-        demo.load(
-            lambda c: astuple(handlers.load_collection_settings(session, c)), [k["selected"]], k["fields"]
-        )
+        demo.load(lambda c: astuple(handlers.load_collection_settings(desk, c)), [k["selected"]], k["fields"])
     return demo
 
 

@@ -1,4 +1,4 @@
-"""Event handlers as plain functions of the session and the widgets' values (no Gradio here).
+"""Event handlers as plain functions of the app (``DesktopApp``) and the widgets' values (no Gradio here).
 
 ``ui/app.py`` binds them to widgets; tests call them directly. A handler returns plain values; ``None``
 for a view means "unchanged" (the app turns it into ``gr.skip()``).
@@ -11,8 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.desktop import DesktopApp, Outcome
+from app.knowledge import CollectionStatus
+from kimas_desktop.app_settings import SettingsForm
 from kimas_desktop.conversation import Conversation
-from kimas_desktop.session import DesktopSession, Outcome, SettingsForm
+from kimas_desktop.errors import KimasError
 from ui import render
 
 ChatUpdate = tuple[list[dict[str, Any]], Conversation, str]
@@ -21,40 +24,62 @@ ChatUpdate = tuple[list[dict[str, Any]], Conversation, str]
 # -- chat --------------------------------------------------------------------------------------------
 
 
-def _stream(session: DesktopSession, conv: Conversation, turns: Iterator[object]) -> Iterator[ChatUpdate]:
+def _stream(conv: Conversation, turns: Iterator[object]) -> Iterator[ChatUpdate]:
     for _ in turns:
         yield render.chat_messages(conv), conv, ""
 
 
-def submit(session: DesktopSession, conv: Conversation | None, text: str) -> Iterator[ChatUpdate]:
+def submit(desk: DesktopApp, conv: Conversation | None, text: str) -> Iterator[ChatUpdate]:
     """Ask ``text``: yields the whole chat after every streamed change; the textbox is cleared."""
-    conv = conv or session.new_conversation()
+    conv = conv or desk.chat.new_conversation()
     if not text.strip():
         yield render.chat_messages(conv), conv, text
         return
-    yield from _stream(session, conv, session.ask(conv, text))
+    yield from _stream(conv, desk.chat.ask(conv, text))
 
 
-def regenerate(session: DesktopSession, conv: Conversation | None) -> Iterator[ChatUpdate]:
-    conv = conv or session.new_conversation()
+def regenerate(desk: DesktopApp, conv: Conversation | None) -> Iterator[ChatUpdate]:
+    conv = conv or desk.chat.new_conversation()
     yield render.chat_messages(conv), conv, ""
-    yield from _stream(session, conv, session.regenerate(conv))
+    yield from _stream(conv, desk.chat.regenerate(conv))
 
 
-def stop(session: DesktopSession, conv: Conversation | None) -> None:
+def stop(desk: DesktopApp, conv: Conversation | None) -> None:
     if conv is not None:
-        session.stop(conv)
+        desk.chat.stop(conv)
 
 
-def new_chat(session: DesktopSession, conv: Conversation | None) -> tuple[list[dict[str, Any]], Conversation]:
-    conv = conv or session.new_conversation()
-    session.new_chat(conv)
+def new_chat(desk: DesktopApp, conv: Conversation | None) -> tuple[list[dict[str, Any]], Conversation]:
+    conv = conv or desk.chat.new_conversation()
+    desk.chat.new_chat(conv)
     return [], conv
 
 
-def chat_hint(session: DesktopSession) -> str:
+def chat_hint(desk: DesktopApp) -> str:
     """Above the chat: how to add knowledge, while there is none."""
-    return "" if session.has_knowledge() else render.NO_KNOWLEDGE_HINT
+    try:
+        return "" if desk.knowledge.has_knowledge() else render.NO_KNOWLEDGE_HINT
+    except KimasError as err:  # a broken store is not "no knowledge yet"
+        return render.store_problem(str(err), str(desk.log_file))
+
+
+def _collections(desk: DesktopApp) -> tuple[list[CollectionStatus] | None, str]:
+    """The collections, or None and why the store cannot be read."""
+    try:
+        return desk.knowledge.collections(), ""
+    except KimasError as err:
+        desk.explain(err, "listing collections")
+        return None, render.store_problem(str(err), str(desk.log_file))
+
+
+def collection_names(desk: DesktopApp) -> list[str]:
+    items, _ = _collections(desk)
+    return [c.name for c in items] if items is not None else sorted(desk.config.collections)
+
+
+def collections_view(desk: DesktopApp) -> str:
+    items, problem = _collections(desk)
+    return render.collections_markdown(items) if items is not None else problem
 
 
 # -- polling -----------------------------------------------------------------------------------------
@@ -71,19 +96,19 @@ class Poll:
     model_md: str
 
 
-def poll(session: DesktopSession, seen_version: int | None) -> Poll:
+def poll(desk: DesktopApp, seen_version: int | None) -> Poll:
     """What the page shows about knowledge, indexing and models (cheap when nothing changed)."""
-    version = session.version
-    progress = render.progress_html(session.indexing_state())
-    model = render.model_markdown(session.model_state())
+    version = desk.version
+    progress = render.progress_html(desk.indexing.state())
+    model = render.model_markdown(desk.model_state())
     if version == seen_version:
         return Poll(version, None, None, None, None, progress, model)
     return Poll(
         version,
-        render.collections_markdown(session.collections()),
-        session.collection_names(),
-        chat_hint(session),
-        render.activity_markdown(session.activity()),
+        collections_view(desk),
+        collection_names(desk),
+        chat_hint(desk),
+        render.activity_markdown(desk.indexing.activity()),
         progress,
         model,
     )
@@ -99,51 +124,49 @@ class KnowledgeAction:
     selected: str | None
 
 
-def _after(session: DesktopSession, outcome: Outcome, selected: str | None) -> KnowledgeAction:
-    names = session.collection_names()
+def _after(desk: DesktopApp, outcome: Outcome, selected: str | None) -> KnowledgeAction:
+    names = collection_names(desk)
     if selected not in names:
         selected = names[0] if names else None
     return KnowledgeAction(render.outcome_markdown(outcome), names, selected)
 
 
-def create_collection(session: DesktopSession, name: str) -> KnowledgeAction:
-    outcome = session.create_collection(name)
-    return _after(session, outcome, name.strip() if outcome.ok else None)
+def create_collection(desk: DesktopApp, name: str) -> KnowledgeAction:
+    outcome = desk.create_collection(name)
+    return _after(desk, outcome, name.strip() if outcome.ok else None)
 
 
-def remove_collection(session: DesktopSession, name: str | None) -> KnowledgeAction:
+def remove_collection(desk: DesktopApp, name: str | None) -> KnowledgeAction:
     if not name:
-        return _after(session, Outcome(False, "Choose a collection first."), None)
-    return _after(session, session.remove_collection(name), None)
+        return _after(desk, Outcome(False, "Choose a collection first."), None)
+    return _after(desk, desk.remove_collection(name), None)
 
 
 DEFAULT_COLLECTION = "documents"
 
 
-def upload(
-    session: DesktopSession, collection: str | None, files: Sequence[str] | str | None
-) -> KnowledgeAction:
+def upload(desk: DesktopApp, collection: str | None, files: Sequence[str] | str | None) -> KnowledgeAction:
     """Files or a folder dropped onto ``collection`` (a new "documents" collection if none is chosen).
 
     The browser sends only file names (folders arrive flattened); the temporary copy's name is the
-    name the user's file had, and the session sanitizes it.
+    name the user's file had, and the app sanitizes it.
     """
     if isinstance(files, str):
         files = [files]
     name = collection or DEFAULT_COLLECTION
     pairs = [(Path(f), Path(f).name) for f in files or []]
-    return _after(session, session.add_uploads(name, pairs), name)
+    return _after(desk, desk.add_uploads(name, pairs), name)
 
 
-def add_folder(session: DesktopSession, collection: str | None, folder: str) -> KnowledgeAction:
+def add_folder(desk: DesktopApp, collection: str | None, folder: str) -> KnowledgeAction:
     name = collection or DEFAULT_COLLECTION
-    return _after(session, session.add_folder(name, folder), name)
+    return _after(desk, desk.add_folder(name, folder), name)
 
 
-def reindex(session: DesktopSession, collection: str | None) -> KnowledgeAction:
+def reindex(desk: DesktopApp, collection: str | None) -> KnowledgeAction:
     if not collection:
-        return _after(session, Outcome(False, "Choose a collection first."), None)
-    return _after(session, session.reindex(collection), collection)
+        return _after(desk, Outcome(False, "Choose a collection first."), None)
+    return _after(desk, desk.reindex(collection), collection)
 
 
 @dataclass(frozen=True)
@@ -156,17 +179,17 @@ class CollectionFields:
     strategy: str
 
 
-def load_collection_settings(session: DesktopSession, name: str | None) -> CollectionFields:
-    s = session.collection_settings(name or "")
+def load_collection_settings(desk: DesktopApp, name: str | None) -> CollectionFields:
+    s = desk.knowledge.settings(name or "")
     return CollectionFields(
         s.description, "\n".join(s.examples), s.mixin_weight, s.scale, s.language, s.strategy
     )
 
 
-def save_collection_settings(session: DesktopSession, name: str | None, fields: CollectionFields) -> str:
+def save_collection_settings(desk: DesktopApp, name: str | None, fields: CollectionFields) -> str:
     if not name:
         return render.outcome_markdown(Outcome(False, "Choose a collection first."))
-    outcome = session.save_collection_settings(
+    outcome = desk.save_collection_settings(
         name,
         description=fields.description,
         examples=fields.examples.splitlines(),
@@ -181,13 +204,25 @@ def save_collection_settings(session: DesktopSession, name: str | None, fields: 
 # -- settings ----------------------------------------------------------------------------------------
 
 
-def load_settings(session: DesktopSession) -> SettingsForm:
-    return session.settings()
+def pause_indexing(desk: DesktopApp) -> str:
+    return render.outcome_markdown(desk.pause_indexing())
 
 
-def preset_changed(session: DesktopSession, preset: str) -> SettingsForm:
-    return session.preset_settings(preset)
+def resume_indexing(desk: DesktopApp) -> str:
+    return render.outcome_markdown(desk.resume_indexing())
 
 
-def save_settings(session: DesktopSession, form: SettingsForm) -> str:
-    return render.outcome_markdown(session.save_settings(form))
+def cancel_indexing(desk: DesktopApp) -> str:
+    return render.outcome_markdown(desk.cancel_indexing())
+
+
+def load_settings(desk: DesktopApp) -> SettingsForm:
+    return desk.settings()
+
+
+def preset_changed(desk: DesktopApp, preset: str) -> SettingsForm:
+    return desk.preset_settings(preset)
+
+
+def save_settings(desk: DesktopApp, form: SettingsForm) -> str:
+    return render.outcome_markdown(desk.save_settings(form))

@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from app.desktop import ModelState, Outcome
+from app.knowledge import CollectionStatus
+from app.sources import source_token
 from kimas_desktop.conversation import Conversation, Turn
 from kimas_desktop.events import Trace
-from kimas_desktop.index_jobs import Activity, IndexingState
+from kimas_desktop.indexing import Activity, IndexingState
 from kimas_desktop.quote import Quote
-from kimas_desktop.session import CollectionStatus, ModelState, Outcome, source_token
 from kimas_desktop.support import SentenceSupport
 from kimas_desktop.text import truncate
 from kimas_desktop.types import Chunk, Citation, Hit
@@ -309,6 +311,8 @@ def progress_html(state: IndexingState) -> str:
         if state.waiting
         else ""
     )
+    if state.paused and not state.active:
+        return f"<div class='kimas-progress idle' data-state='paused'>Indexing paused.{waiting}</div>"
     if not state.active:
         label = "Indexing queued…" if state.waiting else "Idle: all collections are up to date."
         return f"<div class='kimas-progress idle' data-state='idle'>{html.escape(label)}{waiting}</div>"
@@ -317,8 +321,9 @@ def progress_html(state: IndexingState) -> str:
     now = f" · now: {html.escape(Path(state.current_file).name)}" if state.current_file else ""
     eta = f" · about {state.eta_s:.0f} s left" if state.eta_s is not None else ""
     why = f" ({html.escape(state.trigger)})" if state.trigger else ""
+    doing, phase = ("Paused while indexing", "paused") if state.paused else ("Indexing", "active")
     return (
-        f"<div class='kimas-progress' data-state='active'><div>Indexing <b>{html.escape(state.collection)}</b>"
+        f"<div class='kimas-progress' data-state='{phase}'><div>{doing} <b>{html.escape(state.collection)}</b>"
         f"{why}: {total}{now}{eta}</div><div class='kimas-bar'><div style='width:{pct}%'></div></div>"
         f"{waiting}</div>"
     )
@@ -343,3 +348,8 @@ def outcome_markdown(outcome: Outcome) -> str:
 def model_markdown(state: ModelState) -> str:
     icon = {"loading": "◌", "ready": "✓", "failed": "⚠"}[state.phase]
     return f"{icon} {esc(state.message)}"
+
+
+def store_problem(message: str, log_file: str) -> str:
+    """Why the collections cannot be shown: the store itself failed (never mistaken for "no knowledge")."""
+    return f"**The knowledge store cannot be read.** {esc(message)} Details are in {code(log_file)}."

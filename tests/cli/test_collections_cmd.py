@@ -4,11 +4,12 @@ data dir (the embedder is the deterministic fake, so these run without model fil
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-import launch
+from app import runtime
 from cli.main import main
 from kimas_desktop.config import load_config
 from local_models.fake import HashEmbedder
@@ -16,7 +17,11 @@ from local_models.fake import HashEmbedder
 
 @pytest.fixture(autouse=True)
 def fake_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(launch.Services, "embedder", property(lambda self: HashEmbedder(dim=32)))
+    """The runtime's builders, with the fake embedder registered in place of the real one."""
+    real = runtime.real_builders
+    monkeypatch.setattr(
+        runtime, "real_builders", lambda: replace(real(), embedder=lambda cfg, cache: HashEmbedder(dim=32))
+    )
 
 
 @pytest.fixture
@@ -35,13 +40,13 @@ def test_index_adds_the_folder_to_the_config_and_prints_a_summary(
     data = tmp_path / "data"
     assert main(["index", str(folder), "--data-dir", str(data)]) == 0
     out = capsys.readouterr().out
-    assert "collection handbook: 2 files indexed" in out and "1 skipped, 0 failed" in out
+    assert "collection handbook: 2 files indexed (2 chunks), 1 skipped in" in out
     assert "blob.bin: unsupported file type '.bin'" in out
     config = load_config(data / "config.toml")
     assert config.collection("handbook").folders == [str(folder.resolve())]
 
     assert main(["index", str(folder), "--collection", "handbook", "--data-dir", str(data)]) == 0
-    assert "0 files indexed, 2 unchanged" in capsys.readouterr().out
+    assert "collection handbook: 2 unchanged, 1 skipped in" in capsys.readouterr().out
     assert load_config(data / "config.toml").collection("handbook").folders == [str(folder.resolve())]
 
 
@@ -68,12 +73,16 @@ def test_collections_lists_counts_model_and_problems(
     assert f"folder: {folder.resolve()}" in text
 
 
-def test_remove_collection_deletes_index_and_config(
+def test_remove_collection_deletes_index_config_and_uploads(
     tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = tmp_path / "data"
     main(["index", str(folder), "--data-dir", str(data)])
+    uploads = data / "uploads" / "handbook"
+    uploads.mkdir(parents=True)
+    (uploads / "dropped.md").write_text("uploaded in the app")
     assert main(["remove-collection", "handbook", "--data-dir", str(data)]) == 0
+    assert not uploads.exists()  # as the app's remove does
     assert "handbook" not in load_config(data / "config.toml").collections
     capsys.readouterr()
     main(["collections", "--json", "--data-dir", str(data)])
@@ -87,4 +96,13 @@ def test_index_refuses_something_that_is_not_a_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["index", str(tmp_path / "nope"), "--data-dir", str(tmp_path / "data")]) == 2
-    assert "is not a folder" in capsys.readouterr().err
+    assert "There is no folder at" in capsys.readouterr().err
+
+
+def test_index_refuses_the_folder_holding_the_data_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same guard as the app's: indexing KIMAs' own data (its index, its uploads) would loop."""
+    assert main(["index", str(tmp_path), "--data-dir", str(tmp_path / "data")]) == 2
+    assert "own data directory" in capsys.readouterr().err
+    assert not (tmp_path / "data" / "config.toml").exists()

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from app.sources import source_token
 from kimas_desktop.config import load_config
 from kimas_desktop.errors import ConfigError, ModelError
-from kimas_desktop.session import source_token
 from kimas_desktop.summarizer import NO_KNOWLEDGE
 from kimas_desktop.uploads import check_collection_name, copy_uploads, safe_file_name
 from tests.ui.session_fakes import ANSWER, SlowChat, make_rig, write_docs
@@ -89,13 +89,13 @@ def test_upload_creates_indexes_and_saves_the_collection(tmp_path: Path) -> None
     rig.wait_idle()
     managed = rig.data_dir / "uploads" / "docs"
     assert sorted(p.name for p in managed.iterdir()) == ["heliotrope.pdf", "notes.md"]
-    [status] = s.collections()
+    [status] = s.knowledge.collections()
     assert (status.name, status.chunks, status.indexed) == ("docs", 2, True)
     assert status.folders == (str(managed),)
     saved = load_config(s.config_path)
     assert saved.collections["docs"].folders == [str(managed)]
-    assert "2 files indexed" in s.activity()[0].text
-    assert rig.watcher.running and rig.watcher.folders == {"docs": [managed]}
+    assert "2 files indexed" in s.indexing.activity()[0].text
+    assert not rig.watcher.closed and rig.watcher.folders == {"docs": [managed]}
 
 
 def test_progress_is_readable_while_indexing_and_chat_still_answers(tmp_path: Path) -> None:
@@ -108,32 +108,36 @@ def test_progress_is_readable_while_indexing_and_chat_still_answers(tmp_path: Pa
     folder = write_docs(tmp_path / "more")
     assert s.add_folder("docs", str(folder)).ok
     deadline = time.monotonic() + 5
-    while not s.indexing_state().active:
+    while not s.indexing.state().active:
         assert time.monotonic() < deadline
         time.sleep(0.01)
-    state = s.indexing_state()
+    state = s.indexing.state()
     assert state.collection == "docs" and state.files_total == 3 and state.current_file
     assert state.eta_s is not None
-    conv = s.new_conversation()
-    turns = list(s.ask(conv, "What is the launch code of Project Heliotrope?"))
+    conv = s.chat.new_conversation()
+    turns = list(s.chat.ask(conv, "What is the launch code of Project Heliotrope?"))
     assert turns[-1].state == "done" and turns[-1].answer == ANSWER  # answered during indexing
     rig.indexer.gate.set()
     rig.wait_idle()
-    assert not s.indexing_state().active and s.collections()[0].chunks == 3
+    assert not s.indexing.state().active and s.knowledge.collections()[0].chunks == 3
 
 
 def test_a_change_on_disk_reaches_the_status_through_the_watcher(tmp_path: Path) -> None:
-    rig = make_rig(tmp_path)
+    rig = make_rig(tmp_path, config={"indexer": {"debounce_s": 0.05}})
     s = rig.session
     folder = write_docs(tmp_path / "watched")
     assert s.add_folder("docs", str(folder)).ok
     rig.wait_idle()
     seen = s.version
     (folder / "new.md").write_text("A new note.")
-    rig.watcher.edit("docs")
+    rig.watcher.edit("docs")  # the watcher only says which collection changed; the scheduler syncs it
+    deadline = time.monotonic() + 5
+    while s.knowledge.collections()[0].chunks != 3:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    rig.wait_idle()
     assert s.version > seen
-    assert s.collections()[0].chunks == 3
-    assert s.activity()[0].text.startswith("Files changed on disk: 3 files indexed")
+    assert s.indexing.activity()[0].text.startswith("Files changed on disk: 3 files indexed")
 
 
 def test_create_and_remove_collection(tmp_path: Path) -> None:
@@ -147,7 +151,7 @@ def test_create_and_remove_collection(tmp_path: Path) -> None:
     rig.wait_idle()
     assert s.remove_collection("handbook").ok
     assert rig.indexer.removed == ["handbook"]
-    assert s.collections() == [] and not (rig.data_dir / "uploads" / "handbook").exists()
+    assert s.knowledge.collections() == [] and not (rig.data_dir / "uploads" / "handbook").exists()
     assert "handbook" not in load_config(s.config_path).collections
     assert not s.remove_collection("handbook").ok
 
@@ -193,25 +197,25 @@ def _indexed(tmp_path: Path, **kw: object):  # type: ignore[no-untyped-def]
 
 def test_no_knowledge_yet_says_how_to_add_some(tmp_path: Path) -> None:
     s = make_rig(tmp_path).session
-    assert not s.has_knowledge()
-    turn = list(s.ask(s.new_conversation(), "Anything?"))[-1]
+    assert not s.knowledge.has_knowledge()
+    turn = list(s.chat.ask(s.chat.new_conversation(), "Anything?"))[-1]
     assert turn.answer == NO_KNOWLEDGE and not turn.answered_from_sources
 
 
 def test_ask_streams_cites_and_feeds_the_history(tmp_path: Path) -> None:
     rig = _indexed(tmp_path)
     s = rig.session
-    conv = s.new_conversation()
-    answers = [t.answer for t in s.ask(conv, "What is the launch code of Project Heliotrope?")]
+    conv = s.chat.new_conversation()
+    answers = [t.answer for t in s.chat.ask(conv, "What is the launch code of Project Heliotrope?")]
     assert answers[0] == "" and answers[-1] == ANSWER
     partial = [a for a in answers if a and a != ANSWER]
     assert len(set(partial)) >= 3 and all(ANSWER.startswith(a) for a in partial)  # streamed word by word
     turn = conv.turns[-1]
     assert turn.citations[0].chunk.source.endswith("heliotrope.pdf") and turn.trace is not None
     token = source_token(turn.citations[0].chunk.source)
-    assert s.source_file(token) == Path(turn.citations[0].chunk.source).resolve()
-    assert s.source_file(source_token("/etc/passwd")) is None
-    list(s.ask(conv, "Which project has that launch code?"))
+    assert s.sources.file(token) == Path(turn.citations[0].chunk.source).resolve()
+    assert s.sources.file(source_token("/etc/passwd")) is None
+    list(s.chat.ask(conv, "Which project has that launch code?"))
     last_prompt = next(m for m, schema in reversed(rig.chat.calls) if schema is None)[-1].content
     assert "Question: Which project has that launch code?" in last_prompt
     # The earlier question reaches the answer prompt as a plain list; earlier answers do not (a small model
@@ -224,14 +228,14 @@ def test_ask_streams_cites_and_feeds_the_history(tmp_path: Path) -> None:
 def test_a_declined_answer_stays_out_of_the_history_and_regenerate_lets_the_model_try(tmp_path: Path) -> None:
     rig = _indexed(tmp_path)
     s = rig.session
-    conv = s.new_conversation()
+    conv = s.chat.new_conversation()
     asked = len([c for c in rig.chat.calls if c[1] is None])
-    turn = list(s.ask(conv, "Which team painted the office kitchen in spring?"))[-1]
+    turn = list(s.chat.ask(conv, "Which team painted the office kitchen in spring?"))[-1]
     assert turn.answer.startswith("Your documents don't say") and not turn.answered_from_sources
     assert turn.quotes and turn.answerability is not None and not turn.answerability.answerable
     assert len([c for c in rig.chat.calls if c[1] is None]) == asked  # the model was not asked
     assert [m.role for m in conv.history()] == ["user"]  # the decline does not feed later rewrites
-    again = list(s.regenerate(conv))[-1]
+    again = list(s.chat.regenerate(conv))[-1]
     assert again.answer == ANSWER  # this time the model answered
     assert len([c for c in rig.chat.calls if c[1] is None]) == asked + 1
 
@@ -240,12 +244,12 @@ def test_stop_keeps_the_partial_answer_and_releases_the_model(tmp_path: Path) ->
     chat = SlowChat(" ".join(f"word{i}" for i in range(200)), delay_s=0.02)
     rig = _indexed(tmp_path, chat=chat)
     s = rig.session
-    conv = s.new_conversation()
-    stream = s.ask(conv, "What is the launch code?")
+    conv = s.chat.new_conversation()
+    stream = s.chat.ask(conv, "What is the launch code?")
     turn = next(stream)
     for turn in stream:
         if len(turn.answer.split()) >= 3:
-            s.stop(conv)
+            s.chat.stop(conv)
     assert turn.state == "stopped" and 3 <= len(turn.answer.split()) < 200
     assert chat.closed.wait(5), "the model's stream was not closed"
     assert conv.history()[-1].content == turn.answer.strip()
@@ -254,13 +258,13 @@ def test_stop_keeps_the_partial_answer_and_releases_the_model(tmp_path: Path) ->
 def test_regenerate_and_new_chat(tmp_path: Path) -> None:
     rig = _indexed(tmp_path)
     s = rig.session
-    conv = s.new_conversation()
-    list(s.ask(conv, "What is the launch code?"))
-    list(s.regenerate(conv))
+    conv = s.chat.new_conversation()
+    list(s.chat.ask(conv, "What is the launch code?"))
+    list(s.chat.regenerate(conv))
     assert [t.question for t in conv.turns] == ["What is the launch code?"]
     assert conv.turns[0].state == "done"
-    s.new_chat(conv)
-    assert conv.turns == [] and list(s.regenerate(conv)) == []
+    s.chat.new_chat(conv)
+    assert conv.turns == [] and list(s.chat.regenerate(conv)) == []
 
 
 def test_errors_are_sentences_and_tracebacks_go_to_the_log(
@@ -269,10 +273,10 @@ def test_errors_are_sentences_and_tracebacks_go_to_the_log(
     def broken(config: object) -> object:
         raise RuntimeError("disk on fire")
 
-    rig = _indexed(tmp_path, pipeline=broken)
+    rig = _indexed(tmp_path, chat_builder=broken)
     s = rig.session
     with caplog.at_level(logging.INFO):
-        turn = list(s.ask(s.new_conversation(), "Hello?"))[-1]
+        turn = list(s.chat.ask(s.chat.new_conversation(), "Hello?"))[-1]
     assert turn.state == "failed"
     assert "disk on fire" in turn.error and str(s.log_file) in turn.error and "Traceback" not in turn.error
     assert any(r.exc_info and "answering" in r.getMessage() for r in caplog.records)
@@ -280,8 +284,8 @@ def test_errors_are_sentences_and_tracebacks_go_to_the_log(
     def model_error(config: object) -> object:
         raise ModelError("The chat model could not be loaded: the file is not a GGUF model.")
 
-    rig2 = _indexed(tmp_path / "two", pipeline=model_error)
-    turn = list(rig2.session.ask(rig2.session.new_conversation(), "Hello?"))[-1]
+    rig2 = _indexed(tmp_path / "two", chat_builder=model_error)
+    turn = list(rig2.session.chat.ask(rig2.session.chat.new_conversation(), "Hello?"))[-1]
     assert turn.error == "The chat model could not be loaded: the file is not a GGUF model."
 
 
@@ -300,7 +304,7 @@ def test_models_load_in_the_background(tmp_path: Path) -> None:
     s = rig.session
     s.start()
     assert s.model_state().phase == "loading" and "Loading model" in s.model_state().message
-    first = next(s.ask(s.new_conversation(), "Hi?"))
+    first = next(s.chat.ask(s.chat.new_conversation(), "Hi?"))
     assert first.status == "Loading the model…"
     rig.warm_gate.set()
     _wait_phase(s, "ready")
@@ -338,12 +342,12 @@ def test_settings_are_saved_and_a_bad_model_is_explained(tmp_path: Path) -> None
 def test_the_quotes_source_opens_while_the_answer_is_still_streaming(tmp_path: Path) -> None:
     chat = SlowChat(" ".join(f"word{i}" for i in range(40)), delay_s=0.02)
     s = _indexed(tmp_path, chat=chat).session
-    conv = s.new_conversation()
-    for turn in s.ask(conv, "What is the launch code of Project Heliotrope?"):
+    conv = s.chat.new_conversation()
+    for turn in s.chat.ask(conv, "What is the launch code of Project Heliotrope?"):
         if turn.quotes and not turn.citations:
             source = turn.quotes[0].chunk.source
-            assert s.source_file(source_token(source)) == Path(source).resolve()
-            s.stop(conv)
+            assert s.sources.file(source_token(source)) == Path(source).resolve()
+            s.chat.stop(conv)
             break
     else:
         pytest.fail("no quote arrived before the citations")

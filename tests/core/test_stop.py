@@ -53,13 +53,13 @@ def test_stop_ends_a_model_step_in_progress_at_once(tmp_path: Path) -> None:
     s = rig.session
     assert s.add_uploads("docs", [(write_docs(tmp_path / "t") / "heliotrope.pdf", "heliotrope.pdf")]).ok
     rig.wait_idle()
-    conv = s.new_conversation()
-    turns = s.ask(conv, "What is the launch code of Project Heliotrope?")
+    conv = s.chat.new_conversation()
+    turns = s.chat.ask(conv, "What is the launch code of Project Heliotrope?")
     next(turns)
     threading.Thread(target=lambda: list(turns), daemon=True).start()
     assert chat.entered.wait(10), "the agentic judgement never ran"
     stopped_at = time.perf_counter()
-    s.stop(conv)
+    s.chat.stop(conv)
     deadline = time.perf_counter() + 5
     while chat.cancelled_after is None and time.perf_counter() < deadline:
         time.sleep(0.01)

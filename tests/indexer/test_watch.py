@@ -1,13 +1,21 @@
-"""FolderWatcher with real watchdog observers: a save storm becomes one sync; moves and deletes follow."""
+"""FolderWatcher (real watchdog observers) feeding the one IndexScheduler, over a real Indexer and LanceDB:
+a save storm becomes one sync; moves and deletes follow; changing the watched folders returns at once,
+even during a long sync, and no edit waiting for its sync is dropped."""
 
 from __future__ import annotations
 
 import shutil
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+import pytest
+
+from app.scheduler import IndexScheduler
 from indexer import FolderWatcher, Indexer, LanceStore
+from kimas_desktop.errors import CollectionNotFoundError
+from kimas_desktop.indexing import ProgressCallback
 from kimas_desktop.types import IndexReport
 from tests.indexer.files import write
 
@@ -21,55 +29,161 @@ def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
     return condition()
 
 
-def names(store: LanceStore) -> set[str]:
-    return {str(Path(c.source).relative_to(c.source.split("/w/")[0] + "/w")) for c in store.chunks("c")}
+def names(store: LanceStore, collection: str = "c") -> set[str]:
+    try:
+        return {Path(c.source).name for c in store.chunks(collection)}
+    except CollectionNotFoundError:  # not indexed yet
+        return set()
+
+
+class Recorder:
+    """The real Indexer, counting syncs; ``gate`` (when set) holds a sync at its start."""
+
+    def __init__(self, indexer: Indexer) -> None:
+        self.indexer = indexer
+        self.reports: list[IndexReport] = []
+        self.gate: threading.Event | None = None
+        self.entered = threading.Event()
+
+    def index(
+        self, collection: str, folders: Sequence[Path], on_progress: ProgressCallback | None = None
+    ) -> IndexReport:
+        self.entered.set()
+        if self.gate is not None:
+            self.gate.wait(20)
+        report = self.indexer.index(collection, folders, on_progress)
+        self.reports.append(report)
+        return report
+
+    def remove(self, collection: str) -> None:
+        self.indexer.remove(collection)
+
+
+@pytest.fixture
+def rig(tmp_path: Path, indexer: Indexer) -> Iterator[tuple[Recorder, dict[str, list[Path]], IndexScheduler]]:
+    recorder = Recorder(indexer)
+    folders: dict[str, list[Path]] = {}
+    scheduler = IndexScheduler(lambda: recorder, folders.get, debounce_s=0.4)
+    yield recorder, folders, scheduler
+    scheduler.close()
 
 
 def test_the_watcher_debounces_and_follows_every_kind_of_change(
-    tmp_path: Path, store: LanceStore, indexer: Indexer
+    tmp_path: Path,
+    store: LanceStore,
+    indexer: Indexer,
+    rig: tuple[Recorder, dict[str, list[Path]], IndexScheduler],
 ) -> None:
+    recorder, folders, scheduler = rig
     folder = tmp_path / "w"
     write(folder / "a.md", "alpha")
     indexer.index("c", [folder])
-    reports: list[IndexReport] = []
-    watcher = FolderWatcher(
-        indexer, {"c": [folder]}, debounce_s=0.4, on_report=reports.append, catch_up=False
-    )
-    watcher.start()
+    folders["c"] = [folder]
+    watcher = FolderWatcher(scheduler.touch)
+    watcher.watch(folders)
     try:
         for i in range(25):  # an editor's save storm
             (folder / "a.md").write_text(f"alpha version {i}")
             time.sleep(0.01)
-        assert wait_for(lambda: len(reports) == 1)
+        assert wait_for(lambda: len(recorder.reports) == 1)
         time.sleep(1.0)  # nothing else comes: our own reads of the files trigger nothing
-        assert len(reports) == 1 and reports[0].indexed == 1
+        assert len(recorder.reports) == 1 and recorder.reports[0].indexed == 1
         assert [c.text for c in store.chunks("c")] == ["alpha version 24"]
 
         write(folder / "sub" / "b.md", "beta")
         write(folder / "sub" / "deep" / "c.txt", "gamma")
-        assert wait_for(lambda: names(store) == {"a.md", "sub/b.md", "sub/deep/c.txt"})
+        assert wait_for(lambda: names(store) == {"a.md", "b.md", "c.txt"})
         (folder / "sub").rename(folder / "moved")  # a directory move
-        assert wait_for(lambda: names(store) == {"a.md", "moved/b.md", "moved/deep/c.txt"})
+        assert wait_for(lambda: {Path(c.source).parent.name for c in store.chunks("c")} >= {"moved", "deep"})
         shutil.rmtree(folder / "moved" / "deep")
         (folder / "a.md").unlink()
-        assert wait_for(lambda: names(store) == {"moved/b.md"})
-        assert wait_for(watcher.idle)
+        assert wait_for(lambda: names(store) == {"b.md"})
+        assert wait_for(scheduler.idle)
     finally:
-        watcher.stop()
+        watcher.close()
 
 
-def test_catch_up_syncs_what_changed_while_closed(
-    tmp_path: Path, store: LanceStore, indexer: Indexer
+def test_changing_the_watched_folders_during_a_long_sync_returns_at_once_and_drops_no_edit(
+    tmp_path: Path,
+    store: LanceStore,
+    indexer: Indexer,
+    rig: tuple[Recorder, dict[str, list[Path]], IndexScheduler],
 ) -> None:
-    folder = tmp_path / "w"
-    write(folder / "a.md", "alpha")
-    indexer.index("c", [folder])
-    write(folder / "b.md", "beta")  # while the app was closed
-    reports: list[IndexReport] = []
-    watcher = FolderWatcher(indexer, {"c": [folder]}, debounce_s=5.0, on_report=reports.append)
-    watcher.start()
+    recorder, folders, scheduler = rig
+    docs, more, other = tmp_path / "docs", tmp_path / "more", tmp_path / "other"
+    write(docs / "a.md", "alpha")
+    write(more / "m.md", "more")
+    write(other / "o.md", "other")
+    folders.update({"c": [docs], "d": [other]})
+    watcher = FolderWatcher(scheduler.touch)
+    watcher.watch(folders)
     try:
-        assert wait_for(lambda: len(reports) == 1, timeout=3.0)
-        assert reports[0].indexed == 1 and reports[0].unchanged == 1
+        recorder.gate = threading.Event()  # a long upload: collection d's sync is held
+        scheduler.submit("d", "upload")
+        assert recorder.entered.wait(5)
+        write(docs / "b.md", "beta")  # an edit, pending while d indexes
+        assert wait_for(lambda: "c" in scheduler.state().waiting)
+
+        folders["c"] = [docs, more]  # the user adds a folder: the watcher changes what it watches
+        started = time.monotonic()
+        watcher.watch(folders)
+        assert time.monotonic() - started < 0.5, "changing the watched folders waited for the sync"
+        restarted = FolderWatcher(scheduler.touch)  # even a watcher closed and built anew loses nothing
+        watcher.close()
+        watcher = restarted
+        watcher.watch(folders)
+        write(more / "n.md", "newer")  # seen by the new watcher
+
+        recorder.gate.set()
+        assert wait_for(lambda: names(store) == {"a.md", "b.md", "m.md", "n.md"}), names(store)
+        assert wait_for(scheduler.idle)
+        assert names(store, "d") == {"o.md"}
     finally:
-        watcher.stop()
+        watcher.close()
+
+
+def test_pause_resume_and_cancel_a_sync_under_way(
+    tmp_path: Path,
+    store: LanceStore,
+    indexer: Indexer,
+    rig: tuple[Recorder, dict[str, list[Path]], IndexScheduler],
+) -> None:
+    recorder, folders, scheduler = rig
+    docs = tmp_path / "docs"
+    for i in range(400):
+        write(docs / f"f{i:03}.md", f"note number {i} " + "word " * 200)
+    folders["c"] = [docs]
+    progress: list[int] = []
+    original = recorder.indexer.index
+
+    def slow(collection: str, fs: Sequence[Path], on_progress: ProgressCallback | None = None) -> IndexReport:
+        def tracked(p):  # type: ignore[no-untyped-def]
+            progress.append(p.files_done)
+            time.sleep(0.02)
+            if on_progress is not None:
+                on_progress(p)
+
+        return original(collection, fs, tracked)
+
+    recorder.indexer.index = slow  # type: ignore[method-assign]
+    scheduler.submit("c", "upload")
+    assert wait_for(lambda: progress and progress[-1] > 0)
+    scheduler.pause()
+    assert wait_for(lambda: scheduler.state().paused)
+    time.sleep(0.5)
+    held = len(progress)
+    time.sleep(1.0)
+    assert len(progress) == held, "indexing went on while paused"
+    assert scheduler.state().active
+    scheduler.resume()
+    assert wait_for(lambda: len(progress) > held)
+    scheduler.cancel()
+    assert wait_for(scheduler.idle)
+    assert not recorder.reports, "a cancelled sync does not finish"
+    assert "cancelled" in scheduler.activity()[0].text
+    assert len(names(store)) < 400
+
+    recorder.indexer.index = original  # type: ignore[method-assign]
+    scheduler.submit("c", "re-index")
+    assert wait_for(lambda: len(recorder.reports) == 1, timeout=60)
+    assert len(names(store)) == 400

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-import launch
+from app.paths import resolve_paths
+from app.runtime import Runtime
 from kimas_desktop.config import Config
 from kimas_desktop.grounding import Grounder
 from tests.indexer.files import write, write_pdf
@@ -33,28 +34,28 @@ TRAVEL = [
 
 
 @pytest.fixture(scope="module")
-def services(tmp_path_factory: pytest.TempPathFactory) -> launch.Services:
+def services(tmp_path_factory: pytest.TempPathFactory) -> Runtime:
     root = tmp_path_factory.mktemp("grounding")
     docs = root / "docs"
     write(docs / "handbook.md", OFFICE)
     write_pdf(docs / "travel.pdf", TRAVEL)
-    paths = launch.resolve_paths(str(root / "data"), None)
-    s = launch.Services(paths, Config())
-    report = s.indexer.index("office", [docs])
+    paths = resolve_paths(str(root / "data"), None)
+    s = Runtime(paths, Config())
+    report = s.indexer().index("office", [docs])
     assert report.indexed == 2
     return s
 
 
-def ground(services: launch.Services, question: str):  # type: ignore[no-untyped-def]
+def ground(services: Runtime, question: str):  # type: ignore[no-untyped-def]
     pipeline = services.pipeline()
     result = pipeline.retrieve(question)
-    grounder = Grounder(services.embedder, services.config.grounding)
-    synopses = [services.store.synopsis(name) for name in result.active]
+    grounder = Grounder(services.embedder(services.config), services.config.grounding)
+    synopses = [services.store().synopsis(name) for name in result.active]
     return grounder.ground(question, result.hits, synopses, query=result.query)
 
 
 def test_the_quote_is_verbatim_from_the_source_and_the_question_is_answerable(
-    services: launch.Services,
+    services: Runtime,
 ) -> None:
     g = ground(services, "What is the backup server called?")
     assert g.idf_from == "collection"  # the synopsis word counts, not the fallback
@@ -65,7 +66,7 @@ def test_the_quote_is_verbatim_from_the_source_and_the_question_is_answerable(
     assert g.answerability.answerable, g.answerability
 
 
-def test_a_pdf_sentence_is_quoted_with_its_page(services: launch.Services) -> None:
+def test_a_pdf_sentence_is_quoted_with_its_page(services: Runtime) -> None:
     g = ground(services, "How much are hotel costs refunded per night?")
     quote = g.quotes[0]
     assert "120 euros per night" in quote.display
@@ -73,7 +74,7 @@ def test_a_pdf_sentence_is_quoted_with_its_page(services: launch.Services) -> No
     assert g.answerability.answerable, g.answerability
 
 
-def test_an_on_topic_question_the_documents_do_not_answer_is_declined(services: launch.Services) -> None:
+def test_an_on_topic_question_the_documents_do_not_answer_is_declined(services: Runtime) -> None:
     answerable = ground(services, "What is the backup server called?").answerability
     for question in (
         "Who manages the backup server budget in Singapore?",

@@ -1,5 +1,6 @@
-"""A ``DesktopSession`` on deterministic fakes: MemorySearcher + HashEmbedder + ScriptedChatModel, an
-indexer that makes one chunk per text file, and a watcher the test fires by hand."""
+"""A ``DesktopApp`` on deterministic fakes, built through the real ``Runtime`` with fake ``Builders``:
+MemorySearcher + HashEmbedder + ScriptedChatModel, an indexer that makes one chunk per text file, and a
+folder feed the test fires by hand."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.config_store import ConfigStore
+from app.desktop import DesktopApp
+from app.paths import Paths
+from app.runtime import Builders, Runtime
 from kimas_desktop.cancel import CancelToken
-from kimas_desktop.config import Config, parse_config
+from kimas_desktop.config import ChatModelConfig, parse_config
 from kimas_desktop.errors import CollectionNotFoundError
-from kimas_desktop.index_jobs import IndexService
-from kimas_desktop.pipeline import Pipeline
-from kimas_desktop.session import Backends, DesktopSession
+from kimas_desktop.protocols import ChatModel
 from kimas_desktop.types import Chunk, IndexProgress, IndexReport, Message
 from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapReranker
 from tests.fakes import MemorySearcher
@@ -117,47 +120,60 @@ class FolderIndexer:
 
 
 @dataclass
-class FakeWatcher:
-    folders: dict[str, list[Path]]
-    on_report: Callable[[IndexReport], None]
-    service: IndexService
-    running: bool = False
+class FakeFeed:
+    """The folder watcher's seam: the test says which collection changed on disk."""
 
-    def start(self) -> None:
-        self.running = True
+    on_change: Callable[[str], None]
+    folders: dict[str, list[Path]] = field(default_factory=dict)
+    closed: bool = False
 
-    def stop(self) -> None:
-        self.running = False
+    def watch(self, folders_by_collection: Mapping[str, Sequence[Path]]) -> None:
+        self.folders = {k: list(v) for k, v in folders_by_collection.items()}
 
-    def edit(self, collection: str) -> IndexReport:
-        """What the real watcher does after a file changes: sync through the service, then report."""
-        report = self.service.index(collection, self.folders[collection])
-        self.on_report(report)
-        return report
+    def close(self) -> None:
+        self.closed = True
+
+    def edit(self, collection: str) -> None:
+        self.on_change(collection)
 
 
 @dataclass
 class Rig:
-    session: DesktopSession
+    session: DesktopApp
     searcher: MemorySearcher
     indexer: FolderIndexer
     chat: ScriptedChatModel
     data_dir: Path
-    watchers: list[FakeWatcher] = field(default_factory=list)
+    feeds: list[FakeFeed] = field(default_factory=list)
     warm_gate: threading.Event = field(default_factory=threading.Event)
     warm_error: list[BaseException] = field(default_factory=list)
 
     @property
-    def watcher(self) -> FakeWatcher:
-        return self.watchers[-1]
+    def watcher(self) -> FakeFeed:
+        return self.feeds[-1]
 
     def wait_idle(self, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
-        while self.session.indexing_state().active or self.session.indexing_state().waiting:
+        while not self.session.indexing.idle():
             if time.monotonic() > deadline:
-                raise AssertionError(f"indexing did not finish: {self.session.indexing_state()}")
+                raise AssertionError(f"indexing did not finish: {self.session.indexing.state()}")
             time.sleep(0.01)
-        time.sleep(0.02)
+
+
+class _GatedChat:
+    """Loading waits for the rig's gate (and may fail as the test says); the rest is the scripted chat."""
+
+    def __init__(self, chat: ScriptedChatModel, rig: dict[str, Rig]) -> None:
+        self._chat, self._rig = chat, rig
+
+    def warm_up(self) -> None:
+        rig = self._rig["rig"]
+        rig.warm_gate.wait(10)
+        if rig.warm_error:
+            raise rig.warm_error.pop(0)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._chat, name)
 
 
 def make_rig(
@@ -165,7 +181,7 @@ def make_rig(
     *,
     chat: ScriptedChatModel | None = None,
     config: dict[str, Any] | None = None,
-    pipeline: Callable[[Config], Pipeline] | None = None,
+    chat_builder: Callable[[ChatModelConfig], ChatModel] | None = None,
     warm_gate_open: bool = True,
 ) -> Rig:
     embedder = HashEmbedder()
@@ -176,39 +192,24 @@ def make_rig(
     data_dir.mkdir(parents=True)
     cfg = parse_config({"preset": "full", **(config or {})})
     holder: dict[str, Rig] = {}
+    gated = _GatedChat(chat, holder)
 
-    def build_pipeline(c: Config) -> Pipeline:
-        return Pipeline(
-            config=c, chat=chat, embedder=embedder, reranker=WordOverlapReranker(), searcher=searcher,
-            small_model=True,
-        )  # fmt: skip
+    def feed(on_change: Callable[[str], None]) -> FakeFeed:
+        f = FakeFeed(on_change)
+        holder["rig"].feeds.append(f)
+        return f
 
-    def watcher(
-        c: Config,
-        service: IndexService,
-        folders: Mapping[str, Sequence[Path]],
-        on_report: Callable[[IndexReport], None],
-    ) -> FakeWatcher:
-        w = FakeWatcher({k: list(v) for k, v in folders.items()}, on_report, service)
-        holder["rig"].watchers.append(w)
-        return w
-
-    def warm_up(c: Config) -> None:
-        rig = holder["rig"]
-        rig.warm_gate.wait(10)
-        if rig.warm_error:
-            raise rig.warm_error.pop(0)
-
-    backends = Backends(
-        searcher=searcher,
-        index_service=lambda c: indexer,
-        watcher=watcher,
-        pipeline=pipeline or build_pipeline,
-        warm_up=warm_up,
+    builders = Builders(
+        chat=chat_builder or (lambda c: gated),  # type: ignore[arg-type,return-value]
+        embedder=lambda c, cache: embedder,
+        reranker=lambda c, e, cache: WordOverlapReranker(),
+        store=lambda c, d: searcher,  # type: ignore[arg-type,return-value]
+        indexer=lambda st, e, c: indexer,
+        watcher=feed,
+        small_model=lambda c: True,
     )
-    session = DesktopSession(
-        config=cfg, config_path=data_dir / "config.toml", data_dir=data_dir, backends=backends
-    )
+    paths = Paths(data_dir, data_dir / "config.toml")
+    session = DesktopApp(Runtime(paths, cfg, builders), ConfigStore(paths.config_file, cfg))
     rig = Rig(session, searcher, indexer, chat, data_dir)
     holder["rig"] = rig
     if warm_gate_open:

@@ -6,9 +6,9 @@ import itertools
 import time
 from pathlib import Path
 
+from kimas_desktop.app_settings import SettingsForm
 from kimas_desktop.errors import ModelError
 from kimas_desktop.events import Trace
-from kimas_desktop.session import SettingsForm
 from kimas_desktop.summarizer import NO_KNOWLEDGE
 from kimas_desktop.types import Chunk, Citation, Hit, Route
 from tests.ui.session_fakes import ANSWER, Rig, make_rig, write_docs
@@ -75,14 +75,14 @@ def test_errors_are_plain_sentences_on_the_page(tmp_path: Path) -> None:
     def fails(config: object) -> object:
         raise ModelError("The chat model could not be loaded: llama.cpp cannot read it.")
 
-    rig = _indexed(tmp_path, pipeline=fails)
+    rig = _indexed(tmp_path, chat_builder=fails)
     content = list(handlers.submit(rig.session, None, "Hi?"))[-1][0][1]["content"]
     assert content == "⚠ **Could not answer:** The chat model could not be loaded: llama.cpp cannot read it."
 
     def crashes(config: object) -> object:
         raise KeyError("boom")
 
-    rig = _indexed(tmp_path / "b", pipeline=crashes)
+    rig = _indexed(tmp_path / "b", chat_builder=crashes)
     content = list(handlers.submit(rig.session, None, "Hi?"))[-1][0][1]["content"]
     assert "Something went wrong while answering" in content and "kimas.log" in content
     assert "Traceback" not in content and 'File "' not in content

@@ -43,11 +43,11 @@ def test_a_port_left_in_time_wait_by_a_stopped_app_is_free() -> None:
     assert not port_in_use(port)
 
 
-class _Session:
+class _Sources:
     def __init__(self, allowed: Path) -> None:
         self.allowed = allowed
 
-    def source_file(self, token: str) -> Path | None:
+    def file(self, token: str) -> Path | None:
         return self.allowed if token == "good" else None
 
 
@@ -55,7 +55,7 @@ def test_the_source_route_serves_only_cited_files(tmp_path: Path) -> None:
     pdf = tmp_path / "report.pdf"
     pdf.write_bytes(b"%PDF-1.4 fake")
     app = FastAPI()
-    add_source_route(app, _Session(pdf), "/kimas/source")  # type: ignore[arg-type]
+    add_source_route(app, _Sources(pdf), "/kimas/source")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # starlette deprecates its TestClient on httpx
         from fastapi.testclient import TestClient

@@ -1,0 +1,326 @@
+"""``DesktopApp``: one running desktop app, as the UI sees it.
+
+It holds the chat (``chat``: a ``ChatSession``), the collections (``knowledge``), indexing (``indexing``:
+the one scheduler, which the folder watcher feeds), the files answers cited (``sources``), the models'
+loading state and the Settings tab. Every part comes from one ``Runtime`` and one ``ConfigStore``.
+Actions the UI triggers return an ``Outcome``: a ``KimasError``'s sentence as it is, anything else as one
+line that points to the log file, where the traceback goes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from app.config_store import ConfigStore
+from app.knowledge import Knowledge
+from app.runtime import Runtime
+from app.scheduler import IndexScheduler
+from app.sources import SourceRegistry
+from kimas_desktop.app_settings import (
+    SettingsForm,
+    apply_settings,
+    describe_models,
+    preset_config,
+    settings_form,
+)
+from kimas_desktop.config import Config
+from kimas_desktop.errors import CollectionNotFoundError, ConfigError, KimasError
+from kimas_desktop.indexing import FolderFeed
+from kimas_desktop.session import ChatSession
+from kimas_desktop.strategies import strategy_names
+
+__all__ = ["DesktopApp", "ModelState", "Outcome"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class ModelState:
+    phase: Literal["loading", "ready", "failed"]
+    message: str
+
+
+class DesktopApp:
+    """Cheap to build; ``start()`` begins loading models, catching up and watching folders."""
+
+    def __init__(self, runtime: Runtime, config: ConfigStore) -> None:
+        self.runtime = runtime
+        self.config_store = config
+        self.config_path = config.path
+        self.data_dir = runtime.paths.data_dir
+        self.log_file = runtime.paths.log_file
+        self._lock = threading.Lock()
+        self._version = 0
+        self._model = ModelState("loading", "Loading model…")
+        self._warm_generation = 0
+        self._feed: FolderFeed | None = None
+        self.knowledge = Knowledge(config, lambda: runtime.store(config.current), self.data_dir)
+        self.indexing = IndexScheduler(
+            lambda: runtime.indexer(config.current),
+            self.knowledge.folders,
+            on_change=self._changed,
+            debounce_s=config.current.indexer.debounce_s,
+            log_hint=str(self.log_file),
+        )
+        self.sources = SourceRegistry(self._all_folders)
+        self.chat = ChatSession(
+            pipeline=lambda: runtime.pipeline(config.current),
+            loading=lambda: self._model.phase == "loading",
+            explain=self.explain,
+            on_sources=self.sources.remember,
+        )
+
+    @property
+    def config(self) -> Config:
+        return self.config_store.current
+
+    # -- lifecycle ----------------------------------------------------------------------------------
+
+    def start(self, *, sync: bool = True) -> None:
+        """Load models in the background, catch up on edits made while closed, and watch folders."""
+        self._warm_up_async(self.config)
+        if sync:
+            for name, folders in self._folders_or_none().items():
+                if folders:
+                    self.indexing.submit(name, "start-up check")
+        self._watch()
+
+    def close(self) -> None:
+        self.chat.close()
+        if self._feed is not None:
+            self._feed.close()
+        self.indexing.close()
+        self.runtime.close()
+
+    @property
+    def version(self) -> int:
+        """Goes up whenever something the Knowledge tab shows may have changed."""
+        return self._version
+
+    def _changed(self) -> None:
+        with self._lock:
+            self._version += 1
+
+    def explain(self, err: BaseException, doing: str) -> str:
+        if isinstance(err, KimasError):  # expected: the sentence is enough on screen, details in the log
+            log.info("%s: %s", doing, err, exc_info=err)
+            return str(err)
+        log.error("%s failed unexpectedly", doing, exc_info=err)
+        return (
+            f"Something went wrong while {doing} ({type(err).__name__}: {err}). "
+            f"Details are in {self.log_file}."
+        )
+
+    def _attempt(self, doing: str, action: Callable[[], str]) -> Outcome:
+        try:
+            return Outcome(True, action())
+        except Exception as err:
+            return Outcome(False, self.explain(err, doing))
+
+    # -- models -------------------------------------------------------------------------------------
+
+    def model_state(self) -> ModelState:
+        return self._model
+
+    def _warm_up_async(self, config: Config) -> None:
+        with self._lock:
+            self._warm_generation += 1
+            generation = self._warm_generation
+            self._model = ModelState("loading", f"Loading model… ({describe_models(config)})")
+
+        def work() -> None:
+            try:
+                self.runtime.warm_up(config)
+                state = ModelState("ready", f"Ready: {describe_models(config)}.")
+            except Exception as err:
+                state = ModelState(
+                    "failed", "The model could not be loaded: " + self.explain(err, "loading the model")
+                )
+            with self._lock:
+                if generation == self._warm_generation:
+                    self._model = state
+
+        threading.Thread(target=work, name="kimas-warm-up", daemon=True).start()
+
+    # -- folders and watching -----------------------------------------------------------------------
+
+    def _folders_or_none(self) -> dict[str, list[Path]]:
+        """The collections' folders; a store that cannot be read counts only the configured ones (the
+        Knowledge tab says why)."""
+        try:
+            return self.knowledge.folders_by_collection()
+        except KimasError as err:
+            self.explain(err, "listing collections")
+            return {n: [Path(f) for f in c.folders] for n, c in self.config.collections.items()}
+
+    def _all_folders(self) -> list[Path]:
+        return [f for fs in self._folders_or_none().values() for f in fs]
+
+    def _watch(self) -> None:
+        """Watch the collections' folders as they are now (returns at once; no pending edit is lost)."""
+        wanted = (
+            {n: fs for n, fs in self._folders_or_none().items() if fs} if self.config.indexer.watch else {}
+        )
+        try:
+            if self._feed is None:
+                if not wanted:
+                    return
+                self._feed = self.runtime.watcher(self.indexing.touch)
+            self._feed.watch(wanted)
+        except Exception as err:
+            self.indexing.note(
+                "", "Folders are not watched for changes: " + self.explain(err, "watching folders"), "error"
+            )
+
+    # -- knowledge actions --------------------------------------------------------------------------
+
+    def create_collection(self, name: str) -> Outcome:
+        def act() -> str:
+            clean = self.knowledge.create(name)
+            self._changed()
+            return (
+                f"Collection '{clean}' created. Now drop files or a folder onto it, or add a folder to watch."
+            )
+
+        return self._attempt("creating the collection", act)
+
+    def remove_collection(self, name: str) -> Outcome:
+        def act() -> str:
+            self.knowledge.remove(name, self.indexing.remove)
+            self._watch()
+            self._changed()
+            return f"Collection '{name}' removed (folders you added stay where they are on disk)."
+
+        return self._attempt("removing the collection", act)
+
+    def add_uploads(self, name: str, files: Sequence[tuple[Path, str]]) -> Outcome:
+        """Copy uploaded ``(temporary path, original name)`` files into the collection and index them."""
+
+        def act() -> str:
+            copied = self.knowledge.add_uploads(name, files)
+            self._watch()
+            self.indexing.submit(name, "upload")
+            unchanged = sum(c.status == "unchanged" for c in copied)
+            renamed = [c for c in copied if c.status == "renamed"]
+            msg = f"{len(copied) - unchanged} new file(s) copied into '{name}'"
+            msg += f" ({unchanged} already there)" if unchanged else ""
+            msg += "; indexing in the background."
+            if renamed:
+                msg += " Renamed because the name was taken: " + ", ".join(
+                    f"{c.source_name} → {c.path.name}" for c in renamed[:5]
+                )
+            return msg
+
+        return self._attempt("adding the files", act)
+
+    def add_folder(self, name: str, folder: str) -> Outcome:
+        """Watch an existing local folder in place as part of collection ``name``."""
+
+        def act() -> str:
+            path, _ = self.knowledge.add_folder(name, folder)
+            self._watch()
+            self.indexing.submit(name, "new folder")
+            return f"Watching {path} for '{name}'; indexing in the background."
+
+        return self._attempt("adding the folder", act)
+
+    def reindex(self, name: str) -> Outcome:
+        def act() -> str:
+            folders = self.knowledge.folders(name)
+            if folders is None:
+                raise CollectionNotFoundError(f"There is no collection named '{name}'.")
+            if not folders:
+                raise ConfigError(f"'{name}' has no files yet: drop some onto it or add a folder.")
+            self.indexing.submit(name, "re-index")
+            return f"Re-indexing '{name}' in the background."
+
+        return self._attempt("re-indexing", act)
+
+    def pause_indexing(self) -> Outcome:
+        self.indexing.pause()
+        return Outcome(True, "Indexing paused; it goes on where it stopped when you resume.")
+
+    def resume_indexing(self) -> Outcome:
+        self.indexing.resume()
+        return Outcome(True, "Indexing resumed.")
+
+    def cancel_indexing(self) -> Outcome:
+        self.indexing.cancel()
+        return Outcome(True, "Indexing cancelled; what was indexed is kept, and Re-index goes on from it.")
+
+    @staticmethod
+    def strategy_choices() -> list[str]:
+        return ["", *strategy_names()]
+
+    def save_collection_settings(
+        self,
+        name: str,
+        *,
+        description: str,
+        examples: Sequence[str],
+        mixin_weight: float,
+        scale: float,
+        language: str,
+        strategy: str,
+    ) -> Outcome:
+        values = {
+            "description": description.strip(),
+            "examples": [e.strip() for e in examples if e.strip()],
+            "mixin_weight": mixin_weight,
+            "scale": scale,
+            "language": language.strip(),
+            "strategy": strategy,
+        }
+
+        def act() -> str:
+            self.knowledge.save_settings(name, values)
+            return f"Settings of '{name}' saved."
+
+        return self._attempt("saving the collection settings", act)
+
+    # -- settings -----------------------------------------------------------------------------------
+
+    def settings(self) -> SettingsForm:
+        return settings_form(self.config)
+
+    def preset_settings(self, preset: str) -> SettingsForm:
+        """The form as ``preset`` would fill it (the models stay as they are)."""
+        try:
+            return settings_form(preset_config(self.config, preset))
+        except KimasError:
+            return self.settings()
+
+    def save_settings(self, form: SettingsForm) -> Outcome:
+        def act() -> str:
+            before: list[Config] = []
+
+            def change(current: Config) -> Config:
+                before.append(current)
+                return apply_settings(current, form)
+
+            new = self.config_store.update(change)
+            current = before[-1]
+            msg = f"Settings saved to {self.config_path}."
+            if (new.chat, new.embedding, new.rerank) != (current.chat, current.embedding, current.rerank):
+                self._warm_up_async(new)
+                msg += " Loading the model…"
+            if new.embedding != current.embedding:
+                msg += (
+                    " Collections built with the previous embedding model must be re-indexed "
+                    "(Knowledge tab → Re-index) before they can be searched."
+                )
+            self._changed()
+            return msg
+
+        return self._attempt("saving the settings", act)

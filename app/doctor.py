@@ -1,0 +1,66 @@
+"""``kimas doctor``'s report: which models were resolved and from where, the data dir, and network use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.paths import Paths
+from kimas_desktop.config import Config
+
+__all__ = ["doctor_report", "llama_cpu_report"]
+
+
+def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
+    from kimas_desktop.errors import ModelError
+    from local_models.resolve import resolve_chat, resolve_embedding, resolve_reranker
+
+    resolvers = [
+        ("chat model", lambda: resolve_chat(config.chat)),
+        ("embedding model", lambda: resolve_embedding(config.embedding, paths.models_cache)),
+        ("reranker", lambda: resolve_reranker(config.rerank, paths.models_cache)),
+    ]
+    models: dict[str, str] = {}
+    network = []
+    for name, resolve in resolvers:
+        try:
+            origin = resolve()
+        except ModelError as err:
+            models[name] = f"NOT AVAILABLE: {err}"
+            continue
+        models[name] = origin.describe()
+        if origin.network:
+            network.append(f"{name}: {origin.describe()}")
+    if config.storage.uri.startswith(("s3://", "gs://", "az://")):
+        network.append(f"storage: {config.storage.uri}")
+    report: dict[str, Any] = {
+        "version": __import__("kimas_desktop").__version__,
+        "data_dir": str(paths.data_dir),
+        "config_file": f"{paths.config_file}" + ("" if paths.config_file.exists() else " (not created yet)"),
+        "preset": config.preset,
+        "database": paths.db_uri(config),
+        "models": models,
+        "network": "; ".join(network) if network else "not used (everything is local)",
+    }
+    if config.chat.kind == "llama":
+        report["llama.cpp"] = llama_cpu_report()
+    return report
+
+
+def llama_cpu_report() -> dict[str, str]:
+    """Which CPU features the installed llama.cpp uses, and whether the crashing AMX path is off."""
+    from kimas_desktop.errors import ModelError
+    from local_models.llama_chat import llama_runtime_info
+
+    try:
+        info = llama_runtime_info()
+    except ModelError as err:
+        return {"status": f"NOT AVAILABLE: {err}"}
+    features: dict[str, bool] = info["features"]
+    amx = [name for name, on in features.items() if on and name.startswith("AMX")]
+    return {
+        "version": str(info["llama_cpp"]),
+        "uses": " ".join(name for name, on in features.items() if on) or "no vector extensions",
+        "AMX": f"ON ({', '.join(amx)}): the chat model loads without extra buffer types to avoid it"
+        if amx
+        else "off (built without it)",
+    }

@@ -1,0 +1,204 @@
+"""``Runtime``: the one composition root. Every model, store and indexer of a running app comes from here.
+
+Each part is built from its own config section and kept until that section changes: another chat model
+keeps the loaded embedder, another embedder keeps the chat model. What a new config evicts is closed (a
+chat model's worker process ends, a pipeline's threads stop), so a Settings switch frees the old model.
+The CLI, the desktop app and the benchmarks all receive a ``Runtime``; none keeps a second cache.
+
+Backends are chosen through ``Builders`` (a small registry of factories); tests and benchmarks hand in
+fakes the same way ``real_builders()`` hands in the real ones.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app.paths import Paths
+from kimas_desktop.config import (
+    ChatModelConfig,
+    Config,
+    EmbeddingModelConfig,
+    IndexerConfig,
+    RerankConfig,
+    StorageConfig,
+)
+from kimas_desktop.indexing import FolderFeed, IndexService
+from kimas_desktop.pipeline import Pipeline
+from kimas_desktop.protocols import ChatModel, Embedder, Reranker
+
+if TYPE_CHECKING:
+    from indexer import LanceStore
+
+__all__ = ["Builders", "Runtime", "chat_is_embedded", "real_builders"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Builders:
+    """How each part is built (cheap constructors: nothing loads until ``warm_up`` or first use)."""
+
+    chat: Callable[[ChatModelConfig], ChatModel]
+    embedder: Callable[[EmbeddingModelConfig, Path], Embedder]
+    reranker: Callable[[RerankConfig, Embedder, Path], Reranker]
+    store: Callable[[StorageConfig, Path], LanceStore]
+    indexer: Callable[[LanceStore, Embedder, IndexerConfig], IndexService]
+    watcher: Callable[[Callable[[str], None]], FolderFeed]
+    small_model: Callable[[ChatModelConfig], bool]  # the embedded 135M chat model (rewrites without it)
+
+
+def real_builders() -> Builders:
+    """The product's backends (imported only when first built)."""
+
+    def chat(cfg: ChatModelConfig) -> ChatModel:
+        from local_models import build_chat_model
+
+        return build_chat_model(cfg)
+
+    def embedder(cfg: EmbeddingModelConfig, cache: Path) -> Embedder:
+        from local_models import build_embedder
+
+        return build_embedder(cfg, cache)
+
+    def reranker(cfg: RerankConfig, emb: Embedder, cache: Path) -> Reranker:
+        from local_models import build_reranker
+
+        return build_reranker(cfg, emb, cache)
+
+    def store(cfg: StorageConfig, data_dir: Path) -> LanceStore:
+        from indexer import LanceStore
+
+        return LanceStore(cfg.uri or str(data_dir / "lancedb"), dict(cfg.options))
+
+    def indexer(st: LanceStore, emb: Embedder, cfg: IndexerConfig) -> IndexService:
+        from indexer import Indexer
+
+        return Indexer(st, emb, cfg)
+
+    def watcher(on_change: Callable[[str], None]) -> FolderFeed:
+        from indexer import FolderWatcher
+
+        return FolderWatcher(on_change)
+
+    return Builders(chat, embedder, reranker, store, indexer, watcher, chat_is_embedded)
+
+
+def chat_is_embedded(cfg: ChatModelConfig) -> bool:
+    """The embedded 135M model: the context manager then rewrites without the LLM (measured better)."""
+    from local_models.resolve import resolve_chat
+
+    return resolve_chat(cfg).origin == "embedded default"
+
+
+def _close(part: object) -> None:
+    close = getattr(part, "close", None)
+    if close is None:
+        return
+    try:
+        close()
+    except Exception:  # closing must never break the switch that evicted it
+        log.exception("closing %s failed", type(part).__name__)
+
+
+class Runtime:
+    """The parts for whatever config is asked for now, each rebuilt only when its own section changes."""
+
+    def __init__(self, paths: Paths, config: Config, builders: Builders | None = None) -> None:
+        self.paths = paths
+        self.config = config  # the config it was started with (the CLI's; the app's settings may move on)
+        self._builders = builders or real_builders()
+        self._lock = threading.RLock()  # building the indexer builds the embedder
+        self._held: dict[str, tuple[object, Any]] = {}
+        self._closers: list[threading.Thread] = []
+
+    def _get(self, role: str, key: object, build: Callable[[], Any]) -> Any:
+        with self._lock:
+            held = self._held.get(role)
+            if held is not None and held[0] == key:
+                return held[1]
+            part = build()
+            self._held[role] = (key, part)
+        if held is not None and held[1] is not part:
+            # Off this thread: a chat model's close waits for an answer still streaming from it.
+            closer = threading.Thread(target=_close, args=(held[1],), name=f"kimas-close-{role}", daemon=True)
+            closer.start()
+            self._closers.append(closer)
+        return part
+
+    def chat(self, config: Config) -> ChatModel:
+        part: ChatModel = self._get("chat", config.chat, lambda: self._builders.chat(config.chat))
+        return part
+
+    def embedder(self, config: Config) -> Embedder:
+        cache = self.paths.models_cache
+        part: Embedder = self._get(
+            "embedding", config.embedding, lambda: self._builders.embedder(config.embedding, cache)
+        )
+        return part
+
+    def reranker(self, config: Config) -> Reranker:
+        cache = self.paths.models_cache
+        part: Reranker = self._get(
+            "rerank",
+            (config.rerank, config.embedding),
+            lambda: self._builders.reranker(config.rerank, self.embedder(config), cache),
+        )
+        return part
+
+    def store(self, config: Config | None = None) -> LanceStore:
+        storage = (config or self.config).storage
+        part: LanceStore = self._get(
+            "store", storage, lambda: self._builders.store(storage, self.paths.data_dir)
+        )
+        return part
+
+    def indexer(self, config: Config | None = None) -> IndexService:
+        config = config or self.config
+        key = (config.embedding, config.indexer, config.storage)
+        part: IndexService = self._get(
+            "indexer",
+            key,
+            lambda: self._builders.indexer(self.store(config), self.embedder(config), config.indexer),
+        )
+        return part
+
+    def pipeline(self, config: Config | None = None) -> Pipeline:
+        """The answer pipeline for ``config`` (the one in use is closed when another config asks)."""
+        config = config or self.config
+
+        def build() -> Pipeline:
+            return Pipeline(
+                config=config,
+                chat=self.chat(config),
+                embedder=self.embedder(config),
+                reranker=self.reranker(config),
+                searcher=self.store(config),
+                small_model=self._builders.small_model(config.chat),
+            )
+
+        part: Pipeline = self._get("pipeline", config, build)
+        return part
+
+    def watcher(self, on_change: Callable[[str], None]) -> FolderFeed:
+        return self._builders.watcher(on_change)
+
+    def warm_up(self, config: Config | None = None) -> None:
+        """Load the embedding and chat models (raises ``ModelError`` with a sentence)."""
+        config = config or self.config
+        self.embedder(config).warm_up()
+        self.chat(config).warm_up()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Close every part it holds (and wait for parts evicted earlier to finish closing)."""
+        with self._lock:
+            held, self._held = list(self._held.values()), {}
+        for _, part in reversed(held):
+            _close(part)
+        for closer in self._closers:
+            closer.join(timeout)
+        self._closers.clear()

@@ -1,0 +1,262 @@
+"""``IndexScheduler``: the one place that decides which collection is indexed when.
+
+Everything that wants a collection indexed asks here: an upload, a new folder, "re-index", the start-up
+catch-up (``submit``: as soon as possible), and the folder watcher (``touch``: once its edits have been
+quiet for ``debounce_s``, or have waited ``max_delay_s`` under a constant stream of them). One worker
+thread runs one sync at a time, so two never write a collection at once in this process; the folders of a
+collection are read when its sync starts, so a folder added meanwhile is included and a pending edit
+survives any change of the watched folders. Pause, resume and cancel reach the sync under way through a
+``RunControl`` consulted between its steps. Progress, the last report per collection and a short
+activity log are readable at any time (the UI polls them).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from app.control import RunControl
+from kimas_desktop.errors import Cancelled, IndexingError, KimasError
+from kimas_desktop.indexing import Activity, IndexingState, IndexService, describe_report
+from kimas_desktop.types import IndexProgress, IndexReport
+
+__all__ = ["IndexScheduler"]
+
+log = logging.getLogger(__name__)
+
+WATCHER = "watcher"
+QUIET_TRIGGERS = (WATCHER, "start-up check")  # a sync that changed nothing is not worth a log line
+
+
+@dataclass(frozen=True)
+class _Due:
+    at: float  # monotonic time it may start
+    first: float  # when the oldest change it covers was seen
+    trigger: str
+
+
+class IndexScheduler:
+    """``service()`` gives the indexer to use now; ``folders(name)`` a collection's folders (None: gone)."""
+
+    def __init__(
+        self,
+        service: Callable[[], IndexService],
+        folders: Callable[[str], Sequence[Path] | None],
+        *,
+        on_change: Callable[[], None] = lambda: None,
+        debounce_s: float = 1.0,
+        max_delay_s: float | None = None,
+        log_hint: str = "",
+        history: int = 50,
+    ) -> None:
+        self._service = service
+        self._folders = folders
+        self._on_change = on_change
+        self._debounce = debounce_s
+        self._max_delay = max_delay_s if max_delay_s is not None else max(10 * debounce_s, 5.0)
+        self._log_hint = log_hint
+        self._cond = threading.Condition()
+        self._pending: dict[str, _Due] = {}
+        self._running: tuple[str, RunControl] | None = None
+        self._paused = False
+        self._closing = False
+        self._state = IndexingState(active=False)
+        self._activity: deque[Activity] = deque(maxlen=history)
+        self._reports: dict[str, IndexReport] = {}
+        self._write = threading.Lock()  # held by the sync under way, and by a removal
+        self._worker: threading.Thread | None = None
+
+    # -- asking for work ----------------------------------------------------------------------------
+
+    def submit(self, collection: str, trigger: str) -> None:
+        """Index ``collection`` as soon as possible (one request already waiting for it is merged)."""
+        now = time.monotonic()
+        with self._cond:
+            old = self._pending.get(collection)
+            self._pending[collection] = _Due(now, old.first if old else now, trigger)
+            self._wake()
+        self._on_change()
+
+    def touch(self, collection: str) -> None:
+        """A file of ``collection`` changed on disk (the folder watcher's only call)."""
+        now = time.monotonic()
+        with self._cond:
+            old = self._pending.get(collection)
+            first = old.first if old else now
+            due = min(now + self._debounce, first + self._max_delay)
+            if old is not None and old.trigger != WATCHER:
+                self._pending[collection] = replace(old, at=min(old.at, due))
+            else:
+                self._pending[collection] = _Due(due, first, WATCHER)
+            self._wake()
+
+    def _wake(self) -> None:
+        if self._worker is None and not self._closing:
+            self._worker = threading.Thread(target=self._work, name="kimas-indexing", daemon=True)
+            self._worker.start()
+        self._cond.notify_all()
+
+    # -- control ------------------------------------------------------------------------------------
+
+    def pause(self) -> None:
+        """Hold every sync: the one under way waits at its next step, the others do not start."""
+        with self._cond:
+            self._paused = True
+            if self._running is not None:
+                self._running[1].pause()
+        self.note("", "Indexing paused.")
+
+    def resume(self) -> None:
+        with self._cond:
+            self._paused = False
+            if self._running is not None:
+                self._running[1].resume()
+            self._cond.notify_all()
+        self.note("", "Indexing resumed.")
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def cancel(self, collection: str | None = None) -> None:
+        """Drop the waiting requests of ``collection`` (None: all) and stop its sync under way."""
+        with self._cond:
+            for name in [n for n in self._pending if collection in (None, n)]:
+                del self._pending[name]
+            if self._running is not None and collection in (None, self._running[0]):
+                self._running[1].cancel()
+        self._on_change()
+
+    def remove(self, collection: str, timeout: float = 30.0) -> None:
+        """Cancel ``collection``'s indexing, then delete it from the store (never during a sync)."""
+        self.cancel(collection)
+        if not self._write.acquire(timeout=timeout):
+            raise IndexingError("Indexing is still busy; try removing the collection again in a moment.")
+        try:
+            self._service().remove(collection)
+        finally:
+            self._write.release()
+        with self._cond:
+            self._reports.pop(collection, None)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop: cancel the sync under way (its written work stays) and end the worker."""
+        with self._cond:
+            self._closing = True
+            self._pending.clear()
+            if self._running is not None:
+                self._running[1].cancel()
+            self._cond.notify_all()
+            worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+
+    # -- reading ------------------------------------------------------------------------------------
+
+    def state(self) -> IndexingState:
+        with self._cond:
+            return replace(self._state, waiting=tuple(self._pending), paused=self._paused)
+
+    def idle(self) -> bool:
+        """Nothing waiting and nothing running."""
+        with self._cond:
+            return not self._pending and self._running is None
+
+    def activity(self) -> list[Activity]:
+        """Newest first."""
+        with self._cond:
+            return list(reversed(self._activity))
+
+    def report(self, collection: str) -> IndexReport | None:
+        with self._cond:
+            return self._reports.get(collection)
+
+    def note(self, collection: str, text: str, kind: Literal["info", "problem", "error"] = "info") -> None:
+        with self._cond:
+            self._activity.append(Activity(time.time(), collection, text, kind))
+        log.log(logging.INFO if kind == "info" else logging.WARNING, "%s: %s", collection or "indexing", text)
+        self._on_change()
+
+    # -- the worker ---------------------------------------------------------------------------------
+
+    def _next(self) -> tuple[str, str, RunControl] | None:
+        with self._cond:
+            while not self._closing:
+                now = time.monotonic()
+                ready = [n for n, d in self._pending.items() if d.at <= now]
+                if ready and not self._paused:
+                    name = min(ready, key=lambda n: self._pending[n].at)
+                    due = self._pending.pop(name)
+                    control = RunControl()
+                    self._running = (name, control)
+                    return name, due.trigger, control
+                waits = [d.at - now for d in self._pending.values() if d.at > now]
+                self._cond.wait(None if self._paused or not waits else min(waits))
+            return None
+
+    def _work(self) -> None:
+        while (job := self._next()) is not None:
+            name, trigger, control = job
+            try:
+                self._run(name, trigger, control)
+            except Exception:  # the worker must survive anything; details go to the log
+                log.exception("indexing %s failed", name)
+            finally:
+                with self._cond:
+                    self._running = None
+                    self._state = IndexingState(active=False)
+                    self._cond.notify_all()
+                self._on_change()
+
+    def _run(self, name: str, trigger: str, control: RunControl) -> None:
+        folders = self._folders(name)
+        if not folders:
+            return  # removed, or nothing to index yet
+        started = time.time()
+        self._set(IndexingState(True, name, trigger, started_at=started))
+
+        def progress(p: IndexProgress) -> None:
+            self._set(
+                IndexingState(
+                    True, name, trigger, p.files_done, p.files_total, p.current_file, p.eta_s, started
+                )
+            )
+            control.checkpoint()
+
+        with self._write:
+            try:
+                control.checkpoint()
+                report = self._service().index(name, list(folders), progress)
+            except Cancelled:
+                self.note(name, "Indexing cancelled; what was indexed so far is kept.")
+                return
+            except KimasError as err:
+                self.note(name, f"Indexing stopped: {err}", "error")
+                return
+            except Exception as err:
+                log.error("indexing %s failed unexpectedly", name, exc_info=err)
+                hint = f" Details are in {self._log_hint}." if self._log_hint else ""
+                self.note(name, f"Indexing failed unexpectedly ({type(err).__name__}: {err}).{hint}", "error")
+                return
+        self._record(report, trigger)
+
+    def _set(self, state: IndexingState) -> None:
+        """Progress is polled, so it does not count as a change of the collections."""
+        with self._cond:
+            self._state = state
+
+    def _record(self, report: IndexReport, trigger: str) -> None:
+        with self._cond:
+            self._reports[report.collection] = report
+        changed = report.indexed or report.deleted or report.failed
+        if trigger in QUIET_TRIGGERS and not changed:
+            return
+        prefix = "Files changed on disk: " if trigger == WATCHER else ""
+        kind: Literal["info", "problem"] = "problem" if report.failed else "info"
+        self.note(report.collection, prefix + describe_report(report), kind)

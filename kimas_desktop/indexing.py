@@ -1,0 +1,97 @@
+"""What indexing looks like from the application: the seams it schedules through, and what it shows.
+
+IndexService   the write side of the collections (``indexer.Indexer``)
+IndexControl   pause and cancel, consulted by a running sync between its steps
+FolderFeed     tells which collection changed on disk (``indexer.FolderWatcher``); never indexes
+IndexingState  what indexing is doing now (polled by the UI)
+Activity       one line of the indexing log
+describe_report  the one sentence a sync's report becomes (UI and CLI)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from kimas_desktop.types import IndexProgress, IndexReport
+
+__all__ = [
+    "Activity",
+    "FolderFeed",
+    "IndexService",
+    "IndexingState",
+    "ProgressCallback",
+    "describe_report",
+]
+
+ProgressCallback = Callable[[IndexProgress], None]
+
+
+class IndexService(Protocol):
+    """The write side of the collections (``indexer.Indexer``)."""
+
+    def index(
+        self, collection: str, folders: Sequence[Path], on_progress: ProgressCallback | None = None
+    ) -> IndexReport: ...
+
+    def remove(self, collection: str) -> None: ...
+
+
+class FolderFeed(Protocol):
+    """Watches folders and says which collection changed (``on_change(name)``); it never indexes."""
+
+    def watch(self, folders_by_collection: Mapping[str, Sequence[Path]]) -> None:
+        """Watch exactly these folders from now on (returns at once; no change is lost meanwhile)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class IndexingState:
+    """What indexing is doing right now (``active`` False: idle)."""
+
+    active: bool
+    collection: str = ""
+    trigger: str = ""
+    files_done: int = 0
+    files_total: int = 0
+    current_file: str = ""
+    eta_s: float | None = None
+    started_at: float = 0.0
+    waiting: tuple[str, ...] = ()  # collections queued after this one
+    paused: bool = False
+
+    @property
+    def fraction(self) -> float:
+        return self.files_done / self.files_total if self.files_total else 0.0
+
+
+@dataclass(frozen=True)
+class Activity:
+    at: float
+    collection: str
+    text: str
+    kind: Literal["info", "problem", "error"] = "info"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def describe_report(report: IndexReport) -> str:
+    """'2 files indexed (14 chunks), 1 unchanged, 1 skipped in 3.1 s'."""
+    parts = []
+    if report.indexed:
+        parts.append(f"{_plural(report.indexed, 'file')} indexed ({_plural(report.chunks_added, 'chunk')})")
+    if report.deleted:
+        parts.append(f"{_plural(report.deleted, 'file')} removed")
+    if report.unchanged:
+        parts.append(f"{report.unchanged} unchanged")
+    if report.skipped:
+        parts.append(f"{report.skipped} skipped")
+    if report.failed:
+        parts.append(f"{report.failed} failed")
+    return (", ".join(parts) or "no files found") + f" in {report.seconds:.1f} s"
