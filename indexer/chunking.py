@@ -39,6 +39,7 @@ class ChunkDraft:
     line_start: int | None = None
     line_end: int | None = None
     heading: str = ""
+    ocr: bool = False  # read by OCR from an image of the page
 
 
 @dataclass(frozen=True)
@@ -127,10 +128,11 @@ class Chunker:
         tail = self._tail(pieces[-1])
         return [tail] if tail is not None else []
 
-    def chunks(self, blocks: Iterable[Block]) -> Iterator[ChunkDraft]:
-        """Drafts in document order; consumes ``blocks`` lazily (PDF pages may still be streaming in)."""
-        ordinal = 0
-        section: tuple[str, int | None] | None = None
+    def chunks(self, blocks: Iterable[Block], *, first_ordinal: int = 0) -> Iterator[ChunkDraft]:
+        """Drafts in document order; consumes ``blocks`` lazily (PDF pages may still be streaming in).
+        ``first_ordinal``: where numbering starts (OCR pages of a file are chunked after its text)."""
+        ordinal = first_ordinal
+        section: tuple[str, int | None, bool] | None = None
         current: list[_Piece] = []
         fresh = 0  # pieces in ``current`` that are not overlap from the previous chunk
 
@@ -155,10 +157,11 @@ class Chunker:
                 line_start=min(lines) if lines else None,
                 line_end=max(ends) if ends else None,
                 heading=section[0],
+                ocr=section[2],
             )
 
         for index, block in enumerate(blocks):
-            key = (block.heading, block.page)
+            key = (block.heading, block.page, block.ocr)
             if key != section:
                 if fresh:
                     yield emit()

@@ -17,17 +17,21 @@ class Block:
     page: int | None = None  # 1-based PDF page
     line_start: int | None = None  # 1-based line of the block's first text line, when the format has lines
     heading: str = ""  # heading path "A > B > C"
+    ocr: bool = False  # the text was recognized from an image of the page
 
 
 @dataclass
 class Document:
-    """A parsed file. ``blocks`` may be lazy (PDF pages stream in); ``pages`` and ``notes`` are complete
-    once ``blocks`` is exhausted."""
+    """A parsed file. ``blocks`` may be lazy (PDF pages stream in); ``pages``, ``notes`` and ``ocr_pages``
+    are complete once ``blocks`` is exhausted."""
 
     blocks: Iterator[Block]
-    kind: str  # "pdf", "markdown", "html", "text", "code"
+    kind: str  # "pdf", "image", "docx", "pptx", "epub", "odt", "rtf", "email", "markdown", "html", ...
     pages: int = 0
     notes: list[str] = field(default_factory=list)  # e.g. pages that could not be read
+    # Pages (1-based) whose text must be recognized from their image: read later, after the files
+    # that need no OCR (``FileParser.recognize``). An image file has one entry per file, [1].
+    ocr_pages: list[int] = field(default_factory=list)
 
 
 class SkipFile(Exception):

@@ -1,6 +1,7 @@
 """HTML: visible text only (stdlib ``html.parser``), one block per block-level element, with the path of
 ``h1``–``h6`` headings above it. Scripts, styles and navigation (``nav``, ``role="navigation"``, Sphinx
-sidebars) are left out so manuals do not repeat their menus in every chunk."""
+sidebars) are left out so manuals do not repeat their menus in every chunk. A table becomes one block of
+readable rows ("Header: value; Header: value")."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from html.parser import HTMLParser
 
 from indexer.documents import Block, join_heading
 from indexer.parse_text import decode_text
+from indexer.tables import table_lines
 
 _SKIP_TAGS = {"script", "style", "noscript", "template", "svg", "head", "nav", "footer", "button", "select"}
 _SKIP_ROLES = {"navigation", "search", "banner", "contentinfo"}
@@ -34,6 +36,9 @@ class _TextCollector(HTMLParser):
         self._pre = 0
         self._heading_level = 0
         self._path: list[str] = []
+        # The outermost table being read: its rows of cells (a nested table's text joins its cell).
+        self._table_depth = 0
+        self._rows: list[list[str]] = []
 
     def _skipped(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
         if tag in _SKIP_TAGS:
@@ -52,6 +57,15 @@ class _TextCollector(HTMLParser):
         if tag not in _VOID and self._skipped(tag, attrs):
             self._skip_tag, self._skip_depth = tag, 1
             return
+        if tag == "table":
+            if self._table_depth == 0:
+                self._flush()
+                self._rows = []
+            self._table_depth += 1
+            return
+        if self._table_depth:
+            self._table_start(tag)
+            return
         if tag in _HEADINGS or tag in _BLOCK:
             self._flush()
         if tag in _HEADINGS:
@@ -65,6 +79,21 @@ class _TextCollector(HTMLParser):
                 self._skip_depth -= 1
                 if self._skip_depth == 0:
                     self._skip_tag = None
+            return
+        if tag == "table" and self._table_depth:
+            self._table_depth -= 1
+            if self._table_depth == 0:
+                self._cell_end()
+                lines = table_lines(self._rows)
+                self._rows = []
+                if lines:
+                    self.blocks.append(Block("\n".join(lines), heading=join_heading(self._path)))
+            return
+        if self._table_depth:
+            if tag in ("td", "th") and self._table_depth == 1:
+                self._cell_end()
+            elif tag in _BLOCK:
+                self._parts.append(" ")
             return
         if tag in _HEADINGS and self._heading_level:
             title = _SPACE.sub(" ", "".join(self._parts)).strip()
@@ -81,6 +110,27 @@ class _TextCollector(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._skip_tag is None:
             self._parts.append(data)
+
+    def _table_start(self, tag: str) -> None:
+        if self._table_depth > 1:
+            if tag in _BLOCK:
+                self._parts.append(" ")
+        elif tag == "tr":
+            self._cell_end()
+            self._rows.append([])
+        elif tag in ("td", "th"):
+            self._cell_end()
+        elif tag in _BLOCK:
+            self._parts.append(" ")
+
+    def _cell_end(self) -> None:
+        """Moves the text read so far into the current row (a row is started when a cell has none)."""
+        text = _SPACE.sub(" ", "".join(self._parts).replace("¶", "")).strip()
+        self._parts = []
+        if text:
+            if not self._rows:
+                self._rows.append([])
+            self._rows[-1].append(text)
 
     def _flush(self) -> None:
         raw = "".join(self._parts).replace("¶", "")

@@ -1,9 +1,10 @@
 """Markdown: one block per top-level element (heading, paragraph, list, code fence, table, quote), each
 carrying the path of headings above it and its source line numbers. The text is the Markdown source of the
-element, so code fences and tables stay intact."""
+element, so code fences stay intact; a table becomes readable rows ("Header: value; Header: value")."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from markdown_it import MarkdownIt
@@ -11,6 +12,28 @@ from markdown_it.token import Token
 
 from indexer.documents import Block, join_heading
 from indexer.parse_text import decode_text, line_blocks, split_lines
+from indexer.tables import table_lines
+
+_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _row(line: str) -> list[str]:
+    line = line.strip()
+    line = line.removeprefix("|")
+    if line.endswith("|") and not line.endswith("\\|"):
+        line = line[:-1]
+    return [cell.replace("\\|", "|").strip() for cell in _PIPE.split(line)]
+
+
+def _table(lines: list[str]) -> str:
+    """A pipe table as readable rows, line for line (the delimiter row becomes blank), so line numbers
+    stay those of the source."""
+    header = _row(lines[0])
+    out = [" | ".join(c for c in header if c), ""]
+    for line in lines[2:]:
+        rows = table_lines([header, _row(line)])
+        out.append(rows[1] if len(rows) > 1 else "")
+    return "\n".join(out)
 
 
 def _front_matter_end(lines: list[str]) -> int:
@@ -45,5 +68,7 @@ def parse_markdown(data: bytes) -> Iterator[Block]:
             title = _inline_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
             path = [*path[: level - 1], *([""] * max(0, level - 1 - len(path))), title]
         text = "\n".join(body[start:end]).strip("\n")
+        if token.type == "table_open" and end - start >= 2:
+            text = _table(body[start:end])
         if text.strip():
             yield Block(text, line_start=skip + start + 1, heading=join_heading(path))

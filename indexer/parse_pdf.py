@@ -22,6 +22,9 @@ from indexer.documents import Block, Document, SkipFile
 from kimas_desktop.frames import pump_frames
 
 _WORKER = Path(__file__).with_name("pdf_worker.py")
+# A page whose text layer has fewer non-space characters than this is read by OCR (when available):
+# scanned pages have none, or a stray page number or stamp.
+MIN_TEXT_CHARS = 20
 
 
 class PdfParseError(Exception):
@@ -72,12 +75,12 @@ class PdfExtractor:
         if worker is not None:
             worker.stop()
 
-    def _message(self, worker: _Worker, what: str) -> dict[str, Any]:
+    def _message(self, worker: _Worker, what: str, timeout_s: float) -> dict[str, Any]:
         try:
-            message = worker.frames.get(timeout=self._page_timeout_s)
+            message = worker.frames.get(timeout=timeout_s)
         except queue.Empty:
             self.close()
-            raise PdfParseError(f"the PDF reader timed out after {self._page_timeout_s:g} s {what}") from None
+            raise PdfParseError(f"the PDF reader timed out after {timeout_s:g} s {what}") from None
         if message is None:
             code = worker.proc.wait()
             self.close()
@@ -87,13 +90,32 @@ class PdfExtractor:
     def pages(self, path: Path, notes: list[str]) -> Iterator[tuple[int, int, str]]:
         """``(page, page count, text)`` for each readable page. Unreadable pages are noted and skipped;
         ``SkipFile`` for encrypted files, ``PdfParseError`` when the file cannot be read at all."""
+        return self._stream({"path": str(path)}, notes, self._page_timeout_s)
+
+    def recognize(
+        self, path: Path, notes: list[str], pages: list[int] | None
+    ) -> Iterator[tuple[int, int, str]]:
+        """Like ``pages``, but the text is recognized (OCR) from the rendered ``pages`` of a PDF, or from
+        every frame of an image file when ``pages`` is None. A page that fails or exceeds the time limit is
+        noted and skipped."""
+        request: dict[str, Any] = {"path": str(path), "timeout": self._page_timeout_s}
+        if pages is None:
+            request["image"] = True
+        else:
+            request["ocr"] = pages
+        # The worker enforces the per-page OCR limit itself; rendering gets a little slack on top.
+        return self._stream(request, notes, self._page_timeout_s + 30.0)
+
+    def _stream(
+        self, request: dict[str, Any], notes: list[str], timeout_s: float
+    ) -> Iterator[tuple[int, int, str]]:
         if self._worker is None or not self._worker.alive():
             self.close()
             self._worker = _Worker()
         worker = self._worker
         assert worker.proc.stdin is not None
         try:
-            worker.proc.stdin.write(json.dumps({"path": str(path)}).encode() + b"\n")
+            worker.proc.stdin.write(json.dumps(request).encode() + b"\n")
             worker.proc.stdin.flush()
         except OSError:
             self.close()
@@ -103,7 +125,7 @@ class PdfExtractor:
         clean = False  # the worker finished this request and is ready for the next one
         try:
             while True:
-                message = self._message(worker, where)
+                message = self._message(worker, where, timeout_s)
                 kind = message["t"]
                 if kind == "pages":
                     count = int(message["n"])
@@ -128,15 +150,27 @@ class PdfExtractor:
                 self.close()
 
 
-def parse_pdf(path: Path, extractor: PdfExtractor) -> Document:
-    """A ``Document`` whose blocks are the PDF's pages, one block per page, streamed as they are read."""
+def parse_pdf(path: Path, extractor: PdfExtractor, *, ocr: bool) -> Document:
+    """A ``Document`` whose blocks are the PDF's pages, one block per page, streamed as they are read.
+    With ``ocr``, pages with (almost) no text layer are listed in ``ocr_pages`` for ``recognize_pages``."""
     doc = Document(blocks=iter(()), kind="pdf")
 
     def blocks() -> Iterator[Block]:
         for page, count, text in extractor.pages(path, doc.notes):
             doc.pages = count
-            if text.strip():
+            if ocr and len("".join(text.split())) < MIN_TEXT_CHARS:
+                doc.ocr_pages.append(page)
+            elif text.strip():
                 yield Block(text, page=page)
 
     doc.blocks = blocks()
     return doc
+
+
+def recognize_pages(path: Path, doc: Document, extractor: PdfExtractor) -> Iterator[Block]:
+    """The recognized text of ``doc.ocr_pages`` (all frames of an image file), one block per page."""
+    pages = None if doc.kind == "image" else doc.ocr_pages
+    for page, count, text in extractor.recognize(path, doc.notes, pages):
+        doc.pages = count
+        if text.strip():
+            yield Block(text, page=page, ocr=True)

@@ -1,12 +1,16 @@
-"""The PDF text extractor's worker process: ``python pdf_worker.py``, run by ``PdfExtractor``.
+"""The parser worker process (PDF text, and OCR of scanned pages and images): ``python pdf_worker.py``,
+run by ``PdfExtractor``.
 
-It runs as a plain script (not ``-m indexer...``) so it imports pypdf and nothing else. Requests arrive on
-stdin as one JSON line each (``{"path": ...}``); replies go to stdout as frames of a 4-byte
-big-endian length followed by JSON: ``{"t": "pages", "n": N}``, then per page ``{"t": "page", "i": 1,
-"text": ...}`` or ``{"t": "page_error", "i": 1, "error": ...}``, then ``{"t": "done"}``; or at any point
-``{"t": "skip", "reason": ...}`` / ``{"t": "error", "error": ...}``. Anything a library prints goes to
-stderr, never into the frame stream. The address space is capped, so a PDF that would eat all memory fails
-with MemoryError instead of taking the machine down.
+It runs as a plain script (not ``-m indexer...``) so it imports pypdf and, for OCR only, pypdfium2, Pillow
+and ``indexer.ocr``. Requests arrive on stdin as one JSON line each: ``{"path": ...}`` for the text layer
+of a PDF, ``{"path": ..., "ocr": [3, 5], "timeout": 60}`` to render those PDF pages and recognize them,
+``{"path": ..., "image": true, "timeout": 60}`` to recognize an image file (each frame of a TIFF is a
+page). Replies go to stdout as frames of a 4-byte big-endian length followed by JSON: ``{"t": "pages",
+"n": N}``, then per page ``{"t": "page", "i": 1, "text": ...}`` or ``{"t": "page_error", "i": 1, "error":
+...}``, then ``{"t": "done"}``; or at any point ``{"t": "skip", "reason": ...}`` / ``{"t": "error", "error":
+...}``. Anything a library prints goes to stderr, never into the frame stream. The address space is capped
+(and the OCR program inherits the cap), so a file that would eat all memory fails with MemoryError instead
+of taking the machine down; OCR has a time limit per page.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import warnings
 from typing import Any, BinaryIO
 
 MEMORY_LIMIT_BYTES = 3 * 1024**3
+MAX_FRAMES = 1000  # pages of one image file (multi-page TIFF)
 
 
 def _send(out: BinaryIO, message: dict[str, Any]) -> None:
@@ -76,6 +81,64 @@ def _extract(path: str, out: BinaryIO) -> None:
     _send(out, {"t": "done"})
 
 
+def _render(path: str, pages: list[int], timeout_s: float, out: BinaryIO) -> None:
+    import pypdfium2 as pdfium
+
+    from indexer.ocr import DPI, MAX_SIDE_PX, PageOcr
+
+    ocr = PageOcr(timeout_s=timeout_s)
+    doc = pdfium.PdfDocument(path)
+    try:
+        _send(out, {"t": "pages", "n": len(doc)})
+        for number in pages:
+            try:
+                page = doc[number - 1]
+                width, height = page.get_size()
+                scale = min(DPI / 72, MAX_SIDE_PX / max(width, height, 1.0))
+                image = page.render(scale=scale, grayscale=True).to_pil()
+                page.close()
+                text = ocr.read(image, dpi=round(scale * 72))
+            except MemoryError:
+                raise
+            except Exception as err:  # OcrError or a bad page: it must not lose the others
+                _send(out, {"t": "page_error", "i": number, "error": f"{err}"[:300]})
+                continue
+            _send(out, {"t": "page", "i": number, "text": _clean(text)})
+    finally:
+        doc.close()
+    _send(out, {"t": "done"})
+
+
+def _image(path: str, timeout_s: float, out: BinaryIO) -> None:
+    from PIL import Image, ImageSequence, UnidentifiedImageError
+
+    from indexer.ocr import MAX_SIDE_PX, PageOcr
+
+    ocr = PageOcr(timeout_s=timeout_s)
+    try:
+        image = Image.open(path)
+    except (UnidentifiedImageError, OSError) as err:
+        _send(out, {"t": "error", "error": f"not a readable image: {err}"[:300]})
+        return
+    with image:
+        count = min(getattr(image, "n_frames", 1), MAX_FRAMES)
+        _send(out, {"t": "pages", "n": count})
+        for number, frame in enumerate(ImageSequence.Iterator(image), start=1):
+            if number > count:
+                break
+            try:
+                frame.draft("L", (MAX_SIDE_PX, MAX_SIDE_PX))  # JPEG: decode at a reduced size directly
+                dpi = frame.info.get("dpi", (0, 0))[0]
+                text = ocr.read(frame.copy(), dpi=int(dpi) if 70 <= dpi <= 1200 else 150)
+            except MemoryError:
+                raise
+            except Exception as err:  # OcrError or a bad page: it must not lose the others
+                _send(out, {"t": "page_error", "i": number, "error": f"{err}"[:300]})
+                continue
+            _send(out, {"t": "page", "i": number, "text": _clean(text)})
+    _send(out, {"t": "done"})
+
+
 def main() -> None:
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the frames
@@ -88,9 +151,14 @@ def main() -> None:
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            _extract(request["path"], out)
+            if request.get("image"):
+                _image(request["path"], float(request["timeout"]), out)
+            elif request.get("ocr"):
+                _render(request["path"], [int(i) for i in request["ocr"]], float(request["timeout"]), out)
+            else:
+                _extract(request["path"], out)
         except MemoryError:
-            _send(out, {"t": "error", "error": "ran out of memory while reading the PDF"})
+            _send(out, {"t": "error", "error": "ran out of memory while reading the file"})
         except RecursionError:
             _send(out, {"t": "error", "error": "the PDF structure is nested too deeply (RecursionError)"})
         except Exception as err:

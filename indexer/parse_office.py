@@ -1,0 +1,111 @@
+"""Word (.docx, python-docx) and PowerPoint (.pptx, python-pptx) files, in reading order.
+
+.docx: headings (the built-in "Title" and "Heading N" styles, or an outline level) make the heading path;
+paragraphs, list items ("- " before each) and tables (readable rows) follow in the order of the body.
+.pptx: one page per slide (citations say "p. 3" for slide 3), its title as the heading; text frames, tables
+and the speaker notes, shapes top to bottom. Images carry no text and are left out.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from indexer.documents import Block, SkipFile, join_heading
+from indexer.tables import table_lines
+
+_HEADING_STYLE = re.compile(r"^heading (\d)$", re.IGNORECASE)
+
+
+def _open(loader: Any, data: bytes, what: str) -> Any:
+    try:
+        return loader(io.BytesIO(data))
+    except Exception as err:  # zip and XML errors of every kind: the file is not a readable document
+        raise SkipFile(f"not a readable {what} file ({type(err).__name__}: {err})"[:300]) from None
+
+
+def _level(paragraph: Any) -> int:
+    """Heading level of a .docx paragraph (1 for "Title"), or 0 for body text."""
+    name = (paragraph.style.name if paragraph.style is not None else "") or ""
+    if name.lower() == "title":
+        return 1
+    match = _HEADING_STYLE.match(name)
+    return int(match.group(1)) if match else 0
+
+
+def _listed(paragraph: Any) -> bool:
+    name = ((paragraph.style.name if paragraph.style is not None else "") or "").lower()
+    properties = paragraph._p.pPr
+    return name.startswith("list") or (properties is not None and properties.numPr is not None)
+
+
+def parse_docx(data: bytes) -> Iterator[Block]:
+    from docx import Document as load
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    document = _open(load, data, "Word (.docx)")
+    path: list[str] = []
+    for item in document.iter_inner_content():
+        if isinstance(item, Table):
+            rows = [[cell.text for cell in row.cells] for row in item.rows]
+            lines = table_lines([_dedupe(row) for row in rows])
+            if lines:
+                yield Block("\n".join(lines), heading=join_heading(path))
+            continue
+        assert isinstance(item, Paragraph)
+        text = item.text.strip()
+        if not text:
+            continue
+        level = _level(item)
+        if level:
+            path = [*path[: level - 1], *([""] * max(0, level - 1 - len(path))), text]
+        elif _listed(item):
+            text = f"- {text}"
+        yield Block(text, heading=join_heading(path))
+
+
+def _dedupe(row: list[str]) -> list[str]:
+    """python-docx repeats a merged cell's text in every grid column it spans: keep it once."""
+    out: list[str] = []
+    for i, text in enumerate(row):
+        out.append("" if i and text == row[i - 1] else text)
+    return out
+
+
+def _shape_lines(shape: Any) -> Iterator[str]:
+    if getattr(shape, "has_table", False) and shape.has_table:
+        yield from table_lines([[cell.text for cell in row.cells] for row in shape.table.rows])
+    elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
+        for paragraph in shape.text_frame.paragraphs:
+            text = "".join(run.text for run in paragraph.runs).strip()
+            if text:
+                yield ("  " * paragraph.level + "- " + text) if paragraph.level else text
+    elif hasattr(shape, "shapes"):  # a group
+        for inner in shape.shapes:
+            yield from _shape_lines(inner)
+
+
+def parse_pptx(data: bytes) -> Iterator[Block]:
+    from pptx import Presentation
+
+    presentation = _open(Presentation, data, "PowerPoint (.pptx)")
+    for number, slide in enumerate(presentation.slides, start=1):
+        title_shape = slide.shapes.title
+        title = title_shape.text_frame.text.strip() if title_shape is not None else ""
+        heading = title or f"Slide {number}"
+        if title:
+            yield Block(title, page=number, heading=heading)
+        shapes = sorted(slide.shapes, key=lambda s: ((s.top or 0), (s.left or 0)))
+        for shape in shapes:
+            if title_shape is not None and shape.shape_id == title_shape.shape_id:
+                continue
+            lines = list(_shape_lines(shape))
+            if lines:
+                yield Block("\n".join(lines), page=number, heading=heading)
+        if slide.has_notes_slide:
+            notes = slide.notes_slide.notes_text_frame
+            if notes is not None and notes.text.strip():
+                yield Block("Notes: " + notes.text.strip(), page=number, heading=heading)

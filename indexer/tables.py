@@ -1,0 +1,38 @@
+"""Tables as readable rows: "Header: value; Header: value", one line per row.
+
+Flattened cell by cell, a table turns into word soup that no longer says which value belongs to which
+column. Written this way, each row is a line that stands on its own: the chunker keeps lines whole, and a
+question about one cell finds the row that names both the column and the value.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SPACE = re.compile(r"\s+")
+
+
+def _cell(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def table_lines(rows: list[list[str]]) -> list[str]:
+    """The first row is the header; every later row becomes "Header: value; ..." (empty cells left out).
+    A table with one row, or without any header text, keeps its cells joined by " | "."""
+    cells = [[_cell(c) for c in row] for row in rows]
+    cells = [row for row in cells if any(row)]
+    if not cells:
+        return []
+    header, body = cells[0], cells[1:]
+    if not body or not any(header):
+        return [" | ".join(c for c in row if c) for row in cells]
+    lines = [" | ".join(c for c in header if c)]
+    for row in body:
+        parts = []
+        for i, value in enumerate(row):
+            if not value:
+                continue
+            name = header[i] if i < len(header) else ""
+            parts.append(f"{name}: {value}" if name and name != value else value)
+        lines.append("; ".join(parts))
+    return lines
