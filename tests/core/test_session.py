@@ -351,3 +351,37 @@ def test_the_quotes_source_opens_while_the_answer_is_still_streaming(tmp_path: P
             break
     else:
         pytest.fail("no quote arrived before the citations")
+
+
+def test_indexing_can_be_paused_resumed_and_cancelled_from_the_page(tmp_path: Path) -> None:
+    from ui import handlers, render
+
+    rig = make_rig(tmp_path)
+    s = rig.session
+    folder = write_docs(tmp_path / "docs")
+    rig.indexer.gate = threading.Event()  # each file waits: the sync stays under way
+    assert s.add_folder("docs", str(folder)).ok
+    deadline = time.monotonic() + 5
+    while not s.indexing.state().active:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert "paused" in handlers.pause_indexing(s)
+    rig.indexer.gate.set()
+    time.sleep(0.3)
+    state = s.indexing.state()
+    assert state.active and state.paused and "docs" not in rig.searcher.chunks  # held at its next step
+    assert "Paused while indexing" in render.progress_html(state)
+    handlers.resume_indexing(s)
+    rig.wait_idle()
+    assert len(rig.searcher.chunks["docs"]) == 2
+
+    (folder / "third.md").write_text("A third note.")
+    rig.indexer.gate = threading.Event()
+    assert s.reindex("docs").ok
+    while not s.indexing.state().active:
+        time.sleep(0.01)
+    assert "cancelled" in handlers.cancel_indexing(s)
+    rig.indexer.gate.set()
+    rig.wait_idle()
+    assert len(rig.searcher.chunks["docs"]) == 2  # the cancelled sync did not finish
+    assert s.indexing.activity()[0].text.startswith("Indexing cancelled")

@@ -189,3 +189,19 @@ def test_markup_escapes_document_text() -> None:
     trace.agent_queries = {"docs": ["q"]}
     md = render.trace_markdown(trace)
     assert "\\*bold\\* \\| pipe" in md and "<script>" not in md and "| docs | 0.500 |" in md
+
+
+def test_a_broken_store_is_reported_as_such_not_as_no_knowledge(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    s = rig.session
+
+    def unreadable() -> object:
+        raise OSError("lancedb: the database directory is not readable")
+
+    rig.searcher.collections = unreadable  # type: ignore[method-assign]
+    hint = handlers.chat_hint(s)
+    assert hint != render.NO_KNOWLEDGE_HINT and "knowledge store cannot be read" in hint
+    assert "not readable" in hint and "kimas.log" in hint
+    view = handlers.poll(s, None)
+    assert view.collections_md is not None and "knowledge store cannot be read" in view.collections_md
+    assert "No collections yet" not in view.collections_md
