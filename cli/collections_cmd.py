@@ -151,6 +151,7 @@ def _not_indexed(name: str, config: Config) -> CollectionInfo:
 def run_collections(args: argparse.Namespace) -> int:
     runtime, knowledge = _open(args)
     config = runtime.config
+    runtime.store().use_embedder(runtime.embedder(config))  # to tell which collections need re-embedding
     infos = list(knowledge.infos().values())
     known = {i.name for i in infos}
     infos += [_not_indexed(n, config) for n in sorted(config.collections) if n not in known]
@@ -168,6 +169,8 @@ def run_collections(args: argparse.Namespace) -> int:
         )
         model = f"{info.embedding_model} ({info.dim}-d)" if info.embedding_model else "-"
         print(f"{info.name}: {info.files} files, {info.chunks} chunks, model {model}, last update {when}")
+        if info.needs_reembedding:
+            print(f"  needs re-embedding for the configured embedding model: kimas reindex {info.name}")
         for folder in info.folders:
             print(f"  folder: {folder}")
         for problem in info.problems:

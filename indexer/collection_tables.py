@@ -15,7 +15,6 @@ import pyarrow as pa
 from lancedb.index import IvfHnswSq
 
 from indexer.manifest import FileRecord
-from indexer.search import search_table
 from indexer.schema import (
     CHUNK_COLUMNS,
     FILES_SCHEMA,
@@ -24,6 +23,7 @@ from indexer.schema import (
     chunks_schema,
     in_filters,
 )
+from indexer.search import search_table
 from kimas_desktop.errors import EmbedderMismatchError
 from kimas_desktop.protocols import SearchMode, Vector
 from kimas_desktop.types import Chunk, Hit

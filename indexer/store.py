@@ -48,7 +48,6 @@ from indexer.collection_tables import CollectionTables
 from indexer.identity import EmbedderIdentity, identity_of
 from indexer.lease import Lease, WriterLeases, slot_factory
 from indexer.manifest import FileRecord
-from indexer.synopsis import SynopsisState
 from indexer.schema import (
     FILES_SCHEMA,
     META,
@@ -58,6 +57,7 @@ from indexer.schema import (
     sql_str,
     table_prefix,
 )
+from indexer.synopsis import SynopsisState
 from kimas_desktop.errors import CollectionNotFoundError, EmbedderMismatchError, IndexingError
 from kimas_desktop.protocols import Embedder, SearchMode, Vector
 from kimas_desktop.types import Chunk, CollectionInfo, FileProblem, Hit, Synopsis
@@ -211,6 +211,13 @@ class LanceStore:
         return str(row["table"]), int(row["dim"])
 
     # -- embedder identity and writer leases -----------------------------------------------------------
+
+    def use_embedder(self, embedder: Embedder | None) -> None:
+        """Check collections against ``embedder`` from now on (after a switch of the embedding model)."""
+        with self._lock:
+            if embedder is not self._embedder:
+                self._embedder, self._identity = embedder, None
+                self._synopses.clear()
 
     def identity(self) -> EmbedderIdentity | None:
         """The configured embedder's identity (None without one)."""
