@@ -16,15 +16,19 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from indexer.documents import Block, Document, SkipFile
 from kimas_desktop.frames import pump_frames
 
 _WORKER = Path(__file__).with_name("pdf_worker.py")
-# A page whose text layer has fewer non-space characters than this is read by OCR (when available):
-# scanned pages have none, or a stray page number or stamp.
-MIN_TEXT_CHARS = 20
+
+
+class PdfPage(NamedTuple):
+    number: int  # 1-based
+    of: int  # pages in the file
+    text: str
+    scan: bool = False  # (almost) no text layer, and an image: to be read by OCR
 
 
 class PdfParseError(Exception):
@@ -87,14 +91,12 @@ class PdfExtractor:
             raise PdfParseError(f"the PDF reader crashed {what} (exit code {code})")
         return message
 
-    def pages(self, path: Path, notes: list[str]) -> Iterator[tuple[int, int, str]]:
-        """``(page, page count, text)`` for each readable page. Unreadable pages are noted and skipped;
+    def pages(self, path: Path, notes: list[str]) -> Iterator[PdfPage]:
+        """The text layer of each readable page (``PdfPage``). Unreadable pages are noted and skipped;
         ``SkipFile`` for encrypted files, ``PdfParseError`` when the file cannot be read at all."""
         return self._stream({"path": str(path)}, notes, self._page_timeout_s)
 
-    def recognize(
-        self, path: Path, notes: list[str], pages: list[int] | None
-    ) -> Iterator[tuple[int, int, str]]:
+    def recognize(self, path: Path, notes: list[str], pages: list[int] | None) -> Iterator[PdfPage]:
         """Like ``pages``, but the text is recognized (OCR) from the rendered ``pages`` of a PDF, or from
         every frame of an image file when ``pages`` is None. A page that fails or exceeds the time limit is
         noted and skipped."""
@@ -106,9 +108,7 @@ class PdfExtractor:
         # The worker enforces the per-page OCR limit itself; rendering gets a little slack on top.
         return self._stream(request, notes, self._page_timeout_s + 30.0)
 
-    def _stream(
-        self, request: dict[str, Any], notes: list[str], timeout_s: float
-    ) -> Iterator[tuple[int, int, str]]:
+    def _stream(self, request: dict[str, Any], notes: list[str], timeout_s: float) -> Iterator[PdfPage]:
         if self._worker is None or not self._worker.alive():
             self.close()
             self._worker = _Worker()
@@ -131,7 +131,7 @@ class PdfExtractor:
                     count = int(message["n"])
                 elif kind == "page":
                     where = f"after page {message['i']}"
-                    yield int(message["i"]), count, str(message["text"])
+                    yield PdfPage(int(message["i"]), count, str(message["text"]), bool(message.get("scan")))
                 elif kind == "page_error":
                     notes.append(f"page {message['i']}: {message['error']}")
                 elif kind == "done":
@@ -152,16 +152,17 @@ class PdfExtractor:
 
 def parse_pdf(path: Path, extractor: PdfExtractor, *, ocr: bool) -> Document:
     """A ``Document`` whose blocks are the PDF's pages, one block per page, streamed as they are read.
-    With ``ocr``, pages with (almost) no text layer are listed in ``ocr_pages`` for ``recognize_pages``."""
+    With ``ocr``, scanned pages (an image, and (almost) no text layer) are listed in ``ocr_pages`` for
+    ``recognize_pages``."""
     doc = Document(blocks=iter(()), kind="pdf")
 
     def blocks() -> Iterator[Block]:
-        for page, count, text in extractor.pages(path, doc.notes):
-            doc.pages = count
-            if ocr and len("".join(text.split())) < MIN_TEXT_CHARS:
-                doc.ocr_pages.append(page)
-            elif text.strip():
-                yield Block(text, page=page)
+        for page in extractor.pages(path, doc.notes):
+            doc.pages = page.of
+            if ocr and page.scan:
+                doc.ocr_pages.append(page.number)
+            elif page.text.strip():
+                yield Block(page.text, page=page.number)
 
     doc.blocks = blocks()
     return doc
@@ -170,7 +171,7 @@ def parse_pdf(path: Path, extractor: PdfExtractor, *, ocr: bool) -> Document:
 def recognize_pages(path: Path, doc: Document, extractor: PdfExtractor) -> Iterator[Block]:
     """The recognized text of ``doc.ocr_pages`` (all frames of an image file), one block per page."""
     pages = None if doc.kind == "image" else doc.ocr_pages
-    for page, count, text in extractor.recognize(path, doc.notes, pages):
-        doc.pages = count
-        if text.strip():
-            yield Block(text, page=page, ocr=True)
+    for page in extractor.recognize(path, doc.notes, pages):
+        doc.pages = page.of
+        if page.text.strip():
+            yield Block(page.text, page=page.number, ocr=True)

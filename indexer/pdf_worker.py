@@ -26,6 +26,9 @@ from typing import Any, BinaryIO
 
 MEMORY_LIMIT_BYTES = 3 * 1024**3
 MAX_FRAMES = 1000  # pages of one image file (multi-page TIFF)
+# A page with fewer non-space characters than this in its text layer, and an image on it, is a scan:
+# it is marked for OCR ("scan": true) instead of being read as text.
+MIN_TEXT_CHARS = 20
 
 
 def _send(out: BinaryIO, message: dict[str, Any]) -> None:
@@ -46,6 +49,24 @@ def _limit_memory() -> None:
 def _clean(text: str) -> str:
     # Lone surrogates from broken font maps cannot be encoded; NULs confuse everything downstream.
     return text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
+
+
+def _has_image(resources: Any, depth: int = 0) -> bool:
+    """Whether a page's resources (or those of a form inside it, two levels deep) hold an image."""
+    try:
+        objects = resources.get_object().get("/XObject") if resources is not None else None
+        if objects is None:
+            return False
+        for ref in objects.get_object().values():
+            obj = ref.get_object()
+            kind = obj.get("/Subtype")
+            if kind == "/Image" or (
+                kind == "/Form" and depth < 2 and _has_image(obj.get("/Resources"), depth + 1)
+            ):
+                return True
+    except Exception:  # a broken resource dictionary: no image we can find
+        return False
+    return False
 
 
 def _extract(path: str, out: BinaryIO) -> None:
@@ -77,7 +98,10 @@ def _extract(path: str, out: BinaryIO) -> None:
         except Exception as err:  # one bad page must not lose the others
             _send(out, {"t": "page_error", "i": i + 1, "error": f"{type(err).__name__}: {err}"[:300]})
             continue
-        _send(out, {"t": "page", "i": i + 1, "text": _clean(text)})
+        message: dict[str, Any] = {"t": "page", "i": i + 1, "text": _clean(text)}
+        if len("".join(text.split())) < MIN_TEXT_CHARS and _has_image(reader.pages[i].get("/Resources")):
+            message["scan"] = True
+        _send(out, message)
     _send(out, {"t": "done"})
 
 

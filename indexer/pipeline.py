@@ -28,11 +28,11 @@ import numpy as np
 
 from indexer.chunking import ChunkDraft, Chunker, chunk_id
 from indexer.collection_tables import CollectionTables
-from indexer.documents import SkipFile
+from indexer.documents import Block, Document, SkipFile
 from indexer.manifest import FileRecord, FileStat
 from indexer.parsers import FileParser
-from indexer.schema import StoredChunk
 from indexer.synopsis import count_terms
+from indexer.schema import StoredChunk
 from kimas_desktop.errors import Cancelled
 from kimas_desktop.index_control import IndexControl
 from kimas_desktop.protocols import Embedder, Vector
@@ -73,6 +73,7 @@ class Segment:
     vectors: list[Vector | None]
     file_hash: str
     progress: float  # share of the file read so far, for the ETA
+    ocr_waiting: int = 0  # pages queued for OCR in this sync when the segment was read
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,18 @@ class Done:
     record: FileRecord
     touched: bool = False
     copied: bool = False
+
+
+@dataclass(frozen=True)
+class _Later:
+    """A file with pages to read by OCR after all other files: what its first pass left."""
+
+    job: Job
+    path: Path
+    doc: Document
+    digest: str
+    known: Mapping[str, Vector]
+    count: int  # chunks from its text layer
 
 
 @dataclass(frozen=True)
@@ -129,6 +142,8 @@ class Reader:
         self.queue: queue.Queue[Item | None] = queue.Queue(maxsize=64)
         self.stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._later: list[_Later] = []  # OCR queues behind every file that needs none
+        self.ocr_waiting = 0
 
     def start(self, jobs: Sequence[Job]) -> None:
         self._thread = threading.Thread(
@@ -169,6 +184,17 @@ class Reader:
                     raise Cancelled("indexing was cancelled")
                 self._on_file(job.path)
                 for item in self._read(job, parser):
+                    self._put(item)
+            for later in self._later:
+                while self._control is not None and not self._control.wait(0.1):  # paused
+                    if self.stop.is_set():
+                        return
+                if self.stop.is_set():
+                    return
+                if self._control is not None and self._control.cancelled:
+                    raise Cancelled("indexing was cancelled")
+                self._on_file(later.job.path)
+                for item in self._recognize(later, parser):
                     self._put(item)
         except BaseException as err:  # anything unexpected ends the sync, reported on the caller's thread
             self._put(Failure(err))
@@ -228,6 +254,7 @@ class Reader:
                     line_start=s.chunk.line_start,
                     line_end=s.chunk.line_end,
                     heading=s.chunk.heading,
+                    ocr=s.chunk.ocr,
                 )
                 for s in stored
             ]
@@ -255,16 +282,9 @@ class Reader:
         count = 0
         try:
             doc = parser.parse(path, data)
-            batch: list[ChunkDraft] = []
-            for draft in self._chunker.chunks(doc.blocks):
-                batch.append(draft)
-                if len(batch) >= SEGMENT_CHUNKS:
-                    yield self._segment(job, batch, known, digest, doc.pages, draft.page)
-                    count += len(batch)
-                    batch = []
-            if batch:
-                yield self._segment(job, batch, known, digest, doc.pages, None)
-                count += len(batch)
+            for segment in self._segments(job, doc, doc.blocks, known, digest, 0):
+                count += len(segment.drafts)
+                yield segment
         except SkipFile as skip:
             yield Done(job, self._record(job, "skipped", str(skip), digest))
             return
@@ -272,16 +292,67 @@ class Reader:
             reason = str(err) or type(err).__name__
             yield Done(job, self._record(job, "failed", reason, digest))
             return
-        if count == 0:
-            reason = (
-                "no extractable text (scanned or image-only?)" if doc.kind == "pdf" else "no text to index"
-            )
-            yield Done(job, self._record(job, "skipped", reason, digest, pages=doc.pages))
+        if doc.ocr_pages:
+            self._later.append(_Later(job, path, doc, digest, known, count))
+            self.ocr_waiting += len(doc.ocr_pages)
+            yield Segment(job, [], [], digest, 1.0, self.ocr_waiting)  # only reports the OCR backlog
             return
+        yield self._done(job, doc, digest, count, ocr=parser.ocr)
+
+    def _recognize(self, later: _Later, parser: FileParser) -> Iterator[Item]:
+        """The OCR pass of a file: chunks of its recognized pages, numbered after its text-layer chunks."""
+        doc, count, left = later.doc, later.count, len(later.doc.ocr_pages)
+
+        def counted(blocks: Iterator[Block]) -> Iterator[Block]:
+            nonlocal left
+            for block in blocks:
+                if left > 0:
+                    left -= 1
+                    self.ocr_waiting -= 1
+                yield block
+
+        try:
+            blocks = counted(parser.recognize(later.path, doc))
+            for segment in self._segments(later.job, doc, blocks, later.known, later.digest, count):
+                count += len(segment.drafts)
+                yield segment
+        except Exception as err:  # the text layer's chunks stay; the failure is noted
+            doc.notes.append(f"OCR: {err or type(err).__name__}")
+        self.ocr_waiting -= left
+        yield self._done(later.job, doc, later.digest, count, ocr=True)
+
+    def _segments(
+        self,
+        job: Job,
+        doc: Document,
+        blocks: Iterator[Block],
+        known: Mapping[str, Vector],
+        digest: str,
+        first: int,
+    ) -> Iterator[Segment]:
+        batch: list[ChunkDraft] = []
+        for draft in self._chunker.chunks(blocks, first_ordinal=first):
+            batch.append(draft)
+            if len(batch) >= SEGMENT_CHUNKS:
+                yield self._segment(job, batch, known, digest, doc.pages, draft.page, self.ocr_waiting)
+                batch = []
+        if batch:
+            yield self._segment(job, batch, known, digest, doc.pages, None, self.ocr_waiting)
+
+    def _done(self, job: Job, doc: Document, digest: str, count: int, *, ocr: bool) -> Done:
+        if count == 0:
+            reason = "no text to index"
+            if doc.kind in ("pdf", "image") and doc.ocr_pages:
+                reason = "no text found, not even by OCR" + (f" ({doc.notes[0]})" if doc.notes else "")
+            elif doc.kind == "pdf":
+                reason = "no extractable text (scanned or image-only?)"
+                if not ocr:
+                    reason += " Reading scanned pages needs Tesseract (package tesseract-ocr)."
+            return Done(job, self._record(job, "skipped", reason, digest, pages=doc.pages))
         note = ""
         if doc.notes:
             note = f"indexed without {len(doc.notes)} unreadable page(s): " + "; ".join(doc.notes[:3])
-        yield Done(job, self._record(job, "indexed", note, digest, count, doc.pages))
+        return Done(job, self._record(job, "indexed", note, digest, count, doc.pages))
 
     @staticmethod
     def _segment(
@@ -291,9 +362,10 @@ class Reader:
         digest: str,
         pages: int,
         page: int | None,
+        ocr_waiting: int = 0,
     ) -> Segment:
         progress = (page / pages) if page and pages else 1.0
-        return Segment(job, drafts, [known.get(d.text) for d in drafts], digest, progress)
+        return Segment(job, drafts, [known.get(d.text) for d in drafts], digest, progress, ocr_waiting)
 
 
 @dataclass
@@ -353,6 +425,7 @@ class BatchWriter:
                 line_start=draft.line_start,
                 line_end=draft.line_end,
                 heading=draft.heading,
+                ocr=draft.ocr,
                 file_hash=segment.file_hash,
                 indexed_at=now,
             )
@@ -441,6 +514,7 @@ class ProgressMeter:
         self._bytes_done = 0.0
         self._partial = 0.0
         self.current = ""
+        self.ocr_waiting = 0  # pages queued for OCR, as of the last segment embedded
 
     def file_done(self, job: Job) -> None:
         self.files_done += 1
@@ -449,6 +523,7 @@ class ProgressMeter:
 
     def embedded(self, segment: Segment) -> None:
         self.chunks_done += len(segment.drafts)
+        self.ocr_waiting = segment.ocr_waiting
         self._partial = max(segment.job.stat.size, 1) * min(segment.progress, 1.0)
 
     def report(self, *, force: bool = False, finished: bool = False) -> None:
@@ -471,6 +546,7 @@ class ProgressMeter:
                 chunks_per_s=self.chunks_done / elapsed,
                 eta_s=0.0 if finished else eta,
                 finished=finished,
+                ocr_pages_waiting=0 if finished else self.ocr_waiting,
             )
         )
 

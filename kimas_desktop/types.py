@@ -29,6 +29,7 @@ class Chunk:
     heading: str = ""  # heading path, "A > B > C"
     file_hash: str = ""
     indexed_at: float = 0.0
+    ocr: bool = False  # the text was read by OCR from an image of the page
 
     @property
     def lines(self) -> tuple[int, int] | None:
@@ -38,9 +39,9 @@ class Chunk:
 
     @property
     def locator(self) -> str:
-        """Human-readable position: 'p. 3', 'lines 10-24' or ''."""
+        """Human-readable position: 'p. 3', 'p. 3 (OCR)', 'lines 10-24' or ''."""
         if self.page is not None:
-            return f"p. {self.page}"
+            return f"p. {self.page} (OCR)" if self.ocr else f"p. {self.page}"
         if self.lines is not None:
             return f"lines {self.line_start}-{self.line_end}"
         return ""
@@ -113,9 +114,9 @@ class CollectionInfo:
     chunks: int
     updated_at: float | None
     problems: tuple[FileProblem, ...] = ()
-
     # Built with another embedding model than the configured one: re-embed it (``kimas reindex``).
     needs_reembedding: bool = False
+
 
 @dataclass(frozen=True)
 class IndexProgress:
@@ -129,6 +130,7 @@ class IndexProgress:
     chunks_per_s: float
     eta_s: float | None
     finished: bool = False
+    ocr_pages_waiting: int = 0  # scanned pages and images queued for OCR, read after everything else
 
 
 @dataclass(frozen=True)

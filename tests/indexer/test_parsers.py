@@ -100,17 +100,19 @@ def test_binary_junk_and_unknown_types_are_skipped_with_a_reason(parser: FilePar
     junk.write_bytes(bytes(range(256)) * 8)
     with pytest.raises(SkipFile, match="binary"):
         blocks(parser, junk)
-    image = tmp_path / "photo.png"
-    image.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
-    with pytest.raises(SkipFile, match=r"unsupported file type '\.png'"):
-        parser.parse(image, image.read_bytes())
+    video = tmp_path / "clip.mp4"
+    video.write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(100))
+    with pytest.raises(SkipFile, match=r"unsupported file type '\.mp4'"):
+        parser.parse(video, video.read_bytes())
 
 
 def test_file_kinds() -> None:
     assert file_kind(Path("a.PDF")) == "pdf"
     assert file_kind(Path("README")) == "text"
     assert file_kind(Path("x.rs")) == "code"
-    assert file_kind(Path("x.docx")) is None
+    assert file_kind(Path("x.docx")) == "docx"
+    assert file_kind(Path("scan.TIFF")) == "image"
+    assert file_kind(Path("x.mp4")) is None
 
 
 def test_pdf_pages_stream_with_their_numbers(parser: FileParser, tmp_path: Path) -> None:
@@ -160,6 +162,6 @@ def test_a_hanging_pdf_reader_times_out_and_the_next_file_works(tmp_path: Path) 
         with pytest.raises(PdfParseError, match="timed out"):
             list(extractor.pages(fifo, []))
         good = write_pdf(tmp_path / "ok.pdf", ["after the hang"])
-        assert [t.strip() for _, _, t in extractor.pages(good, [])] == ["after the hang"]
+        assert [t.strip() for _, _, t, _ in extractor.pages(good, [])] == ["after the hang"]
     finally:
         extractor.close()

@@ -43,7 +43,9 @@ def test_docx_headings_lists_table_and_image_in_reading_order(tmp_path: Path) ->
     document.add_paragraph("Carry a whistle", style="List Bullet")
     document.add_picture(io.BytesIO(_png()))
     table = document.add_table(rows=3, cols=2)
-    for row, (item, weight) in zip(table.rows, [("Item", "Weight"), ("Tent", "2.4 kg"), ("Stove", "0.3 kg")]):
+    for row, (item, weight) in zip(
+        table.rows, [("Item", "Weight"), ("Tent", "2.4 kg"), ("Stove", "0.3 kg")], strict=True
+    ):
         row.cells[0].text, row.cells[1].text = item, weight
     document.add_heading("Rations", level=2)
     document.add_paragraph("Water first.")
@@ -90,7 +92,7 @@ def test_pptx_one_page_per_slide_with_title_bullets_table_and_notes(tmp_path: Pa
     deck.save(path)
 
     blocks = parse(path)
-    assert [(b.page, b.heading) for b in blocks][0] == (1, "Quarterly review")
+    assert (blocks[0].page, blocks[0].heading) == (1, "Quarterly review")
     first = text_of([b for b in blocks if b.page == 1])
     assert "Revenue grew\n  - mostly in Norway" in first
     assert "Notes: Mention the ferry contract." in first
