@@ -5,8 +5,8 @@ catch-up (``submit``: as soon as possible), and the folder watcher (``touch``: o
 quiet for ``debounce_s``, or have waited ``max_delay_s`` under a constant stream of them). One worker
 thread runs one sync at a time, so two never write a collection at once in this process; the folders of a
 collection are read when its sync starts, so a folder added meanwhile is included and a pending edit
-survives any change of the watched folders. Pause, resume and cancel reach the sync under way through a
-``RunControl`` consulted between its steps. Progress, the last report per collection and a short
+survives any change of the watched folders. Pause, resume and cancel reach the sync under way through its
+``IndexControl``, which the indexer consults between files and embedding batches. Progress, the last report per collection and a short
 activity log are readable at any time (the UI polls them).
 """
 
@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from app.control import RunControl
 from kimas_desktop.errors import Cancelled, IndexingError, KimasError
+from kimas_desktop.index_control import IndexControl
 from kimas_desktop.indexing import Activity, IndexingState, IndexService, describe_report
 from kimas_desktop.types import IndexProgress, IndexReport
 
@@ -39,6 +39,7 @@ class _Due:
     at: float  # monotonic time it may start
     first: float  # when the oldest change it covers was seen
     trigger: str
+    reembed: bool = False  # from the source files with the current embedder, into new tables
 
 
 class IndexScheduler:
@@ -63,7 +64,7 @@ class IndexScheduler:
         self._log_hint = log_hint
         self._cond = threading.Condition()
         self._pending: dict[str, _Due] = {}
-        self._running: tuple[str, RunControl] | None = None
+        self._running: tuple[str, IndexControl] | None = None
         self._paused = False
         self._closing = False
         self._state = IndexingState(active=False)
@@ -74,12 +75,13 @@ class IndexScheduler:
 
     # -- asking for work ----------------------------------------------------------------------------
 
-    def submit(self, collection: str, trigger: str) -> None:
+    def submit(self, collection: str, trigger: str, *, reembed: bool = False) -> None:
         """Index ``collection`` as soon as possible (one request already waiting for it is merged)."""
         now = time.monotonic()
         with self._cond:
             old = self._pending.get(collection)
-            self._pending[collection] = _Due(now, old.first if old else now, trigger)
+            again = reembed or (old is not None and old.reembed)
+            self._pending[collection] = _Due(now, old.first if old else now, trigger, again)
             self._wake()
         self._on_change()
 
@@ -185,7 +187,7 @@ class IndexScheduler:
 
     # -- the worker ---------------------------------------------------------------------------------
 
-    def _next(self) -> tuple[str, str, RunControl] | None:
+    def _next(self) -> tuple[str, _Due, IndexControl] | None:
         with self._cond:
             while not self._closing:
                 now = time.monotonic()
@@ -193,18 +195,18 @@ class IndexScheduler:
                 if ready and not self._paused:
                     name = min(ready, key=lambda n: self._pending[n].at)
                     due = self._pending.pop(name)
-                    control = RunControl()
+                    control = IndexControl()
                     self._running = (name, control)
-                    return name, due.trigger, control
+                    return name, due, control
                 waits = [d.at - now for d in self._pending.values() if d.at > now]
                 self._cond.wait(None if self._paused or not waits else min(waits))
             return None
 
     def _work(self) -> None:
         while (job := self._next()) is not None:
-            name, trigger, control = job
+            name, due, control = job
             try:
-                self._run(name, trigger, control)
+                self._run(name, due, control)
             except Exception:  # the worker must survive anything; details go to the log
                 log.exception("indexing %s failed", name)
             finally:
@@ -214,7 +216,8 @@ class IndexScheduler:
                     self._cond.notify_all()
                 self._on_change()
 
-    def _run(self, name: str, trigger: str, control: RunControl) -> None:
+    def _run(self, name: str, due: _Due, control: IndexControl) -> None:
+        trigger = due.trigger
         folders = self._folders(name)
         if not folders:
             return  # removed, or nothing to index yet
@@ -227,12 +230,15 @@ class IndexScheduler:
                     True, name, trigger, p.files_done, p.files_total, p.current_file, p.eta_s, started
                 )
             )
-            control.checkpoint()
 
         with self._write:
             try:
-                control.checkpoint()
-                report = self._service().index(name, list(folders), progress)
+                control.checkpoint()  # paused or cancelled before it began
+                service = self._service()
+                if due.reembed:
+                    report = service.reembed(name, list(folders), progress, control)
+                else:
+                    report = service.index(name, list(folders), progress, control)
             except Cancelled:
                 self.note(name, "Indexing cancelled; what was indexed so far is kept.")
                 return

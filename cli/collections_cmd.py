@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from app.config_store import ConfigStore
-from app.control import RunControl
 from app.knowledge import Knowledge
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
 from kimas_desktop.config import Config
 from kimas_desktop.errors import Cancelled
+from kimas_desktop.index_control import IndexControl
 from kimas_desktop.indexing import describe_report
 from kimas_desktop.types import CollectionInfo, IndexProgress, IndexReport
 
@@ -92,7 +92,7 @@ def summary(report: IndexReport) -> str:
 
 
 @contextlib.contextmanager
-def _cancel_on_interrupt(control: RunControl) -> Iterator[None]:
+def _cancel_on_interrupt(control: IndexControl) -> Iterator[None]:
     """The first Ctrl+C cancels the run at its next step (what is written stays); a second one stops now.
     Ctrl+Z pauses it and ``fg`` resumes it, as for any program."""
 
@@ -118,16 +118,10 @@ def run_index(args: argparse.Namespace) -> int:
     name = args.collection or folder.name
     _, folders = knowledge.add_folder(name, folder)
     bar = None if args.quiet or not sys.stderr.isatty() else ProgressBar()
-    control = RunControl()
-
-    def progress(p: IndexProgress) -> None:
-        if bar is not None:
-            bar(p)
-        control.checkpoint()
-
+    control = IndexControl()
     try:
         with _cancel_on_interrupt(control):
-            report: IndexReport = runtime.indexer().index(name, folders, on_progress=progress)
+            report: IndexReport = runtime.indexer().index(name, folders, bar, control)
     except Cancelled:
         print(f"kimas: indexing of '{name}' cancelled; run the same command again to go on.", file=sys.stderr)
         return 130

@@ -1,10 +1,10 @@
 """What indexing looks like from the application: the seams it schedules through, and what it shows.
 
-IndexService   the write side of the collections (``indexer.Indexer``)
-IndexControl   pause and cancel, consulted by a running sync between its steps
-FolderFeed     tells which collection changed on disk (``indexer.FolderWatcher``); never indexes
-IndexingState  what indexing is doing now (polled by the UI)
-Activity       one line of the indexing log
+IndexService     the write side of the collections (``indexer.Indexer``); pause and cancel reach a
+                 sync under way through its ``IndexControl`` (``kimas_desktop.index_control``)
+FolderFeed       tells which collection changed on disk (``indexer.FolderWatcher``); never indexes
+IndexingState    what indexing is doing now (polled by the UI)
+Activity         one line of the indexing log
 describe_report  the one sentence a sync's report becomes (UI and CLI)
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from kimas_desktop.index_control import IndexControl
 from kimas_desktop.types import IndexProgress, IndexReport
 
 __all__ = [
@@ -33,8 +34,23 @@ class IndexService(Protocol):
     """The write side of the collections (``indexer.Indexer``)."""
 
     def index(
-        self, collection: str, folders: Sequence[Path], on_progress: ProgressCallback | None = None
+        self,
+        collection: str,
+        folders: Sequence[Path],
+        on_progress: ProgressCallback | None = None,
+        control: IndexControl | None = None,
     ) -> IndexReport: ...
+
+    def reembed(
+        self,
+        collection: str,
+        folders: Sequence[Path] | None = None,
+        on_progress: ProgressCallback | None = None,
+        control: IndexControl | None = None,
+    ) -> IndexReport:
+        """Index again from the source files with the current embedder, into new tables that replace the
+        old ones only once complete (the old ones keep answering meanwhile)."""
+        ...
 
     def remove(self, collection: str) -> None: ...
 

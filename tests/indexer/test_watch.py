@@ -15,6 +15,7 @@ import pytest
 from app.scheduler import IndexScheduler
 from indexer import FolderWatcher, Indexer, LanceStore
 from kimas_desktop.errors import CollectionNotFoundError
+from kimas_desktop.index_control import IndexControl
 from kimas_desktop.indexing import ProgressCallback
 from kimas_desktop.types import IndexReport
 from tests.indexer.files import write
@@ -46,14 +47,27 @@ class Recorder:
         self.entered = threading.Event()
 
     def index(
-        self, collection: str, folders: Sequence[Path], on_progress: ProgressCallback | None = None
+        self,
+        collection: str,
+        folders: Sequence[Path],
+        on_progress: ProgressCallback | None = None,
+        control: IndexControl | None = None,
     ) -> IndexReport:
         self.entered.set()
         if self.gate is not None:
             self.gate.wait(20)
-        report = self.indexer.index(collection, folders, on_progress)
+        report = self.indexer.index(collection, folders, on_progress, control)
         self.reports.append(report)
         return report
+
+    def reembed(
+        self,
+        collection: str,
+        folders: Sequence[Path] | None = None,
+        on_progress: ProgressCallback | None = None,
+        control: IndexControl | None = None,
+    ) -> IndexReport:
+        return self.indexer.reembed(collection, folders, on_progress, control)
 
     def remove(self, collection: str) -> None:
         self.indexer.remove(collection)
@@ -156,14 +170,19 @@ def test_pause_resume_and_cancel_a_sync_under_way(
     progress: list[int] = []
     original = recorder.indexer.index
 
-    def slow(collection: str, fs: Sequence[Path], on_progress: ProgressCallback | None = None) -> IndexReport:
+    def slow(
+        collection: str,
+        fs: Sequence[Path],
+        on_progress: ProgressCallback | None = None,
+        control: IndexControl | None = None,
+    ) -> IndexReport:
         def tracked(p):  # type: ignore[no-untyped-def]
             progress.append(p.files_done)
             time.sleep(0.02)
             if on_progress is not None:
                 on_progress(p)
 
-        return original(collection, fs, tracked)
+        return original(collection, fs, tracked, control)
 
     recorder.indexer.index = slow  # type: ignore[method-assign]
     scheduler.submit("c", "upload")
@@ -181,9 +200,11 @@ def test_pause_resume_and_cancel_a_sync_under_way(
     assert wait_for(scheduler.idle)
     assert not recorder.reports, "a cancelled sync does not finish"
     assert "cancelled" in scheduler.activity()[0].text
-    assert len(names(store)) < 400
+    kept = names(store)
+    assert 0 < len(kept) < 400  # the files finished before the cancel stay
 
     recorder.indexer.index = original  # type: ignore[method-assign]
     scheduler.submit("c", "re-index")
     assert wait_for(lambda: len(recorder.reports) == 1, timeout=60)
     assert len(names(store)) == 400
+    assert recorder.reports[0].unchanged >= len(kept)  # work already embedded is not repeated

@@ -19,6 +19,7 @@ from app.runtime import Builders, Runtime
 from kimas_desktop.cancel import CancelToken
 from kimas_desktop.config import ChatModelConfig, parse_config
 from kimas_desktop.errors import CollectionNotFoundError
+from kimas_desktop.index_control import IndexControl
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.types import Chunk, IndexProgress, IndexReport, Message
 from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapReranker
@@ -79,12 +80,14 @@ class FolderIndexer:
         self.gate: threading.Event | None = None
         self.calls: list[tuple[str, list[Path]]] = []
         self.removed: list[str] = []
+        self.reembedded: list[str] = []
 
     def index(
         self,
         collection: str,
         folders: Sequence[Path],
         on_progress: Callable[[IndexProgress], None] | None = None,
+        control: IndexControl | None = None,
     ) -> IndexReport:
         self.calls.append((collection, list(folders)))
         files = sorted(p for f in folders for p in Path(f).rglob("*") if p.is_file())
@@ -96,6 +99,8 @@ class FolderIndexer:
                 )
             if self.gate is not None:
                 self.gate.wait(10)
+            if control is not None:
+                control.checkpoint()  # between files, as the real indexer
             text = path.read_text("utf-8", errors="replace")
             pdf = path.suffix == ".pdf"
             chunks.append(
@@ -111,6 +116,16 @@ class FolderIndexer:
             )
         self.searcher.chunks[collection] = chunks
         return IndexReport(collection, len(files), 0, 0, 0, 0, len(chunks), 0.01)
+
+    def reembed(
+        self,
+        collection: str,
+        folders: Sequence[Path] | None = None,
+        on_progress: Callable[[IndexProgress], None] | None = None,
+        control: IndexControl | None = None,
+    ) -> IndexReport:
+        self.reembedded.append(collection)
+        return self.index(collection, folders or [], on_progress, control)
 
     def remove(self, collection: str) -> None:
         if collection not in self.searcher.chunks:
