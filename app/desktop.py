@@ -247,6 +247,20 @@ class DesktopApp:
 
         return self._attempt("re-indexing", act)
 
+    def reembed(self, name: str) -> Outcome:
+        """Index ``name`` again from its files with the configured embedding model, into new tables; the
+        old index keeps answering until the new one is complete."""
+
+        def act() -> str:
+            if self.knowledge.folders(name) is None:
+                raise CollectionNotFoundError(f"There is no collection named '{name}'.")
+            self.indexing.submit(name, "re-embed", reembed=True)
+            return (
+                f"Re-embedding '{name}' in the background; it keeps answering from its old index meanwhile."
+            )
+
+        return self._attempt("re-embedding", act)
+
     def pause_indexing(self) -> Outcome:
         self.indexing.pause()
         return Outcome(True, "Indexing paused; it goes on where it stopped when you resume.")

@@ -40,6 +40,7 @@ class CollectionStatus:
     problems: tuple[FileProblem, ...]
     settings: CollectionConfig
     indexed: bool  # the store knows it
+    needs_reembedding: bool = False  # built with another embedding model than the configured one
 
 
 def _with(config: Config, name: str, settings: CollectionConfig | None) -> Config:
@@ -111,6 +112,7 @@ class Knowledge:
                     problems=tuple(info.problems) if info else (),
                     settings=config.collection(name),
                     indexed=info is not None,
+                    needs_reembedding=info.needs_reembedding if info else False,
                 )
             )
         return out

@@ -192,6 +192,7 @@ def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
                 save_coll = gr.Button("Save collection settings")
             with gr.Row():
                 reindex = gr.Button("Re-index", size="sm", elem_id="reindex")
+                reembed = gr.Button("Re-embed", size="sm", elem_id="reembed")
                 remove = gr.Button("Remove collection…", size="sm", variant="stop", elem_id="remove")
             with gr.Row(visible=False) as confirm_row:
                 confirm = gr.Button(
@@ -224,6 +225,7 @@ def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
         [message, selected],
     )
     reindex.click(lambda c: action_outputs(handlers.reindex(desk, c)), [selected], [message, selected])
+    reembed.click(lambda c: action_outputs(handlers.reembed(desk, c)), [selected], [message, selected])
     pause.click(lambda: handlers.pause_indexing(desk), None, [message])
     resume.click(lambda: handlers.resume_indexing(desk), None, [message])
     cancel_indexing.click(lambda: handlers.cancel_indexing(desk), None, [message])

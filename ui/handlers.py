@@ -169,6 +169,12 @@ def reindex(desk: DesktopApp, collection: str | None) -> KnowledgeAction:
     return _after(desk, desk.reindex(collection), collection)
 
 
+def reembed(desk: DesktopApp, collection: str | None) -> KnowledgeAction:
+    if not collection:
+        return _after(desk, Outcome(False, "Choose a collection first."), None)
+    return _after(desk, desk.reembed(collection), collection)
+
+
 @dataclass(frozen=True)
 class CollectionFields:
     description: str

@@ -277,6 +277,11 @@ def collections_markdown(items: list[CollectionStatus]) -> str:
         )
         model = f" · embedding model {code(c.embedding_model)}" if c.embedding_model else ""
         lines = [f"### {esc(c.name)}", f"{state}{model} · last update {_when(c.updated_at)}", ""]
+        if c.needs_reembedding:
+            lines.append(
+                "- ⚠ **Needs re-embedding**: built with another embedding model than the one in Settings. "
+                "Press **Re-embed**; it keeps answering from its old index until the new one is complete."
+            )
         if c.folders:
             shown = [
                 code(f) + (" (uploaded files)" if f == c.uploads_folder else " (watched in place)")

@@ -385,3 +385,20 @@ def test_indexing_can_be_paused_resumed_and_cancelled_from_the_page(tmp_path: Pa
     rig.wait_idle()
     assert len(rig.searcher.chunks["docs"]) == 2  # the cancelled sync did not finish
     assert s.indexing.activity()[0].text.startswith("Indexing cancelled")
+
+
+def test_a_collection_that_needs_re_embedding_says_so_and_re_embeds_in_the_background(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from ui import handlers, render
+
+    rig = _indexed(tmp_path)
+    s = rig.session
+    listed = rig.searcher.collections
+    rig.searcher.collections = lambda: [replace(c, needs_reembedding=True) for c in listed()]  # type: ignore[method-assign]
+    [status] = s.knowledge.collections()
+    assert status.needs_reembedding and "Needs re-embedding" in render.collections_markdown([status])
+    action = handlers.reembed(s, "docs")
+    assert "Re-embedding 'docs'" in action.message
+    rig.wait_idle()
+    assert rig.indexer.reembedded == ["docs"]
