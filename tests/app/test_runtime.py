@@ -14,11 +14,10 @@ from app.config_store import ConfigStore
 from app.desktop import DesktopApp
 from app.paths import Paths
 from app.runtime import Runtime, real_builders
+from bench.memory import tree_rss
 from kimas_desktop.config import ChatModelConfig, Config, parse_config
 from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapReranker
 from tests.fakes import MemorySearcher
-
-PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 class ClosingChat(ScriptedChatModel):
@@ -73,28 +72,6 @@ def test_parts_are_kept_per_section_and_what_is_evicted_is_closed(tmp_path: Path
     assert wait_for(lambda: built[0].closed)  # the old chat model was closed
     rt.close()
     assert built[1].closed
-
-
-def tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and all its descendants (the app and its model worker)."""
-    children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            statm = Path(f"/proc/{entry}/statm").read_text()
-        except OSError:
-            continue
-        children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-        rss[int(entry)] = int(statm.split()[1]) * PAGE
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        total += rss.get(p, 0)
-        todo += children.get(p, [])
-    return total
 
 
 @pytest.mark.slow
