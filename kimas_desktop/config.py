@@ -66,6 +66,12 @@ class ChatModelConfig(_Section):
 
 
 class EmbeddingModelConfig(_Section):
+    # "local": fastembed in-process; "openai": an OpenAI-compatible /v1/embeddings server at base_url
+    backend: Literal["local", "openai"] = "local"
+    base_url: str = ""  # for backend = "openai", e.g. http://127.0.0.1:8081/v1
+    model: str = ""  # model name sent to the server
+    api_key_env: str = ""  # name of the environment variable holding the server's key
+    timeout_s: float = Field(60.0, gt=0)
     name: str = ""  # a fastembed model name (downloaded when not cached); empty = embedded default
     path: str = ""  # a local directory holding model.onnx + tokenizer files
     max_tokens: int = Field(128, ge=16)  # the model's real window
@@ -73,7 +79,12 @@ class EmbeddingModelConfig(_Section):
 
 
 class RerankConfig(_Section):
-    model: str = ""  # a fastembed cross-encoder name; empty = the embedding fallback scorer
+    # "local": in-process; "http": a /rerank server (llama.cpp, vLLM, Infinity, Jina/Cohere API) at base_url
+    backend: Literal["local", "http"] = "local"
+    base_url: str = ""  # for backend = "http", e.g. http://127.0.0.1:8082/v1 (POST {base_url}/rerank)
+    api_key_env: str = ""
+    timeout_s: float = Field(60.0, gt=0)
+    model: str = ""  # a fastembed cross-encoder name (or the server's model); empty = the fallback scorer
     top_n: int = Field(8, ge=1)  # candidates kept after reranking
     # Evidence scoring below this is dropped; with none left the answer is "not found" without an LLM
     # call. On the scorer's own scale; the default suits the fallback scorer with the embedded

@@ -2,6 +2,8 @@
 
 Building is cheap and touches no model file or network; models load on ``warm_up()`` or first use.
 Where each model comes from is decided by ``local_models.resolve`` (also used by ``kimas doctor``).
+The recommended models are listed in ``catalog.toml`` (``local_models.catalog``) and installed by
+``local_models.install`` (downloads: ``local_models.download``).
 Deterministic fakes for tests live in ``local_models.fake``.
 """
 
@@ -14,6 +16,7 @@ from kimas_desktop.protocols import ChatModel, Embedder
 from local_models.fastembed_embedder import FastEmbedEmbedder
 from local_models.llama_chat import LlamaChatModel
 from local_models.openai_chat import OpenAIChatModel
+from local_models.remote import RemoteEmbedder, RemoteReranker
 from local_models.rerankers import CrossEncoderReranker, EmbeddingReranker, build_reranker
 from local_models.resolve import ModelOrigin, resolve_chat, resolve_embedding, resolve_reranker
 
@@ -24,6 +27,8 @@ __all__ = [
     "LlamaChatModel",
     "ModelOrigin",
     "OpenAIChatModel",
+    "RemoteEmbedder",
+    "RemoteReranker",
     "build_chat_model",
     "build_embedder",
     "build_reranker",
@@ -41,4 +46,7 @@ def build_chat_model(cfg: ChatModelConfig) -> ChatModel:
 
 
 def build_embedder(cfg: EmbeddingModelConfig, cache_dir: Path) -> Embedder:
+    """fastembed in-process for ``backend = "local"``, an OpenAI-compatible server for ``"openai"``."""
+    if cfg.backend == "openai":
+        return RemoteEmbedder(cfg)
     return FastEmbedEmbedder(cfg, cache_dir)

