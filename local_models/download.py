@@ -40,6 +40,7 @@ __all__ = [
     "download_file",
     "read_receipt",
     "sha256_of",
+    "write_receipt",
 ]
 
 RECEIPT_SUFFIX = ".kimas.json"

@@ -26,7 +26,14 @@ from local_models.catalog import (
     machine_ram_mb,
     snapshot_dir,
 )
-from local_models.download import DiskFree, ProgressCallback, download_file, read_receipt
+from local_models.download import (
+    DiskFree,
+    ProgressCallback,
+    Receipt,
+    download_file,
+    read_receipt,
+    write_receipt,
+)
 from local_models.hub import hub_endpoint
 
 __all__ = ["InstallResult", "ModelChoice", "ModelStatus", "install", "models_status"]
@@ -121,7 +128,7 @@ def install(
     partial = models_dir / ".partial"
     sizes = _split_size(entry)
     extra: dict[str, Any] = {"disk_free": disk_free} if disk_free is not None else {}
-    verified = True
+    receipts = []
     for file in entry.files:
         target = _file_path(entry, models_dir, file)
         receipt = read_receipt(target) if target.is_file() else None
@@ -138,8 +145,13 @@ def install(
                 transport=transport,
                 **extra,
             )
-        verified = verified and receipt.verified
-    if entry.role != "chat":  # fastembed finds a snapshot through refs/main
+        receipts.append(receipt)
+    verified = all(r.verified for r in receipts)
+    if entry.role != "chat":  # fastembed finds a snapshot through refs/main; the receipt tells doctor
+        directory = snapshot_dir(entry, models_dir)
+        url = entry.url(entry.files[0], base)
+        size = sum(r.size for r in receipts)
+        write_receipt(directory, Receipt(url, receipts[0].sha256, size, verified, entry.name))
         refs = snapshot_dir(entry, models_dir).parent.parent / "refs"
         refs.mkdir(parents=True, exist_ok=True)
         tmp = refs / "main.tmp"

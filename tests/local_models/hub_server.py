@@ -1,0 +1,116 @@
+"""A real HTTP server on 127.0.0.1 serving real files in the Hugging Face hub's URL layout.
+
+``GET /<repo>/resolve/main/<file>`` with ``Range: bytes=N-`` support (206), and faults a test switches
+on: ``drop_after`` (send that many bytes of the next ``drops`` responses, then close the connection
+while the Content-Length promised more) and ``corrupt_at`` (flip one byte at that file offset).
+Every request's path and Range header is recorded.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+
+@dataclass
+class HubState:
+    files: dict[str, Path] = field(default_factory=dict)  # "repo/file" → file on disk
+    drop_after: int | None = None
+    drops: int = 0
+    corrupt_at: int | None = None
+    requests: list[tuple[str, str]] = field(default_factory=list)  # (path, Range header or "")
+    bytes_sent: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _HubServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        state = self.server.state
+        with state.lock:
+            state.requests.append((self.path, self.headers.get("Range", "")))
+        repo, sep, file = self.path.lstrip("/").partition("/resolve/main/")
+        source = state.files.get(f"{repo}/{file}") if sep else None
+        if source is None:
+            self.send_error(404, "Entry not found")
+            return
+        size = source.stat().st_size
+        start = 0
+        if (wanted := self.headers.get("Range", "")).startswith("bytes="):
+            start = int(wanted[len("bytes=") :].split("-")[0])
+            if start >= size:
+                self.send_response(416)
+                self.send_header("Content-Range", f"bytes */{size}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
+        else:
+            self.send_response(200)
+        self.send_header("Content-Length", str(size - start))
+        self.send_header("Accept-Ranges", "bytes")
+        self.end_headers()
+        with state.lock:
+            limit = state.drop_after if state.drops > 0 else None
+            if limit is not None:
+                state.drops -= 1
+        self._send(source, start, size, limit)
+
+    def _send(self, source: Path, start: int, size: int, limit: int | None) -> None:
+        state = self.server.state
+        sent = 0
+        with source.open("rb") as f:
+            f.seek(start)
+            offset = start
+            while offset < size:
+                block = bytearray(f.read(1 << 18))
+                if state.corrupt_at is not None and offset <= state.corrupt_at < offset + len(block):
+                    block[state.corrupt_at - offset] ^= 0xFF
+                if limit is not None and sent + len(block) > limit:
+                    block = block[: limit - sent]
+                try:
+                    self.wfile.write(block)
+                except OSError:
+                    return
+                sent += len(block)
+                offset += len(block)
+                with state.lock:
+                    state.bytes_sent += len(block)
+                if limit is not None and sent >= limit:
+                    self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(2)  # dropped midway: fewer bytes than Content-Length
+                    return
+
+
+class _HubServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, state: HubState) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.state = state
+
+
+@contextmanager
+def hub_server(files: dict[str, Path]) -> Iterator[tuple[str, HubState]]:
+    """``(base_url, state)`` of a running server; stopped on exit."""
+    state = HubState(files=dict(files))
+    server = _HubServer(state)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", state
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
