@@ -1,6 +1,7 @@
 """Contract tests written once; each backend's test class inherits them and provides the fixture.
 
-``EmbedderContract`` needs an ``embedder`` fixture, ``ChatModelContract`` a ``chat`` fixture.
+``EmbedderContract`` needs an ``embedder`` fixture, ``ChatModelContract`` a ``chat`` fixture,
+``RerankerContract`` a ``reranker`` fixture.
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ import json
 from typing import Any
 
 import numpy as np
+import pytest
 
-from kimas_desktop.protocols import ChatModel, Embedder
+from kimas_desktop.protocols import ChatModel, Embedder, Reranker
 from kimas_desktop.types import Message
 
 QUESTION = "How do I install the program on my computer?"
@@ -101,3 +103,25 @@ class ChatModelContract:
     def test_stream_tells_the_same_answer_as_complete(self, chat: ChatModel) -> None:
         streamed = "".join(chat.stream(HELLO, max_tokens=8, temperature=0.0))
         assert streamed == chat.complete(HELLO, max_tokens=8, temperature=0.0)
+
+
+RELEVANT = "To install the program, download the installer and run it on your computer."
+
+
+class RerankerContract:
+    """Needs a ``reranker`` fixture."""
+
+    def test_is_a_reranker(self, reranker: Reranker) -> None:
+        assert isinstance(reranker, Reranker)
+        assert reranker.model_id
+
+    def test_one_score_per_text_in_order(self, reranker: Reranker) -> None:
+        texts = [UNRELATED, RELEVANT, "short", PARAPHRASE]
+        scores = reranker.score(QUESTION, texts)
+        assert len(scores) == len(texts) and all(isinstance(s, float) for s in scores)
+        assert reranker.score(QUESTION, texts[::-1])[::-1] == pytest.approx(scores, abs=1e-5)
+        assert reranker.score(QUESTION, []) == []
+
+    def test_relevant_text_scores_above_unrelated(self, reranker: Reranker) -> None:
+        relevant, unrelated = reranker.score(QUESTION, [RELEVANT, UNRELATED])
+        assert relevant > unrelated
