@@ -151,10 +151,13 @@ class Runtime:
         return part
 
     def store(self, config: Config | None = None) -> LanceStore:
-        storage = (config or self.config).storage
+        """The store, checking collections against ``config``'s embedder (which ones need re-embedding)."""
+        config = config or self.config
+        storage = config.storage
         part: LanceStore = self._get(
             "store", storage, lambda: self._builders.store(storage, self.paths.data_dir)
         )
+        part.use_embedder(self.embedder(config))
         return part
 
     def indexer(self, config: Config | None = None) -> IndexService:

@@ -145,7 +145,6 @@ def _not_indexed(name: str, config: Config) -> CollectionInfo:
 def run_collections(args: argparse.Namespace) -> int:
     runtime, knowledge = _open(args)
     config = runtime.config
-    runtime.store().use_embedder(runtime.embedder(config))  # to tell which collections need re-embedding
     infos = list(knowledge.infos().values())
     known = {i.name for i in infos}
     infos += [_not_indexed(n, config) for n in sorted(config.collections) if n not in known]

@@ -36,6 +36,10 @@ class MemorySearcher:
         self.chunks.setdefault(collection, []).extend(made)
         return made
 
+    def use_embedder(self, embedder: Embedder) -> None:
+        """It embeds at search time, so a collection never needs re-embedding: it just uses ``embedder``."""
+        self.embedder = embedder
+
     def collections(self) -> list[CollectionInfo]:
         return [
             CollectionInfo(name, (), self.embedder.model_id, self.embedder.dim, 1, len(cs), None)

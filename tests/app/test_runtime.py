@@ -115,3 +115,29 @@ def _zombie(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+def test_an_embedding_switch_shows_needs_reembedding_in_the_app(tmp_path: Path) -> None:
+    """The Runtime hands the store the configured embedder, so the Knowledge tab (not only ``kimas
+    collections``) tells a collection built with another model of the same dimension."""
+    from tests.indexer.files import write
+    from tests.indexer.test_reembed import OtherEmbedder
+
+    embedders = {"": HashEmbedder(dim=64), "other": OtherEmbedder(dim=64)}
+    builders = replace(real_builders(), embedder=lambda cfg, cache: embedders[cfg.name])
+    docs = tmp_path / "docs"
+    write(docs / "a.md", "# Plants\n\nThe office plants are watered on Mondays.")
+    data = tmp_path / "data"
+    config = parse_config({"collections": {"c": {"folders": [str(docs)]}}})
+    paths = Paths(data, data / "config.toml")
+    rt = Runtime(paths, config, builders)
+    try:
+        rt.indexer(config).index("c", [docs])
+        knowledge = DesktopApp(rt, ConfigStore(paths.config_file, config)).knowledge
+        assert [s.needs_reembedding for s in knowledge.collections()] == [False]
+        switched = config.updated(embedding={"name": "other"})
+        [info] = rt.store(switched).collections()
+        assert info.needs_reembedding
+        assert not rt.store(config).collections()[0].needs_reembedding  # and back
+    finally:
+        rt.close()
