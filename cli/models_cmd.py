@@ -1,0 +1,127 @@
+"""``kimas models``: the model catalog (installed or not, fits this machine or not) and ``pull NAME``.
+
+Listing never touches the network. ``pull`` downloads only the model named, into the data dir's model
+cache (``local_models.install``), with a progress line; Ctrl-C stops it and the next pull resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from app.paths import resolve_paths
+from kimas_desktop.cancel import CancelToken
+from kimas_desktop.errors import Cancelled
+from local_models.catalog import CatalogEntry, find_entry, load_catalog, machine_ram_mb
+from local_models.download import DownloadProgress
+from local_models.install import install, models_status
+
+
+def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "models", parents=[common], help="list the model catalog; 'models pull NAME' downloads"
+    )
+    p.add_argument("--catalog", help="another catalog file (default: the built-in one)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=run_list)
+    actions = p.add_subparsers(dest="action")
+    pull = actions.add_parser("pull", parents=[common], help="download a catalog model into the model cache")
+    pull.add_argument("name")
+    pull.add_argument("--catalog", help="another catalog file (default: the built-in one)")
+    pull.add_argument(
+        "--base-url",
+        default="",
+        help="serve the hub layout from here (default: HF_ENDPOINT or huggingface.co)",
+    )
+    pull.add_argument("--quiet", action="store_true", help="no progress line")
+    pull.set_defaults(run=run_pull)
+
+
+def _catalog(args: argparse.Namespace) -> list[CatalogEntry]:
+    return load_catalog(Path(args.catalog).expanduser() if args.catalog else None)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    models_dir = resolve_paths(args.data_dir, args.config).models_cache
+    ram = machine_ram_mb()
+    rows = models_status(_catalog(args), models_dir, ram)
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "role": r.entry.role,
+                        "name": r.entry.name,
+                        "title": r.entry.title,
+                        "size_mb": r.entry.size_mb,
+                        "ram_mb": r.entry.ram_mb,
+                        "licence": r.entry.licence,
+                        "source": r.entry.source,
+                        "installed": str(r.installed) if r.installed else None,
+                        "fits": r.fits,
+                        "sha256_published": r.entry.verified or bool(r.entry.embedded),
+                    }
+                    for r in rows
+                ],
+                indent=2,
+            )
+        )
+        return 0
+    print(f"This machine: {ram / 1024:.1f} GB RAM. Model cache: {models_dir}")
+    role = ""
+    for r in rows:
+        if r.entry.role != role:
+            role = r.entry.role
+            print(f"\n{role}:")
+        state = "installed" if r.installed else "-"
+        fits = "fits" if r.fits else "too big for this RAM"
+        facts = [" ".join(x for x in (r.entry.params, r.entry.quantization) if x)]
+        facts += [f"context {r.entry.context:,}"] * bool(r.entry.context)
+        facts += [f"{r.entry.dim}-d"] * bool(r.entry.dim) + [r.entry.languages, r.entry.licence]
+        print(
+            f"  {r.entry.name:<44} {state:<9} {r.entry.size_mb:>6,} MB  needs {r.entry.ram_mb / 1024:.1f} GB "
+            f"({fits})  " + ", ".join(f for f in facts if f)
+        )
+    print("\nDownload one with: kimas models pull NAME")
+    return 0
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:,.0f} MB"
+
+
+def _progress_line(p: DownloadProgress) -> None:
+    total = f" of {_mb(p.total)}" if p.total else ""
+    pct = f" {100 * p.fraction:5.1f}%" if p.fraction is not None else ""
+    eta = f", {p.eta_s:,.0f} s left" if p.eta_s is not None and p.phase == "downloading" else ""
+    speed = f", {p.bytes_per_s / 1e6:.1f} MB/s" if p.phase == "downloading" else ""
+    print(
+        f"\r{p.file}: {p.phase}{pct} {_mb(p.done)}{total}{speed}{eta}   ", end="", file=sys.stderr, flush=True
+    )
+    if p.phase == "done":
+        print(file=sys.stderr)
+
+
+def run_pull(args: argparse.Namespace) -> int:
+    models_dir = resolve_paths(args.data_dir, args.config).models_cache
+    entry = find_entry(_catalog(args), args.name)
+    token = CancelToken()
+    show = None if args.quiet or not sys.stderr.isatty() else _progress_line
+    try:
+        result = install(entry, models_dir, base_url=args.base_url, on_progress=show, cancel=token)
+    except KeyboardInterrupt:
+        token.cancel()
+        print(f"\nkimas: download of {entry.name} stopped; pull it again to resume.", file=sys.stderr)
+        return 130
+    except Cancelled:
+        return 130
+    check = "SHA-256 verified" if result.verified else "no published SHA-256: hash recorded (unverified)"
+    print(f"{entry.name}: installed at {result.path} ({check})")
+    values = result.choice.as_dict()
+    settings = ", ".join(f"{k} = {json.dumps(v)}" for k, v in values.items())
+    print(f"To use it, set in [{result.choice.section}] of your config: {settings}")
+    if entry.role == "embedding":
+        print("Then re-embed each collection: kimas reindex NAME")
+    return 0

@@ -1,0 +1,107 @@
+"""`kimas models` and `kimas models pull` through ``cli.main.main``, pulling from a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from tests.local_models.hub_server import hub_server
+from tests.local_models.test_download import FILE, REPO, _gguf
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: socket.socket, address: object) -> None:
+        raise OSError(f"network blocked in tests: {address!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+
+
+def _catalog(tmp_path: Path, sha256: str) -> Path:
+    path = tmp_path / "team-catalog.toml"
+    path.write_text(
+        f"""
+[[chat]]
+name = "tiny-chat"
+title = "Tiny chat"
+size_mb = 99
+ram_mb = 400
+licence = "Apache-2.0"
+repo = "{REPO}"
+files = ["{FILE}"]
+sha256 = {{ "{FILE}" = "{sha256}" }}
+
+[[chat]]
+name = "huge-chat"
+title = "Huge chat"
+size_mb = 90000
+ram_mb = 9000000
+licence = "MIT"
+repo = "org/huge"
+files = ["huge.gguf"]
+"""
+    )
+    return path
+
+
+def test_list_shows_the_builtin_catalog_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["models", "--data-dir", str(tmp_path), "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["smollm2-135m-instruct"]["installed"]  # the embedded default
+    assert rows["qwen2.5-0.5b-instruct"]["installed"] is None
+    assert rows["qwen2.5-0.5b-instruct"]["source"].startswith("https://huggingface.co/Qwen/")
+    assert {r["role"] for r in rows.values()} == {"chat", "embedding", "reranker"}
+
+
+def test_pull_downloads_then_the_list_says_installed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    digest = hashlib.sha256(_gguf().read_bytes()).hexdigest()
+    catalog = _catalog(tmp_path, digest)
+    data = tmp_path / "data"
+    with hub_server({f"{REPO}/{FILE}": _gguf()}) as (base, state):
+        code = main(
+            [
+                "models",
+                "pull",
+                "tiny-chat",
+                "--data-dir",
+                str(data),
+                "--catalog",
+                str(catalog),
+                "--base-url",
+                base,
+            ]
+        )
+    assert code == 0
+    out = capsys.readouterr().out
+    installed = data / "models" / "gguf" / FILE
+    assert f"installed at {installed} (SHA-256 verified)" in out
+    assert f'[chat] of your config: path = "{installed}"' in out
+    assert installed.stat().st_size == _gguf().stat().st_size and len(state.requests) == 1
+
+    assert main(["models", "--data-dir", str(data), "--catalog", str(catalog)]) == 0
+    listing = capsys.readouterr().out
+    assert "tiny-chat" in listing and "installed" in listing.split("tiny-chat")[1].splitlines()[0]
+    assert "too big for this RAM" in listing.split("huge-chat")[1].splitlines()[0]
+
+
+@pytest.mark.usefixtures("no_network")
+def test_pull_offline_says_so_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    catalog = _catalog(tmp_path, "0" * 64)
+    assert main(["models", "pull", "tiny-chat", "--data-dir", str(tmp_path), "--catalog", str(catalog)]) == 2
+    err = capsys.readouterr().err
+    assert "kimas: Cannot download tiny-chat: cannot connect to huggingface.co" in err
+    assert not list((tmp_path / "models").rglob("*.gguf"))
+
+
+def test_pull_of_an_unknown_name_lists_the_known_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["models", "pull", "nope", "--data-dir", str(tmp_path)]) == 2
+    assert "no model named 'nope'" in capsys.readouterr().err
