@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from app.doctor import doctor_report
 from app.paths import read_config, resolve_paths
@@ -18,6 +19,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 def run(args: argparse.Namespace) -> int:
     paths = resolve_paths(args.data_dir, args.config)
     report = doctor_report(paths, read_config(paths))
+    report["model cache"] = _catalog_line(paths.models_cache)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -29,3 +31,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"{key}: {value}")
     return 0
+
+
+def _catalog_line(models_dir: Path) -> str:
+    """Which catalog models are installed (``kimas models`` lists them all); no network."""
+    from local_models.catalog import load_catalog
+    from local_models.install import models_status
+
+    names = [r.entry.name for r in models_status(load_catalog(), models_dir) if r.installed]
+    return f"{models_dir}; catalog models installed: {', '.join(names) or 'none'} (see kimas models)"

@@ -105,3 +105,35 @@ def test_pull_of_an_unknown_name_lists_the_known_ones(
 ) -> None:
     assert main(["models", "pull", "nope", "--data-dir", str(tmp_path)]) == 2
     assert "no model named 'nope'" in capsys.readouterr().err
+
+
+def test_doctor_says_where_each_model_comes_from(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    digest = hashlib.sha256(_gguf().read_bytes()).hexdigest()
+    data = tmp_path / "data"
+    with hub_server({f"{REPO}/{FILE}": _gguf()}) as (base, _):
+        args = [
+            "models",
+            "pull",
+            "tiny-chat",
+            "--data-dir",
+            str(data),
+            "--catalog",
+            str(_catalog(tmp_path, digest)),
+        ]
+        assert main([*args, "--base-url", base]) == 0
+    installed = data / "models" / "gguf" / FILE
+    (data / "config.toml").write_text(
+        f'[chat]\npath = "{installed}"\n\n[embedding]\nbackend = "openai"\nbase_url = "http://127.0.0.1:8081/v1"\n'
+        '\n[rerank]\nbackend = "http"\nbase_url = "https://rerank.example.com/v1"\n'
+    )
+    capsys.readouterr()
+    assert main(["doctor", "--data-dir", str(data), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    models = report["models"]
+    assert (
+        f"downloaded by kimas models pull from {base}/{REPO}/resolve/main/{FILE} (SHA-256 verified)"
+        in models["chat model"]
+    )
+    assert "(OpenAI-compatible embedding server) at http://127.0.0.1:8081/v1" in models["embedding model"]
+    assert "rerank server" in models["reranker"] and "rerank.example.com" in report["network"]
+    assert "smollm2-135m-instruct" in report["model cache"]
