@@ -23,19 +23,15 @@ Given the configured ``embedder``, a collection recorded with another embedder "
 ``CollectionInfo`` says so, its synopsis has no centroids, and a dense or hybrid search on it raises
 ``EmbedderMismatchError`` (a full-text search still works).
 
-A ``kimas_collections`` table made by an older version lacks newer columns: it is read as is, and the
-columns are added, empty, before the first write. Search scores: see ``indexer.search``.
+The records themselves are read and written by ``indexer.records``. Search scores: see ``indexer.search``.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import threading
-import time
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -48,17 +44,19 @@ from indexer.collection_tables import CollectionTables
 from indexer.identity import EmbedderIdentity, identity_of
 from indexer.lease import Lease, WriterLeases, slot_factory
 from indexer.manifest import FileRecord
-from indexer.schema import (
-    FILES_SCHEMA,
-    META,
-    META_SCHEMA,
-    StoredChunk,
-    chunks_schema,
-    sql_str,
-    table_prefix,
+from indexer.records import (
+    CollectionRecords,
+    Row,
+    counts_columns,
+    info_of,
+    new_record,
+    synopsis_columns,
+    synopsis_of,
+    synopsis_state,
 )
+from indexer.schema import FILES_SCHEMA, StoredChunk, chunks_schema, sql_str, table_prefix
 from indexer.synopsis import SynopsisState
-from kimas_desktop.errors import CollectionNotFoundError, EmbedderMismatchError, IndexingError
+from kimas_desktop.errors import EmbedderMismatchError, IndexingError
 from kimas_desktop.protocols import Embedder, SearchMode, Vector
 from kimas_desktop.types import Chunk, CollectionInfo, FileProblem, Hit, Synopsis
 
@@ -89,18 +87,14 @@ class LanceStore:
         lease_wait_s: float = 0.0,
     ) -> None:
         self.uri = uri
+        self._consistency_s = read_consistency_s
         self._options = dict(storage_options or {})
         self._vector_index_rows = vector_index_rows
-        self._consistency = timedelta(seconds=read_consistency_s)
-        self._snapshot: dict[str, dict[str, Any]] | None = None  # collection records, for the read side
-        self._snapshot_at = 0.0
-        self._snapshot_version = -1  # of the META table the snapshot was read at
-        self._known_rows: dict[str, dict[str, Any]] = {}  # the last snapshot, even after a write
-        self._synopses: dict[str, tuple[dict[str, Any], Synopsis | None]] = {}  # by the row they came from
-        self._meta_columns_checked = False
+        self._synopses: dict[str, tuple[Row, Synopsis | None]] = {}  # by the record they came from
         self._db: Any = None
         self._tables: dict[str, Any] = {}
         self._lock = threading.RLock()
+        self._records = CollectionRecords(self._open, timedelta(seconds=read_consistency_s), self._lock)
         self._embedder = embedder
         self._identity: EmbedderIdentity | None = None
         self.leases = WriterLeases(slot_factory(uri, self._options), ttl_s=lease_ttl_s, wait_s=lease_wait_s)
@@ -114,7 +108,7 @@ class LanceStore:
                     self._db = lancedb.connect(
                         self.uri,
                         storage_options=self._options or None,
-                        read_consistency_interval=self._consistency,
+                        read_consistency_interval=timedelta(seconds=self._consistency_s),
                     )
                 except Exception as err:
                     raise IndexingError(f"cannot open the collection database at {self.uri}: {err}") from err
@@ -141,73 +135,9 @@ class LanceStore:
             self._tables.pop(name, None)
             self._conn().drop_table(name, ignore_missing=True)
 
-    def _meta(self) -> Any:
-        return self._open(META, META_SCHEMA)
-
-    def _meta_row(self, collection: str) -> dict[str, Any] | None:
-        rows = self._meta().search().where(f"name = {sql_str(collection)}").limit(1).to_arrow().to_pylist()
-        return rows[0] if rows else None
-
-    def _records(self) -> dict[str, dict[str, Any]]:
-        """All collection records (the router asks for every collection's synopsis on every question):
-        the table's version is checked at most once per consistency interval, and the records are read
-        again only when it changed; our own writes refresh them at once."""
-        with self._lock:
-            now = time.monotonic()
-            if self._snapshot is not None and now - self._snapshot_at <= self._consistency.total_seconds():
-                return self._snapshot
-            table = self._meta()
-            version = int(table.version)
-            if self._snapshot is None or version != self._snapshot_version:
-                rows = table.search().limit(None).to_arrow().to_pylist()
-                # An unchanged record stays the same object, so its cached synopsis stays valid.
-                old = self._known_rows
-                fresh = {r["name"]: old[r["name"]] if old.get(r["name"]) == r else r for r in rows}
-                self._snapshot, self._snapshot_version, self._known_rows = fresh, version, fresh
-                self._synopses = {k: v for k, v in self._synopses.items() if k in fresh}
-            self._snapshot_at = now
-            return self._snapshot
-
-    def _add_meta_columns(self, table: Any) -> None:
-        """Add the columns of ``META_SCHEMA`` that a table made by an older version lacks (all null)."""
-        if self._meta_columns_checked:
-            return
-        missing = [f for f in META_SCHEMA if f.name not in table.schema.names]
-        if missing:
-            log.info("adding %s to the collection table", ", ".join(f.name for f in missing))
-            try:
-                table.add_columns(missing)
-            except ValueError:  # added by another process in the meantime
-                table.checkout_latest()
-                if any(f.name not in table.schema.names for f in missing):
-                    raise
-        self._meta_columns_checked = True
-
-    def _put_meta(self, row: dict[str, Any]) -> None:
-        self._snapshot = None
-        table = self._meta()
-        self._add_meta_columns(table)
-        data = pa.Table.from_pylist([row], schema=META_SCHEMA)
-        table.merge_insert("name").when_matched_update_all().when_not_matched_insert_all().execute(data)
-        if table.version % 64 == 0:
-            table.optimize(cleanup_older_than=timedelta(hours=1))
-
-    def _require(self, collection: str) -> dict[str, Any]:
-        row = self._meta_row(collection)
-        if row is None:
-            raise CollectionNotFoundError(f"there is no collection named '{collection}'")
-        return row
-
-    def _row(self, collection: str) -> dict[str, Any]:
-        """The collection's record, as of at most one consistency interval ago."""
-        row = self._records().get(collection)
-        if row is None:
-            row = self._require(collection)
-        return row
-
     def _layout(self, collection: str) -> tuple[str, int]:
         """(table prefix, vector dim) of the tables the collection's record names."""
-        row = self._row(collection)
+        row = self._records.recent(collection)
         return str(row["table"]), int(row["dim"])
 
     # -- embedder identity and writer leases -----------------------------------------------------------
@@ -227,9 +157,9 @@ class LanceStore:
             return self._identity
 
     def needs_reembedding(self, collection: str) -> bool:
-        return self._stale(self._row(collection))
+        return self._stale(self._records.recent(collection))
 
-    def _stale(self, row: dict[str, Any]) -> bool:
+    def _stale(self, row: Row) -> bool:
         identity = self.identity()
         return identity is not None and not identity.matches(
             row["embedding_model"], int(row["dim"]), row.get("probe")
@@ -254,7 +184,7 @@ class LanceStore:
         ``EmbedderMismatchError``: it needs re-embedding). Records ``folders`` when given, and ``probe``
         (the embedder's probe vectors) when the record has none yet."""
         with self._lock:
-            row = self._meta_row(collection)
+            row = self._records.get(collection)
             if row is not None:
                 if not EmbedderIdentity(embedding_model, dim, probe).matches(
                     row["embedding_model"], int(row["dim"]), row.get("probe")
@@ -270,32 +200,16 @@ class LanceStore:
                 if probe is not None and not row.get("probe"):
                     changes["probe"] = np.asarray(probe, np.float32).ravel().tolist()
                 if changes:
-                    self._put_meta({**row, **changes})
+                    self._records.put({**row, **changes})
                 return
             prefix = table_prefix(collection)
             for suffix in ("_chunks", "_files"):  # leftovers of a removal that was interrupted
                 self._drop(prefix + suffix)
             self._create_tables(prefix, dim)
-            self._put_meta(
-                {
-                    "name": collection,
-                    "table": prefix,
-                    "folders": list(folders),
-                    "embedding_model": embedding_model,
-                    "dim": dim,
-                    "created_at": time.time(),
-                    "updated_at": None,
-                    "files": 0,
-                    "chunks": 0,
-                    "problems": "[]",
-                    "syncing": False,
-                    "centroids": [],
-                    "centroid_counts": [],
-                    "synopsis_changes": 0,
-                    "terms": None,
-                    "term_counts": None,
-                    "probe": None if probe is None else np.asarray(probe, np.float32).ravel().tolist(),
-                }
+            self._records.put(
+                new_record(
+                    collection, prefix, folders=folders, embedding_model=embedding_model, dim=dim, probe=probe
+                )
             )
 
     def _create_tables(self, prefix: str, dim: int) -> None:
@@ -304,58 +218,35 @@ class LanceStore:
         self._open(f"{prefix}_files", FILES_SCHEMA)
 
     def has_collection(self, collection: str) -> bool:
-        return self._meta_row(collection) is not None
+        return self._records.get(collection) is not None
 
     def remove_collection(self, collection: str) -> None:
         """Delete the collection and its tables; ``CollectionNotFoundError`` if there is none."""
         with self._lock:
-            row = self._require(collection)
-            self._snapshot = None
-            self._meta().delete(f"name = {sql_str(collection)}")
+            row = self._records.require(collection)
+            self._records.delete(collection)
             for prefix in filter(None, (row["table"], row.get("pending_table"))):
                 for suffix in ("_chunks", "_files"):
                     self._drop(prefix + suffix)
 
     def collections(self) -> list[CollectionInfo]:
-        rows = self._records()
-        return [self._info(rows[name]) for name in sorted(rows)]
+        rows = self._records.all()
+        return [info_of(rows[name], stale=self._stale(rows[name])) for name in sorted(rows)]
 
     def collection(self, collection: str) -> CollectionInfo:
-        return self._info(self._require(collection))
-
-    def _info(self, row: dict[str, Any]) -> CollectionInfo:
-        problems = tuple(FileProblem(**p) for p in json.loads(row["problems"] or "[]"))
-        return CollectionInfo(
-            name=row["name"],
-            folders=tuple(row["folders"] or ()),
-            embedding_model=row["embedding_model"],
-            dim=int(row["dim"]),
-            files=int(row["files"] or 0),
-            chunks=int(row["chunks"] or 0),
-            updated_at=row["updated_at"],
-            problems=problems,
-            needs_reembedding=self._stale(row),
-        )
+        row = self._records.require(collection)
+        return info_of(row, stale=self._stale(row))
 
     def legacy_interrupted(self, collection: str) -> bool:
         """Whether a version before writer leases left its crash flag set (it never finished a sync)."""
-        return bool(self._require(collection).get("syncing"))
+        return bool(self._records.require(collection).get("syncing"))
 
     def finish_sync(
         self, collection: str, *, files: int, chunks: int, problems: Sequence[FileProblem]
     ) -> None:
         with self._lock:
-            row = self._require(collection)
-            self._put_meta({**row, "syncing": False, **self._counts(files, chunks, problems)})
-
-    @staticmethod
-    def _counts(files: int, chunks: int, problems: Sequence[FileProblem]) -> dict[str, Any]:
-        return {
-            "updated_at": time.time(),
-            "files": files,
-            "chunks": chunks,
-            "problems": json.dumps([{"path": p.path, "reason": p.reason, "kind": p.kind} for p in problems]),
-        }
+            row = self._records.require(collection)
+            self._records.put({**row, "syncing": False, **counts_columns(files, chunks, problems)})
 
     # -- re-embedding -----------------------------------------------------------------------------------
 
@@ -364,7 +255,7 @@ class LanceStore:
         keep answering until ``finish_rebuild``. Resumes the tables of an earlier, unfinished
         re-embedding with the same embedder (True then). Call under the collection's writer lease."""
         with self._lock:
-            row = self._require(collection)
+            row = self._records.require(collection)
             pending = row.get("pending_table")
             resumed = bool(pending) and identity.matches(
                 row.get("pending_model") or "", int(row.get("pending_dim") or 0), row.get("pending_probe")
@@ -375,7 +266,7 @@ class LanceStore:
                         self._drop(pending + suffix)
                 pending = f"{table_prefix(collection)}_{secrets.token_hex(3)}"
                 self._create_tables(pending, identity.dim)
-                self._put_meta(
+                self._records.put(
                     {
                         **row,
                         "pending_table": pending,
@@ -397,15 +288,15 @@ class LanceStore:
     ) -> None:
         """Switch the collection to its new tables and embedder in one commit, then drop the old tables."""
         with self._lock:
-            row = self._require(collection)
+            row = self._records.require(collection)
             old, new = row["table"], row.get("pending_table")
             if not new:
                 raise IndexingError(f"collection '{collection}' is not being re-embedded")
-            self._put_meta(
+            self._records.put(
                 {
                     **row,
-                    **self._synopsis_columns(state),
-                    **self._counts(files, chunks, problems),
+                    **synopsis_columns(state),
+                    **counts_columns(files, chunks, problems),
                     "table": new,
                     "embedding_model": row["pending_model"],
                     "dim": row["pending_dim"],
@@ -423,58 +314,24 @@ class LanceStore:
     # -- synopsis -------------------------------------------------------------------------------------
 
     def synopsis_state(self, collection: str) -> SynopsisState | None:
-        return self._state(self._require(collection))
+        return synopsis_state(self._records.require(collection))
 
     def put_synopsis(self, collection: str, state: SynopsisState) -> None:
         """Store the centroids and, when counted (``state.terms`` is not None), the word counts."""
         with self._lock:
-            row = self._require(collection)
-            self._put_meta({**row, **self._synopsis_columns(state)})
-
-    @staticmethod
-    def _synopsis_columns(state: SynopsisState) -> dict[str, Any]:
-        terms = None if state.terms is None else sorted((t, n) for t, n in state.terms.items() if n > 0)
-        return {
-            "centroids": state.centroids.astype(np.float32).ravel().tolist(),
-            "centroid_counts": state.counts.astype(np.int64).tolist(),
-            "synopsis_changes": state.changes,
-            "terms": None if terms is None else [t for t, _ in terms],
-            "term_counts": None if terms is None else [n for _, n in terms],
-        }
-
-    @staticmethod
-    def _state(row: dict[str, Any]) -> SynopsisState | None:
-        counts = row["centroid_counts"] or []
-        if not counts:
-            return None
-        centroids = np.asarray(row["centroids"], dtype=np.float32).reshape(len(counts), int(row["dim"]))
-        state = SynopsisState(centroids, np.asarray(counts, np.int64), int(row["synopsis_changes"] or 0))
-        words, occurrences = row.get("terms"), row.get("term_counts")  # absent from older tables
-        if words is not None and occurrences is not None and len(words) == len(occurrences):
-            state = replace(state, terms=dict(zip(words, occurrences, strict=True)))
-        return state
+            row = self._records.require(collection)
+            self._records.put({**row, **synopsis_columns(state)})
 
     def synopsis(self, collection: str) -> Synopsis | None:
         """The router's view, made once per version of the collection's record."""
         with self._lock:
-            row = self._records().get(collection)
+            row = self._records.all().get(collection)
             if row is None:
                 return None
             cached = self._synopses.get(collection)
             if cached is not None and cached[0] is row:
                 return cached[1]
-            state = self._state(row)
-            synopsis = None
-            if state is not None:
-                alive = state.counts > 0
-                stale = self._stale(row)  # its centroids mean nothing to the configured embedder
-                synopsis = Synopsis(
-                    collection=collection,
-                    centroids=() if stale else tuple(tuple(c) for c in state.centroids[alive].tolist()),
-                    chunk_count=state.total,
-                    terms=state.terms,  # a dict of its own, read-only by contract (``Mapping``)
-                    term_total=0 if state.terms is None else sum(state.terms.values()),
-                )
+            synopsis = synopsis_of(row, stale=self._stale(row))
             self._synopses[collection] = (row, synopsis)
             return synopsis
 
@@ -517,7 +374,7 @@ class LanceStore:
     ) -> list[Hit]:
         """Best ``k`` chunks of ``collection``, best first (scores: see ``indexer.search``).
         ``EmbedderMismatchError`` for a dense or hybrid search of a collection that needs re-embedding."""
-        row = self._row(collection)
+        row = self._records.recent(collection)
         tables = self.tables(collection)
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         if mode != "fts":

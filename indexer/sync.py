@@ -16,10 +16,7 @@ writer that was killed never released its lease: the next sync takes it over onl
 writer's unfinished files: those still in the folders are redone re-using the stored vectors of their
 unchanged texts (embedded work is not repeated), the others are deleted; the synopsis is refitted, and
 every file whose record does not match the disk is redone. So a sync after a kill -9 at any moment ends in
-the same state as an uninterrupted one. The word counts follow the centroids: updated by the changes of a
-sync while its vectors are tracked, counted from every chunk text whenever the centroids are refitted (so
-also after a crash), and counted once for a collection indexed by a version without them, on its next
-sync.
+the same state as an uninterrupted one. The synopsis is kept by ``indexer.synopsis_upkeep``.
 
 Re-embedding (``reembed``, after a switch of the embedding model) is a full sync of the folders into new
 tables beside the collection's current ones, which keep answering (for the old model) until the new ones
@@ -37,10 +34,8 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
 
 from indexer.chunking import Chunker
 from indexer.collection_tables import CollectionTables
@@ -49,7 +44,8 @@ from indexer.lease import Lease
 from indexer.manifest import FileRecord, plan_sync, scan_folders
 from indexer.pipeline import BatchWriter, Done, Failure, Job, ProgressMeter, Reader, Segment, embed_window
 from indexer.store import LanceStore
-from indexer.synopsis import SynopsisState, count_terms, fit, update, update_terms
+from indexer.synopsis import SynopsisState
+from indexer.synopsis_upkeep import SynopsisUpkeep
 from kimas_desktop.config import IndexerConfig
 from kimas_desktop.errors import Cancelled, IndexingError
 from kimas_desktop.index_control import IndexControl
@@ -126,6 +122,7 @@ class Indexer:
         self._pdf_timeout = pdf_page_timeout_s
         self._lease_wait = lease_wait_s
         self._identity: EmbedderIdentity | None = None
+        self._synopses = SynopsisUpkeep(store, config.centroids)
         self._locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
         self._locks_guard = threading.Lock()
 
@@ -177,9 +174,9 @@ class Indexer:
             tables = store.tables(collection)
             run = self._sync(tables, roots, on_progress, control, lease, interrupted=interrupted, state=state)
             if run.writer is None:
-                self._repair_synopsis(tables)
+                self._synopses.repair(tables)
             else:
-                self._refresh(tables, run.writer, state_known=state is not None)
+                self._synopses.refresh(tables, run.writer.stats, state_known=state is not None)
             report = self._report(collection, run, start)
             if run.writer is not None or interrupted:
                 lease.check()
@@ -215,7 +212,7 @@ class Indexer:
             if run.cancelled:
                 raise Cancelled(f"re-embedding collection '{collection}' was cancelled")
             tables.refresh_indexes()
-            state = self._refit(tables)
+            state = self._synopses.refit(tables)
             lease.check()
             store.finish_rebuild(
                 collection,
@@ -365,49 +362,6 @@ class Indexer:
                     pending += sum(1 for v in item.vectors if v is None)
             if finished or pending >= self._window or (pending == 0 and inbox):
                 drain()
-
-    def _refit(self, tables: CollectionTables) -> SynopsisState:
-        """The synopsis from scratch: k-means over every stored vector, word counts over every text."""
-        vectors, texts = tables.vectors_and_texts()
-        return replace(fit(vectors, self._config.centroids), terms=count_terms(texts))
-
-    def _repair_synopsis(self, tables: CollectionTables) -> None:
-        """On a sync with no changes: a config with another ``indexer.centroids`` takes effect, and a
-        collection indexed without word counts gets them."""
-        state = self._store.synopsis_state(tables.collection)
-        if state is None:
-            return
-        if len(state.centroids) != min(self._config.centroids, state.total):
-            self._store.put_synopsis(tables.collection, self._refit(tables))
-        elif state.terms is None:
-            terms = count_terms(tables.texts())
-            self._store.put_synopsis(tables.collection, replace(state, terms=terms))
-
-    def _refresh(self, tables: CollectionTables, writer: BatchWriter, *, state_known: bool) -> None:
-        """Indexes and the routing synopsis after a sync's writes: an incremental update of the centroids
-        and word counts while the changes are small, else a refit from every stored chunk."""
-        store, collection = self._store, tables.collection
-        tables.refresh_indexes()
-        stats = writer.stats
-        state = store.synopsis_state(collection) if state_known else None
-        if state is not None and len(state.centroids) != min(self._config.centroids, state.total):
-            state = None  # indexer.centroids changed in the config: refit with the new k
-        if state is not None and stats.track_vectors:
-            dim = tables.dim
-            empty = np.zeros((0, dim), np.float32)
-            added = np.concatenate(stats.added_vectors) if stats.added_vectors else empty
-            removed = np.concatenate(stats.removed_vectors) if stats.removed_vectors else empty
-            if not len(added) and not len(removed) and state.terms is not None:
-                return
-            new = update(state, added, removed)
-            if int((new.counts > 0).sum()) >= min(self._config.centroids, new.total):  # no cluster emptied
-                terms = None if state.terms is None else update_terms(state.terms, stats.term_delta)
-                if terms is None:  # indexed by a version without word counts, or they do not add up
-                    log.info("counting the words of collection '%s' from scratch", collection)
-                    terms = count_terms(tables.texts())
-                store.put_synopsis(collection, replace(new, terms=terms))
-                return
-        store.put_synopsis(collection, self._refit(tables))
 
     @staticmethod
     def _report(collection: str, run: _Sync, start: float) -> IndexReport:

@@ -12,7 +12,7 @@ import pytest
 
 from indexer import Indexer, LanceStore
 from indexer.collection_tables import CollectionTables
-from indexer.store import META
+from indexer.schema import META
 from kimas_desktop.config import parse_config
 from kimas_desktop.router import CentroidRouter
 from local_models.fake import HashEmbedder
