@@ -2,12 +2,16 @@
 
 Everything that wants a collection indexed asks here: an upload, a new folder, "re-index", the start-up
 catch-up (``submit``: as soon as possible), and the folder watcher (``touch``: once its edits have been
-quiet for ``debounce_s``, or have waited ``max_delay_s`` under a constant stream of them). One worker
-thread runs one sync at a time, so two never write a collection at once in this process; the folders of a
-collection are read when its sync starts, so a folder added meanwhile is included and a pending edit
-survives any change of the watched folders. Pause, resume and cancel reach the sync under way through its
-``IndexControl``, which the indexer consults between files and embedding batches. Progress, the last report per collection and a short
-activity log are readable at any time (the UI polls them).
+quiet for ``debounce_s``, or have waited ``max_delay_s`` under a constant stream of them).
+
+``workers`` threads (two by default) run syncs of different collections side by side, never two of one
+collection (the store's writer lease would refuse the second anyway): a small watched edit in one
+collection becomes searchable while a long upload into another is still indexing, instead of waiting for
+it. The folders of a collection are read when its sync starts, so a folder added meanwhile is included
+and a pending edit survives any change of the watched folders. Pause, resume and cancel reach the syncs
+under way through their ``IndexControl``, which the indexer consults between files and embedding
+batches. Progress, the last report per collection and a short activity log are readable at any time (the
+UI polls them).
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ class IndexScheduler:
         max_delay_s: float | None = None,
         log_hint: str = "",
         history: int = 50,
+        workers: int = 2,
     ) -> None:
         self._service = service
         self._folders = folders
@@ -64,14 +69,15 @@ class IndexScheduler:
         self._log_hint = log_hint
         self._cond = threading.Condition()
         self._pending: dict[str, _Due] = {}
-        self._running: tuple[str, IndexControl] | None = None
+        self._running: dict[str, IndexControl] = {}
+        self._states: dict[str, IndexingState] = {}  # of the syncs under way
+        self._removing: set[str] = set()  # not started while it is being removed
         self._paused = False
         self._closing = False
-        self._state = IndexingState(active=False)
         self._activity: deque[Activity] = deque(maxlen=history)
         self._reports: dict[str, IndexReport] = {}
-        self._write = threading.Lock()  # held by the sync under way, and by a removal
-        self._worker: threading.Thread | None = None
+        self._max_workers = max(1, workers)
+        self._workers: list[threading.Thread] = []
 
     # -- asking for work ----------------------------------------------------------------------------
 
@@ -99,9 +105,15 @@ class IndexScheduler:
             self._wake()
 
     def _wake(self) -> None:
-        if self._worker is None and not self._closing:
-            self._worker = threading.Thread(target=self._work, name="kimas-indexing", daemon=True)
-            self._worker.start()
+        """Under ``_cond``: start a worker while there is more waiting than workers (up to ``workers``)."""
+        if not self._closing and len(self._workers) < min(
+            self._max_workers, len(self._pending) + len(self._running)
+        ):
+            worker = threading.Thread(
+                target=self._work, name=f"kimas-indexing-{len(self._workers)}", daemon=True
+            )
+            self._workers.append(worker)
+            worker.start()
         self._cond.notify_all()
 
     # -- control ------------------------------------------------------------------------------------
@@ -110,15 +122,15 @@ class IndexScheduler:
         """Hold every sync: the one under way waits at its next step, the others do not start."""
         with self._cond:
             self._paused = True
-            if self._running is not None:
-                self._running[1].pause()
+            for control in self._running.values():
+                control.pause()
         self.note("", "Indexing paused.")
 
     def resume(self) -> None:
         with self._cond:
             self._paused = False
-            if self._running is not None:
-                self._running[1].resume()
+            for control in self._running.values():
+                control.resume()
             self._cond.notify_all()
         self.note("", "Indexing resumed.")
 
@@ -131,44 +143,60 @@ class IndexScheduler:
         with self._cond:
             for name in [n for n in self._pending if collection in (None, n)]:
                 del self._pending[name]
-            if self._running is not None and collection in (None, self._running[0]):
-                self._running[1].cancel()
+            for name, control in self._running.items():
+                if collection in (None, name):
+                    control.cancel()
         self._on_change()
 
     def remove(self, collection: str, timeout: float = 30.0) -> None:
         """Cancel ``collection``'s indexing, then delete it from the store (never during a sync)."""
-        self.cancel(collection)
-        if not self._write.acquire(timeout=timeout):
-            raise IndexingError("Indexing is still busy; try removing the collection again in a moment.")
+        with self._cond:
+            self._removing.add(collection)
         try:
+            self.cancel(collection)
+            with self._cond:
+                if not self._cond.wait_for(lambda: collection not in self._running, timeout):
+                    raise IndexingError(
+                        "Indexing is still busy; try removing the collection again in a moment."
+                    )
             self._service().remove(collection)
         finally:
-            self._write.release()
-        with self._cond:
-            self._reports.pop(collection, None)
+            with self._cond:
+                self._removing.discard(collection)
+                self._reports.pop(collection, None)
+                self._cond.notify_all()
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop: cancel the sync under way (its written work stays) and end the worker."""
         with self._cond:
             self._closing = True
             self._pending.clear()
-            if self._running is not None:
-                self._running[1].cancel()
+            for control in self._running.values():
+                control.cancel()
             self._cond.notify_all()
-            worker = self._worker
-        if worker is not None:
-            worker.join(timeout)
+            workers = list(self._workers)
+        deadline = time.monotonic() + timeout
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
 
     # -- reading ------------------------------------------------------------------------------------
 
-    def state(self) -> IndexingState:
+    def states(self) -> list[IndexingState]:
+        """The syncs under way, the longest-running first (an idle one when there are none)."""
         with self._cond:
-            return replace(self._state, waiting=tuple(self._pending), paused=self._paused)
+            running = sorted(self._states.values(), key=lambda s: s.started_at) or [
+                IndexingState(active=False)
+            ]
+            return [replace(s, waiting=tuple(self._pending), paused=self._paused) for s in running]
+
+    def state(self) -> IndexingState:
+        """The longest-running sync under way (or an idle one)."""
+        return self.states()[0]
 
     def idle(self) -> bool:
         """Nothing waiting and nothing running."""
         with self._cond:
-            return not self._pending and self._running is None
+            return not self._pending and not self._running
 
     def activity(self) -> list[Activity]:
         """Newest first."""
@@ -191,14 +219,15 @@ class IndexScheduler:
         with self._cond:
             while not self._closing:
                 now = time.monotonic()
-                ready = [n for n, d in self._pending.items() if d.at <= now]
+                free = [n for n in self._pending if n not in self._running and n not in self._removing]
+                ready = [n for n in free if self._pending[n].at <= now]
                 if ready and not self._paused:
                     name = min(ready, key=lambda n: self._pending[n].at)
                     due = self._pending.pop(name)
                     control = IndexControl()
-                    self._running = (name, control)
+                    self._running[name] = control
                     return name, due, control
-                waits = [d.at - now for d in self._pending.values() if d.at > now]
+                waits = [self._pending[n].at - now for n in free if self._pending[n].at > now]
                 self._cond.wait(None if self._paused or not waits else min(waits))
             return None
 
@@ -211,8 +240,8 @@ class IndexScheduler:
                 log.exception("indexing %s failed", name)
             finally:
                 with self._cond:
-                    self._running = None
-                    self._state = IndexingState(active=False)
+                    self._running.pop(name, None)
+                    self._states.pop(name, None)
                     self._cond.notify_all()
                 self._on_change()
 
@@ -231,31 +260,30 @@ class IndexScheduler:
                 )
             )
 
-        with self._write:
-            try:
-                control.checkpoint()  # paused or cancelled before it began
-                service = self._service()
-                if due.reembed:
-                    report = service.reembed(name, list(folders), progress, control)
-                else:
-                    report = service.index(name, list(folders), progress, control)
-            except Cancelled:
-                self.note(name, "Indexing cancelled; what was indexed so far is kept.")
-                return
-            except KimasError as err:
-                self.note(name, f"Indexing stopped: {err}", "error")
-                return
-            except Exception as err:
-                log.error("indexing %s failed unexpectedly", name, exc_info=err)
-                hint = f" Details are in {self._log_hint}." if self._log_hint else ""
-                self.note(name, f"Indexing failed unexpectedly ({type(err).__name__}: {err}).{hint}", "error")
-                return
+        try:
+            control.checkpoint()  # paused or cancelled before it began
+            service = self._service()
+            if due.reembed:
+                report = service.reembed(name, list(folders), progress, control)
+            else:
+                report = service.index(name, list(folders), progress, control)
+        except Cancelled:
+            self.note(name, "Indexing cancelled; what was indexed so far is kept.")
+            return
+        except KimasError as err:
+            self.note(name, f"Indexing stopped: {err}", "error")
+            return
+        except Exception as err:
+            log.error("indexing %s failed unexpectedly", name, exc_info=err)
+            hint = f" Details are in {self._log_hint}." if self._log_hint else ""
+            self.note(name, f"Indexing failed unexpectedly ({type(err).__name__}: {err}).{hint}", "error")
+            return
         self._record(report, trigger)
 
     def _set(self, state: IndexingState) -> None:
         """Progress is polled, so it does not count as a change of the collections."""
         with self._cond:
-            self._state = state
+            self._states[state.collection] = state
 
     def _record(self, report: IndexReport, trigger: str) -> None:
         with self._cond:

@@ -140,7 +140,9 @@ def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
         with gr.Column(scale=3):
             gr.Markdown("## Your collections")
             collections_md = gr.Markdown(handlers.collections_view(desk), elem_id="collections")
-            progress = gr.HTML(render.progress_html(desk.indexing.state()), elem_id="index-progress")
+            progress = gr.HTML(
+                render.progress_html(*handlers.progress_states(desk)), elem_id="index-progress"
+            )
             with gr.Row():
                 pause = gr.Button("Pause indexing", size="sm", elem_id="pause-indexing")
                 resume = gr.Button("Resume", size="sm", elem_id="resume-indexing")

@@ -16,6 +16,7 @@ from app.knowledge import CollectionStatus
 from kimas_desktop.app_settings import SettingsForm
 from kimas_desktop.conversation import Conversation
 from kimas_desktop.errors import KimasError
+from kimas_desktop.indexing import IndexingState
 from ui import render
 
 ChatUpdate = tuple[list[dict[str, Any]], Conversation, str]
@@ -96,10 +97,16 @@ class Poll:
     model_md: str
 
 
+def progress_states(desk: DesktopApp) -> tuple[IndexingState, list[IndexingState]]:
+    """The longest-running sync, and the others beside it."""
+    first, *others = desk.indexing.states()
+    return first, others
+
+
 def poll(desk: DesktopApp, seen_version: int | None) -> Poll:
     """What the page shows about knowledge, indexing and models (cheap when nothing changed)."""
     version = desk.version
-    progress = render.progress_html(desk.indexing.state())
+    progress = render.progress_html(*progress_states(desk))
     model = render.model_markdown(desk.model_state())
     if version == seen_version:
         return Poll(version, None, None, None, None, progress, model)

@@ -310,8 +310,15 @@ def collections_markdown(items: list[CollectionStatus]) -> str:
     return "\n\n".join(blocks)
 
 
-def progress_html(state: IndexingState) -> str:
-    waiting = (
+def progress_html(state: IndexingState, others: Sequence[IndexingState] = ()) -> str:
+    """``state``: the longest-running sync (or idle); ``others``: syncs of other collections beside it."""
+    also = "".join(
+        f"<div class='kimas-also'>Also indexing <b>{html.escape(o.collection)}</b>: "
+        f"{o.files_done} / {o.files_total} files</div>"
+        for o in others
+        if o.active
+    )
+    waiting = also + (
         f"<div class='kimas-waiting'>Waiting: {html.escape(', '.join(state.waiting))}</div>"
         if state.waiting
         else ""

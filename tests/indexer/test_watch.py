@@ -1,6 +1,7 @@
 """FolderWatcher (real watchdog observers) feeding the one IndexScheduler, over a real Indexer and LanceDB:
-a save storm becomes one sync; moves and deletes follow; changing the watched folders returns at once,
-even during a long sync, and no edit waiting for its sync is dropped."""
+a save storm becomes one sync; moves and deletes follow; an edit does not wait for a long sync of another
+collection; changing the watched folders returns at once, even during a long sync, and no edit waiting for
+its sync is dropped."""
 
 from __future__ import annotations
 
@@ -38,12 +39,13 @@ def names(store: LanceStore, collection: str = "c") -> set[str]:
 
 
 class Recorder:
-    """The real Indexer, counting syncs; ``gate`` (when set) holds a sync at its start."""
+    """The real Indexer, counting syncs; ``gate`` (when set) holds the syncs of ``held`` at their start."""
 
     def __init__(self, indexer: Indexer) -> None:
         self.indexer = indexer
         self.reports: list[IndexReport] = []
         self.gate: threading.Event | None = None
+        self.held: set[str] = set()
         self.entered = threading.Event()
 
     def index(
@@ -53,8 +55,8 @@ class Recorder:
         on_progress: ProgressCallback | None = None,
         control: IndexControl | None = None,
     ) -> IndexReport:
-        self.entered.set()
-        if self.gate is not None:
+        if self.gate is not None and collection in self.held:
+            self.entered.set()
             self.gate.wait(20)
         report = self.indexer.index(collection, folders, on_progress, control)
         self.reports.append(report)
@@ -132,10 +134,13 @@ def test_changing_the_watched_folders_during_a_long_sync_returns_at_once_and_dro
     watcher = FolderWatcher(scheduler.touch)
     watcher.watch(folders)
     try:
-        recorder.gate = threading.Event()  # a long upload: collection d's sync is held
+        recorder.gate, recorder.held = threading.Event(), {"d"}  # a long upload: d's sync is held
         scheduler.submit("d", "upload")
         assert recorder.entered.wait(5)
-        write(docs / "b.md", "beta")  # an edit, pending while d indexes
+        write(docs / "b.md", "beta")  # an edit, indexed beside d's sync: it does not wait for it
+        assert wait_for(lambda: names(store) == {"a.md", "b.md"})
+        assert scheduler.state().collection == "d" and scheduler.state().active
+        write(docs / "c.md", "gamma")  # an edit still pending (debounced) when the watcher restarts
         assert wait_for(lambda: "c" in scheduler.state().waiting)
 
         folders["c"] = [docs, more]  # the user adds a folder: the watcher changes what it watches
@@ -149,7 +154,7 @@ def test_changing_the_watched_folders_during_a_long_sync_returns_at_once_and_dro
         write(more / "n.md", "newer")  # seen by the new watcher
 
         recorder.gate.set()
-        assert wait_for(lambda: names(store) == {"a.md", "b.md", "m.md", "n.md"}), names(store)
+        assert wait_for(lambda: names(store) == {"a.md", "b.md", "c.md", "m.md", "n.md"}), names(store)
         assert wait_for(scheduler.idle)
         assert names(store, "d") == {"o.md"}
     finally:
