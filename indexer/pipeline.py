@@ -31,8 +31,8 @@ from indexer.collection_tables import CollectionTables
 from indexer.documents import Block, Document, SkipFile
 from indexer.manifest import FileRecord, FileStat
 from indexer.parsers import FileParser
-from indexer.synopsis import count_terms
 from indexer.schema import StoredChunk
+from indexer.synopsis import count_terms
 from kimas_desktop.errors import Cancelled
 from kimas_desktop.index_control import IndexControl
 from kimas_desktop.protocols import Embedder, Vector
