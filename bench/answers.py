@@ -362,6 +362,19 @@ def old_tree(cache: Path, ref: str) -> Path:
     return dest
 
 
+def chat_config(cache: Path, data: Path, model: str) -> Path:
+    """The data dir's config with the chat model of this run: the embedded default, or the bigger instruct
+    GGUF that ../shared/MODELS.md names for benchmarks (bench/bigger_model.py)."""
+    text = (data / "config.toml").read_text()
+    if model == "bigger":
+        from bench.bigger_model import bigger_model
+
+        text += f'\n[chat]\npath = "{bigger_model()}"\nprompt_cache_mb = 256\n'
+    dest = cache / f"config-{data.name}-{model}.toml"
+    dest.write_text(text)
+    return dest
+
+
 def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
     data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable)
     qdata, turns = prepare_quac(cache, args.quac)
@@ -371,31 +384,42 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
         t for t in turns if not t.unanswerable
     ][: args.llm_quac // 2]
     old = old_tree(cache, args.old_ref)
+    configs = {m: chat_config(cache, data, m) for m in args.chat_models}
+    qconfigs = {m: chat_config(cache, qdata, m) for m in args.chat_models}
     report: dict[str, Any] = {
         "answerable": len(a),
         "unanswerable": len(u),
         "quac_turns": len(qt),
         "old": args.old_ref,
     }
-    for preset in args.presets:
-        for variant, root in [(v, r) for v, r in (("old", old), ("new", None)) if v in args.variants]:
-            out: dict[str, Any] = {}
-            parts = (
-                ("squad", data, squad_items([*a, *u]), a, u),
-                (
-                    "quac",
-                    qdata,
-                    quac_items(qt),
-                    [t for t in qt if not t.unanswerable],
-                    [t for t in qt if t.unanswerable],
-                ),
+    runs = [
+        (preset, model, variant, root)
+        for model in args.chat_models
+        for preset in args.presets
+        for variant, root in (("old", old), ("new", None))
+        if variant in args.variants
+    ]
+    for preset, model, variant, root in runs:
+        out: dict[str, Any] = {}
+        parts = (
+            ("squad", data, configs[model], squad_items([*a, *u]), a, u),
+            (
+                "quac",
+                qdata,
+                qconfigs[model],
+                quac_items(qt),
+                [t for t in qt if not t.unanswerable],
+                [t for t in qt if t.unanswerable],
+            ),
+        )
+        for name, dd, cfg, items, ans, un in parts[: 2 if qt else 1]:
+            t = time.perf_counter()
+            results = kimas_batch(
+                "ask", dd, items, "--json", "--preset", preset, "--config", str(cfg), root=root
             )
-            for name, dd, items, ans, un in parts[: 2 if qt else 1]:
-                t = time.perf_counter()
-                results = kimas_batch("ask", dd, items, "--json", "--preset", preset, root=root)
-                out[name] = {**ask_metrics(results, ans, un), "seconds": round(time.perf_counter() - t, 1)}
-                print(preset, variant, name, out[name], file=sys.stderr, flush=True)
-            report[f"{preset}/{variant}"] = out
+            out[name] = {**ask_metrics(results, ans, un), "seconds": round(time.perf_counter() - t, 1)}
+            print(preset, model, variant, name, out[name], file=sys.stderr, flush=True)
+        report[f"{preset}/{model}/{variant}"] = out
     return report
 
 
@@ -410,7 +434,10 @@ def main() -> None:
     p.add_argument("--presets", nargs="+", default=["full"], choices=["full", "routed", "turbo"])
     p.add_argument("--parts", nargs="+", default=["quote", "ask"], choices=["quote", "ask"])
     p.add_argument("--variants", nargs="+", default=["old", "new"], choices=["old", "new"])
-    p.add_argument("--old-ref", default="HEAD", help="git ref of the 'old' side (today's pipeline)")
+    p.add_argument("--chat-models", nargs="+", default=["embedded"], choices=["embedded", "bigger"])
+    p.add_argument(
+        "--old-ref", default="09ade11", help="git ref of the 'old' side (the answer stage before issue 12)"
+    )
     p.add_argument("--fit", action="store_true", help="grid-search quote weights, fit answerability")
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "answers"))
     args = p.parse_args()

@@ -182,6 +182,11 @@ class GroundingConfig(_Section):
     # Answerability score below this: decline. Dev kit: 0.35 declines 35% of unanswerable questions with
     # 10% false declines, 0.4 45% / 15% (9% of the questions whose evidence holds the answer), 0.5 71% / 32%.
     threshold: float = Field(0.4, ge=0, le=1)
+    # The chat model's JSON answerability judgement (answer_check.py): "auto" = with any chat model but
+    # the embedded 135M one (its verdict is noise); then the lexical decision uses ``llm_threshold``
+    # (dev kit: 0.3 declines 18% with 3% false declines) and the model's judgement declines the rest.
+    llm_check: Literal["auto", "on", "off"] = "auto"
+    llm_threshold: float = Field(0.3, ge=0, le=1)
     support: bool = True  # check each answer sentence against the cited sources
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from kimas_desktop.agentic import SufficiencyJudge
 from kimas_desktop.agents import AgentResult, RetrievalAgent
+from kimas_desktop.answer_check import AnswerCheck
 from kimas_desktop.cancel import CancellableChat, CancelToken
 from kimas_desktop.config import Config
 from kimas_desktop.context import ContextAnalysis, ContextAnalyzer, QueryContextualizer
@@ -72,6 +73,7 @@ class _LlmStages:
     analyzer: ContextAnalyzer
     summarizer: Summarizer
     judge: SufficiencyJudge
+    checker: AnswerCheck
 
 
 class _Clock:
@@ -103,7 +105,13 @@ class Pipeline:
         self._router = CentroidRouter(searcher, embedder, config)
         self._filter = EvidenceFilter(reranker, config.rerank.top_n, config.rerank.min_score)
         self._stages = self._llm_stages(chat)
-        self._grounder = Grounder(embedder, config.grounding)
+        gc = config.grounding
+        # With a chat model able to judge, the lexical decision declines only the clear cases and the
+        # model's JSON judgement (answer_check.py) the rest.
+        self._llm_check = gc.llm_check == "on" or (gc.llm_check == "auto" and not small_model)
+        if self._llm_check:
+            gc = gc.model_copy(update={"threshold": gc.llm_threshold})
+        self._grounder = Grounder(embedder, gc)
         self._pool = cf.ThreadPoolExecutor(max_workers=6, thread_name_prefix="kimas")
 
     def _llm_stages(self, chat: ChatModel) -> _LlmStages:
@@ -118,6 +126,7 @@ class Pipeline:
                 temperature=config.summarizer.temperature,
             ),
             judge=SufficiencyJudge(chat, config.agentic.max_queries),
+            checker=AnswerCheck(chat),
         )
 
     def close(self) -> None:
@@ -302,6 +311,11 @@ class Pipeline:
                 packed, used = pack(hits, budget, self._chat.count_tokens)
                 trace.add("pack", 0.0, sources=len(packed), tokens=used, round=2)
         trace.evidence = list(packed)
+        if grounding is not None and gc.decline and decline and self._llm_check and packed:
+            yield Status("check", "Checking that your documents answer this…")
+            if not self._model_says_answerable(question, packed, trace, stages):
+                yield from self._decline(question, grounding, trace, clock)
+                return
         if not packed:
             yield AnswerDelta(NOT_FOUND)
             yield CitationsReady((), True, "nothing relevant was found")
@@ -373,6 +387,19 @@ class Pipeline:
             idf=grounding.idf_from,
         )
         return grounding
+
+    def _model_says_answerable(
+        self, question: str, packed: Sequence[Hit], trace: Trace, stages: _LlmStages
+    ) -> bool:
+        """The chat model's answerability judgement; a failed judgement keeps the lexical decision."""
+        t = _Clock()
+        try:
+            verdict = stages.checker.answerable(question, packed)
+        except KimasError as err:
+            trace.add("answer_check", t.ms(), fallback=f"judgement failed: {err}")
+            return True
+        trace.add("answer_check", t.ms(), answerable=verdict)
+        return verdict
 
     def _decline(self, question: str, grounding: Grounding, trace: Trace, clock: _Clock) -> Iterator[Event]:
         """The evidence does not answer: say so, point at the closest passages; the chat model is not asked."""

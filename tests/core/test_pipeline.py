@@ -35,13 +35,17 @@ def make(chat: ScriptedChatModel, **cfg: Any) -> tuple[Pipeline, MemorySearcher]
     ), searcher
 
 
+MODEL_SAYS_ANSWERABLE = {"answerable": json.dumps({"answerable": True})}
+
+
 def by_schema(replies: Mapping[str, str], answer: str):  # type: ignore[no-untyped-def]
-    """Reply by the JSON schema's first required key; stream ``answer`` for free text."""
+    """Reply by the JSON schema's first required key; stream ``answer`` for free text. Unless a test says
+    otherwise, the model judges that the sources answer (answer_check.py)."""
 
     def reply(messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
         if schema is None:
             return answer
-        return replies[schema["required"][0]]
+        return {**MODEL_SAYS_ANSWERABLE, **replies}[schema["required"][0]]
 
     return reply
 
@@ -259,3 +263,56 @@ def test_a_looping_answer_is_cut_and_a_transcript_never_shown() -> None:
     events = list(pipe.ask("How often do dogs need walks?"))
     shown = "".join(e.text for e in events if isinstance(e, AnswerDelta))
     assert "user:" not in shown and events[-1].answer == "Daily walks."  # type: ignore[union-attr]
+
+
+def asked_schemas(chat: ScriptedChatModel) -> list[str]:
+    return [schema["required"][0] for _, schema in chat.calls if schema is not None]
+
+
+CAR = "How often must the engine oil be changed?"
+
+
+def test_a_model_able_to_judge_declines_what_the_sources_do_not_state() -> None:
+    chat = ScriptedChatModel(
+        by_schema({"answerable": json.dumps({"answerable": False})}, "Every 5000 km, they say.")
+    )
+    pipe, _ = make(chat, routing={"top_k": 1}, agentic={"enabled": False})
+    events = list(pipe.ask(CAR))
+    answer = "".join(e.text for e in events if isinstance(e, AnswerDelta))
+    assert answer.startswith("Your documents don't say")  # the model's answer was never asked for
+    assert "5000" not in answer and None not in [schema for _, schema in chat.calls]
+    done = next(e for e in events if isinstance(e, Done))
+    assert done.answered_from_sources is False
+    trace = next(e for e in events if isinstance(e, TraceReady)).trace
+    assert "answer_check" in trace.timings_ms
+
+
+def test_the_model_judging_answerable_lets_it_answer_and_a_failed_judgement_keeps_the_lexical_decision() -> (
+    None
+):
+    for verdict in (json.dumps({"answerable": True}), "not json at all"):
+        replies = {"answerable": verdict, "sources": json.dumps({"sources": [1]})}
+        chat = ScriptedChatModel(by_schema(replies, "Every 10000 km [1]."))
+        pipe, _ = make(chat, routing={"top_k": 1}, agentic={"enabled": False})
+        events = list(pipe.ask(CAR))
+        assert "".join(e.text for e in events if isinstance(e, AnswerDelta)).startswith("Every 10000 km")
+        assert "answerable" in asked_schemas(chat)
+
+
+def test_the_embedded_model_is_not_asked_to_judge_unless_configured() -> None:
+    emb = HashEmbedder()
+    searcher = MemorySearcher(emb)
+    searcher.add("cars", ["The engine oil must be changed every 10000 km."], "/k/car.pdf")
+    for llm_check, asked in (("auto", False), ("off", False), ("on", True)):
+        chat = ScriptedChatModel(by_schema({"sources": json.dumps({"sources": [1]})}, "Every 10000 km [1]."))
+        config = parse_config({"preset": "turbo", "grounding": {"llm_check": llm_check}})
+        pipe = Pipeline(
+            config=config,
+            chat=chat,
+            embedder=emb,
+            reranker=WordOverlapReranker(),
+            searcher=searcher,
+            small_model=True,
+        )
+        list(pipe.ask(CAR))
+        assert ("answerable" in asked_schemas(chat)) is asked, llm_check
