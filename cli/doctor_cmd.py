@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from app.doctor import doctor_report
-from app.paths import read_config, resolve_paths
+from app.paths import Paths, read_config, resolve_paths
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -19,7 +18,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 def run(args: argparse.Namespace) -> int:
     paths = resolve_paths(args.data_dir, args.config)
     report = doctor_report(paths, read_config(paths))
-    report["model cache"] = _catalog_line(paths.models_cache)
+    report["model cache"] = _catalog_line(paths)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -33,10 +32,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _catalog_line(models_dir: Path) -> str:
+def _catalog_line(paths: Paths) -> str:
     """Which catalog models are installed (``kimas models`` lists them all); no network."""
-    from local_models.catalog import load_catalog
-    from local_models.install import models_status
+    from app.model_catalog import status
 
-    names = [r.entry.name for r in models_status(load_catalog(), models_dir) if r.installed]
-    return f"{models_dir}; catalog models installed: {', '.join(names) or 'none'} (see kimas models)"
+    names = [r.entry.name for r in status(paths) if r.installed]
+    return f"{paths.models_cache}; catalog models installed: {', '.join(names) or 'none'} (see kimas models)"

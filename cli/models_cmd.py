@@ -11,12 +11,10 @@ import json
 import sys
 from pathlib import Path
 
+from app.model_catalog import CatalogEntry, DownloadProgress, catalog, machine_ram_mb, pull, status
 from app.paths import resolve_paths
 from kimas_desktop.cancel import CancelToken
 from kimas_desktop.errors import Cancelled
-from local_models.catalog import CatalogEntry, find_entry, load_catalog, machine_ram_mb
-from local_models.download import DownloadProgress
-from local_models.install import install, models_status
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -40,13 +38,14 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 
 
 def _catalog(args: argparse.Namespace) -> list[CatalogEntry]:
-    return load_catalog(Path(args.catalog).expanduser() if args.catalog else None)
+    return catalog(Path(args.catalog).expanduser() if args.catalog else None)
 
 
 def run_list(args: argparse.Namespace) -> int:
-    models_dir = resolve_paths(args.data_dir, args.config).models_cache
+    paths = resolve_paths(args.data_dir, args.config)
+    models_dir = paths.models_cache
     ram = machine_ram_mb()
-    rows = models_status(_catalog(args), models_dir, ram)
+    rows = status(paths, _catalog(args))
     if args.json:
         print(
             json.dumps(
@@ -105,19 +104,27 @@ def _progress_line(p: DownloadProgress) -> None:
 
 
 def run_pull(args: argparse.Namespace) -> int:
-    models_dir = resolve_paths(args.data_dir, args.config).models_cache
-    entry = find_entry(_catalog(args), args.name)
+    paths = resolve_paths(args.data_dir, args.config)
+    catalog_file = Path(args.catalog).expanduser() if args.catalog else None
     token = CancelToken()
     show = None if args.quiet or not sys.stderr.isatty() else _progress_line
     try:
-        result = install(entry, models_dir, base_url=args.base_url, on_progress=show, cancel=token)
+        result = pull(
+            paths,
+            args.name,
+            on_progress=show,
+            cancel=token,
+            base_url=args.base_url,
+            catalog_file=catalog_file,
+        )
     except KeyboardInterrupt:
         token.cancel()
-        print(f"\nkimas: download of {entry.name} stopped; pull it again to resume.", file=sys.stderr)
+        print(f"\nkimas: download of {args.name} stopped; pull it again to resume.", file=sys.stderr)
         return 130
     except Cancelled:
         return 130
     check = "SHA-256 verified" if result.verified else "no published SHA-256: hash recorded (unverified)"
+    entry = result.entry
     print(f"{entry.name}: installed at {result.path} ({check})")
     values = result.choice.as_dict()
     settings = ", ".join(f"{k} = {json.dumps(v)}" for k, v in values.items())
