@@ -16,6 +16,7 @@ from typing import Any
 from kimas_desktop.config import Config
 from kimas_desktop.errors import KimasError
 from kimas_desktop.fusion import reciprocal_rank_fusion
+from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder
 from kimas_desktop.strategies import StrategyContext, make_strategy
 from kimas_desktop.structured import ask_json
@@ -114,24 +115,19 @@ class RetrievalAgent:
                     points.setdefault(n, []).append(text)
             return points
 
-        try:
-            points = ask_json(
-                self._chat,
-                [
-                    Message(
-                        "system",
-                        "List the key points of the numbered passages that help answer the question, "
-                        "each with its passage number. Reply as JSON.",
-                    ),
-                    Message("user", f"{listing}\n\nQuestion: {query}"),
-                ],
-                DIGEST_SCHEMA,
-                parse,
-                max_tokens=256,
-            )
-        except (KimasError, RuntimeError, OSError) as err:
-            log.warning("digest in %s failed, returning raw chunks: %s", self.collection, err)
-            return list(hits)
+        ask = [
+            Message(
+                "system",
+                "List the key points of the numbered passages that help answer the question, "
+                "each with its passage number. Reply as JSON.",
+            ),
+            Message("user", f"{listing}\n\nQuestion: {query}"),
+        ]
+        points = optional(
+            f"the digest in {self.collection} (raw chunks instead)",
+            lambda: ask_json(self._chat, ask, DIGEST_SCHEMA, parse, max_tokens=256),
+            lambda reason: {},
+        )
         if not points:
             return list(hits)
         return [

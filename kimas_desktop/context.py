@@ -12,21 +12,16 @@ the raw question (rewrite) or the last few turns (analysis).
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from kimas_desktop.config import ContextConfig
-from kimas_desktop.errors import KimasError
+from kimas_desktop.optional import optional, run_with_timeout
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.structured import ask_json, int_list_field, string_field
 from kimas_desktop.text import content_words, salient_terms, truncate
 from kimas_desktop.types import Message
-
-log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 RewriteMethod = Literal["first-turn", "none", "heuristic", "llm", "llm-fallback"]
 
@@ -44,15 +39,6 @@ class ContextAnalysis:
     related: tuple[int, ...]  # indices into the history passed in
     method: Literal["none", "llm", "fallback", "disabled"]
     messages: tuple[Message, ...] = field(default=())  # the related messages themselves
-
-
-def _run_with_timeout(fn: Callable[[], T], timeout_s: float) -> T:
-    """Run ``fn`` in a worker; give up waiting after ``timeout_s`` (the call finishes in the background)."""
-    pool = cf.ThreadPoolExecutor(max_workers=1)
-    try:
-        return pool.submit(fn).result(timeout=timeout_s)
-    finally:
-        pool.shutdown(wait=False)
 
 
 def _transcript(history: Sequence[Message], max_chars: int = 600) -> str:
@@ -112,16 +98,20 @@ class QueryContextualizer:
         fallback = heuristic_rewrite(question, history)
         if self._mode == "heuristic":
             return Rewrite(fallback, "heuristic")
-        try:
-            query = _run_with_timeout(lambda: self._ask(question, history), self._config.timeout_s)
-        except (KimasError, cf.TimeoutError, RuntimeError, OSError) as err:
-            log.warning("query rewrite failed, using the heuristic: %s", err)
-            return Rewrite(fallback, "llm-fallback", note=str(err) or type(err).__name__)
-        if not query or len(query) > 4 * len(question) + 300:
-            return Rewrite(fallback, "llm-fallback", note="rewrite was empty or too long")
-        # Never lose the user's own words: keep the question's content words the rewrite dropped.
-        missing = [w for w in content_words(question) if w not in content_words(query)]
-        return Rewrite(f"{query} {' '.join(missing)}".strip(), "llm")
+
+        def by_model() -> Rewrite:
+            query = run_with_timeout(lambda: self._ask(question, history), self._config.timeout_s)
+            if not query or len(query) > 4 * len(question) + 300:
+                return Rewrite(fallback, "llm-fallback", note="rewrite was empty or too long")
+            # Never lose the user's own words: keep the question's content words the rewrite dropped.
+            missing = [w for w in content_words(question) if w not in content_words(query)]
+            return Rewrite(f"{query} {' '.join(missing)}".strip(), "llm")
+
+        return optional(
+            "the query rewrite (the heuristic one instead)",
+            by_model,
+            lambda reason: Rewrite(fallback, "llm-fallback", note=reason),
+        )
 
     def _ask(self, question: str, history: Sequence[Message]) -> str:
         messages = [
@@ -175,16 +165,19 @@ class ContextAnalyzer:
         recent = len(history) - 2 * self._config.history_turns
         start = max(0, recent)
         window = history[start:]
-        try:
-            analysis, indices = _run_with_timeout(lambda: self._ask(question, window), self._config.timeout_s)
-        except (KimasError, cf.TimeoutError, RuntimeError, OSError) as err:
-            log.warning("context analysis failed, using the last turns: %s", err)
+
+        def last_turns(reason: str) -> ContextAnalysis:
             keep = tuple(range(max(0, len(history) - 2 * self._fallback_turns), len(history)))
             return ContextAnalysis(
-                f"(analysis unavailable: {err})", keep, "fallback", tuple(history[i] for i in keep)
+                f"(analysis unavailable: {reason})", keep, "fallback", tuple(history[i] for i in keep)
             )
-        related = tuple(start + i for i in indices)
-        return ContextAnalysis(analysis, related, "llm", tuple(history[i] for i in related))
+
+        def by_model() -> ContextAnalysis:
+            analysis, indices = run_with_timeout(lambda: self._ask(question, window), self._config.timeout_s)
+            related = tuple(start + i for i in indices)
+            return ContextAnalysis(analysis, related, "llm", tuple(history[i] for i in related))
+
+        return optional("the context analysis (the last turns instead)", by_model, last_turns)
 
     def _ask(self, question: str, window: Sequence[Message]) -> tuple[str, tuple[int, ...]]:
         messages = [

@@ -43,6 +43,7 @@ from kimas_desktop.evidence import EvidenceFilter, pack
 from kimas_desktop.fusion import reciprocal_rank_fusion
 from kimas_desktop.grounding import Grounder, Grounding, decline_text, point_at_sentences
 from kimas_desktop.guard import StreamGuard, guard_stream
+from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, Reranker
 from kimas_desktop.quote import renumber_quotes
 from kimas_desktop.router import CentroidRouter
@@ -225,10 +226,18 @@ class Pipeline:
         """Agentic round: judge, search the complementary queries, fuse, rerank. Falls back on failure."""
         clock = _Clock()
         ac = self.config.agentic
-        try:
-            verdict = self._pool.submit(stages.judge.judge, question, packed).result(timeout=ac.timeout_s)
-        except (KimasError, cf.TimeoutError, RuntimeError, OSError) as err:
-            trace.add("agentic", clock.ms(), fallback=f"judgement failed: {err or type(err).__name__}")
+        failed: list[str] = []
+
+        def fall_back(reason: str) -> None:
+            failed.append(reason)
+
+        verdict = optional(
+            "the agentic judgement (the first evidence instead)",
+            lambda: self._pool.submit(stages.judge.judge, question, packed).result(timeout=ac.timeout_s),
+            fall_back,
+        )
+        if verdict is None:
+            trace.add("agentic", clock.ms(), fallback=f"judgement failed: {failed[0]}")
             return list(first.hits)
         detail: dict[str, object] = {
             "is_sufficient": verdict.is_sufficient,
@@ -241,10 +250,13 @@ class Pipeline:
         remaining = ac.timeout_s - clock.ms() / 1000
         agents = self._agents(first.active, stages.chat)
         futures = [self._pool.submit(a.search, q) for q in verdict.queries for a in agents]
-        try:
-            lists = [f.result(timeout=max(remaining, 0.1)) for f in futures]
-        except (KimasError, cf.TimeoutError, RuntimeError, OSError) as err:
-            trace.add("agentic", clock.ms(), **detail, fallback=f"second search failed: {err or 'timeout'}")
+        lists = optional(
+            "the agentic second search (the first evidence instead)",
+            lambda: [f.result(timeout=max(remaining, 0.1)) for f in futures],
+            fall_back,
+        )
+        if lists is None:
+            trace.add("agentic", clock.ms(), **detail, fallback=f"second search failed: {failed[-1]}")
             return list(first.hits)
         fused = reciprocal_rank_fusion([list(first.hits), *lists])
         hits = self._filter.rerank(first.query, [replace(h, origin=h.origin or "agentic") for h in fused])

@@ -9,19 +9,17 @@ the query unchanged.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kimas_desktop.config import CollectionConfig
-from kimas_desktop.errors import ConfigError, KimasError
+from kimas_desktop.errors import ConfigError
+from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.structured import ask_json, string_field
 from kimas_desktop.text import keywords, truncate
 from kimas_desktop.types import Hit, Message
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -48,17 +46,18 @@ _SCHEMA: dict[str, Any] = {
 
 
 def _ask_text(ctx: StrategyContext, system: str, user: str, max_tokens: int = 128) -> str | None:
-    try:
-        text = ask_json(
+    messages = [Message("system", system + ' Reply as JSON: {"text": "..."}'), Message("user", user)]
+    text = optional(
+        f"the rewrite strategy for {ctx.collection} (the query instead)",
+        lambda: ask_json(
             ctx.chat,
-            [Message("system", system + ' Reply as JSON: {"text": "..."}'), Message("user", user)],
+            messages,
             _SCHEMA,
             lambda d: string_field(d, "text", max_len=1600),
             max_tokens=max_tokens,
-        )
-    except (KimasError, RuntimeError, OSError) as err:
-        log.warning("rewrite strategy for %s failed, using the query: %s", ctx.collection, err)
-        return None
+        ),
+        lambda reason: "",
+    )
     return text or None
 
 

@@ -7,21 +7,18 @@ agentic judgement and the look-back step nearly free for the answer that follows
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kimas_desktop.errors import KimasError, StructuredOutputError
 from kimas_desktop.evidence import format_source
+from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.quote import Quote
 from kimas_desktop.structured import ask_json, int_list_field
 from kimas_desktop.text import content_words, truncate
 from kimas_desktop.types import Citation, Hit, Message
-
-log = logging.getLogger(__name__)
 
 NOT_FOUND = "I could not find the answer to this in your documents."
 NO_KNOWLEDGE = (
@@ -122,19 +119,28 @@ class Summarizer:
         yield from self._chat.stream(messages, max_tokens=self._max_tokens, temperature=self._temperature)
 
     def cite(self, messages: Sequence[Message], answer: str, hits: Sequence[Hit]) -> CitationResult:
-        """Look-back citations: which sources the finished answer used. Never raises."""
+        """Look-back citations: which sources the finished answer used. A failed look-back leaves the
+        answer without them (the reason in the note); only ``Cancelled`` goes on up."""
         if not hits or not answer.strip():
             return CitationResult((), True, "no sources")
         if is_not_found(answer):
             return CitationResult((), True, "the answer says the sources do not contain it")
         ask = [*messages, Message("assistant", answer), Message("user", CITE_REQUEST)]
-        try:
-            numbers = ask_json(
+        failed: list[str] = []
+
+        def unavailable(reason: str) -> list[int]:
+            failed.append(reason)
+            return []
+
+        numbers = optional(
+            "look-back citations",
+            lambda: ask_json(
                 self._chat, ask, CITE_SCHEMA, lambda d: int_list_field(d, "sources"), max_tokens=48
-            )
-        except (StructuredOutputError, KimasError, RuntimeError, OSError) as err:
-            log.warning("look-back citations failed: %s", err)
-            return CitationResult((), False, "citations are unavailable for this answer")
+            ),
+            unavailable,
+        )
+        if failed:
+            return CitationResult((), False, f"citations are unavailable for this answer: {failed[0]}")
         valid = validate_citation_numbers(numbers, len(hits))
         citations = tuple(
             Citation(n, hits[n - 1].chunk, _snippet(hits[n - 1].chunk.text, answer)) for n in valid

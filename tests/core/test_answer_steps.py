@@ -3,7 +3,7 @@ import json
 import pytest
 
 from kimas_desktop.agentic import SufficiencyJudge
-from kimas_desktop.errors import StructuredOutputError
+from kimas_desktop.errors import ModelError, StructuredOutputError
 from kimas_desktop.summarizer import NOT_FOUND, Summarizer, answer_messages, validate_citation_numbers
 from kimas_desktop.types import Chunk, Hit
 from local_models.fake import ScriptedChatModel
@@ -36,7 +36,7 @@ def test_out_of_range_and_duplicate_numbers_are_dropped() -> None:
 
 
 def test_malformed_lookback_leaves_the_answer_without_citations() -> None:
-    for reply in ("nope", '{"sources": "1"}', '{"sources": [true]}', RuntimeError("llama died")):
+    for reply in ("nope", '{"sources": "1"}', '{"sources": [true]}', ModelError("llama died")):
         out = cite(reply)
         assert not out.available and out.citations == ()
 

@@ -82,7 +82,7 @@ def test_analysis_selects_related_messages() -> None:
 
 def test_analysis_fallbacks() -> None:
     long_history = HISTORY * 4
-    for reply in ("{}", '{"analysis": "a", "indices_of_related_messages": [99]}', RuntimeError("x")):
+    for reply in ("{}", '{"analysis": "a", "indices_of_related_messages": [99]}', ModelError("x")):
         out = ContextAnalyzer(ScriptedChatModel([reply]), ContextConfig()).analyze("q", long_history)
         assert out.method == "fallback"
         assert out.related == (4, 5, 6, 7)  # the last two turns
