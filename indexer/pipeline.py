@@ -317,7 +317,14 @@ class Reader:
                 count += len(segment.drafts)
                 yield segment
         except Exception as err:  # the text layer's chunks stay; the failure is noted
+            self.ocr_waiting -= left
+            if count == 0:  # nothing was readable: the file failed, like a broken PDF
+                yield Done(
+                    later.job, self._record(later.job, "failed", str(err) or type(err).__name__, later.digest)
+                )
+                return
             doc.notes.append(f"OCR: {err or type(err).__name__}")
+            left = 0
         self.ocr_waiting -= left
         yield self._done(later.job, doc, later.digest, count, ocr=True)
 

@@ -57,3 +57,13 @@ def test_text_files_flow_first_and_the_ocr_backlog_is_reported(
     assert "Gale warning" in by_page[3]
     photo = [c for c in store.chunks("c") if c.source.endswith("c-photo.png")]
     assert len(photo) == 1 and "fog horn was tested" in photo[0].text
+
+
+def test_a_broken_image_fails_alone(tmp_path: Path, indexer: Indexer) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    (folder / "notes.md").write_text("# Notes\n\nThe lamp uses paraffin.\n")
+    report = indexer.index("c", [folder])
+    assert (report.indexed, report.failed) == (1, 1)
+    assert "not a readable image" in report.problems[0].reason

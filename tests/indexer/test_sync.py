@@ -104,7 +104,7 @@ def test_a_mixed_folder(tmp_path: Path, indexer: Indexer, store: LanceStore) -> 
     good = pdf_bytes(["whole"])
     (docs / "broken.pdf").write_bytes(good[: len(good) // 2])
     (docs / "junk.txt").write_bytes(os.urandom(2048) + b"\x00")
-    (docs / "photo.png").write_bytes(b"\x89PNG" + os.urandom(64))
+    (docs / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42" + os.urandom(64))
     (docs / "empty.txt").write_text("")
     write(docs / ".hidden" / "secret.md", "never indexed")
     write(docs / "draft.md~", "editor backup")
@@ -115,7 +115,7 @@ def test_a_mixed_folder(tmp_path: Path, indexer: Indexer, store: LanceStore) -> 
     reasons = {Path(p.path).name: (p.kind, p.reason) for p in report.problems}
     assert reasons["locked.pdf"] == ("skipped", "encrypted: it needs a password to open")
     assert reasons["junk.txt"][0] == "skipped" and "binary" in reasons["junk.txt"][1]
-    assert reasons["photo.png"] == ("skipped", "unsupported file type '.png'")
+    assert reasons["clip.mp4"] == ("skipped", "unsupported file type '.mp4'")
     assert reasons["empty.txt"] == ("skipped", "no text to index")
     assert reasons["broken.pdf"][0] == "failed" and reasons["broken.pdf"][1]
     chunks = store.chunks("docs")
