@@ -207,7 +207,11 @@ class CrossEncoderReranker:
         with self._lock:
             model = self._usable()
             if model is not None:
-                return [float(s) for s in model.rerank(query, list(texts), batch_size=self._batch_size)]
+                try:
+                    scores = model.rerank(query, list(texts), batch_size=self._batch_size)
+                    return [float(s) for s in scores]
+                except Exception as err:  # onnxruntime and tokenizer errors have no common base
+                    raise ModelError(f"The cross-encoder {self._cfg.model} failed: {err}") from err
         fallback = self._fallback
         if fallback is None:  # cannot happen: _usable raised instead
             raise ModelError(f"The cross-encoder {self._cfg.model} is not available.")

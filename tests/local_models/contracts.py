@@ -1,17 +1,22 @@
 """Contract tests written once; each backend's test class inherits them and provides the fixture.
 
 ``EmbedderContract`` needs an ``embedder`` fixture, ``ChatModelContract`` a ``chat`` fixture,
-``RerankerContract`` a ``reranker`` fixture.
+``RerankerContract`` a ``reranker`` fixture. A backend that can fail also overrides ``broken`` with an
+instance set up to fail (a corrupt model file, a server that is not there): whatever goes wrong inside it
+reaches the caller as a ``KimasError`` (the core catches nothing else). A deterministic fake keeps the
+default (None) and the check is skipped for it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
+from kimas_desktop.errors import KimasError
 from kimas_desktop.protocols import ChatModel, Embedder, Reranker
 from kimas_desktop.types import Message
 
@@ -37,7 +42,29 @@ def matches_schema(value: object) -> bool:
     )
 
 
-class EmbedderContract:
+class FailureContract:
+    @pytest.fixture
+    def broken(self) -> Any:
+        return None
+
+    @staticmethod
+    def fails_with_our_error(broken: Any, *calls: Callable[[Any], object]) -> None:
+        if broken is None:
+            pytest.skip("a deterministic fake has no failure to provoke")
+        for call in calls:
+            with pytest.raises(KimasError):
+                call(broken)
+
+
+class EmbedderContract(FailureContract):
+    def test_a_failure_is_a_kimas_error(self, broken: Embedder | None) -> None:
+        self.fails_with_our_error(
+            broken,
+            lambda m: m.warm_up(),
+            lambda m: m.embed_query([QUESTION]),
+            lambda m: m.embed_passages(["x"]),
+        )
+
     def test_is_an_embedder(self, embedder: Embedder) -> None:
         assert isinstance(embedder, Embedder)
         assert embedder.model_id
@@ -73,7 +100,12 @@ class EmbedderContract:
         assert 0 < short < embedder.count_tokens(QUESTION) < embedder.count_tokens(QUESTION * 4)
 
 
-class ChatModelContract:
+class ChatModelContract(FailureContract):
+    def test_a_failure_is_a_kimas_error(self, broken: ChatModel | None) -> None:
+        self.fails_with_our_error(
+            broken, lambda m: m.complete(HELLO, max_tokens=4), lambda m: list(m.stream(HELLO, max_tokens=4))
+        )
+
     def test_is_a_chat_model(self, chat: ChatModel) -> None:
         assert isinstance(chat, ChatModel)
         assert chat.model_id
@@ -108,8 +140,11 @@ class ChatModelContract:
 RELEVANT = "To install the program, download the installer and run it on your computer."
 
 
-class RerankerContract:
+class RerankerContract(FailureContract):
     """Needs a ``reranker`` fixture."""
+
+    def test_a_failure_is_a_kimas_error(self, broken: Reranker | None) -> None:
+        self.fails_with_our_error(broken, lambda m: m.score(QUESTION, ["a text", "another"]))
 
     def test_is_a_reranker(self, reranker: Reranker) -> None:
         assert isinstance(reranker, Reranker)

@@ -34,6 +34,16 @@ class TestFastEmbedEmbedder(EmbedderContract):
     def embedder(self, real_embedder: FastEmbedEmbedder) -> Embedder:
         return real_embedder
 
+    @pytest.fixture
+    def broken(self, tmp_path: Path, models_cache: Path) -> Embedder:
+        """A model directory whose model.onnx and tokenizer are not what they claim (a copy cut short)."""
+        directory = tmp_path / "broken-model"
+        directory.mkdir()
+        (directory / "config.json").write_text('{"hidden_size": 384}')
+        (directory / "model.onnx").write_bytes(b"\x08\x07" + bytes(range(256)) * 8)
+        (directory / "tokenizer.json").write_text("{}")
+        return FastEmbedEmbedder(EmbeddingModelConfig(path=str(directory)), models_cache)
+
     def test_model_id_is_stable(self, real_embedder: FastEmbedEmbedder) -> None:
         assert real_embedder.model_id == "local/all-MiniLM-L6-v2"
         assert real_embedder.dim == 384

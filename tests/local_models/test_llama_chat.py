@@ -5,7 +5,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,15 @@ class TestLlamaChatModel(ChatModelContract):
     @pytest.fixture
     def chat(self, real_chat: LlamaChatModel) -> ChatModel:
         return real_chat
+
+    @pytest.fixture
+    def broken(self, tmp_path: Path) -> Iterator[ChatModel]:
+        """A GGUF file that is not one (a download cut short)."""
+        gguf = tmp_path / "cut-short.gguf"
+        gguf.write_bytes(b"GGUF" + os.urandom(4096))
+        model = LlamaChatModel(ChatModelConfig(path=str(gguf)))
+        yield model
+        model.close()
 
     def test_prompts_are_cached_and_clear_cache_forgets_them(self, real_chat: LlamaChatModel) -> None:
         real_chat.clear_cache()

@@ -68,6 +68,11 @@ class TestOpenAIChatModelAgainstLlamaServer(ChatModelContract):
     def chat(self, llama_server: str) -> ChatModel:
         return build_chat_model(ChatModelConfig(kind="openai", base_url=llama_server, timeout_s=60))
 
+    @pytest.fixture
+    def broken(self) -> ChatModel:
+        """A chat server that is not there (a port nobody listens on)."""
+        return OpenAIChatModel(ChatModelConfig(kind="openai", base_url=f"http://127.0.0.1:{_free_port()}/v1"))
+
     def test_uses_the_servers_tokenizer(self, llama_server: str) -> None:
         model = OpenAIChatModel(ChatModelConfig(kind="openai", base_url=llama_server))
         assert model.count_tokens("hello world") == 2
