@@ -161,7 +161,7 @@ def parse_pdf(path: Path, extractor: PdfExtractor, *, ocr: bool) -> Document:
             doc.pages = page.of
             if ocr and page.scan:
                 doc.ocr_pages.append(page.number)
-            elif page.text.strip():
+            if page.text.strip():  # a scan's few words of text layer (a stamp, a caption) are kept too
                 yield Block(page.text, page=page.number)
 
     doc.blocks = blocks()

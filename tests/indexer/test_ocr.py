@@ -136,3 +136,29 @@ def test_ocr_chunks_cite_their_page_as_ocr() -> None:
     chunk = Chunk(chunk_id="x", collection="c", source="/a/scan.pdf", text="t", page=3, ocr=True)
     assert chunk.locator == "p. 3 (OCR)"
     assert Chunk(chunk_id="y", collection="c", source="/a/b.pdf", text="t", page=3).locator == "p. 3"
+
+
+@needs_tesseract
+def test_a_scan_with_a_caption_keeps_the_caption_and_is_read_by_ocr(tmp_path: Path) -> None:
+    import io
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out, pagesize=A4)
+    pdf.drawImage(ImageReader(scanned_images([PAGE_TWO])[0]), 0, 60, width=A4[0], height=A4[1] - 60)
+    pdf.drawString(50, 30, "Plate 7")
+    pdf.showPage()
+    pdf.save()
+    path = tmp_path / "plate.pdf"
+    path.write_bytes(out.getvalue())
+    parser = FileParser()
+    try:
+        doc = parser.parse(path, path.read_bytes())
+        assert [(b.text.strip(), b.ocr) for b in doc.blocks] == [("Plate 7", False)]
+        assert doc.ocr_pages == [1]
+        assert "Invoice 4471" in next(iter(parser.recognize(path, doc))).text
+    finally:
+        parser.close()
