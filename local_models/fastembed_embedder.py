@@ -209,13 +209,18 @@ class FastEmbedEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         ordered = [texts[i] for i in order]
-        with self._lock:
-            model = self._loaded()
-            embed = model.query_embed if query else model.passage_embed
-            try:
-                rows = list(embed(ordered, batch_size=self._cfg.batch_size))
-            except Exception as err:
-                raise ModelError(f"The embedding model {self.model_id} failed: {err}") from err
+        # The lock is taken per batch, not per call: a question's embedding (or a small sync) waits for
+        # one batch of a long indexing call, not for all of it.
+        size = self._cfg.batch_size
+        rows: list[Any] = []
+        for start in range(0, len(ordered), size):
+            with self._lock:
+                model = self._loaded()
+                embed = model.query_embed if query else model.passage_embed
+                try:
+                    rows += embed(ordered[start : start + size], batch_size=size)
+                except Exception as err:
+                    raise ModelError(f"The embedding model {self.model_id} failed: {err}") from err
         matrix = np.asarray(rows, dtype=np.float32)
         out = np.empty_like(matrix)
         out[np.asarray(order)] = matrix

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -43,6 +44,25 @@ class TestFastEmbedEmbedder(EmbedderContract):
         (directory / "model.onnx").write_bytes(b"\x08\x07" + bytes(range(256)) * 8)
         (directory / "tokenizer.json").write_text("{}")
         return FastEmbedEmbedder(EmbeddingModelConfig(path=str(directory)), models_cache)
+
+    def test_a_question_does_not_wait_for_a_long_indexing_call(
+        self, real_embedder: FastEmbedEmbedder
+    ) -> None:
+        texts = [f"{QUESTION} number {i}" for i in range(1500)]
+        long_done = threading.Event()
+        question_done_first: list[bool] = []
+
+        def index() -> None:
+            real_embedder.embed_passages(texts)
+            long_done.set()
+
+        worker = threading.Thread(target=index)
+        worker.start()
+        time.sleep(0.2)  # the long call is under way
+        real_embedder.embed_query([QUESTION])
+        question_done_first.append(not long_done.is_set())
+        worker.join()
+        assert question_done_first == [True]
 
     def test_model_id_is_stable(self, real_embedder: FastEmbedEmbedder) -> None:
         assert real_embedder.model_id == "local/all-MiniLM-L6-v2"
