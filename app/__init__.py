@@ -8,6 +8,8 @@
                  rules for the app and the command line
     scheduler    ``IndexScheduler``: the one place that decides who indexes when (uploads, re-index,
                  start-up catch-up, and the edits the folder watcher feeds it); pause, resume, cancel
+    conversations ``ConversationStore``: the chats kept in SQLite in the data dir (``record_codec``
+                 turns their typed values into JSON); ``chats.ChatHistory`` is what the UI asks
     desktop      ``DesktopApp``: what the UI holds: the chat session, knowledge, indexing, models, settings
     doctor       ``kimas doctor``'s report
 

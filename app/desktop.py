@@ -3,6 +3,7 @@
 It holds the chat (``chat``: a ``ChatSession``), the collections (``knowledge``), indexing (``indexing``:
 the one scheduler, which the folder watcher feeds), the files answers cited (``sources``), the models'
 loading state and the Settings tab. Every part comes from one ``Runtime`` and one ``ConfigStore``.
+``history`` keeps the conversations (``ChatHistory``).
 Actions the UI triggers return an ``Outcome``: a ``KimasError``'s sentence as it is, anything else as one
 line that points to the log file, where the traceback goes.
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from app.chats import ChatHistory
 from app.config_store import ConfigStore
 from app.knowledge import Knowledge
 from app.runtime import Runtime
@@ -74,11 +76,13 @@ class DesktopApp:
             log_hint=str(self.log_file),
         )
         self.sources = SourceRegistry(self._all_folders)
+        self.history = ChatHistory(self.data_dir)
         self.chat = ChatSession(
             pipeline=lambda: runtime.pipeline(config.current),
             loading=lambda: self._model.phase == "loading",
             explain=self.explain,
             on_sources=self.sources.remember,
+            persist=self.history.save,
         )
 
     @property

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
+from app.conversations import FILE_NAME as CONVERSATIONS
+from app.conversations import ConversationStore
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
 from cli.render import (
@@ -35,7 +38,11 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     ):
         p = sub.add_parser(name, parents=[common], help=helptext)
         p.add_argument("question", nargs="?", help="the question (omit with --batch)")
-        p.add_argument("--history", help="JSON file: a list of {role, content} messages before the question")
+        p.add_argument(
+            "--history",
+            help="the conversation before the question: a stored conversation's id (the app's chat sidebar "
+            "shows it) or a JSON file with a list of {role, content} messages",
+        )
         p.add_argument(
             "--batch", help="JSONL file: one {id, question, history?} per line; one result per line"
         )
@@ -55,12 +62,26 @@ def _runtime(args: argparse.Namespace) -> Runtime:
     return Runtime(paths, read_config(paths, preset=args.preset))
 
 
+def _history(args: argparse.Namespace) -> list[Message]:
+    """``--history``: a file, else the id of a conversation stored in the data dir."""
+    value = args.history
+    if not value or Path(value).exists():
+        return read_history(value)
+    stored = resolve_paths(args.data_dir, args.config).data_dir / CONVERSATIONS
+    conv = ConversationStore(stored).load(value) if stored.is_file() else None
+    if conv is None:
+        raise KimasError(
+            f"--history {value}: there is no such file, and no stored conversation with that id."
+        )
+    return conv.history()
+
+
 def _inputs(args: argparse.Namespace) -> list[tuple[str, str, list[Message]]]:
     if args.batch:
         return read_batch(args.batch)
     if not args.question:
         raise SystemExit("kimas: give a QUESTION or --batch FILE")
-    return [("", args.question, read_history(args.history))]
+    return [("", args.question, _history(args))]
 
 
 def _batched(args: argparse.Namespace, answer_one: Any) -> int:

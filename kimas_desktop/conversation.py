@@ -8,11 +8,11 @@ generator is always closed in the thread that runs it.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import queue
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
@@ -40,7 +40,6 @@ __all__ = ["AnswerRun", "Conversation", "Turn"]
 log = logging.getLogger(__name__)
 
 TurnState = Literal["running", "done", "stopped", "failed"]
-_ids = itertools.count(1)
 
 
 @dataclass
@@ -97,12 +96,26 @@ class Turn:
             self.status = ""
 
 
+def new_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
 @dataclass
 class Conversation:
-    """A chat: its turns in order. ``history`` is what the context manager sees."""
+    """A chat: its turns in order. ``history`` is what the context manager sees. ``title`` is the first
+    question until the user renames it."""
 
-    id: str = field(default_factory=lambda: f"chat-{next(_ids)}")
+    id: str = field(default_factory=new_id)
     turns: list[Turn] = field(default_factory=list)
+    title: str = ""
+    created_at: float = field(default_factory=time.time)
+
+    @property
+    def display_title(self) -> str:
+        if self.title:
+            return self.title
+        first = " ".join(self.turns[0].question.split()) if self.turns else ""
+        return (first[:77] + "…" if len(first) > 80 else first) or "New chat"
 
     def history(self) -> list[Message]:
         """Finished turns with an answer, as user/assistant messages (failed turns are left out). A

@@ -2,12 +2,15 @@
 
 Chat turns and their history (which feeds the context manager), stopping and regenerating answers. The
 answer pipeline comes from outside (the runtime builds it for the current settings); the sources an
-answer quotes or cites are handed to ``on_sources`` as they arrive (the app serves those files).
+answer quotes or cites are handed to ``on_sources`` as they arrive (the app serves those files). ``persist``
+keeps a conversation (the app stores it): called when a question is asked, every ``persist_every_s`` while
+its answer streams, and when the answer ends however it ends.
 Errors reach people through ``explain``: a sentence, with the details in the log.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator
 
 from kimas_desktop.conversation import AnswerRun, Conversation, Turn
@@ -27,11 +30,15 @@ class ChatSession:
         loading: Callable[[], bool],
         explain: Callable[[BaseException, str], str],
         on_sources: Callable[[Iterable[str]], None],
+        persist: Callable[[Conversation], None] = lambda conv: None,
+        persist_every_s: float = 2.0,
     ) -> None:
         self._pipeline = pipeline
         self._loading = loading
         self._explain = explain
         self._on_sources = on_sources
+        self._persist = persist
+        self._persist_every_s = persist_every_s
         self._runs: dict[str, AnswerRun] = {}
 
     def new_conversation(self) -> Conversation:
@@ -47,6 +54,8 @@ class ChatSession:
         history = conv.history()
         turn = Turn(question, status="Loading the model…" if self._loading() else "Thinking…")
         conv.turns.append(turn)
+        self._persist(conv)
+        saved_at = time.monotonic()
         yield turn
         run = AnswerRun(
             lambda cancel: self._pipeline().ask(question, history, cancel=cancel, decline=decline)
@@ -66,6 +75,9 @@ class ChatSession:
                     self._on_sources(c.chunk.source for c in item.citations)
                 elif isinstance(item, TraceReady):
                     self._on_sources(h.chunk.source for h in item.trace.evidence)
+                if time.monotonic() - saved_at > self._persist_every_s:
+                    self._persist(conv)
+                    saved_at = time.monotonic()
                 yield turn
             if turn.state == "running":  # ended without Done: stopped, or the pipeline just returned
                 turn.state = "stopped" if run.stopped else "done"
@@ -75,6 +87,9 @@ class ChatSession:
             run.stop()
             if self._runs.get(conv.id) is run:
                 del self._runs[conv.id]
+            if turn.state == "running":  # the reader went away (a new question, or the page closed)
+                turn.state, turn.status = "stopped", ""
+            self._persist(conv)
 
     def regenerate(self, conv: Conversation) -> Iterator[Turn]:
         """Ask the last question again (its old answer is dropped from the history). When that answer
@@ -90,10 +105,6 @@ class ChatSession:
         run = self._runs.get(conv.id)
         if run is not None:
             run.stop()
-
-    def new_chat(self, conv: Conversation) -> None:
-        self.stop(conv)
-        conv.turns.clear()
 
     def close(self) -> None:
         for run in list(self._runs.values()):

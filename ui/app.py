@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import astuple
 from typing import Any
 
@@ -14,8 +14,7 @@ import gradio as gr
 from app.desktop import DesktopApp
 from kimas_desktop.app_settings import SettingsForm
 from kimas_desktop.config import PRESETS
-from kimas_desktop.conversation import Conversation
-from ui import handlers, render
+from ui import chat_handlers, handlers, render
 
 CSS = """
 .kimas-citation { margin: 0.25em 0; }
@@ -92,46 +91,121 @@ def _skip_none(value: Any) -> Any:
     return gr.skip() if value is None else value
 
 
-def _chat_tab(desk: DesktopApp, conv: gr.State) -> tuple[gr.Markdown, gr.Markdown]:
-    model_status = gr.Markdown(render.model_markdown(desk.model_state()), elem_id="model-status")
-    hint = gr.Markdown(handlers.chat_hint(desk), elem_id="chat-hint")
-    chatbot = gr.Chatbot(
-        elem_id="chatbot",
-        label="KIMAs",
-        height=560,
-        placeholder=render.READY_HINT,
-        buttons=["copy"],
-        feedback_options=None,
+def _sidebar_outputs(sb: chat_handlers.Sidebar) -> tuple[Any, ...]:
+    """Values for (list, title box, note)."""
+    about = (
+        f"kimas ask --history {sb.selected} continues this chat from the command line" if sb.selected else ""
     )
+    return gr.update(choices=sb.choices, value=sb.selected), gr.update(value=sb.title, info=about), sb.note
+
+
+def _chat_tab(
+    desk: DesktopApp, conv: gr.State
+) -> tuple[gr.Markdown, gr.Markdown, Callable[[gr.Blocks], None]]:
     with gr.Row():
-        question = gr.Textbox(
-            elem_id="question",
-            placeholder="Ask about your documents…",
-            show_label=False,
-            scale=8,
-            lines=1,
-            max_lines=6,
-        )
-        send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
-    with gr.Row():
-        stop = gr.Button("Stop", variant="stop", size="sm", elem_id="stop")
-        again = gr.Button("Regenerate", size="sm", elem_id="regenerate")
-        new = gr.Button("New chat", size="sm", elem_id="new-chat")
+        with gr.Column(scale=1, min_width=220, elem_id="chat-sidebar"):
+            new = gr.Button("New chat", size="sm", variant="primary", elem_id="new-chat")
+            search = gr.Textbox(
+                placeholder="Search conversations…", show_label=False, elem_id="chat-search", lines=1
+            )
+            chats = gr.Radio(choices=[], show_label=False, container=False, elem_id="conversation-list")
+            note = gr.Markdown("", elem_id="chat-list-note")
+            with gr.Accordion("Rename or delete this chat", open=False):
+                title = gr.Textbox(label="Title", elem_id="chat-title", lines=1)
+                rename = gr.Button("Rename", size="sm", elem_id="rename-chat")
+                delete = gr.Button("Delete chat…", size="sm", variant="stop", elem_id="delete-chat")
+                with gr.Row(visible=False) as confirm_row:
+                    confirm = gr.Button(
+                        "Yes, delete it", size="sm", variant="stop", elem_id="confirm-delete-chat"
+                    )
+                    cancel = gr.Button("Cancel", size="sm")
+        with gr.Column(scale=4):
+            model_status = gr.Markdown(render.model_markdown(desk.model_state()), elem_id="model-status")
+            hint = gr.Markdown(handlers.chat_hint(desk), elem_id="chat-hint")
+            chatbot = gr.Chatbot(
+                elem_id="chatbot",
+                label="KIMAs",
+                height=560,
+                placeholder=render.READY_HINT,
+                buttons=["copy"],
+                feedback_options=None,
+            )
+            with gr.Row():
+                question = gr.Textbox(
+                    elem_id="question",
+                    placeholder="Ask about your documents…",
+                    show_label=False,
+                    scale=8,
+                    lines=1,
+                    max_lines=6,
+                )
+                send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
+            with gr.Row():
+                stop = gr.Button("Stop", variant="stop", size="sm", elem_id="stop")
+                again = gr.Button("Regenerate", size="sm", elem_id="regenerate")
 
-    def on_submit(c: Conversation | None, text: str) -> Iterator[tuple[Any, ...]]:
-        yield from handlers.submit(desk, c, text)
+    listing = [chats, title, note]
 
-    def on_regenerate(c: Conversation | None) -> Iterator[tuple[Any, ...]]:
-        yield from handlers.regenerate(desk, c)
+    def streamed(updates: Iterator[chat_handlers.ChatUpdate]) -> Iterator[tuple[Any, ...]]:
+        for messages, conv_id, text, sb in updates:
+            side = _sidebar_outputs(sb) if sb is not None else (gr.skip(),) * 3
+            yield (messages, conv_id, text, *side)
 
-    outputs = [chatbot, conv, question]
-    for trigger in (question.submit, send.click):
-        trigger(on_submit, [conv, question], outputs, show_progress="hidden")
-    again.click(on_regenerate, [conv], outputs, show_progress="hidden")
-    stop.click(lambda c: handlers.stop(desk, c), [conv], None, queue=False)
-    new.click(lambda c: handlers.new_chat(desk, c), [conv], [chatbot, conv])
-    chatbot.clear(lambda c: handlers.new_chat(desk, c), [conv], [chatbot, conv])
-    return model_status, hint
+    def on_submit(c: str | None, text: str, q: str) -> Iterator[tuple[Any, ...]]:
+        yield from streamed(chat_handlers.submit(desk, c, text, q))
+
+    def on_regenerate(c: str | None, q: str) -> Iterator[tuple[Any, ...]]:
+        yield from streamed(chat_handlers.regenerate(desk, c, q))
+
+    def shown(result: tuple[list[dict[str, Any]], str, chat_handlers.Sidebar]) -> tuple[Any, ...]:
+        messages, conv_id, sb = result
+        return (messages, conv_id, *_sidebar_outputs(sb))
+
+    outputs = [chatbot, conv, question, *listing]
+    answering: list[Any] = [
+        trigger(on_submit, [conv, question, search], outputs, show_progress="hidden")
+        for trigger in (question.submit, send.click)
+    ]
+    answering.append(again.click(on_regenerate, [conv, search], outputs, show_progress="hidden"))
+    stop.click(lambda c: chat_handlers.stop(desk, c), [conv], None, queue=False)
+    # Leaving a chat ends the stream that shows it (its answer is kept as far as it got).
+    switched = [chatbot, conv, *listing]
+    new.click(
+        lambda c, q: shown(chat_handlers.new_chat(desk, c, q)), [conv, search], switched, cancels=answering
+    )
+    chatbot.clear(
+        lambda c, q: shown(chat_handlers.new_chat(desk, c, q)), [conv, search], switched, cancels=answering
+    )
+    chats.input(
+        lambda c, w, q: shown(chat_handlers.open_chat(desk, c, w, q)),
+        [conv, chats, search],
+        switched,
+        cancels=answering,
+    )
+    search.change(lambda c, q: _sidebar_outputs(chat_handlers.sidebar(desk, c, q)), [conv, search], listing)
+    rename.click(
+        lambda c, t, q: _sidebar_outputs(chat_handlers.rename_chat(desk, c, t, q)),
+        [conv, title, search],
+        listing,
+    )
+    title.submit(
+        lambda c, t, q: _sidebar_outputs(chat_handlers.rename_chat(desk, c, t, q)),
+        [conv, title, search],
+        listing,
+    )
+    delete.click(lambda: gr.update(visible=True), None, [confirm_row])
+    cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
+    confirm.click(
+        lambda c, q: (*shown(chat_handlers.delete_chat(desk, c, q)), gr.update(visible=False)),
+        [conv, search],
+        [*switched, confirm_row],
+        cancels=answering,
+    )
+
+    def bind_restore(demo: gr.Blocks) -> None:
+        demo.load(lambda q: shown(chat_handlers.restore(desk, q)), [search], switched)
+
+    return model_status, hint, bind_restore
 
 
 def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
@@ -311,7 +385,7 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
         gr.Markdown("# KIMAs Desktop\nPrivate answers from your own documents, computed on this computer.")
         with gr.Tabs():
             with gr.Tab("Chat", id="chat"):
-                chat_status, chat_hint = _chat_tab(desk, conv)
+                chat_status, chat_hint, bind_restore = _chat_tab(desk, conv)
             with gr.Tab("Knowledge", id="knowledge"):
                 k = _knowledge_tab(desk)
             with gr.Tab("Settings", id="settings"):
@@ -354,6 +428,7 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
             queue=False,
         )
         demo.load(lambda c: astuple(handlers.load_collection_settings(desk, c)), [k["selected"]], k["fields"])
+        bind_restore(demo)
     return demo
 
 

@@ -6,54 +6,18 @@ for a view means "unchanged" (the app turns it into ``gr.skip()``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from app.desktop import DesktopApp, Outcome
 from app.knowledge import CollectionStatus
 from kimas_desktop.app_settings import SettingsForm
-from kimas_desktop.conversation import Conversation
 from kimas_desktop.errors import KimasError
 from kimas_desktop.indexing import IndexingState
 from ui import render
 
-ChatUpdate = tuple[list[dict[str, Any]], Conversation, str]
-
-
-# -- chat --------------------------------------------------------------------------------------------
-
-
-def _stream(conv: Conversation, turns: Iterator[object]) -> Iterator[ChatUpdate]:
-    for _ in turns:
-        yield render.chat_messages(conv), conv, ""
-
-
-def submit(desk: DesktopApp, conv: Conversation | None, text: str) -> Iterator[ChatUpdate]:
-    """Ask ``text``: yields the whole chat after every streamed change; the textbox is cleared."""
-    conv = conv or desk.chat.new_conversation()
-    if not text.strip():
-        yield render.chat_messages(conv), conv, text
-        return
-    yield from _stream(conv, desk.chat.ask(conv, text))
-
-
-def regenerate(desk: DesktopApp, conv: Conversation | None) -> Iterator[ChatUpdate]:
-    conv = conv or desk.chat.new_conversation()
-    yield render.chat_messages(conv), conv, ""
-    yield from _stream(conv, desk.chat.regenerate(conv))
-
-
-def stop(desk: DesktopApp, conv: Conversation | None) -> None:
-    if conv is not None:
-        desk.chat.stop(conv)
-
-
-def new_chat(desk: DesktopApp, conv: Conversation | None) -> tuple[list[dict[str, Any]], Conversation]:
-    conv = conv or desk.chat.new_conversation()
-    desk.chat.new_chat(conv)
-    return [], conv
+# -- chat (the conversation handlers are in ui/chat_handlers.py) -------------------------------------
 
 
 def chat_hint(desk: DesktopApp) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from app.conversations import ConversationSummary
 from app.desktop import ModelState, Outcome
 from app.knowledge import CollectionStatus
 from app.sources import source_token
@@ -182,6 +183,28 @@ def chat_messages(conv: Conversation | None) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def conversation_choices(items: Sequence[ConversationSummary]) -> list[tuple[str, str]]:
+    """The sidebar's entries: title and date (time of day for today's), newest first."""
+    today = time.strftime("%Y-%m-%d")
+
+    def when(ts: float) -> str:
+        day = time.strftime("%Y-%m-%d", time.localtime(ts))
+        return time.strftime("%H:%M", time.localtime(ts)) if day == today else day
+
+    return [(f"{c.title} · {when(c.updated_at)}", c.id) for c in items]
+
+
+def history_note(problem: str, *, searching: bool, found: bool) -> str:
+    """Under the sidebar: why conversations are not saved, or that a search found nothing."""
+    if problem:
+        return f"⚠ {esc(problem)}"
+    if searching and not found:
+        return "_No conversation matches._"
+    if not found:
+        return "_Your conversations will be listed here._"
+    return ""
 
 
 def _hit_line(n: int, h: Hit) -> str:

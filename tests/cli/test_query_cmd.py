@@ -119,6 +119,24 @@ def test_unanswerable_question_is_answered_as_such(data_dir: Path) -> None:
     assert result["citations"] == []
 
 
+def test_history_can_be_a_stored_conversation_of_the_app(data_dir: Path) -> None:
+    from app.conversations import FILE_NAME, ConversationStore
+    from kimas_desktop.conversation import Conversation, Turn
+
+    conv = Conversation(
+        turns=[Turn("Tell me about the greenhouse tomatoes", "They are watered daily.", state="done")]
+    )
+    ConversationStore(data_dir / FILE_NAME).save(conv)
+    out = kimas(data_dir, "retrieve", "When did they ripen?", "--history", conv.id)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert "tomatoes" in result["query"].lower()  # the stored chat carried the topic over
+    assert result["routes"][0]["collection"] == "garden"
+    missing = kimas(data_dir, "retrieve", "q", "--history", "no-such-chat")
+    assert missing.returncode == 2
+    assert "no stored conversation with that id" in missing.stderr and "Traceback" not in missing.stderr
+
+
 def test_bad_history_file_is_a_clear_error(data_dir: Path, tmp_path: Path) -> None:
     bad = tmp_path / "h.json"
     bad.write_text('{"role": "user"}')

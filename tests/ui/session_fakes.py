@@ -204,7 +204,7 @@ def make_rig(
     indexer = FolderIndexer(searcher)
     chat = chat or ScriptedChatModel(scripted())
     data_dir = tmp_path / "data"
-    data_dir.mkdir(parents=True)
+    data_dir.mkdir(parents=True, exist_ok=True)
     cfg = parse_config({"preset": "full", **(config or {})})
     holder: dict[str, Rig] = {}
     gated = _GatedChat(chat, holder)

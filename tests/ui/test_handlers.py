@@ -12,7 +12,7 @@ from kimas_desktop.events import Trace
 from kimas_desktop.summarizer import NO_KNOWLEDGE
 from kimas_desktop.types import Chunk, Citation, Hit, Route
 from tests.ui.session_fakes import ANSWER, Rig, make_rig, write_docs
-from ui import handlers, render
+from ui import chat_handlers, handlers, render
 
 
 def _indexed(tmp_path: Path, **kw: object) -> Rig:
@@ -30,9 +30,10 @@ def _indexed(tmp_path: Path, **kw: object) -> Rig:
 
 def test_submit_streams_the_answer_into_the_chat(tmp_path: Path) -> None:
     rig = _indexed(tmp_path)
-    updates = list(handlers.submit(rig.session, None, "What is the launch code of Project Heliotrope?"))
+    updates = list(chat_handlers.submit(rig.session, None, "What is the launch code of Project Heliotrope?"))
     contents = [u[0][1]["content"] for u in updates]
     assert all(u[2] == "" for u in updates)  # the textbox is cleared at once
+    assert updates[0][3] is not None and updates[0][3].choices[0][0].startswith("What is the launch code")
     assert updates[0][0][0] == {"role": "user", "content": "What is the launch code of Project Heliotrope?"}
     assert contents[0] == "_Thinking…_"
     texts = [c for c in contents if not c.startswith("_") and not c.endswith("_")]  # no status lines
@@ -41,7 +42,7 @@ def test_submit_streams_the_answer_into_the_chat(tmp_path: Path) -> None:
     # The grounded quote comes first, before any word of the model's answer.
     first_quote = next(c for c in contents if "kimas-quotes" in c)
     assert contents.index(first_quote) < min(i for i, c in enumerate(contents) if "The launch code is" in c)
-    final_messages, conv, _ = updates[-1]
+    final_messages, conv, _, _ = updates[-1]
     answer = final_messages[1]["content"]
     assert answer.startswith("<div class='kimas-quotes' data-answerable='true'>")
     assert (
@@ -53,20 +54,21 @@ def test_submit_streams_the_answer_into_the_chat(tmp_path: Path) -> None:
     trace = final_messages[2]
     assert trace["metadata"]["title"] == "How this answer was made"
     assert "Evidence given to the model" in trace["content"] and "Timings" in trace["content"]
-    again = list(handlers.submit(rig.session, conv, "And the plants?"))[-1][0]
+    again = list(chat_handlers.submit(rig.session, conv, "And the plants?"))[-1][0]
     assert [m["role"] for m in again] == ["user", "assistant", "assistant"] * 2
 
 
 def test_empty_question_changes_nothing(tmp_path: Path) -> None:
     rig = make_rig(tmp_path)
-    [(messages, conv, text)] = list(handlers.submit(rig.session, None, "   "))
-    assert messages == [] and conv.turns == [] and text == "   "
+    [(messages, conv_id, text, listing)] = list(chat_handlers.submit(rig.session, None, "   "))
+    assert messages == [] and rig.session.history.get(conv_id).turns == [] and text == "   "
+    assert listing is None and chat_handlers.sidebar(rig.session, conv_id).choices == []
 
 
 def test_without_knowledge_the_chat_says_how_to_add_some(tmp_path: Path) -> None:
     rig = make_rig(tmp_path)
     assert "No knowledge yet" in handlers.chat_hint(rig.session)
-    messages = list(handlers.submit(rig.session, None, "Hi?"))[-1][0]
+    messages = list(chat_handlers.submit(rig.session, None, "Hi?"))[-1][0]
     assert messages[1]["content"] == NO_KNOWLEDGE
     assert handlers.chat_hint(_indexed(tmp_path / "later").session) == ""
 
@@ -76,14 +78,14 @@ def test_errors_are_plain_sentences_on_the_page(tmp_path: Path) -> None:
         raise ModelError("The chat model could not be loaded: llama.cpp cannot read it.")
 
     rig = _indexed(tmp_path, chat_builder=fails)
-    content = list(handlers.submit(rig.session, None, "Hi?"))[-1][0][1]["content"]
+    content = list(chat_handlers.submit(rig.session, None, "Hi?"))[-1][0][1]["content"]
     assert content == "⚠ **Could not answer:** The chat model could not be loaded: llama.cpp cannot read it."
 
     def crashes(config: object) -> object:
         raise KeyError("boom")
 
     rig = _indexed(tmp_path / "b", chat_builder=crashes)
-    content = list(handlers.submit(rig.session, None, "Hi?"))[-1][0][1]["content"]
+    content = list(chat_handlers.submit(rig.session, None, "Hi?"))[-1][0][1]["content"]
     assert "Something went wrong while answering" in content and "kimas.log" in content
     assert "Traceback" not in content and 'File "' not in content
 
@@ -91,13 +93,43 @@ def test_errors_are_plain_sentences_on_the_page(tmp_path: Path) -> None:
 def test_stop_regenerate_and_new_chat(tmp_path: Path) -> None:
     rig = _indexed(tmp_path)
     s = rig.session
-    messages, conv, _ = list(handlers.submit(s, None, "What is the launch code?"))[-1]
-    handlers.stop(s, conv)  # nothing running: harmless
-    handlers.stop(s, None)
-    regenerated = list(handlers.regenerate(s, conv))
+    messages, conv_id, _, _ = list(chat_handlers.submit(s, None, "What is the launch code?"))[-1]
+    chat_handlers.stop(s, conv_id)  # nothing running: harmless
+    chat_handlers.stop(s, None)
+    regenerated = list(chat_handlers.regenerate(s, conv_id))
     assert regenerated[-1][0][1]["content"] == messages[1]["content"]
-    assert len(conv.turns) == 1
-    assert handlers.new_chat(s, conv) == ([], conv) and conv.turns == []
+    assert len(s.history.get(conv_id).turns) == 1
+    empty, new_id, listing = chat_handlers.new_chat(s, conv_id)
+    assert empty == [] and new_id != conv_id and listing.selected is None  # not stored before a question
+    assert [v for _, v in listing.choices] == [conv_id]  # the old chat stays
+
+
+def test_the_sidebar_opens_renames_searches_and_deletes(tmp_path: Path) -> None:
+    rig = _indexed(tmp_path)
+    s = rig.session
+    _, first, _, _ = list(chat_handlers.submit(s, None, "What is the launch code?"))[-1]
+    _, second, _ = chat_handlers.new_chat(s, first)
+    *_, listing = list(chat_handlers.submit(s, second, "When are the plants watered?"))[-1]
+    assert listing is not None and [v for _, v in listing.choices] == [second, first]
+    assert listing.selected == second and listing.title == "When are the plants watered?"
+    assert listing.choices[0][0].startswith("When are the plants watered? · ")
+    # Opening the older chat shows its answer.
+    messages, shown, listing = chat_handlers.open_chat(s, second, first)
+    assert shown == first and messages[0]["content"] == "What is the launch code?"
+    assert ANSWER in messages[1]["content"] and listing.selected == first
+    # A reload (or a restart) shows the one opened last.
+    assert chat_handlers.restore(s)[1] == first
+    # Search looks into titles, questions and answers.
+    assert [v for _, v in chat_handlers.sidebar(s, first, "plants").choices] == [second]
+    answered = chat_handlers.sidebar(s, first, "purple-otter").choices  # the scripted answer of both
+    assert sorted(v for _, v in answered) == sorted([first, second])
+    assert chat_handlers.sidebar(s, first, "zebra").note == "_No conversation matches._"
+    listing = chat_handlers.rename_chat(s, first, "Launch codes", "launch codes")
+    assert [label.split(" · ")[0] for label, _ in listing.choices] == ["Launch codes"]
+    assert listing.title == "Launch codes"
+    messages, after, listing = chat_handlers.delete_chat(s, first)
+    assert messages == [] and after not in (first, second)
+    assert [v for _, v in listing.choices] == [second]
 
 
 def test_upload_sanitizes_odd_names_into_the_managed_folder(tmp_path: Path) -> None:

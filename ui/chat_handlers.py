@@ -1,0 +1,126 @@
+"""Chat tab handlers: asking, stopping, regenerating, and the conversation sidebar (no Gradio here).
+
+The page holds only the open conversation's id; the conversation itself lives in the app
+(``DesktopApp.history``), so a reload, a second tab or a restart shows the same chat. ``None`` for the
+sidebar means "unchanged".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from app.desktop import DesktopApp
+from kimas_desktop.conversation import Conversation
+from ui import render
+
+__all__ = [
+    "ChatUpdate",
+    "Sidebar",
+    "delete_chat",
+    "new_chat",
+    "open_chat",
+    "regenerate",
+    "rename_chat",
+    "restore",
+    "sidebar",
+    "stop",
+    "submit",
+]
+
+
+@dataclass(frozen=True)
+class Sidebar:
+    choices: list[tuple[str, str]]  # (label, conversation id), newest first
+    selected: str | None  # the open conversation, when it is stored
+    title: str  # the open conversation's title (the rename box)
+    note: str  # Markdown: no match, or why conversations are not saved
+
+
+Messages = list[dict[str, Any]]
+ChatUpdate = tuple[Messages, str, str, Sidebar | None]  # chat, conversation id, question box, sidebar
+
+
+def sidebar(desk: DesktopApp, conv_id: str | None, search: str = "") -> Sidebar:
+    items = desk.history.summaries(search)
+    conv = desk.history.get(conv_id) if conv_id else None
+    ids = {c.id for c in items}
+    note = render.history_note(desk.history.problem, searching=bool(search.strip()), found=bool(items))
+    return Sidebar(
+        render.conversation_choices(items),
+        conv_id if conv_id in ids else None,
+        conv.display_title if conv is not None and conv.turns else "",
+        note,
+    )
+
+
+def restore(desk: DesktopApp, search: str = "") -> tuple[Messages, str, Sidebar]:
+    """On page load: the conversation open last (before a reload or a restart), or a new one."""
+    conv = desk.history.current()
+    return render.chat_messages(conv), conv.id, sidebar(desk, conv.id, search)
+
+
+def _stream(
+    desk: DesktopApp, conv: Conversation, turns: Iterator[object], search: str
+) -> Iterator[ChatUpdate]:
+    first = True
+    for _ in turns:
+        # The sidebar once the question is stored (a new chat appears in it), and at the end.
+        yield render.chat_messages(conv), conv.id, "", sidebar(desk, conv.id, search) if first else None
+        first = False
+    yield render.chat_messages(conv), conv.id, "", sidebar(desk, conv.id, search)
+
+
+def submit(desk: DesktopApp, conv_id: str | None, text: str, search: str = "") -> Iterator[ChatUpdate]:
+    """Ask ``text`` in the open conversation: yields the whole chat after every streamed change; the
+    question box is cleared. An answer still streaming in this conversation is stopped first (it keeps
+    what it had) and the new question is asked."""
+    conv = desk.history.get(conv_id)
+    if not text.strip():
+        yield render.chat_messages(conv), conv.id, text, None
+        return
+    yield from _stream(desk, conv, desk.chat.ask(conv, text), search)
+
+
+def regenerate(desk: DesktopApp, conv_id: str | None, search: str = "") -> Iterator[ChatUpdate]:
+    conv = desk.history.get(conv_id)
+    yield render.chat_messages(conv), conv.id, "", None
+    yield from _stream(desk, conv, desk.chat.regenerate(conv), search)
+
+
+def stop(desk: DesktopApp, conv_id: str | None) -> None:
+    if conv_id is not None:
+        desk.chat.stop(desk.history.get(conv_id))
+
+
+def new_chat(desk: DesktopApp, conv_id: str | None, search: str = "") -> tuple[Messages, str, Sidebar]:
+    """A new, empty conversation; the open one stays in the sidebar (an answer it was writing stops)."""
+    stop(desk, conv_id)
+    conv = desk.history.new()
+    return [], conv.id, sidebar(desk, conv.id, search)
+
+
+def open_chat(
+    desk: DesktopApp, conv_id: str | None, wanted: str | None, search: str = ""
+) -> tuple[Messages, str, Sidebar]:
+    if not wanted or wanted == conv_id:
+        conv = desk.history.get(conv_id)
+        return render.chat_messages(conv), conv.id, sidebar(desk, conv.id, search)
+    stop(desk, conv_id)
+    conv = desk.history.open(wanted)
+    return render.chat_messages(conv), conv.id, sidebar(desk, conv.id, search)
+
+
+def rename_chat(desk: DesktopApp, conv_id: str | None, title: str, search: str = "") -> Sidebar:
+    if conv_id and title.strip():
+        desk.history.rename(conv_id, title)
+    return sidebar(desk, conv_id, search)
+
+
+def delete_chat(desk: DesktopApp, conv_id: str | None, search: str = "") -> tuple[Messages, str, Sidebar]:
+    """Delete the open conversation; a new, empty one opens."""
+    if conv_id:
+        stop(desk, conv_id)
+        desk.history.delete(conv_id)
+    return new_chat(desk, None, search)
