@@ -10,10 +10,10 @@ from typing import Any
 
 from kimas_desktop.answerability import Answerability
 from kimas_desktop.errors import KimasError
-from kimas_desktop.events import Trace
 from kimas_desktop.pipeline import RetrievalResult
 from kimas_desktop.quote import Quote
 from kimas_desktop.support import SentenceSupport
+from kimas_desktop.trace import Trace, stage_fields
 from kimas_desktop.types import Chunk, Citation, Hit, Message, Route
 
 
@@ -123,14 +123,8 @@ def trace_json(t: Trace) -> dict[str, Any]:
         ],
         "agent_queries": t.agent_queries,
         "evidence": [{"n": i + 1, **hit_json(h)} for i, h in enumerate(t.evidence)],
-        "stages": [
-            {"stage": s.stage, "ms": s.ms, **{k: _plain(v) for k, v in s.detail.items()}} for s in t.stages
-        ],
+        "stages": [{"stage": s.stage, "ms": s.ms, **stage_fields(s)} for s in t.stages],
     }
-
-
-def _plain(v: object) -> object:
-    return v if isinstance(v, (str, int, float, bool, list, dict, type(None))) else str(v)
 
 
 def retrieval_json(r: RetrievalResult) -> dict[str, Any]:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kimas_desktop.answerability import Answerability
 from kimas_desktop.quote import Quote
 from kimas_desktop.support import SentenceSupport
-from kimas_desktop.types import Citation, Hit, Route, StageTrace
+from kimas_desktop.trace import Trace
+from kimas_desktop.types import Citation
 
 
 @dataclass(frozen=True)
@@ -50,34 +51,6 @@ class CitationsReady:
     citations: tuple[Citation, ...]
     available: bool = True  # False: the look-back step failed; the answer stands without citations
     note: str = ""
-
-
-@dataclass
-class Trace:
-    """How an answer was made: every stage's record, in order. Mutable only while the pipeline runs."""
-
-    question: str = ""
-    query: str = ""
-    routes: list[Route] = field(default_factory=list)
-    agent_queries: dict[str, list[str]] = field(default_factory=dict)
-    evidence: list[Hit] = field(default_factory=list)
-    stages: list[StageTrace] = field(default_factory=list)
-
-    def add(self, stage: str, ms: float, **detail: object) -> None:
-        self.stages.append(StageTrace(stage=stage, ms=ms, detail=dict(detail)))
-
-    @property
-    def timings_ms(self) -> dict[str, float]:
-        out: dict[str, float] = {}
-        for s in self.stages:
-            out[s.stage] = round(out.get(s.stage, 0.0) + s.ms, 1)
-        return out
-
-    def detail(self, stage: str) -> dict[str, object]:
-        for s in self.stages:
-            if s.stage == stage:
-                return s.detail
-        return {}
 
 
 @dataclass(frozen=True)

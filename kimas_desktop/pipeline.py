@@ -36,7 +36,6 @@ from kimas_desktop.events import (
     QuoteReady,
     Status,
     SupportReady,
-    Trace,
     TraceReady,
 )
 from kimas_desktop.evidence import EvidenceFilter, pack
@@ -49,6 +48,25 @@ from kimas_desktop.quote import renumber_quotes
 from kimas_desktop.router import CentroidRouter
 from kimas_desktop.summarizer import NO_KNOWLEDGE, NOT_FOUND, Summarizer, answer_messages, is_not_found
 from kimas_desktop.support import uses_quote
+from kimas_desktop.trace import (
+    AgenticStage,
+    AnswerCheckStage,
+    AnswerStage,
+    CitationsStage,
+    ContextStage,
+    FirstTokenStage,
+    PackStage,
+    QuoteStage,
+    ReembedStage,
+    RerankStage,
+    RetrieveErrorStage,
+    RetrieveStage,
+    RewriteStage,
+    RouteStage,
+    SupportStage,
+    TotalStage,
+    Trace,
+)
 from kimas_desktop.types import Citation, Hit, Message, Route
 
 log = logging.getLogger(__name__)
@@ -135,8 +153,13 @@ class Pipeline:
 
     # -- retrieval path -------------------------------------------------------------------------
 
-    def _collections(self) -> list[str]:
-        return [c.name for c in self._searcher.collections() if c.chunks > 0]
+    def _collections(self, trace: Trace) -> list[str]:
+        """The collections with chunks; those built with another embedding model go into the trace."""
+        infos = [c for c in self._searcher.collections() if c.chunks > 0]
+        stale = tuple(c.name for c in infos if c.needs_reembedding)
+        if stale:
+            trace.add(ReembedStage(0.0, stale))
+        return [c.name for c in infos]
 
     def _stage1(
         self,
@@ -153,13 +176,13 @@ class Pipeline:
         routes = self._router.score(question, raw_vec, names)
         route_ms = clock.ms()
         rewrite = rewrite_future.result()
-        trace.add("rewrite", clock.ms(), method=rewrite.method, query=rewrite.query, note=rewrite.note)
-        trace.add("route", route_ms, on="question", scores={r.collection: round(r.score, 4) for r in routes})
+        trace.add(RewriteStage(clock.ms(), rewrite.method, rewrite.query, rewrite.note))
+        trace.add(RouteStage(route_ms, "question", {r.collection: round(r.score, 4) for r in routes}))
         if rewrite.query != question and self.config.routing.recheck and names:
             t = _Clock()
             query_vec = self._embedder.embed_query([rewrite.query])[0]
             routes = self._router.score(rewrite.query, query_vec, names)
-            trace.add("reroute", t.ms(), on="query", scores={r.collection: round(r.score, 4) for r in routes})
+            trace.add(RouteStage(t.ms(), "query", {r.collection: round(r.score, 4) for r in routes}))
         trace.query = rewrite.query
         trace.routes = list(routes)
         return rewrite.query, routes
@@ -184,38 +207,32 @@ class Pipeline:
         names: Sequence[str] | None = None,
     ) -> RetrievalResult:
         trace.question = question
-        names = self._collections() if names is None else names
+        names = self._collections(trace) if names is None else names
         query, routes = self._stage1(question, history, names, trace, stages)
         active = [r.collection for r in self._router.select(routes)]
         clock = _Clock()
         analysis_future = self._pool.submit(stages.analyzer.analyze, question, history) if analyze else None
         results = self._search_agents(query, active, stages.chat)
-        trace.add("retrieve", clock.ms(), agents={r.collection: r.ms for r in results})
+        trace.add(RetrieveStage(clock.ms(), {r.collection: r.ms for r in results}))
         for r in results:
             trace.agent_queries[r.collection] = list(r.queries)
             if r.error:
-                trace.add("retrieve_error", 0.0, collection=r.collection, error=r.error)
+                trace.add(RetrieveErrorStage(0.0, r.collection, r.error))
         analysis = None
         if analysis_future is not None:
             analysis = analysis_future.result()
-            trace.add(
-                "context_analysis",
-                clock.ms(),
-                method=analysis.method,
-                analysis=analysis.analysis,
-                related=list(analysis.related),
-            )
+            trace.add(ContextStage(clock.ms(), analysis.method, analysis.analysis, tuple(analysis.related)))
         t = _Clock()
         candidates = [h for r in results for h in r.hits]
         hits = self._filter.rerank(query, candidates)
-        trace.add("rerank", t.ms(), candidates=len(candidates), kept=len(hits))
+        trace.add(RerankStage(t.ms(), len(candidates), len(hits)))
         return RetrievalResult(question, query, tuple(routes), tuple(active), tuple(hits), trace, analysis)
 
     def retrieve(self, question: str, history: Sequence[Message] = ()) -> RetrievalResult:
         """Steps up to the filter: the best evidence for ``question`` in this conversation."""
         clock = _Clock()
         result = self._retrieve(question, history, Trace(), analyze=False, stages=self._stages)
-        result.trace.add("total", clock.ms())
+        result.trace.add(TotalStage(clock.ms()))
         return result
 
     # -- answer path ----------------------------------------------------------------------------
@@ -237,15 +254,13 @@ class Pipeline:
             fall_back,
         )
         if verdict is None:
-            trace.add("agentic", clock.ms(), fallback=f"judgement failed: {failed[0]}")
+            trace.add(AgenticStage(clock.ms(), fallback=f"judgement failed: {failed[0]}"))
             return list(first.hits)
-        detail: dict[str, object] = {
-            "is_sufficient": verdict.is_sufficient,
-            "missing_info": verdict.missing_info,
-            "queries": list(verdict.queries),
-        }
+        verdict_record = AgenticStage(
+            0.0, verdict.is_sufficient, verdict.missing_info, tuple(verdict.queries)
+        )
         if verdict.is_sufficient or not verdict.queries:
-            trace.add("agentic", clock.ms(), **detail)
+            trace.add(replace(verdict_record, ms=clock.ms()))
             return list(first.hits)
         remaining = ac.timeout_s - clock.ms() / 1000
         agents = self._agents(first.active, stages.chat)
@@ -256,11 +271,11 @@ class Pipeline:
             fall_back,
         )
         if lists is None:
-            trace.add("agentic", clock.ms(), **detail, fallback=f"second search failed: {failed[-1]}")
+            trace.add(replace(verdict_record, ms=clock.ms(), fallback=f"second search failed: {failed[-1]}"))
             return list(first.hits)
         fused = reciprocal_rank_fusion([list(first.hits), *lists])
         hits = self._filter.rerank(first.query, [replace(h, origin=h.origin or "agentic") for h in fused])
-        trace.add("agentic", clock.ms(), **detail, fused=len(fused))
+        trace.add(replace(verdict_record, ms=clock.ms(), fused=len(fused)))
         return hits
 
     def ask(
@@ -281,7 +296,7 @@ class Pipeline:
         stages = self._stages if cancel is None else self._llm_stages(CancellableChat(self._chat, cancel))
         trace = Trace()
         history = list(history)
-        names = self._collections()
+        names = self._collections(trace)
         if not names:
             trace.question = question
             yield AnswerDelta(NO_KNOWLEDGE)
@@ -303,7 +318,7 @@ class Pipeline:
         budget = max(sc.context_tokens - related_tokens, sc.context_tokens // 2)
         t = _Clock()
         packed, used = pack(first.hits, budget, self._chat.count_tokens)
-        trace.add("pack", t.ms(), sources=len(packed), tokens=used, budget=budget)
+        trace.add(PackStage(t.ms(), len(packed), used, budget))
         grounding: Grounding | None = None
         if gc.enabled and packed:
             grounding = self._ground(question, first, packed, trace, clock)
@@ -315,13 +330,13 @@ class Pipeline:
         if self.config.agentic.enabled and packed and grounding is not None and self._small_model:
             # Measured (bench/RESULTS.md, issue 12): the embedded model's sufficiency verdict is noise and
             # costs most of the time to the first token; the answerability decision stands in for it.
-            trace.add("agentic", 0.0, skipped="the embedded chat model; answerability decided instead")
+            trace.add(AgenticStage(0.0, skipped="the embedded chat model; answerability decided instead"))
         elif self.config.agentic.enabled and packed:
             yield Status("agentic", "Checking whether the evidence is enough…")
             hits = self._second_round(question, first, packed, trace, stages)
             if [h.chunk.chunk_id for h in hits] != [h.chunk.chunk_id for h in first.hits]:
                 packed, used = pack(hits, budget, self._chat.count_tokens)
-                trace.add("pack", 0.0, sources=len(packed), tokens=used, round=2)
+                trace.add(PackStage(0.0, len(packed), used, round=2))
         trace.evidence = list(packed)
         if grounding is not None and gc.decline and decline and self._llm_check and packed:
             yield Status("check", "Checking that your documents answer this…")
@@ -331,7 +346,7 @@ class Pipeline:
         if not packed:
             yield AnswerDelta(NOT_FOUND)
             yield CitationsReady((), True, "nothing relevant was found")
-            trace.add("total", clock.ms())
+            trace.add(TotalStage(clock.ms()))
             yield TraceReady(trace)
             yield Done(NOT_FOUND, answered_from_sources=False)
             return
@@ -344,36 +359,28 @@ class Pipeline:
         try:
             for delta in guard_stream(stages.summarizer.stream(messages), guard):
                 if not parts:
-                    trace.add("first_token", clock.ms())
+                    trace.add(FirstTokenStage(clock.ms()))
                 parts.append(delta)
                 yield AnswerDelta(delta)
         finally:
-            trace.add(
-                "answer", t.ms(), tokens=len(parts), **({"stopped": guard.reason} if guard.reason else {})
-            )
+            trace.add(AnswerStage(t.ms(), len(parts), guard.reason or ""))
         answer = guard.text
         cited = None
         if sc.citations:
             t = _Clock()
             cited = stages.summarizer.cite(messages, answer, packed)
-            trace.add("citations", t.ms(), cited=[c.n for c in cited.citations], note=cited.note)
+            trace.add(CitationsStage(t.ms(), tuple(c.n for c in cited.citations), cited.note))
         citations = cited.citations if cited is not None else ()
         if gc.enabled and gc.support and answer and not is_not_found(answer):
             t = _Clock()
             report = self._grounder.check(answer, packed, [c.n for c in citations])
             quote_used = uses_quote(answer, " ".join(q.text for q in quotes), question) if quotes else None
-            trace.add(
-                "support",
-                t.ms(),
-                sentences=len(report.sentences),
-                unsupported=report.unsupported,
-                uses_quote=quote_used,
-            )
+            trace.add(SupportStage(t.ms(), len(report.sentences), report.unsupported, quote_used))
             yield SupportReady(report.sentences, quote_used)
             citations = point_at_sentences(citations, report.sentences)
         if cited is not None:
             yield CitationsReady(citations, cited.available, cited.note)
-        trace.add("total", clock.ms())
+        trace.add(TotalStage(clock.ms()))
         yield TraceReady(trace)
         yield Done(answer, answered_from_sources=not is_not_found(answer))
 
@@ -389,14 +396,15 @@ class Pipeline:
         grounding = self._grounder.ground(question, packed, synopses, query=first.query)
         a = grounding.answerability
         trace.add(
-            "quote",
-            t.ms(),
-            at_ms=clock.ms(),
-            quotes=[q.n for q in grounding.quotes],
-            answerable=a.answerable,
-            score=a.score,
-            threshold=a.threshold,
-            idf=grounding.idf_from,
+            QuoteStage(
+                t.ms(),
+                at_ms=clock.ms(),
+                quotes=tuple(q.n for q in grounding.quotes),
+                answerable=a.answerable,
+                score=a.score,
+                threshold=a.threshold,
+                idf=grounding.idf_from,
+            )
         )
         return grounding
 
@@ -408,9 +416,9 @@ class Pipeline:
         try:
             verdict = stages.checker.answerable(question, packed)
         except KimasError as err:
-            trace.add("answer_check", t.ms(), fallback=f"judgement failed: {err}")
+            trace.add(AnswerCheckStage(t.ms(), fallback=f"judgement failed: {err}"))
             return True
-        trace.add("answer_check", t.ms(), answerable=verdict)
+        trace.add(AnswerCheckStage(t.ms(), answerable=verdict))
         return verdict
 
     def _decline(self, question: str, grounding: Grounding, trace: Trace, clock: _Clock) -> Iterator[Event]:
@@ -419,6 +427,6 @@ class Pipeline:
         yield AnswerDelta(text)
         citations = tuple(Citation(q.n, q.chunk, q.display, q.start, q.end) for q in grounding.quotes)
         yield CitationsReady(citations, True, "the closest passages; they do not answer the question")
-        trace.add("total", clock.ms())
+        trace.add(TotalStage(clock.ms()))
         yield TraceReady(trace)
         yield Done(text, answered_from_sources=False)

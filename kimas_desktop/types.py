@@ -161,12 +161,3 @@ class Citation:
         if self.start is None or self.end is None:
             return ""
         return self.chunk.text[self.start : self.end]
-
-
-@dataclass(frozen=True)
-class StageTrace:
-    """What one stage did and how long it took."""
-
-    stage: str
-    ms: float
-    detail: dict[str, object] = field(default_factory=dict)

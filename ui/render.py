@@ -17,11 +17,11 @@ from app.desktop import ModelState, Outcome
 from app.knowledge import CollectionStatus
 from app.sources import source_token
 from kimas_desktop.conversation import Conversation, Turn
-from kimas_desktop.events import Trace
 from kimas_desktop.indexing import Activity, IndexingState
 from kimas_desktop.quote import Quote
 from kimas_desktop.support import SentenceSupport
 from kimas_desktop.text import truncate
+from kimas_desktop.trace import AgenticStage, QuoteStage, ReembedStage, RewriteStage, SupportStage, Trace
 from kimas_desktop.types import Chunk, Citation, Hit
 
 SOURCE_ROUTE = "/kimas/source"  # serves cited files; registered by cli/serve_cmd.py
@@ -219,9 +219,15 @@ def _hit_line(n: int, h: Hit) -> str:
 def trace_markdown(trace: Trace) -> str:
     """The trace: rewritten query, routing, agents' queries, evidence, agentic round, timings."""
     lines = []
-    rewrite = trace.detail("rewrite")
-    method = f" _(by {esc(str(rewrite.get('method')))})_" if rewrite.get("method") else ""
+    rewrite = trace.find(RewriteStage)
+    method = f" _(by {esc(rewrite.method)})_" if rewrite is not None and rewrite.method else ""
     lines.append(f"**Search query:** {esc(trace.query or trace.question)}{method}")
+    stale = trace.find(ReembedStage)
+    if stale is not None:
+        lines.append(
+            f"\n**Needs re-embedding:** {esc(', '.join(stale.collections))} (built with another embedding "
+            "model: not searched by meaning until re-embedded in the Knowledge tab)"
+        )
     if trace.routes:
         searched = set(trace.agent_queries)
         lines.append("\n**Collections** (routing scores)\n")
@@ -244,34 +250,32 @@ def trace_markdown(trace: Trace) -> str:
     if trace.evidence:
         lines.append("\n**Evidence given to the model**\n")
         lines += [_hit_line(i + 1, h) for i, h in enumerate(trace.evidence)]
-    agentic = trace.detail("agentic")
-    if agentic:
-        if "skipped" in agentic:
-            text = f"skipped ({esc(str(agentic['skipped']))})"
-        elif "fallback" in agentic:
-            text = f"fell back to the first search ({esc(str(agentic['fallback']))})"
-        elif agentic.get("is_sufficient"):
+    agentic = trace.find(AgenticStage)
+    if agentic is not None:
+        if agentic.skipped:
+            text = f"skipped ({esc(agentic.skipped)})"
+        elif agentic.fallback:
+            text = f"fell back to the first search ({esc(agentic.fallback)})"
+        elif agentic.is_sufficient:
             text = "the evidence was judged sufficient"
         else:
-            more = agentic.get("queries")
-            listed = more if isinstance(more, list) else []
-            text = "searched again for: " + "; ".join(f"“{esc(str(q))}”" for q in listed)
-            if agentic.get("missing_info"):
-                text += f" (missing: {esc(str(agentic['missing_info']))})"
+            text = "searched again for: " + "; ".join(f"“{esc(q)}”" for q in agentic.queries)
+            if agentic.missing_info:
+                text += f" (missing: {esc(agentic.missing_info)})"
         lines.append(f"\n**Agentic round:** {text}")
     else:
         lines.append("\n**Agentic round:** did not run")
-    quote = trace.detail("quote")
-    if quote:
-        verdict = "answers" if quote.get("answerable") else "does not answer"
+    quote = trace.find(QuoteStage)
+    if quote is not None:
+        verdict = "answers" if quote.answerable else "does not answer"
         lines.append(
-            f"\n**Grounding:** the evidence {verdict} the question (score {quote.get('score')}, "
-            f"threshold {quote.get('threshold')}); quote ready after {quote.get('at_ms')} ms"
+            f"\n**Grounding:** the evidence {verdict} the question (score {quote.score}, "
+            f"threshold {quote.threshold}); quote ready after {quote.at_ms} ms"
         )
-    support = trace.detail("support")
-    if support:
+    support = trace.find(SupportStage)
+    if support is not None:
         lines.append(
-            f"\n**Support check:** {support.get('unsupported')} of {support.get('sentences')} answer "
+            f"\n**Support check:** {support.unsupported} of {support.sentences} answer "
             "sentences not found in the cited sources"
         )
     timings = trace.timings_ms

@@ -120,11 +120,18 @@ def _zombie(pid: int) -> bool:
 def test_an_embedding_switch_shows_needs_reembedding_in_the_app(tmp_path: Path) -> None:
     """The Runtime hands the store the configured embedder, so the Knowledge tab (not only ``kimas
     collections``) tells a collection built with another model of the same dimension."""
+    from kimas_desktop.trace import ReembedStage
     from tests.indexer.files import write
     from tests.indexer.test_reembed import OtherEmbedder
 
     embedders = {"": HashEmbedder(dim=64), "other": OtherEmbedder(dim=64)}
-    builders = replace(real_builders(), embedder=lambda cfg, cache: embedders[cfg.name])
+    builders = replace(
+        real_builders(),
+        embedder=lambda cfg, cache: embedders[cfg.name],
+        chat=lambda cfg: ScriptedChatModel(lambda messages, schema: "{}"),
+        reranker=lambda cfg, emb, cache: WordOverlapReranker(),
+        small_model=lambda cfg: True,
+    )
     docs = tmp_path / "docs"
     write(docs / "a.md", "# Plants\n\nThe office plants are watered on Mondays.")
     data = tmp_path / "data"
@@ -138,6 +145,10 @@ def test_an_embedding_switch_shows_needs_reembedding_in_the_app(tmp_path: Path) 
         switched = config.updated(embedding={"name": "other"})
         [info] = rt.store(switched).collections()
         assert info.needs_reembedding
+        trace = rt.pipeline(switched).retrieve("When are the plants watered?").trace
+        stale = trace.find(ReembedStage)
+        assert stale is not None and stale.collections == ("c",)  # the answer trace says so too
+        assert rt.pipeline(config).retrieve("When are the plants watered?").trace.find(ReembedStage) is None
         assert not rt.store(config).collections()[0].needs_reembedding  # and back
     finally:
         rt.close()

@@ -1,6 +1,6 @@
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from kimas_desktop.config import parse_config
 from kimas_desktop.events import (
@@ -15,9 +15,26 @@ from kimas_desktop.events import (
 from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.strategies import StrategyContext, register_strategy
 from kimas_desktop.summarizer import NO_KNOWLEDGE, NOT_FOUND
+from kimas_desktop.trace import (
+    AgenticStage,
+    AnswerStage,
+    ContextStage,
+    QuoteStage,
+    StageRecord,
+    SupportStage,
+    Trace,
+)
 from kimas_desktop.types import Message
 from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapReranker
 from tests.fakes import MemorySearcher
+
+R = TypeVar("R", bound=StageRecord)
+
+
+def _found(trace: Trace, kind: type[R]) -> R:
+    record = trace.find(kind)
+    assert record is not None, f"no {kind.__name__} in the trace"
+    return record
 
 
 def make(chat: ScriptedChatModel, **cfg: Any) -> tuple[Pipeline, MemorySearcher]:
@@ -82,7 +99,7 @@ def test_ask_routes_retrieves_answers_and_cites() -> None:
         "citations",
         "total",
     } <= trace.timings_ms.keys()
-    assert trace.detail("agentic")["is_sufficient"] is True
+    assert _found(trace, AgenticStage).is_sufficient is True
     assert isinstance(events[-1], Done) and events[-1].answered_from_sources
     # the answer prompt carries the numbered evidence
     answer_prompt = next(m for m, s in chat.calls if s is None)
@@ -110,7 +127,7 @@ def test_agentic_round_searches_again_and_fuses() -> None:
     pipe, searcher = make(chat, routing={"top_k": 1}, rerank={"min_score": 0.0})
     events = list(pipe.ask("engine oil change interval"))
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
-    assert trace.detail("agentic")["queries"] == ["tyre pressure bar"]
+    assert _found(trace, AgenticStage).queries == ("tyre pressure bar",)
     assert ("cars", "tyre pressure bar") in searcher.searches
     assert any("Tyre" in h.chunk.text for h in trace.evidence)
 
@@ -120,7 +137,7 @@ def test_agentic_failure_keeps_the_first_round() -> None:
     pipe, _ = make(chat)
     events = list(pipe.ask("engine oil"))
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
-    assert "judgement failed" in str(trace.detail("agentic")["fallback"])
+    assert "judgement failed" in _found(trace, AgenticStage).fallback
     assert trace.evidence
 
 
@@ -138,7 +155,7 @@ def test_follow_up_is_rewritten_and_history_is_analysed() -> None:
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
     assert trace.query.startswith("dogs walks")
     assert trace.routes[0].collection == "pets"
-    assert trace.detail("context_analysis")["related"] == [0]
+    assert _found(trace, ContextStage).related == (0,)
     answer_prompt = next(m for m, s in chat.calls if s is None)
     # Earlier questions as a plain list: no "user:" lines a small model would continue as a transcript.
     assert "- Tell me about dogs" in answer_prompt[1].content
@@ -211,8 +228,8 @@ def test_the_quote_comes_first_and_the_answer_is_checked_against_the_sources() -
     assert faithful.supported and not invented.supported
     assert set(invented.missing) == {"Castrol", "5000"}
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
-    assert trace.detail("support")["unsupported"] == 1
-    assert trace.detail("quote")["at_ms"] < trace.timings_ms["first_token"]
+    assert _found(trace, SupportStage).unsupported == 1
+    assert _found(trace, QuoteStage).at_ms < trace.timings_ms["first_token"]
     cites = next(e for e in events if isinstance(e, CitationsReady))
     assert cites.citations[0].sentence == "The engine oil must be changed every 10000 km."  # the sentence
     # The quote reaches the answer prompt as the key sentence, numbered like its source.
@@ -255,7 +272,7 @@ def test_a_looping_answer_is_cut_and_a_transcript_never_shown() -> None:
     events = list(pipe.ask("How often do dogs need walks?"))
     assert events[-1].answer == "Dogs need daily walks."  # type: ignore[union-attr]
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
-    assert trace.detail("answer")["stopped"] == "repetition"
+    assert _found(trace, AnswerStage).stopped == "repetition"
     chat = ScriptedChatModel(
         by_schema({"sources": '{"sources": [1]}'}, "Daily walks.\nuser: And cats?\nassistant: Cats sleep.")
     )

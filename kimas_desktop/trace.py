@@ -1,0 +1,254 @@
+"""``Trace``: how an answer was made, as typed stage records (the UI and the CLI render them without
+guessing at keys).
+
+Each record is a frozen dataclass with the stage's time in ``ms`` and a ``stage`` name (the key of
+``Trace.timings_ms`` and of ``kimas ask --json``'s ``trace.stages[*].stage``). A stage that runs twice
+(``pack`` after the agentic round) adds a record each time; ``Trace.find`` gives the first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal, TypeVar
+
+from kimas_desktop.types import Hit, Route
+
+__all__ = [
+    "AgenticStage",
+    "AnswerCheckStage",
+    "AnswerStage",
+    "CitationsStage",
+    "ContextStage",
+    "FirstTokenStage",
+    "PackStage",
+    "QuoteStage",
+    "ReembedStage",
+    "RerankStage",
+    "RetrieveErrorStage",
+    "RetrieveStage",
+    "RewriteStage",
+    "RouteStage",
+    "StageRecord",
+    "SupportStage",
+    "TotalStage",
+    "Trace",
+    "stage_fields",
+]
+
+
+@dataclass(frozen=True)
+class RewriteStage:
+    """The context manager's rewrite of the question into a standalone search query."""
+
+    stage: ClassVar[str] = "rewrite"
+    ms: float
+    method: str
+    query: str
+    note: str = ""  # why it fell back, when it did
+
+
+@dataclass(frozen=True)
+class RouteStage:
+    """The router's scores, on the question (``route``) or again on the rewritten query (``reroute``)."""
+
+    ms: float
+    on: Literal["question", "query"]
+    scores: Mapping[str, float] = field(default_factory=dict, hash=False)
+
+    @property
+    def stage(self) -> str:
+        return "route" if self.on == "question" else "reroute"
+
+
+@dataclass(frozen=True)
+class ReembedStage:
+    """Collections built with another embedding model than the configured one: routed by their words
+    only, and their search fails until they are re-embedded (``kimas reindex``, or Re-embed)."""
+
+    stage: ClassVar[str] = "needs_reembedding"
+    ms: float
+    collections: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RetrieveStage:
+    stage: ClassVar[str] = "retrieve"
+    ms: float
+    agents: Mapping[str, float] = field(default_factory=dict, hash=False)  # ms per collection's agent
+
+
+@dataclass(frozen=True)
+class RetrieveErrorStage:
+    stage: ClassVar[str] = "retrieve_error"
+    ms: float
+    collection: str
+    error: str
+
+
+@dataclass(frozen=True)
+class ContextStage:
+    """The context manager's analysis: which earlier messages the answer needs."""
+
+    stage: ClassVar[str] = "context_analysis"
+    ms: float
+    method: str
+    analysis: str
+    related: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RerankStage:
+    stage: ClassVar[str] = "rerank"
+    ms: float
+    candidates: int
+    kept: int
+
+
+@dataclass(frozen=True)
+class PackStage:
+    stage: ClassVar[str] = "pack"
+    ms: float
+    sources: int
+    tokens: int
+    budget: int | None = None
+    round: int = 1  # 2: packed again after the agentic round
+
+
+@dataclass(frozen=True)
+class AgenticStage:
+    """The agentic round: the sufficiency verdict and a second search, or why there was none."""
+
+    stage: ClassVar[str] = "agentic"
+    ms: float
+    is_sufficient: bool | None = None
+    missing_info: str = ""
+    queries: tuple[str, ...] = ()
+    fused: int | None = None  # hits after fusing the second search with the first
+    fallback: str = ""  # the step failed: the first search's evidence stands
+    skipped: str = ""
+
+
+@dataclass(frozen=True)
+class QuoteStage:
+    """The grounded quote and the answerability decision, right after reranking."""
+
+    stage: ClassVar[str] = "quote"
+    ms: float
+    at_ms: float  # since the question, when the quote was ready
+    quotes: tuple[int, ...]
+    answerable: bool
+    score: float
+    threshold: float
+    idf: str
+
+
+@dataclass(frozen=True)
+class AnswerCheckStage:
+    """The chat model's answerability judgement (None: it failed, see ``fallback``)."""
+
+    stage: ClassVar[str] = "answer_check"
+    ms: float
+    answerable: bool | None = None
+    fallback: str = ""
+
+
+@dataclass(frozen=True)
+class FirstTokenStage:
+    stage: ClassVar[str] = "first_token"
+    ms: float  # since the question
+
+
+@dataclass(frozen=True)
+class AnswerStage:
+    stage: ClassVar[str] = "answer"
+    ms: float
+    tokens: int
+    stopped: str = ""  # why the stream guard ended the answer early
+
+
+@dataclass(frozen=True)
+class CitationsStage:
+    stage: ClassVar[str] = "citations"
+    ms: float
+    cited: tuple[int, ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class SupportStage:
+    stage: ClassVar[str] = "support"
+    ms: float
+    sentences: int
+    unsupported: int
+    uses_quote: bool | None = None
+
+
+@dataclass(frozen=True)
+class TotalStage:
+    stage: ClassVar[str] = "total"
+    ms: float
+
+
+StageRecord = (
+    RewriteStage
+    | RouteStage
+    | ReembedStage
+    | RetrieveStage
+    | RetrieveErrorStage
+    | ContextStage
+    | RerankStage
+    | PackStage
+    | AgenticStage
+    | QuoteStage
+    | AnswerCheckStage
+    | FirstTokenStage
+    | AnswerStage
+    | CitationsStage
+    | SupportStage
+    | TotalStage
+)
+R = TypeVar("R", bound=StageRecord)
+
+
+def stage_fields(record: StageRecord) -> dict[str, object]:
+    """The record's fields but ``ms`` (plain values: mappings as dicts, tuples as lists)."""
+    out: dict[str, object] = {}
+    for f in dataclasses.fields(record):
+        if f.name == "ms":
+            continue
+        value = getattr(record, f.name)
+        out[f.name] = (
+            dict(value) if isinstance(value, Mapping) else list(value) if isinstance(value, tuple) else value
+        )
+    return out
+
+
+@dataclass
+class Trace:
+    """How an answer was made: every stage's record, in order. Mutable only while the pipeline runs."""
+
+    question: str = ""
+    query: str = ""
+    routes: list[Route] = field(default_factory=list)
+    agent_queries: dict[str, list[str]] = field(default_factory=dict)
+    evidence: list[Hit] = field(default_factory=list)
+    stages: list[StageRecord] = field(default_factory=list)
+
+    def add(self, record: StageRecord) -> None:
+        self.stages.append(record)
+
+    def find(self, kind: type[R]) -> R | None:
+        """The first record of ``kind`` (None: that stage did not run)."""
+        for record in self.stages:
+            if isinstance(record, kind):
+                return record
+        return None
+
+    @property
+    def timings_ms(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for s in self.stages:
+            out[s.stage] = round(out.get(s.stage, 0.0) + s.ms, 1)
+        return out
