@@ -1,12 +1,12 @@
 """Time for a watched-folder edit to become searchable while a long upload into another collection indexes.
 
-    .venv/bin/python -m bench.searchable [--files 300] [--repeats 3] [--before 719be08]
+    .venv/bin/python -m bench.searchable [--files 300] [--repeats 2] [--edit-after 5] [--before 719be08]
 
 The app's own parts: the real embedding model, ``LanceStore``, ``Indexer``, the ``FolderWatcher`` feeding
 an ``IndexScheduler`` with the default debounce. Collection ``notes`` (a watched folder of 20 files) is
 indexed first; then an upload of ``--files`` Markdown files (three real SQuAD-Shifts passages each, from
-../shared/eval/devkit) is submitted to collection ``upload``, and once it has indexed a few files a new
-note with a unique fact is written into the watched folder. Measured: from that write until a hybrid
+../shared/eval/devkit) is submitted to collection ``upload``, and ``--edit-after`` seconds after its sync
+started a new note with a unique fact is written into the watched folder. Measured: from that write until a hybrid
 search of ``notes`` with the question's embedding (what ``kimas retrieve`` does) returns the new note
 first; and how long the upload took. Each round runs the scheduler of ``--before`` (one sync at a time)
 and the current one side by side in one run, each on a fresh data directory.
@@ -60,7 +60,7 @@ def wait(condition: Any, timeout: float = 600.0, step: float = 0.02) -> float:
 
 
 def round_trip(
-    scheduler_cls: Any, embedder: Embedder, texts: list[str], files: int, r: int
+    scheduler_cls: Any, embedder: Embedder, texts: list[str], files: int, edit_after: float, r: int
 ) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="kimas-searchable-"))
     notes, upload = work / "notes", work / "upload"
@@ -86,7 +86,9 @@ def round_trip(
     try:
         start = time.perf_counter()
         scheduler.submit("upload", "upload")
-        wait(lambda: scheduler.state().collection == "upload" and scheduler.state().files_done >= 10)
+        wait(lambda: scheduler.state().collection == "upload")
+        time.sleep(edit_after)
+        upload_running = scheduler.state().collection == "upload"
         (notes / "new-note.md").write_text(fact, "utf-8")
         searchable_s = wait(found)
         wait(scheduler.idle)
@@ -94,7 +96,12 @@ def round_trip(
     finally:
         watcher.close()
         scheduler.close()
-    return {"searchable_s": searchable_s, "upload_s": upload_s, "chunks": store.count_chunks("upload")}
+    return {
+        "searchable_s": searchable_s,
+        "upload_s": upload_s,
+        "chunks": store.count_chunks("upload"),
+        "edited_during_upload": upload_running,
+    }
 
 
 def main() -> None:
@@ -102,7 +109,8 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--files", type=int, default=300)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--edit-after", type=float, default=5.0)
     parser.add_argument("--before", default="719be08", help="git ref of the scheduler to compare with")
     args = parser.parse_args()
     from local_models import build_embedder
@@ -115,7 +123,7 @@ def main() -> None:
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
     for r in range(args.repeats):
         for name, cls in variants.items():
-            out = round_trip(cls, embedder, texts, args.files, r)
+            out = round_trip(cls, embedder, texts, args.files, args.edit_after, r)
             results[name].append(out)
             print(name, {k: round(v, 2) for k, v in out.items()}, flush=True)
     print(f"\n| scheduler | edit → searchable, median s (max) | upload of {args.files} files, median s |")
