@@ -29,6 +29,7 @@ class ChatHistory:
         self._lock = threading.Lock()
         self._live: dict[str, Conversation] = {}
         self._deleted: set[str] = set()  # an answer stopping after its chat was deleted must not revive it
+        self._pages: dict[str, str] = {}  # which conversation each open page shows
         self._store: ConversationStore | None = None
         self.problem = ""
         try:
@@ -62,6 +63,16 @@ class ChatHistory:
         if conv.turns:
             self._guard(lambda s: s.remember_open(conv.id), None)
         return conv
+
+    def show(self, page: str, conv_id: str) -> None:
+        """Page ``page`` (a browser tab) now shows ``conv_id``."""
+        with self._lock:
+            self._pages[page] = conv_id
+
+    def shows(self, page: str, conv_id: str) -> bool:
+        """Whether ``page`` still shows ``conv_id`` (a page never seen shows whatever it asks for)."""
+        with self._lock:
+            return self._pages.get(page, conv_id) == conv_id
 
     def save(self, conv: Conversation) -> None:
         """Keep ``conv`` as it is now and remember it as the open one."""

@@ -33,7 +33,7 @@ from kimas_desktop.app_settings import (
 from kimas_desktop.config import Config
 from kimas_desktop.errors import CollectionNotFoundError, ConfigError, KimasError
 from kimas_desktop.indexing import FolderFeed
-from kimas_desktop.session import ChatSession
+from kimas_desktop.session import ChatSession, attempt_config
 from kimas_desktop.strategies import strategy_names
 
 __all__ = ["DesktopApp", "ModelState", "Outcome"]
@@ -78,7 +78,7 @@ class DesktopApp:
         self.sources = SourceRegistry(self._all_folders)
         self.history = ChatHistory(self.data_dir)
         self.chat = ChatSession(
-            pipeline=lambda: runtime.pipeline(config.current),
+            pipeline=lambda attempt: runtime.pipeline(attempt_config(config.current, attempt)),
             loading=lambda: self._model.phase == "loading",
             explain=self.explain,
             on_sources=self.sources.remember,

@@ -61,6 +61,9 @@ class Turn:
     support: tuple[SentenceSupport, ...] = ()  # per answer sentence, once the answer is checked
     uses_quote: bool | None = None  # False: the answer ignores or contradicts the quote
     started_at: float = field(default_factory=time.time)
+    stopped_because: str = ""  # why it stopped, when not by the Stop button ("you asked a new question")
+    attempt: int = 0  # 0: first answer; n: the n-th Regenerate (sampled warmer each time)
+    earlier: list[Turn] = field(default_factory=list)  # the answers Regenerate replaced, oldest first
 
     @property
     def finished(self) -> bool:

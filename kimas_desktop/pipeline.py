@@ -350,6 +350,7 @@ class Pipeline:
             yield TraceReady(trace)
             yield Done(NOT_FOUND, answered_from_sources=False)
             return
+        yield TraceReady(trace)  # so far: a stopped answer keeps it (the same record is completed below)
         yield Status("answer", "Writing the answer…")
         quotes = renumber_quotes(grounding.quotes, packed) if grounding is not None else []
         messages = answer_messages(question, packed, related, key_sentences=quotes)

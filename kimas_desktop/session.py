@@ -12,12 +12,28 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 
+from kimas_desktop.config import Config
 from kimas_desktop.conversation import AnswerRun, Conversation, Turn
 from kimas_desktop.events import CitationsReady, QuoteReady, TraceReady
 from kimas_desktop.pipeline import Pipeline
 
-__all__ = ["ChatSession"]
+__all__ = ["ChatSession", "attempt_config"]
+
+REGENERATE_TEMPERATURES = (0.5, 0.7, 0.9, 1.1)
+
+
+def attempt_config(config: Config, attempt: int) -> Config:
+    """The config a Regenerate answers with: the answer sampled at a warmer temperature each time (so it
+    differs), the configured one for a first answer."""
+    if attempt <= 0:
+        return config
+    step = REGENERATE_TEMPERATURES[min(attempt, len(REGENERATE_TEMPERATURES)) - 1]
+    warmer = max(step, config.summarizer.temperature)
+    return config.model_copy(
+        update={"summarizer": config.summarizer.model_copy(update={"temperature": warmer})}
+    )
 
 
 class ChatSession:
@@ -26,7 +42,7 @@ class ChatSession:
     def __init__(
         self,
         *,
-        pipeline: Callable[[], Pipeline],
+        pipeline: Callable[[int], Pipeline],
         loading: Callable[[], bool],
         explain: Callable[[BaseException, str], str],
         on_sources: Callable[[Iterable[str]], None],
@@ -44,21 +60,30 @@ class ChatSession:
     def new_conversation(self) -> Conversation:
         return Conversation()
 
-    def ask(self, conv: Conversation, question: str, *, decline: bool = True) -> Iterator[Turn]:
-        """Answer ``question`` in ``conv``: yields the (same, updated) turn after every change.
-        ``decline=False``: the model answers even when the documents were judged not to."""
+    def ask(
+        self, conv: Conversation, question: str, *, decline: bool = True, replacing: Turn | None = None
+    ) -> Iterator[Turn]:
+        """Answer ``question`` in ``conv``: yields the (same, updated) turn after every change. An answer
+        still being written in ``conv`` is stopped first (it keeps what it had).
+        ``decline=False``: the model answers even when the documents were judged not to.
+        ``replacing``: the turn a Regenerate answers again (kept in the new turn's ``earlier``)."""
         question = question.strip()
         if not question:
             return
+        if conv.turns and not conv.turns[-1].finished and conv.id in self._runs:
+            conv.turns[-1].stopped_because = "you asked a new question"
         self.stop(conv)
         history = conv.history()
         turn = Turn(question, status="Loading the model…" if self._loading() else "Thinking…")
+        if replacing is not None:
+            turn.attempt = replacing.attempt + 1
+            turn.earlier = [*replacing.earlier, replace(replacing, earlier=[])]
         conv.turns.append(turn)
         self._persist(conv)
         saved_at = time.monotonic()
         yield turn
         run = AnswerRun(
-            lambda cancel: self._pipeline().ask(question, history, cancel=cancel, decline=decline)
+            lambda cancel: self._pipeline(turn.attempt).ask(question, history, cancel=cancel, decline=decline)
         ).start()
         self._runs[conv.id] = run
         try:
@@ -92,14 +117,15 @@ class ChatSession:
             self._persist(conv)
 
     def regenerate(self, conv: Conversation) -> Iterator[Turn]:
-        """Ask the last question again (its old answer is dropped from the history). When that answer
-        was a decline (the documents do not say), the model is let to try this time."""
+        """Ask the last question again, sampled warmer than the last try so the answer differs; the old
+        answer stays in the new turn's ``earlier`` (and leaves the history). When that answer was a
+        decline (the documents do not say), the model is let to try this time."""
         self.stop(conv)
         if not conv.turns:
             return
         last = conv.turns.pop()
         declined = last.answerability is not None and not last.answerability.answerable
-        yield from self.ask(conv, last.question, decline=not declined)
+        yield from self.ask(conv, last.question, decline=not declined, replacing=last)
 
     def stop(self, conv: Conversation) -> None:
         run = self._runs.get(conv.id)

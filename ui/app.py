@@ -91,6 +91,11 @@ def _skip_none(value: Any) -> Any:
     return gr.skip() if value is None else value
 
 
+def _page(request: gr.Request | None) -> str:
+    """Which browser tab an event comes from."""
+    return (request.session_hash or "") if request is not None else ""
+
+
 def _sidebar_outputs(sb: chat_handlers.Sidebar) -> tuple[Any, ...]:
     """Values for (list, title box, note)."""
     about = (
@@ -143,6 +148,7 @@ def _chat_tab(
             with gr.Row():
                 stop = gr.Button("Stop", variant="stop", size="sm", elem_id="stop")
                 again = gr.Button("Regenerate", size="sm", elem_id="regenerate")
+            gr.Markdown(render.SEND_WHILE_ANSWERING, elem_id="send-note", elem_classes=["kimas-note"])
 
     listing = [chats, title, note]
 
@@ -151,59 +157,58 @@ def _chat_tab(
             side = _sidebar_outputs(sb) if sb is not None else (gr.skip(),) * 3
             yield (messages, conv_id, text, *side)
 
-    def on_submit(c: str | None, text: str, q: str) -> Iterator[tuple[Any, ...]]:
-        yield from streamed(chat_handlers.submit(desk, c, text, q))
+    def on_submit(c: str | None, text: str, q: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
+        yield from streamed(chat_handlers.submit(desk, c, text, q, _page(request)))
 
-    def on_regenerate(c: str | None, q: str) -> Iterator[tuple[Any, ...]]:
-        yield from streamed(chat_handlers.regenerate(desk, c, q))
+    def on_regenerate(c: str | None, q: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
+        yield from streamed(chat_handlers.regenerate(desk, c, q, _page(request)))
 
     def shown(result: tuple[list[dict[str, Any]], str, chat_handlers.Sidebar]) -> tuple[Any, ...]:
         messages, conv_id, sb = result
         return (messages, conv_id, *_sidebar_outputs(sb))
 
+    def on_new(c: str | None, q: str, request: gr.Request) -> tuple[Any, ...]:
+        return shown(chat_handlers.new_chat(desk, c, q, _page(request)))
+
+    def on_open(c: str | None, wanted: str | None, q: str, request: gr.Request) -> tuple[Any, ...]:
+        return shown(chat_handlers.open_chat(desk, c, wanted, q, _page(request)))
+
+    def on_delete(c: str | None, q: str, request: gr.Request) -> tuple[Any, ...]:
+        return (*shown(chat_handlers.delete_chat(desk, c, q, _page(request))), gr.update(visible=False))
+
+    def on_rename(c: str | None, t: str, q: str) -> tuple[Any, ...]:
+        return _sidebar_outputs(chat_handlers.rename_chat(desk, c, t, q))
+
+    # Send while an answer streams: that answer stops (keeping what it found) and the new question is
+    # asked, so a second submit must start at once ("multiple", no concurrency limit).
     outputs = [chatbot, conv, question, *listing]
-    answering: list[Any] = [
-        trigger(on_submit, [conv, question, search], outputs, show_progress="hidden")
-        for trigger in (question.submit, send.click)
-    ]
-    answering.append(again.click(on_regenerate, [conv, search], outputs, show_progress="hidden"))
+    for trigger in (question.submit, send.click):
+        trigger(
+            on_submit,
+            [conv, question, search],
+            outputs,
+            show_progress="hidden",
+            trigger_mode="multiple",
+            concurrency_limit=None,
+        )
+    again.click(on_regenerate, [conv, search], outputs, show_progress="hidden", concurrency_limit=None)
     stop.click(lambda c: chat_handlers.stop(desk, c), [conv], None, queue=False)
-    # Leaving a chat ends the stream that shows it (its answer is kept as far as it got).
     switched = [chatbot, conv, *listing]
-    new.click(
-        lambda c, q: shown(chat_handlers.new_chat(desk, c, q)), [conv, search], switched, cancels=answering
-    )
-    chatbot.clear(
-        lambda c, q: shown(chat_handlers.new_chat(desk, c, q)), [conv, search], switched, cancels=answering
-    )
-    chats.input(
-        lambda c, w, q: shown(chat_handlers.open_chat(desk, c, w, q)),
-        [conv, chats, search],
-        switched,
-        cancels=answering,
-    )
+    new.click(on_new, [conv, search], switched)
+    chatbot.clear(on_new, [conv, search], switched)
+    chats.input(on_open, [conv, chats, search], switched)
     search.change(lambda c, q: _sidebar_outputs(chat_handlers.sidebar(desk, c, q)), [conv, search], listing)
-    rename.click(
-        lambda c, t, q: _sidebar_outputs(chat_handlers.rename_chat(desk, c, t, q)),
-        [conv, title, search],
-        listing,
-    )
-    title.submit(
-        lambda c, t, q: _sidebar_outputs(chat_handlers.rename_chat(desk, c, t, q)),
-        [conv, title, search],
-        listing,
-    )
+    rename.click(on_rename, [conv, title, search], listing)
+    title.submit(on_rename, [conv, title, search], listing)
     delete.click(lambda: gr.update(visible=True), None, [confirm_row])
     cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
-    confirm.click(
-        lambda c, q: (*shown(chat_handlers.delete_chat(desk, c, q)), gr.update(visible=False)),
-        [conv, search],
-        [*switched, confirm_row],
-        cancels=answering,
-    )
+    confirm.click(on_delete, [conv, search], [*switched, confirm_row])
 
     def bind_restore(demo: gr.Blocks) -> None:
-        demo.load(lambda q: shown(chat_handlers.restore(desk, q)), [search], switched)
+        def on_load(q: str, request: gr.Request) -> tuple[Any, ...]:
+            return shown(chat_handlers.restore(desk, q, _page(request)))
+
+        demo.load(on_load, [search], switched)
 
     return model_status, hint, bind_restore
 

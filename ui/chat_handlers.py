@@ -2,7 +2,8 @@
 
 The page holds only the open conversation's id; the conversation itself lives in the app
 (``DesktopApp.history``), so a reload, a second tab or a restart shows the same chat. ``None`` for the
-sidebar means "unchanged".
+sidebar means "unchanged". ``page`` names the browser tab (Gradio's session): an answer streaming into a
+tab stops drawing (and stops) once that tab opens another chat.
 """
 
 from __future__ import annotations
@@ -55,24 +56,35 @@ def sidebar(desk: DesktopApp, conv_id: str | None, search: str = "") -> Sidebar:
     )
 
 
-def restore(desk: DesktopApp, search: str = "") -> tuple[Messages, str, Sidebar]:
+def restore(desk: DesktopApp, search: str = "", page: str = "") -> tuple[Messages, str, Sidebar]:
     """On page load: the conversation open last (before a reload or a restart), or a new one."""
     conv = desk.history.current()
+    desk.history.show(page, conv.id)
     return render.chat_messages(conv), conv.id, sidebar(desk, conv.id, search)
 
 
 def _stream(
-    desk: DesktopApp, conv: Conversation, turns: Iterator[object], search: str
+    desk: DesktopApp, conv: Conversation, turns: Iterator[object], search: str, page: str
 ) -> Iterator[ChatUpdate]:
+    desk.history.show(page, conv.id)
     first = True
-    for _ in turns:
-        # The sidebar once the question is stored (a new chat appears in it), and at the end.
-        yield render.chat_messages(conv), conv.id, "", sidebar(desk, conv.id, search) if first else None
-        first = False
+    try:
+        for _ in turns:
+            if not desk.history.shows(page, conv.id):
+                return  # the tab opened another chat: closing ``turns`` stops this answer where it is
+            # The sidebar once the question is stored (a new chat appears in it), and at the end.
+            yield render.chat_messages(conv), conv.id, "", sidebar(desk, conv.id, search) if first else None
+            first = False
+    finally:
+        close = getattr(turns, "close", None)
+        if close is not None:
+            close()
     yield render.chat_messages(conv), conv.id, "", sidebar(desk, conv.id, search)
 
 
-def submit(desk: DesktopApp, conv_id: str | None, text: str, search: str = "") -> Iterator[ChatUpdate]:
+def submit(
+    desk: DesktopApp, conv_id: str | None, text: str, search: str = "", page: str = ""
+) -> Iterator[ChatUpdate]:
     """Ask ``text`` in the open conversation: yields the whole chat after every streamed change; the
     question box is cleared. An answer still streaming in this conversation is stopped first (it keeps
     what it had) and the new question is asked."""
@@ -80,13 +92,15 @@ def submit(desk: DesktopApp, conv_id: str | None, text: str, search: str = "") -
     if not text.strip():
         yield render.chat_messages(conv), conv.id, text, None
         return
-    yield from _stream(desk, conv, desk.chat.ask(conv, text), search)
+    yield from _stream(desk, conv, desk.chat.ask(conv, text), search, page)
 
 
-def regenerate(desk: DesktopApp, conv_id: str | None, search: str = "") -> Iterator[ChatUpdate]:
+def regenerate(
+    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = ""
+) -> Iterator[ChatUpdate]:
     conv = desk.history.get(conv_id)
     yield render.chat_messages(conv), conv.id, "", None
-    yield from _stream(desk, conv, desk.chat.regenerate(conv), search)
+    yield from _stream(desk, conv, desk.chat.regenerate(conv), search, page)
 
 
 def stop(desk: DesktopApp, conv_id: str | None) -> None:
@@ -94,21 +108,25 @@ def stop(desk: DesktopApp, conv_id: str | None) -> None:
         desk.chat.stop(desk.history.get(conv_id))
 
 
-def new_chat(desk: DesktopApp, conv_id: str | None, search: str = "") -> tuple[Messages, str, Sidebar]:
+def new_chat(
+    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = ""
+) -> tuple[Messages, str, Sidebar]:
     """A new, empty conversation; the open one stays in the sidebar (an answer it was writing stops)."""
-    stop(desk, conv_id)
     conv = desk.history.new()
+    desk.history.show(page, conv.id)  # first: the stream of the chat left stops drawing at once
+    stop(desk, conv_id)
     return [], conv.id, sidebar(desk, conv.id, search)
 
 
 def open_chat(
-    desk: DesktopApp, conv_id: str | None, wanted: str | None, search: str = ""
+    desk: DesktopApp, conv_id: str | None, wanted: str | None, search: str = "", page: str = ""
 ) -> tuple[Messages, str, Sidebar]:
     if not wanted or wanted == conv_id:
         conv = desk.history.get(conv_id)
         return render.chat_messages(conv), conv.id, sidebar(desk, conv.id, search)
-    stop(desk, conv_id)
     conv = desk.history.open(wanted)
+    desk.history.show(page, conv.id)  # first: the stream of the chat left stops drawing at once
+    stop(desk, conv_id)
     return render.chat_messages(conv), conv.id, sidebar(desk, conv.id, search)
 
 
@@ -118,9 +136,11 @@ def rename_chat(desk: DesktopApp, conv_id: str | None, title: str, search: str =
     return sidebar(desk, conv_id, search)
 
 
-def delete_chat(desk: DesktopApp, conv_id: str | None, search: str = "") -> tuple[Messages, str, Sidebar]:
+def delete_chat(
+    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = ""
+) -> tuple[Messages, str, Sidebar]:
     """Delete the open conversation; a new, empty one opens."""
     if conv_id:
         stop(desk, conv_id)
         desk.history.delete(conv_id)
-    return new_chat(desk, None, search)
+    return new_chat(desk, None, search, page)

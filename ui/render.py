@@ -31,6 +31,10 @@ NO_KNOWLEDGE_HINT = (
     "folder onto it (or add a folder to watch). Then ask your questions here."
 )
 READY_HINT = "Ask a question about your documents. Answers cite the files they come from."
+SEND_WHILE_ANSWERING = (
+    "Sending a question while an answer is being written stops that answer (it keeps what it found) "
+    "and asks the new one. **Regenerate** writes a different answer; the earlier ones stay below it."
+)
 
 
 def esc(text: str) -> str:
@@ -158,14 +162,38 @@ def answer_markdown(turn: Turn) -> str:
     if turn.finished and not turn.answered_from_sources and turn.quotes:
         parts.append("_Press **Regenerate** to let the model try anyway._")
     if turn.state == "stopped":
-        parts.append("_Stopped._")
+        parts.append(f"_Stopped ({turn.stopped_because})._" if turn.stopped_because else "_Stopped._")
     if turn.state == "failed":
         parts.append(f"⚠ **Could not answer:** {esc(turn.error)}")
     if turn.citations:
         parts.append("**Sources**\n\n" + "\n".join(citation_html(c) for c in turn.citations))
     elif turn.state == "done" and not turn.citations_available:
         parts.append("_Citations are unavailable for this answer._")
+    elif turn.state == "stopped" and turn.trace is not None and turn.trace.evidence:
+        found = [
+            _source_details(i + 1, h.chunk, "", None, None) for i, h in enumerate(turn.trace.evidence[:5])
+        ]
+        parts.append("**Sources found before it stopped**\n\n" + "\n".join(found))
+    if turn.earlier:
+        parts.append(earlier_html(turn.earlier))
     return "\n\n".join(parts)
+
+
+def earlier_html(earlier: Sequence[Turn]) -> str:
+    """The answers Regenerate replaced, folded under the current one (each with its sources)."""
+    blocks = []
+    for i, t in enumerate(earlier, 1):
+        cited = "".join(citation_html(c) for c in t.citations)
+        state = " (stopped)" if t.state == "stopped" else ""
+        blocks.append(
+            f"<div class='kimas-earlier-answer'><div class='kimas-quote-label'>Answer {i}{state}</div>"
+            f"<div>{html.escape(t.answer.strip() or t.error or '(no answer)')}</div>{cited}</div>"
+        )
+    n = len(earlier)
+    return (
+        f"<details class='kimas-earlier'><summary>{n} earlier answer{'s' if n != 1 else ''} to this question"
+        f"</summary>{''.join(blocks)}</details>"
+    )
 
 
 def chat_messages(conv: Conversation | None) -> list[dict[str, Any]]:
