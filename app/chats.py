@@ -65,9 +65,11 @@ class ChatHistory:
         return conv
 
     def show(self, page: str, conv_id: str) -> None:
-        """Page ``page`` (a browser tab) now shows ``conv_id``."""
+        """Page ``page`` (a browser tab) now shows ``conv_id``: the one a reload or a restart opens (a
+        chat never asked in is not stored, and a new one opens instead)."""
         with self._lock:
             self._pages[page] = conv_id
+        self._guard(lambda s: s.remember_open(conv_id), None)  # what a reload or a restart shows
 
     def shows(self, page: str, conv_id: str) -> bool:
         """Whether ``page`` still shows ``conv_id`` (a page never seen shows whatever it asks for)."""
@@ -75,14 +77,12 @@ class ChatHistory:
             return self._pages.get(page, conv_id) == conv_id
 
     def save(self, conv: Conversation) -> None:
-        """Keep ``conv`` as it is now and remember it as the open one."""
+        """Keep ``conv`` as it is now."""
 
         def write(store: ConversationStore) -> None:
             if conv.id in self._deleted:
                 return
             store.save(conv)
-            if conv.turns:
-                store.remember_open(conv.id)
 
         self._guard(write, None)
 

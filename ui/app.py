@@ -130,6 +130,7 @@ def _chat_tab(
             chatbot = gr.Chatbot(
                 elem_id="chatbot",
                 label="KIMAs",
+                show_label=False,  # the floating label covered the first lines when scrolled
                 height=560,
                 placeholder=render.READY_HINT,
                 buttons=["copy"],

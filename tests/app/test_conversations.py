@@ -209,14 +209,17 @@ def test_the_open_conversation_comes_back_after_a_restart(tmp_path: Path) -> Non
     assert s.add_uploads("docs", [(write_docs(tmp_path / "t") / "heliotrope.pdf", "heliotrope.pdf")]).ok
     rig.wait_idle()
     older = s.history.current()
+    s.history.show("tab", older.id)  # as the page does
     list(s.chat.ask(older, "What is the launch code of Project Heliotrope?"))
     newer = s.history.new()  # "New chat": the old one stays
-    assert s.history.current().id == older.id  # nothing asked in the new one yet
+    s.history.show("tab", newer.id)
+    assert s.history.current().id != older.id  # the new chat is open (a new one, until it is asked in)
     list(s.chat.ask(newer, "Who waters the plants?"))
+    list(s.chat.ask(older, "And the code again?"))  # an answer saved in a chat not shown does not open it
     s.close()
     again = make_rig(tmp_path / "one")  # a new app on the same data dir
     restored = again.session.history.current()
     assert restored.id == newer.id and restored.turns[0].question == "Who waters the plants?"
-    assert [c.id for c in again.session.history.summaries()] == [newer.id, older.id]
+    assert [c.id for c in again.session.history.summaries()] == [older.id, newer.id]
     assert again.session.history.open(older.id).turns[0].answer == ANSWER
     assert ChatHistory(rig.data_dir).current().id == older.id  # opening it made it the open one
