@@ -303,7 +303,7 @@ def cited_texts(result: dict[str, Any]) -> list[str]:
 
 def first_words_ms(result: dict[str, Any]) -> float | None:
     """When the first words of the answer appeared: the quote (new), else the model's first token."""
-    stages = {s["stage"]: s for s in result["trace"]["stages"]}
+    stages = {s["stage"]: s for s in result.get("trace", {}).get("stages", [])}
     if "quote" in stages:
         return stages["quote"].get("at_ms")
     return result["timings_ms"].get("first_token")
@@ -318,6 +318,9 @@ def ask_metrics(
     def quote_text(r: dict[str, Any]) -> str:
         return (r.get("quote") or {}).get("text", "")
 
+    errors = [r for r in results.values() if "error" in r]
+    answerable = [q for q in answerable if "error" not in results[q.qid]]
+    unanswerable = [q for q in unanswerable if "error" not in results[q.qid]]
     ans = [results[q.qid] for q in answerable]
     un = [results[q.qid] for q in unanswerable]
     support = [s for r in ans + un for s in r.get("support") or []]
@@ -347,7 +350,8 @@ def ask_metrics(
         "unsupported_sentence_rate": rate([not s["supported"] for s in support]) if support else None,
         "first_answer_words_ms_median": round(statistics.median(grounded), 0) if grounded else None,
         "first_token_ms_median": round(statistics.median(ttft), 0) if ttft else None,
-        "total_ms_median": round(statistics.median(r["timings_ms"]["total"] for r in ans + un), 0),
+        "total_ms_median": round(statistics.median(r["timings_ms"].get("total", 0.0) for r in ans + un), 0),
+        "errors": [e["error"] for e in errors],
     }
 
 
@@ -413,11 +417,17 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
             ),
         )
         for name, dd, cfg, items, ans, un in parts[: 2 if qt else 1]:
-            t = time.perf_counter()
-            results = kimas_batch(
-                "ask", dd, items, "--json", "--preset", preset, "--config", str(cfg), root=root
-            )
-            out[name] = {**ask_metrics(results, ans, un), "seconds": round(time.perf_counter() - t, 1)}
+            saved = cache / f"ask-{name}-{preset}-{model}-{variant}-{len(items)}.json"
+            if saved.exists():  # a finished batch is kept: a later failure does not cost it again
+                results, seconds = json.loads(saved.read_text())
+            else:
+                t = time.perf_counter()
+                results = kimas_batch(
+                    "ask", dd, items, "--json", "--preset", preset, "--config", str(cfg), root=root
+                )
+                seconds = round(time.perf_counter() - t, 1)
+                saved.write_text(json.dumps([results, seconds]))
+            out[name] = {**ask_metrics(results, ans, un), "seconds": seconds}
             print(preset, model, variant, name, out[name], file=sys.stderr, flush=True)
         report[f"{preset}/{model}/{variant}"] = out
     return report
