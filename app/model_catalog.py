@@ -5,6 +5,8 @@ status(paths, entries) -> list[ModelStatus]                   installed or not, 
 pull(paths, name, on_progress=..., cancel=..., base_url="", catalog_file=None) -> InstallResult
     downloads that one model (DownloadProgress reports: bytes, speed, ETA; a CancelToken stops it
     and the next pull resumes); ``result.choice`` is the config section and values that select it.
+choice(paths, name, catalog_file=None) -> ModelChoice         the config values of an installed model
+    (``ModelUnavailableError`` with a sentence when it is not installed); no network
 """
 
 from __future__ import annotations
@@ -13,16 +15,19 @@ from pathlib import Path
 
 from app.paths import Paths
 from kimas_desktop.cancel import CancelToken
-from local_models.catalog import CatalogEntry, find_entry, load_catalog, machine_ram_mb
+from kimas_desktop.errors import ModelUnavailableError
+from local_models.catalog import CatalogEntry, find_entry, installed_path, load_catalog, machine_ram_mb
 from local_models.download import DownloadProgress, ProgressCallback
-from local_models.install import InstallResult, ModelStatus, install, models_status
+from local_models.install import InstallResult, ModelChoice, ModelStatus, choice_for, install, models_status
 
 __all__ = [
     "CatalogEntry",
     "DownloadProgress",
     "InstallResult",
+    "ModelChoice",
     "ModelStatus",
     "catalog",
+    "choice",
     "machine_ram_mb",
     "pull",
     "status",
@@ -48,3 +53,11 @@ def pull(
 ) -> InstallResult:
     entry = find_entry(load_catalog(catalog_file), name)
     return install(entry, paths.models_cache, base_url=base_url, on_progress=on_progress, cancel=cancel)
+
+
+def choice(paths: Paths, name: str, catalog_file: Path | None = None) -> ModelChoice:
+    entry = find_entry(load_catalog(catalog_file), name)
+    path = installed_path(entry, paths.models_cache)
+    if path is None:
+        raise ModelUnavailableError(f"{entry.title} is not installed yet: download it first.")
+    return choice_for(entry, path)

@@ -122,13 +122,57 @@ class Runtime:
             if held is not None and held[0] == key:
                 return held[1]
             part = build()
-            self._held[role] = (key, part)
+            self._put(role, key, part)
+        return part
+
+    def _put(self, role: str, key: object, part: Any) -> None:
+        """Hold ``part`` for ``role`` and close the one it replaces (caller holds the lock)."""
+        held = self._held.get(role)
+        self._held[role] = (key, part)
         if held is not None and held[1] is not part:
             # Off this thread: a chat model's close waits for an answer still streaming from it.
             closer = threading.Thread(target=_close, args=(held[1],), name=f"kimas-close-{role}", daemon=True)
             closer.start()
             self._closers.append(closer)
-        return part
+
+    def load(self, config: Config, commit: Callable[[], object] = lambda: None) -> None:
+        """Switch to ``config``'s models without a gap: build and warm up the chat model, embedder and
+        reranker that differ from the ones in use *beside* them, then call ``commit`` (saving the
+        config) and put them in use, closing the ones they replace. If one fails to load (or ``commit``
+        raises), what was built is closed, the models in use stay, and the error goes up."""
+        cache = self.paths.models_cache
+        with self._lock:
+            held = dict(self._held)
+        fresh: dict[str, tuple[object, Any]] = {}
+
+        def part(role: str, key: object, build: Callable[[], Any]) -> Any:
+            if role in held and held[role][0] == key:
+                return held[role][1]
+            built = build()
+            fresh[role] = (key, built)
+            warm = getattr(built, "warm_up", None)
+            if warm is not None:
+                warm()
+            return built
+
+        try:
+            emb = part(
+                "embedding", config.embedding, lambda: self._builders.embedder(config.embedding, cache)
+            )
+            part("chat", config.chat, lambda: self._builders.chat(config.chat))
+            part(
+                "rerank",
+                (config.rerank, config.embedding),
+                lambda: self._builders.reranker(config.rerank, emb, cache),
+            )
+            with self._lock:
+                commit()
+                for role, (key, built) in fresh.items():
+                    self._put(role, key, built)
+        except BaseException:
+            for _, built in fresh.values():
+                _close(built)
+            raise
 
     def chat(self, config: Config) -> ChatModel:
         part: ChatModel = self._get("chat", config.chat, lambda: self._builders.chat(config.chat))
