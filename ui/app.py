@@ -12,9 +12,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import gradio as gr
 
 from app.desktop import DesktopApp
-from kimas_desktop.app_settings import SettingsForm
-from kimas_desktop.config import PRESETS
-from ui import chat_handlers, handlers, render
+from ui import chat_handlers, handlers, render, settings_tab
 
 CSS = """
 .kimas-citation { margin: 0.25em 0; }
@@ -153,8 +151,12 @@ def _chat_tab(
 
     listing = [chats, title, note]
 
-    def streamed(updates: Iterator[chat_handlers.ChatUpdate]) -> Iterator[tuple[Any, ...]]:
-        for messages, conv_id, text, sb in updates:
+    def streamed(updates: Iterator[chat_handlers.Drawn]) -> Iterator[tuple[Any, ...]]:
+        for update in updates:
+            if update is None:  # the tab shows another chat now
+                yield (gr.skip(),) * 6
+                continue
+            messages, conv_id, text, sb = update
             side = _sidebar_outputs(sb) if sb is not None else (gr.skip(),) * 3
             yield (messages, conv_id, text, *side)
 
@@ -334,54 +336,6 @@ def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
     }
 
 
-def _settings_tab(desk: DesktopApp) -> gr.Markdown:
-    form = desk.settings()
-    gr.Markdown("## Settings")
-    model_status = gr.Markdown(render.model_markdown(desk.model_state()), elem_id="settings-model-status")
-    preset = gr.Radio(
-        choices=list(PRESETS),
-        value=form.preset if form.preset in PRESETS else None,
-        label="Preset",
-        info="full: everything on · routed: one best collection · turbo: lowest latency",
-        elem_id="preset",
-    )
-    context = gr.Checkbox(form.context_enabled, label="Context manager (understands follow-up questions)")
-    with gr.Row():
-        routing = gr.Checkbox(form.routing_enabled, label="Route questions to the best collections")
-        top_k = gr.Slider(1, 8, value=form.routing_top_k, step=1, label="How many collections to search")
-    agentic = gr.Checkbox(form.agentic_enabled, label="Agentic round (search again when evidence is thin)")
-    chat_path = gr.Textbox(
-        form.chat_model_path,
-        label="Chat model: a .gguf file on this computer (empty = built-in SmolLM2-135M-Instruct)",
-        elem_id="chat-model-path",
-    )
-    embedding = gr.Textbox(
-        form.embedding_model,
-        label="Embedding model: a fastembed model name or a local model folder (empty = built-in all-MiniLM-L6-v2)",
-    )
-    save = gr.Button("Save settings", variant="primary", elem_id="save-settings")
-    message = gr.Markdown("", elem_id="settings-message")
-    gr.Markdown(
-        f"Config file: {render.code(str(desk.config_path))} · Log file: {render.code(str(desk.log_file))}"
-    )
-    inputs = [preset, context, routing, top_k, agentic, chat_path, embedding]
-
-    def form_values(f: SettingsForm) -> tuple[Any, ...]:
-        return (f.preset, f.context_enabled, f.routing_enabled, f.routing_top_k, f.agentic_enabled,
-                f.chat_model_path, f.embedding_model)  # fmt: skip
-
-    preset.input(lambda p: form_values(handlers.preset_changed(desk, p))[1:], [preset], inputs[1:])
-    save.click(
-        lambda *v: (
-            handlers.save_settings(desk, SettingsForm(*v)),
-            render.model_markdown(desk.model_state()),
-        ),
-        inputs,
-        [message, model_status],
-    )
-    return model_status
-
-
 def build_app(desk: DesktopApp) -> gr.Blocks:
     """The whole UI for one running app. Launch it with ``launch_kwargs()``."""
     # Uploads pass through Gradio's cache on their way into the data dir: clear it hourly.
@@ -395,7 +349,7 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
             with gr.Tab("Knowledge", id="knowledge"):
                 k = _knowledge_tab(desk)
             with gr.Tab("Settings", id="settings"):
-                settings_status = _settings_tab(desk)
+                settings_status = settings_tab.build(desk)
 
         def tick(version: int, current: str | None) -> tuple[Any, ...]:
             p = handlers.poll(desk, version)
@@ -451,7 +405,7 @@ def launch_kwargs(port: int) -> dict[str, Any]:
         "footer_links": [],
         "ssr_mode": False,
         "mcp_server": False,
-        "css": CSS,
+        "css": CSS + settings_tab.CSS,
         "theme": THEME,
         "js": DROP_FOLDERS_JS,
     }
