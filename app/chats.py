@@ -9,9 +9,10 @@ unsaved for this session, with the reason in ``problem``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -30,6 +31,7 @@ class ChatHistory:
         self._live: dict[str, Conversation] = {}
         self._deleted: set[str] = set()  # an answer stopping after its chat was deleted must not revive it
         self._pages: dict[str, str] = {}  # which conversation each open page shows
+        self._drawing: dict[str, threading.Lock] = {}  # held while a stream hands a page its chat
         self._store: ConversationStore | None = None
         self.problem = ""
         try:
@@ -64,12 +66,33 @@ class ChatHistory:
             self._guard(lambda s: s.remember_open(conv.id), None)
         return conv
 
-    def show(self, page: str, conv_id: str) -> None:
+    def show(self, page: str, conv_id: str, *, wait_s: float = 5.0) -> None:
         """Page ``page`` (a browser tab) now shows ``conv_id``: the one a reload or a restart opens (a
-        chat never asked in is not stored, and a new one opens instead)."""
-        with self._lock:
-            self._pages[page] = conv_id
+        chat never asked in is not stored, and a new one opens instead).
+
+        Waits (up to ``wait_s``) for a stream drawing into the page to hand over what it is drawing, so
+        that a switch is sent after it and a chat left is never drawn over the one opened."""
+        drawing = self._page_lock(page)
+        held = drawing.acquire(timeout=wait_s)
+        try:
+            with self._lock:
+                self._pages[page] = conv_id
+        finally:
+            if held:
+                drawing.release()
         self._guard(lambda s: s.remember_open(conv_id), None)  # what a reload or a restart shows
+
+    @contextlib.contextmanager
+    def drawing(self, page: str, conv_id: str) -> Iterator[bool]:
+        """Whether ``page`` still shows ``conv_id``; a stream holds this while it yields what it draws
+        (the web server sends a yielded value before it asks the stream for the next), so ``show`` of
+        another chat waits until that value is on its way."""
+        with self._page_lock(page):
+            yield self.shows(page, conv_id)
+
+    def _page_lock(self, page: str) -> threading.Lock:
+        with self._lock:
+            return self._drawing.setdefault(page, threading.Lock())
 
     def shows(self, page: str, conv_id: str) -> bool:
         """Whether ``page`` still shows ``conv_id`` (a page never seen shows whatever it asks for)."""

@@ -151,8 +151,12 @@ def _chat_tab(
 
     listing = [chats, title, note]
 
-    def streamed(updates: Iterator[chat_handlers.ChatUpdate]) -> Iterator[tuple[Any, ...]]:
-        for messages, conv_id, text, sb in updates:
+    def streamed(updates: Iterator[chat_handlers.Drawn]) -> Iterator[tuple[Any, ...]]:
+        for update in updates:
+            if update is None:  # the tab shows another chat now
+                yield (gr.skip(),) * 6
+                continue
+            messages, conv_id, text, sb = update
             side = _sidebar_outputs(sb) if sb is not None else (gr.skip(),) * 3
             yield (messages, conv_id, text, *side)
 

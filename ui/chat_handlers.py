@@ -18,6 +18,7 @@ from ui import render
 
 __all__ = [
     "ChatUpdate",
+    "Drawn",
     "Sidebar",
     "delete_chat",
     "new_chat",
@@ -41,6 +42,7 @@ class Sidebar:
 
 Messages = list[dict[str, Any]]
 ChatUpdate = tuple[Messages, str, str, Sidebar | None]  # chat, conversation id, question box, sidebar
+Drawn = ChatUpdate | None  # None: change nothing on the page (it shows another chat now)
 
 
 def sidebar(desk: DesktopApp, conv_id: str | None, search: str = "") -> Sidebar:
@@ -65,26 +67,35 @@ def restore(desk: DesktopApp, search: str = "", page: str = "") -> tuple[Message
 
 def _stream(
     desk: DesktopApp, conv: Conversation, turns: Iterator[object], search: str, page: str
-) -> Iterator[ChatUpdate]:
+) -> Iterator[Drawn]:
     desk.history.show(page, conv.id)
     first = True
     try:
         for _ in turns:
-            if not desk.history.shows(page, conv.id):
-                return  # the tab opened another chat: closing ``turns`` stops this answer where it is
-            # The sidebar once the question is stored (a new chat appears in it), and at the end.
-            yield render.chat_messages(conv), conv.id, "", sidebar(desk, conv.id, search) if first else None
+            # Checked and drawn under the page's drawing lock: a switch to another chat waits until this
+            # update is sent, and the next one sees the switch.
+            with desk.history.drawing(page, conv.id) as shown:
+                if not shown:
+                    # The tab opened another chat: closing ``turns`` stops this answer where it is. The
+                    # web server sends a stream's last value again when it ends, so that is "no change".
+                    yield None
+                    return
+                # The sidebar once the question is stored (a new chat appears in it), and at the end.
+                side = sidebar(desk, conv.id, search) if first else None
+                yield render.chat_messages(conv), conv.id, "", side
             first = False
     finally:
         close = getattr(turns, "close", None)
         if close is not None:
             close()
-    yield render.chat_messages(conv), conv.id, "", sidebar(desk, conv.id, search)
+    with desk.history.drawing(page, conv.id) as shown:
+        if shown:
+            yield render.chat_messages(conv), conv.id, "", sidebar(desk, conv.id, search)
 
 
 def submit(
     desk: DesktopApp, conv_id: str | None, text: str, search: str = "", page: str = ""
-) -> Iterator[ChatUpdate]:
+) -> Iterator[Drawn]:
     """Ask ``text`` in the open conversation: yields the whole chat after every streamed change; the
     question box is cleared. An answer still streaming in this conversation is stopped first (it keeps
     what it had) and the new question is asked."""
@@ -95,9 +106,7 @@ def submit(
     yield from _stream(desk, conv, desk.chat.ask(conv, text), search, page)
 
 
-def regenerate(
-    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = ""
-) -> Iterator[ChatUpdate]:
+def regenerate(desk: DesktopApp, conv_id: str | None, search: str = "", page: str = "") -> Iterator[Drawn]:
     conv = desk.history.get(conv_id)
     yield render.chat_messages(conv), conv.id, "", None
     yield from _stream(desk, conv, desk.chat.regenerate(conv), search, page)

@@ -136,12 +136,6 @@ def server(tmp_path: Path) -> Iterator[Server]:
             shutil.copy(data / "kimas.log", ARTIFACTS / "kimas.log")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open item: with the real app, opening the older chat from the sidebar after a second chat was "
-    "answered leaves the second chat on screen (passed before the open chat was remembered on show(); the "
-    "same clicks pass with the fake models)",
-)
 def test_conversations_survive_reload_and_restart_and_the_sidebar_opens_them(server: Server) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
