@@ -1,0 +1,192 @@
+"""End to end, as a user: pick a better chat model in Settings, download it, switch to it, ask.
+
+The real app (``launch.py`` with the real embedded models) runs against a hub-layout server on
+127.0.0.1 (``HF_ENDPOINT``; tests/local_models/hub_server.py). The server serves the real SmolLM2 GGUF
+under the name of a catalog chat model that has no published hash (the catalog cannot tell the bytes
+apart, so they download as "unverified"), throttled so the progress is visible. Screenshots of every
+step go to ``test-artifacts/browser-models/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from local_models.catalog import load_catalog
+from tests.local_models import hub_server as hub_module
+from tests.ui.test_browser import CHROMIUM, ROOT, _free_port
+from tests.ui.test_settings import _gguf
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ARTIFACTS = ROOT / "test-artifacts" / "browser-models"
+FACT = "# Greenhouse\n\nThe greenhouse door code is LILAC-HERON-77.\n"
+QUESTION = "What is the greenhouse door code?"
+
+
+def _stand_in() -> Any:
+    """The first downloadable catalog chat model without a published hash."""
+    for entry in load_catalog():
+        if entry.role == "chat" and not entry.embedded and not entry.verified:
+            return entry
+    pytest.skip("every catalog chat model has a published hash: the SmolLM2 bytes cannot stand in")
+
+
+@pytest.fixture
+def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Any]]:
+    entry = _stand_in()
+    send = hub_module._Handler._send
+
+    def slow_send(self: Any, source: Path, start: int, size: int, limit: int | None) -> None:
+        real = self.wfile
+
+        class Slow:  # about 12 MB/s: a 98 MB file takes some 8 s, long enough to watch
+            def write(self, block: bytes) -> int:
+                time.sleep(0.02)
+                return int(real.write(block))
+
+            def flush(self) -> None:
+                real.flush()
+
+        self.wfile = Slow()
+        try:
+            send(self, source, start, size, limit)
+        finally:
+            self.wfile = real
+
+    monkeypatch.setattr(hub_module._Handler, "_send", slow_send)
+    with hub_module.hub_server({f"{entry.repo}/{entry.files[0]}": _gguf()}) as (url, _state):
+        yield url, entry
+
+
+@pytest.fixture
+def app_url(tmp_path: Path, hub: tuple[str, Any]) -> Iterator[str]:
+    port = _free_port()
+    data = tmp_path / "data"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = ARTIFACTS / "server.log"
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1", "HF_ENDPOINT": hub[0]}
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "launch.py", "--port", str(port), "--data-dir", str(data)],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"the app exited with {proc.returncode}:\n{log.read_text()}")
+            with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    break
+            if time.monotonic() > deadline:
+                pytest.fail(f"the app did not come up in 120 s:\n{log.read_text()}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        with contextlib.suppress(OSError):
+            (ARTIFACTS / "kimas.log").write_bytes((data / "kimas.log").read_bytes())
+
+
+def test_download_a_catalog_model_switch_to_it_and_ask(
+    app_url: str, hub: tuple[str, Any], tmp_path: Path
+) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/test.sh installs Debian's chromium)")
+    _, entry = hub
+    notes = tmp_path / "greenhouse.md"
+    notes.write_text(FACT, "utf-8")
+
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+        page = browser.new_page(viewport={"width": 1280, "height": 1100})
+        expect = sync_api.expect
+        expect.set_options(timeout=30_000)
+
+        def shot(name: str) -> None:
+            page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+        try:
+            page.goto(app_url)
+            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=90_000)
+
+            # Knowledge to ask about.
+            page.get_by_role("tab", name="Knowledge").click()
+            page.locator("#new-collection textarea, #new-collection input").first.fill("garden")
+            page.locator("#create-collection").click()
+            expect(page.locator("#collections")).to_contain_text("garden")
+            page.locator("#upload-files input[type=file]").set_input_files(str(notes))
+            expect(page.locator("#collections")).to_contain_text("1 file", timeout=90_000)
+
+            # 1. Settings shows the catalog: per role, size, RAM, what fits, installed or not.
+            page.get_by_role("tab", name="Settings").click()
+            catalog = page.locator("#model-catalog")
+            expect(catalog).to_contain_text("Chat models")
+            expect(catalog).to_contain_text("Embedding models")
+            expect(catalog).to_contain_text("GB of RAM")
+            row = catalog.locator(f"tr[data-model='{entry.name}']")
+            expect(row).to_contain_text("not installed")
+            expect(catalog.locator("tr[data-model='smollm2-135m-instruct']")).to_contain_text("in use")
+            shot("01-catalog")
+
+            # 2. Download it from the local hub server and watch the progress.
+            pick = page.locator("#model-pick input")
+            pick.click()
+            pick.fill(entry.title)
+            page.get_by_role("option", name=entry.title).first.click()
+            page.locator("#download-model").click()
+            downloads = page.locator("#model-downloads")
+            expect(downloads.locator("[data-phase=downloading]")).to_contain_text(" of ", timeout=15_000)
+            expect(downloads).to_contain_text("MB/s")
+            expect(downloads).to_contain_text("left")
+            shot("02-downloading")
+            expect(downloads.locator("[data-phase=done]")).to_be_visible(timeout=90_000)
+            expect(row).to_contain_text("installed")
+            shot("03-downloaded")
+
+            # 3. Switch to it: a visible loading state, then ready with the new file, saved.
+            page.locator("#use-model").click()
+            status = page.locator("#settings-model-status")
+            expect(status).to_contain_text("Loading")
+            shot("04-loading")
+            expect(status).to_contain_text("Ready", timeout=120_000)
+            expect(status).to_contain_text(entry.files[0])
+            expect(row).to_contain_text("in use", timeout=10_000)
+            shot("05-switched")
+
+            # 4. Ask: the answer comes with the new model.
+            page.get_by_role("tab", name="Chat").click()
+            expect(page.locator("#model-status")).to_contain_text(entry.files[0])
+            question = page.locator("#question textarea, #question input").first
+            question.fill(QUESTION)
+            question.press("Enter")
+            expect(page.locator("#chatbot")).to_contain_text(QUESTION)
+            citation = page.locator("#chatbot details.kimas-citation summary", has_text="greenhouse.md")
+            expect(citation.first).to_be_visible(timeout=180_000)
+            expect(page.locator("#chatbot")).to_contain_text("LILAC-HERON-77")
+            shot("06-answer")
+        except Exception:
+            shot("failure")
+            raise
+        finally:
+            browser.close()
