@@ -184,6 +184,10 @@ def test_download_a_catalog_model_switch_to_it_and_ask(
             citation = page.locator("#chatbot details.kimas-citation summary", has_text="greenhouse.md")
             expect(citation.first).to_be_visible(timeout=180_000)
             expect(page.locator("#chatbot")).to_contain_text("LILAC-HERON-77")
+            # The model has written its answer once the trace is there (the last message of a turn).
+            expect(page.locator("#chatbot")).to_contain_text("How this answer was made", timeout=180_000)
+            bot = page.locator("#chatbot .message.bot, #chatbot [data-testid=bot]").first.inner_text()
+            assert "Checking whether" not in bot and "Writing the answer" not in bot, bot
             shot("06-answer")
         except Exception:
             shot("failure")
