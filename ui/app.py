@@ -24,6 +24,7 @@ CSS = """
 mark.kimas-cited { background: var(--color-accent-soft); padding: 0 0.1em; }
 .kimas-unsupported { text-decoration: underline dotted; text-decoration-color: #c2410c; }
 .kimas-flag { color: #c2410c; }
+.kimas-marker a { text-decoration: none; font-size: 0.85em; margin-left: 0.1em; }
 .kimas-support-note { font-size: 0.85em; color: #c2410c; }
 .kimas-chunk { white-space: normal; margin: 0.4em 0 0.4em 1.2em; padding-left: 0.6em;
   border-left: 3px solid var(--border-color-primary); font-size: 0.92em; }

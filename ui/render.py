@@ -8,6 +8,8 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Sequence
+from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -18,6 +20,7 @@ from app.knowledge import CollectionStatus
 from app.sources import source_token
 from kimas_desktop.conversation import Conversation, Turn
 from kimas_desktop.indexing import Activity, IndexingState
+from kimas_desktop.markers import Marker, place_markers
 from kimas_desktop.quote import Quote
 from kimas_desktop.support import SentenceSupport
 from kimas_desktop.text import truncate
@@ -77,12 +80,15 @@ def chunk_html(chunk: Chunk, start: int | None = None, end: int | None = None) -
     return body.replace("\n", "<br>")
 
 
-def _source_details(n: int, chunk: Chunk, summary: str, start: int | None, end: int | None) -> str:
+def _source_details(
+    n: int, chunk: Chunk, summary: str, start: int | None, end: int | None, anchor: str = ""
+) -> str:
     name = Path(chunk.source).name
     where = f" · {html.escape(chunk.locator)}" if chunk.locator else ""
     heading = f"<div class='kimas-heading'>{html.escape(chunk.heading)}</div>" if chunk.heading else ""
+    at = f" id='{anchor}'" if anchor else ""
     return (
-        f"<details class='kimas-citation'><summary>[{n}] <b>{html.escape(name)}</b>{where}{summary}</summary>"
+        f"<details class='kimas-citation'{at}><summary>[{n}] <b>{html.escape(name)}</b>{where}{summary}</summary>"
         f"{heading}<div class='kimas-chunk'>{chunk_html(chunk, start, end)}</div>"
         f"<div class='kimas-open'><a href='{source_url(chunk.source, chunk.page)}' target='_blank' "
         f"rel='noopener'>Open {html.escape(name)}</a> <code>{html.escape(chunk.source)}</code></div>"
@@ -90,11 +96,22 @@ def _source_details(n: int, chunk: Chunk, summary: str, start: int | None, end: 
     )
 
 
-def citation_html(c: Citation) -> str:
+def citation_html(c: Citation, key: str = "") -> str:
     """One citation: number, file, page or lines, the cited sentence (or snippet); expands to the whole
-    chunk with that sentence highlighted, and a link."""
+    chunk with that sentence highlighted, and a link. ``key`` (unique on the page) anchors it for the
+    answer's [n] markers."""
     shown = " ".join((c.sentence or c.snippet).split())
-    return _source_details(c.n, c.chunk, f" — “{html.escape(shown)}”", c.start, c.end)
+    anchor = source_anchor(key, c.n) if key else ""
+    return _source_details(c.n, c.chunk, f" — “{html.escape(shown)}”", c.start, c.end, anchor)
+
+
+def source_anchor(key: str, n: int) -> str:
+    return f"kimas-src-{key}-{n}"
+
+
+def marker_html(key: str, n: int) -> str:
+    """An inline [n] that jumps to source ``n`` of the answer ``key``."""
+    return f"<sup class='kimas-marker'><a href='#{source_anchor(key, n)}'>[{n}]</a></sup>"
 
 
 def quote_html(quotes: Sequence[Quote], answerable: bool) -> str:
@@ -111,8 +128,22 @@ def quote_html(quotes: Sequence[Quote], answerable: bool) -> str:
     )
 
 
-def marked_answer(answer: str, support: Sequence[SentenceSupport]) -> str:
-    """The answer with each sentence the sources do not back marked (and why, on hover)."""
+def marked_answer(
+    answer: str, support: Sequence[SentenceSupport], markers: Sequence[Marker] = (), key: str = ""
+) -> str:
+    """The answer with each sentence the sources do not back marked (and why, on hover), and an [n]
+    after each sentence source n backs (``markers``, linked to the sources of answer ``key``)."""
+    if markers:
+        # Markers go after supported sentences only, so they never fall inside a flagged one: mark the
+        # pieces between them.
+        cuts = [0, *(m.at for m in markers), len(answer)]
+        pieces = []
+        for i, (a, b) in enumerate(pairwise(cuts)):
+            inside = [replace(s, start=s.start - a, end=s.end - a) for s in support if a <= s.start < b]
+            pieces.append(marked_answer(answer[a:b], inside))
+            if i < len(markers):
+                pieces.append(marker_html(key, markers[i].source))
+        return "".join(pieces)
     flagged = [s for s in support if not s.supported and answer[s.start : s.end] == s.text]
     if not flagged:
         return answer
@@ -136,14 +167,18 @@ def marked_answer(answer: str, support: Sequence[SentenceSupport]) -> str:
     return "".join(out)
 
 
-def answer_markdown(turn: Turn) -> str:
+def answer_markdown(turn: Turn, key: str = "") -> str:
+    """One answer as the chat shows it; ``key`` (unique on the page) links its [n] markers to its
+    sources."""
     parts = []
     if turn.quotes:
         answerable = turn.answerability is None or turn.answerability.answerable
         parts.append(quote_html(turn.quotes, answerable))
     if turn.answer:
         if turn.finished and turn.support:
-            parts.append(marked_answer(turn.answer.strip(), turn.support))
+            shown = {c.n for c in turn.citations}
+            markers = place_markers(turn.answer, turn.support, shown) if key else ()
+            parts.append(marked_answer(turn.answer, turn.support, markers, key).strip())
         else:
             parts.append(turn.answer.strip() if turn.finished else turn.answer)
         if turn.finished and turn.uses_quote is False:
@@ -166,7 +201,7 @@ def answer_markdown(turn: Turn) -> str:
     if turn.state == "failed":
         parts.append(f"⚠ **Could not answer:** {esc(turn.error)}")
     if turn.citations:
-        parts.append("**Sources**\n\n" + "\n".join(citation_html(c) for c in turn.citations))
+        parts.append("**Sources**\n\n" + "\n".join(citation_html(c, key) for c in turn.citations))
     elif turn.state == "done" and not turn.citations_available:
         parts.append("_Citations are unavailable for this answer._")
     elif turn.state == "stopped" and turn.trace is not None and turn.trace.evidence:
@@ -199,9 +234,9 @@ def earlier_html(earlier: Sequence[Turn]) -> str:
 def chat_messages(conv: Conversation | None) -> list[dict[str, Any]]:
     """The Chatbot's value: each turn's question, answer (with sources) and, once done, its trace."""
     out: list[dict[str, Any]] = []
-    for turn in conv.turns if conv else []:
+    for i, turn in enumerate(conv.turns if conv else []):
         out.append({"role": "user", "content": turn.question})
-        out.append({"role": "assistant", "content": answer_markdown(turn)})
+        out.append({"role": "assistant", "content": answer_markdown(turn, f"{i + 1}")})
         if turn.trace is not None and turn.finished:
             out.append(
                 {
