@@ -2,8 +2,8 @@
 models on a collection indexed by ``kimas index``, driven in Debian's Chromium.
 
 Ask, reload the page (the chat is back), start a new chat and ask again (both in the sidebar), open the
-older chat from the sidebar, then stop the app and start it again at once on the same port: the chat
-open last is back. Screenshots of every step go to ``test-artifacts/browser-conversations/``.
+older chat from the sidebar, follow an answer's [n] marker to its source, then stop the app and start it
+again at once on the same port: the chat open last is back. Screenshots of every step go to ``test-artifacts/browser-conversations/``.
 """
 
 from __future__ import annotations
@@ -221,9 +221,21 @@ def test_conversations_survive_reload_and_restart_and_the_sidebar_opens_them(ser
             expect(page.locator("#chatbot")).not_to_contain_text("Writing the answer", timeout=180_000)
             expect(page.locator("#chatbot")).to_contain_text("Dana")
             shot(page, "07-quick-succession")
+
+            # 7. The answer's [n] marker links to its source in the list below it.
+            marker = page.locator("#chatbot .kimas-marker a").last
+            expect(marker).to_be_visible(timeout=180_000)
+            target = marker.get_attribute("href") or ""
+            assert target.startswith("#kimas-src-2-"), target  # the second answer's own sources
+            source = page.locator(f"#chatbot details{target}")
+            expect(source).to_contain_text("handbook.md")
+            expect(source.locator("summary")).to_contain_text(f"[{target.rsplit('-', 1)[1]}]")
+            marker.click()
+            expect(source).to_be_in_viewport()
+            shot(page, "07b-marker-followed")
             chats.filter(has_text=Q1).last.click()  # back to the older chat, restored after the restart
 
-            # 7. Stop the app and start it again at once, on the same port: the chat open last is back.
+            # 8. Stop the app and start it again at once, on the same port: the chat open last is back.
             t = time.monotonic()
             server.restart()
             restart_s = time.monotonic() - t
