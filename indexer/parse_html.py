@@ -39,6 +39,8 @@ class _TextCollector(HTMLParser):
         # The outermost table being read: its rows of cells (a nested table's text joins its cell).
         self._table_depth = 0
         self._rows: list[list[str]] = []
+        self._line: int | None = None  # source line of the block's first text (citations show lines)
+        self._table_line: int | None = None
 
     def _skipped(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
         if tag in _SKIP_TAGS:
@@ -61,6 +63,7 @@ class _TextCollector(HTMLParser):
             if self._table_depth == 0:
                 self._flush()
                 self._rows = []
+                self._table_line = self.getpos()[0]
             self._table_depth += 1
             return
         if self._table_depth:
@@ -87,7 +90,10 @@ class _TextCollector(HTMLParser):
                 lines = table_lines(self._rows)
                 self._rows = []
                 if lines:
-                    self.blocks.append(Block("\n".join(lines), heading=join_heading(self._path)))
+                    block = Block(
+                        "\n".join(lines), line_start=self._table_line, heading=join_heading(self._path)
+                    )
+                    self.blocks.append(block)
             return
         if self._table_depth:
             if tag in ("td", "th") and self._table_depth == 1:
@@ -109,6 +115,8 @@ class _TextCollector(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self._skip_tag is None:
+            if self._line is None and data.strip():
+                self._line = self.getpos()[0] + data[: len(data) - len(data.lstrip())].count("\n")
             self._parts.append(data)
 
     def _table_start(self, tag: str) -> None:
@@ -126,7 +134,7 @@ class _TextCollector(HTMLParser):
     def _cell_end(self) -> None:
         """Moves the text read so far into the current row (a row is started when a cell has none)."""
         text = _SPACE.sub(" ", "".join(self._parts).replace("¶", "")).strip()
-        self._parts = []
+        self._parts, self._line = [], None
         if text:
             if not self._rows:
                 self._rows.append([])
@@ -134,10 +142,10 @@ class _TextCollector(HTMLParser):
 
     def _flush(self) -> None:
         raw = "".join(self._parts).replace("¶", "")
-        self._parts = []
+        line, self._parts, self._line = self._line, [], None
         text = raw.strip("\n") if self._pre else _SPACE.sub(" ", raw).strip()
         if text.strip():
-            self.blocks.append(Block(text, heading=join_heading(self._path)))
+            self.blocks.append(Block(text, line_start=line, heading=join_heading(self._path)))
 
     def close(self) -> None:
         super().close()
