@@ -17,7 +17,7 @@ META = "kimas_collections"
 IN_BATCH = 400  # values per SQL IN (...) list
 CHUNK_COLUMNS = [
     "chunk_id", "collection", "source", "text", "page", "line_start", "line_end", "heading", "file_hash",
-    "indexed_at",
+    "indexed_at", "ocr",
 ]  # fmt: skip
 
 META_SCHEMA = pa.schema(
@@ -77,10 +77,24 @@ def chunks_schema(dim: int) -> pa.Schema:
             pa.field("heading", pa.string()),
             pa.field("file_hash", pa.string()),
             pa.field("indexed_at", pa.float64()),
+            pa.field("ocr", pa.bool_()),  # read by OCR; null in tables made before the column existed
             pa.field("ordinal", pa.int32()),
             pa.field("vector", pa.list_(pa.float32(), dim)),
         ]
     )
+
+
+def add_missing_columns(table: Any, schema: pa.Schema) -> None:
+    """Add the columns of ``schema`` that ``table``, made by an older version, lacks (all null)."""
+    missing = [f for f in schema if f.name not in table.schema.names]
+    if not missing:
+        return
+    try:
+        table.add_columns(missing)
+    except ValueError:  # added by another process in the meantime
+        table.checkout_latest()
+        if any(f.name not in table.schema.names for f in missing):
+            raise
 
 
 def sql_str(value: str) -> str:
@@ -120,4 +134,5 @@ def chunk_from_row(row: dict[str, Any]) -> Chunk:
         heading=row["heading"] or "",
         file_hash=row["file_hash"] or "",
         indexed_at=row["indexed_at"] or 0.0,
+        ocr=bool(row.get("ocr")),
     )
