@@ -16,6 +16,7 @@ from cli.render import (
     answerable_json,
     citation_json,
     dumps,
+    marked_text,
     quote_json,
     read_batch,
     read_history,
@@ -28,6 +29,7 @@ from kimas_desktop.config import PRESETS
 from kimas_desktop.errors import KimasError
 from kimas_desktop.events import AnswerDelta, CitationsReady, Done, QuoteReady, SupportReady, TraceReady
 from kimas_desktop.pipeline import Pipeline
+from kimas_desktop.support import SentenceSupport
 from kimas_desktop.types import Message
 
 
@@ -129,6 +131,8 @@ def run_ask(args: argparse.Namespace) -> int:
             "support": None,
             "answer_uses_quote": None,
         }
+        streamed: list[str] = []
+        support: tuple[SentenceSupport, ...] = ()
         for event in pipeline.ask(question, history, decline=not args.try_anyway):
             if isinstance(event, QuoteReady):
                 out["quote"] = quote_json(event.quotes)
@@ -136,18 +140,23 @@ def run_ask(args: argparse.Namespace) -> int:
                 if stream_text:
                     _print_quote(out["quote"])
             elif isinstance(event, SupportReady):
+                support = event.sentences
                 out["support"] = [support_json(s) for s in event.sentences]
                 out["answer_uses_quote"] = event.uses_quote
                 if stream_text and event.unsupported:
                     flagged = [s.text for s in event.sentences if not s.supported]
                     print(f"\n\n(not found in the cited sources: {' / '.join(flagged)})", end="")
             elif isinstance(event, AnswerDelta) and stream_text:
+                streamed.append(event.text)
                 sys.stdout.write(event.text)
                 sys.stdout.flush()
             elif isinstance(event, CitationsReady):
                 out["citations"] = [citation_json(c) for c in event.citations]
                 out["citations_available"] = event.available
                 if stream_text:
+                    marked = marked_text("".join(streamed), support, event.citations)
+                    if marked:
+                        print(f"\n\nWith its sources: {marked}", end="")
                     _print_citations(out["citations"], event.available)
             elif isinstance(event, TraceReady):
                 out["routes"] = [route_json(r) for r in event.trace.routes]

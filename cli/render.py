@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from kimas_desktop.answerability import Answerability
 from kimas_desktop.errors import KimasError
+from kimas_desktop.markers import insert_markers, place_markers
 from kimas_desktop.pipeline import RetrievalResult
 from kimas_desktop.quote import Quote
 from kimas_desktop.support import SentenceSupport
@@ -105,6 +107,12 @@ def support_json(s: SentenceSupport) -> dict[str, Any]:
         "evidence": None if s.evidence_start is None else {"start": s.evidence_start, "end": s.evidence_end},
         "missing": list(s.missing),
     }
+
+
+def marked_text(answer: str, support: Sequence[SentenceSupport], citations: Sequence[Citation]) -> str:
+    """The answer with an [n] after each sentence source n backs; '' when no sentence gets one."""
+    markers = place_markers(answer, support, {c.n for c in citations})
+    return insert_markers(answer, markers, lambda n: f"[{n}]").strip() if markers else ""
 
 
 def trace_json(t: Trace) -> dict[str, Any]:
