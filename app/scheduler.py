@@ -254,11 +254,10 @@ class IndexScheduler:
         self._set(IndexingState(True, name, trigger, started_at=started))
 
         def progress(p: IndexProgress) -> None:
-            self._set(
-                IndexingState(
-                    True, name, trigger, p.files_done, p.files_total, p.current_file, p.eta_s, started
-                )
+            state = IndexingState(
+                True, name, trigger, p.files_done, p.files_total, p.current_file, p.eta_s, started
             )
+            self._set(replace(state, ocr_pages_waiting=p.ocr_pages_waiting))
 
         try:
             control.checkpoint()  # paused or cancelled before it began

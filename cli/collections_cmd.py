@@ -72,9 +72,12 @@ class ProgressBar:
         width = 24
         filled = int(width * p.files_done / p.files_total)
         name = Path(p.current_file).name if p.current_file else ""
+        n = p.ocr_pages_waiting
+        ocr = f" {n} page{'' if n == 1 else 's'} waiting for OCR" if n else ""
         line = (
             f"\r[{'#' * filled}{'-' * (width - filled)}] {p.files_done}/{p.files_total} files "
             f"{p.chunks_done} chunks {p.chunks_per_s:5.1f}/s eta {_duration(p.eta_s):>6} {name[:32]:<32}"
+            f"{ocr:<30}"  # padded: a shorter redraw leaves nothing of the longer one behind
         )
         self._out.write(line)
         self._out.flush()

@@ -79,6 +79,7 @@ class IndexingState:
     started_at: float = 0.0
     waiting: tuple[str, ...] = ()  # collections queued after this one
     paused: bool = False
+    ocr_pages_waiting: int = 0  # scanned pages and images still queued for OCR
 
     @property
     def fraction(self) -> float:

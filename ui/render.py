@@ -404,7 +404,7 @@ def progress_html(state: IndexingState, others: Sequence[IndexingState] = ()) ->
     """``state``: the longest-running sync (or idle); ``others``: syncs of other collections beside it."""
     also = "".join(
         f"<div class='kimas-also'>Also indexing <b>{html.escape(o.collection)}</b>: "
-        f"{o.files_done} / {o.files_total} files</div>"
+        f"{o.files_done} / {o.files_total} files{_ocr_waiting(o)}</div>"
         for o in others
         if o.active
     )
@@ -426,9 +426,14 @@ def progress_html(state: IndexingState, others: Sequence[IndexingState] = ()) ->
     doing, phase = ("Paused while indexing", "paused") if state.paused else ("Indexing", "active")
     return (
         f"<div class='kimas-progress' data-state='{phase}'><div>{doing} <b>{html.escape(state.collection)}</b>"
-        f"{why}: {total}{now}{eta}</div><div class='kimas-bar'><div style='width:{pct}%'></div></div>"
+        f"{why}: {total}{_ocr_waiting(state)}{now}{eta}</div><div class='kimas-bar'><div style='width:{pct}%'></div></div>"
         f"{waiting}</div>"
     )
+
+
+def _ocr_waiting(state: IndexingState) -> str:
+    n = state.ocr_pages_waiting
+    return f" · {n} page{'' if n == 1 else 's'} waiting for OCR" if n else ""
 
 
 def activity_markdown(items: list[Activity], limit: int = 8) -> str:
