@@ -43,6 +43,9 @@ def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
     }
     if config.chat.kind == "llama":
         report["llama.cpp"] = llama_cpu_report()
+    from indexer.ocr import ocr_status
+
+    report["OCR"] = ocr_status()
     return report
 
 

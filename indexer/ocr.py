@@ -36,6 +36,22 @@ def tesseract() -> str | None:
     return shutil.which("tesseract")
 
 
+def ocr_status() -> str:
+    """What ``kimas doctor`` says about OCR: Tesseract's version and path, or that it is missing."""
+    path = tesseract()
+    if path is None:
+        return (
+            "NOT AVAILABLE: tesseract is not installed, so scanned pages and images are skipped "
+            "(sudo apt-get install tesseract-ocr)"
+        )
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, check=True)
+        version = (out.stdout or out.stderr).split("\n", 1)[0].strip()
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"NOT AVAILABLE: {path} does not run ({err})"
+    return f"{version or 'tesseract'} ({path}): scanned pages and images are read"
+
+
 def fit(image: Image.Image) -> Image.Image:
     """``image`` scaled down to at most ``MAX_SIDE_PX`` on its longer side (never up)."""
     side = max(image.size)

@@ -16,6 +16,7 @@ if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
   echo "KIMAs Desktop needs Python 3.11 or newer ($PY is $("$PY" -V 2>&1))." >&2; exit 1
 fi
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
+bash scripts/install_tesseract.sh  # OCR of scanned pages and images; never fails the install
 flags=$("$PY" scripts/llama_build_flags.py)
 key=$(printf '%s\n%s\n%s\n' "$LLAMA_CPP_VERSION" "$flags" "$(.venv/bin/python -c 'import sys; print(sys.implementation.cache_tag)')" \
   | sha256sum | cut -c1-16)
