@@ -24,8 +24,9 @@ from kimas_desktop.markers import Marker, place_markers
 from kimas_desktop.quote import Quote
 from kimas_desktop.support import SentenceSupport
 from kimas_desktop.text import truncate
-from kimas_desktop.trace import AgenticStage, QuoteStage, ReembedStage, RewriteStage, SupportStage, Trace
-from kimas_desktop.types import Chunk, Citation, Hit
+from kimas_desktop.types import Chunk, Citation
+from ui.markup import code, esc
+from ui.trace_view import trace_markdown
 
 SOURCE_ROUTE = "/kimas/source"  # serves cited files; registered by cli/serve_cmd.py
 TRACE_TITLE = "How this answer was made"
@@ -38,18 +39,6 @@ SEND_WHILE_ANSWERING = (
     "Sending a question while an answer is being written stops that answer (it keeps what it found) "
     "and asks the new one. **Regenerate** writes a different answer; the earlier ones stay below it."
 )
-
-
-def esc(text: str) -> str:
-    """Text that shows as itself inside Markdown or HTML."""
-    out = text
-    for ch in "\\`*_[]|#":
-        out = out.replace(ch, "\\" + ch)
-    return html.escape(out, quote=False)
-
-
-def code(text: str) -> str:
-    return f"<code>{html.escape(text)}</code>"
 
 
 def _when(ts: float | None) -> str:
@@ -268,85 +257,6 @@ def history_note(problem: str, *, searching: bool, found: bool) -> str:
     if not found:
         return "_Your conversations will be listed here._"
     return ""
-
-
-def _hit_line(n: int, h: Hit) -> str:
-    c = h.chunk
-    where = f" · {c.locator}" if c.locator else ""
-    return (
-        f"{n}. **{esc(Path(c.source).name)}**{esc(where)} · {esc(c.collection)} · score {h.score:.3f}"
-        f" — {esc(truncate(' '.join(c.text.split()), 160))}"
-    )
-
-
-def trace_markdown(trace: Trace) -> str:
-    """The trace: rewritten query, routing, agents' queries, evidence, agentic round, timings."""
-    lines = []
-    rewrite = trace.find(RewriteStage)
-    method = f" _(by {esc(rewrite.method)})_" if rewrite is not None and rewrite.method else ""
-    lines.append(f"**Search query:** {esc(trace.query or trace.question)}{method}")
-    stale = trace.find(ReembedStage)
-    if stale is not None:
-        lines.append(
-            f"\n**Needs re-embedding:** {esc(', '.join(stale.collections))} (built with another embedding "
-            "model: not searched by meaning until re-embedded in the Knowledge tab)"
-        )
-    if trace.routes:
-        searched = set(trace.agent_queries)
-        lines.append("\n**Collections** (routing scores)\n")
-        lines.append(
-            "| collection | score | centroid | description | dense | words (LLR) | searched |\n"
-            "|---|---|---|---|---|---|---|"
-        )
-        for r in trace.routes:
-            mixin = "–" if r.mixin_score is None else f"{r.mixin_score:.3f}"
-            lexical = "–" if r.lexical_score is None else f"{r.lexical_score:+.2f}"
-            mark = "yes" if r.collection in searched else ""
-            lines.append(
-                f"| {esc(r.collection)} | {r.score:.3f} | {r.centroid_score:.3f} | {mixin} "
-                f"| {r.dense_score:.3f} | {lexical} | {mark} |"
-            )
-    if trace.agent_queries:
-        lines.append("\n**Queries of each retrieval agent**\n")
-        for name, queries in trace.agent_queries.items():
-            lines.append(f"- {esc(name)}: " + "; ".join(f"“{esc(q)}”" for q in queries))
-    if trace.evidence:
-        lines.append("\n**Evidence given to the model**\n")
-        lines += [_hit_line(i + 1, h) for i, h in enumerate(trace.evidence)]
-    agentic = trace.find(AgenticStage)
-    if agentic is not None:
-        if agentic.skipped:
-            text = f"skipped ({esc(agentic.skipped)})"
-        elif agentic.fallback:
-            text = f"fell back to the first search ({esc(agentic.fallback)})"
-        elif agentic.is_sufficient:
-            text = "the evidence was judged sufficient"
-        else:
-            text = "searched again for: " + "; ".join(f"“{esc(q)}”" for q in agentic.queries)
-            if agentic.missing_info:
-                text += f" (missing: {esc(agentic.missing_info)})"
-        lines.append(f"\n**Agentic round:** {text}")
-    else:
-        lines.append("\n**Agentic round:** did not run")
-    quote = trace.find(QuoteStage)
-    if quote is not None:
-        verdict = "answers" if quote.answerable else "does not answer"
-        lines.append(
-            f"\n**Grounding:** the evidence {verdict} the question (score {quote.score}, "
-            f"threshold {quote.threshold}); quote ready after {quote.at_ms} ms"
-        )
-    support = trace.find(SupportStage)
-    if support is not None:
-        lines.append(
-            f"\n**Support check:** {support.unsupported} of {support.sentences} answer "
-            "sentences not found in the cited sources"
-        )
-    timings = trace.timings_ms
-    if timings:
-        lines.append("\n**Timings**\n")
-        lines.append("| stage | ms |\n|---|---|")
-        lines += [f"| {esc(stage)} | {ms:,.0f} |" for stage, ms in timings.items()]
-    return "\n".join(lines)
 
 
 # -- knowledge ---------------------------------------------------------------------------------------
