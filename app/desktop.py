@@ -20,6 +20,7 @@ from typing import Any, Literal
 from app import model_catalog, settings_rules
 from app.chats import ChatHistory
 from app.config_store import ConfigStore
+from app.documents import DISMISSED_FILE, Dismissals, Document, Documents
 from app.knowledge import Knowledge
 from app.model_downloads import ModelDownloads
 from app.runtime import Runtime
@@ -63,13 +64,23 @@ class DesktopApp:
         self._model = ModelState("loading", "Loading model…")
         self._warm_generation = 0
         self._feed: FolderFeed | None = None
-        self.knowledge = Knowledge(config, lambda: runtime.store(config.current), self.data_dir)
+        dismissals = Dismissals(self.data_dir / DISMISSED_FILE)
+        self.knowledge = Knowledge(
+            config, lambda: runtime.store(config.current), self.data_dir, hides=dismissals.hides
+        )
+        self.documents = Documents(
+            lambda: runtime.store(config.current),
+            self.knowledge.folders,
+            self.knowledge.uploads_root,
+            dismissals,
+        )
         self.indexing = IndexScheduler(
             lambda: runtime.indexer(config.current),
             self.knowledge.folders,
             on_change=self._changed,
             debounce_s=config.current.indexer.debounce_s,
             log_hint=str(self.log_file),
+            hides=dismissals.hides,
         )
         self.sources = SourceRegistry(self._all_folders)
         self.history = ChatHistory(self.data_dir)
@@ -200,17 +211,21 @@ class DesktopApp:
     def remove_collection(self, name: str) -> Outcome:
         def act() -> str:
             self.knowledge.remove(name, self.indexing.remove)
+            self.documents.dismissals.forget_collection(name)
             self._watch()
             self._changed()
             return f"Collection '{name}' removed (folders you added stay where they are on disk)."
 
         return self._attempt("removing the collection", act)
 
-    def add_uploads(self, name: str, files: Sequence[tuple[Path, str]]) -> Outcome:
-        """Copy uploaded ``(temporary path, original name)`` files into the collection and index them."""
+    def add_uploads(
+        self, name: str, files: Sequence[tuple[Path, str]], *, keep_folders: bool = False
+    ) -> Outcome:
+        """Copy uploaded ``(temporary path, original name)`` files into the collection and index them
+        (``keep_folders``: the names are paths inside an uploaded folder)."""
 
         def act() -> str:
-            copied = self.knowledge.add_uploads(name, files)
+            copied = self.knowledge.add_uploads(name, files, keep_folders=keep_folders)
             self._watch()
             self.indexing.submit(name, "upload")
             unchanged = sum(c.status == "unchanged" for c in copied)
@@ -262,6 +277,44 @@ class DesktopApp:
             )
 
         return self._attempt("re-embedding", act)
+
+    # -- one document -------------------------------------------------------------------------------
+
+    def list_documents(self, name: str) -> list[Document]:
+        """The files of collection ``name`` the index knows (raises ``KimasError``)."""
+        return self.documents.list(name)
+
+    def remove_document(self, name: str, path: str) -> Outcome:
+        """Take one file out of the collection (an uploaded copy is deleted; a watched file stays on disk)."""
+
+        def act() -> str:
+            doc = self.documents.remove(name, path)
+            self._changed()
+            if doc.uploaded:
+                return f"'{doc.name}' removed from '{name}' (its uploaded copy is deleted)."
+            return (
+                f"'{doc.name}' removed from the index of '{name}'. It is still in the watched folder "
+                f"{Path(path).parent}: the next change there brings it back unless you delete or move it."
+            )
+
+        return self._attempt("removing the file", act)
+
+    def reindex_document(self, name: str, path: str) -> Outcome:
+        def act() -> str:
+            doc = self.documents.reindex(name, path)
+            self.indexing.submit(name, f"re-index {doc.name}")
+            self._changed()
+            return f"Reading '{doc.name}' again in the background."
+
+        return self._attempt("re-indexing the file", act)
+
+    def dismiss_problem(self, name: str, path: str) -> Outcome:
+        def act() -> str:
+            doc = self.documents.dismiss(name, path)
+            self._changed()
+            return f"The problem with '{doc.name}' is dismissed; it warns again only if it fails differently."
+
+        return self._attempt("dismissing the problem", act)
 
     def pause_indexing(self) -> Outcome:
         self.indexing.pause()

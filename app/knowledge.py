@@ -52,11 +52,20 @@ def _with(config: Config, name: str, settings: CollectionConfig | None) -> Confi
 
 
 class Knowledge:
-    def __init__(self, config: ConfigStore, store: Callable[[], ChunkSearcher], data_dir: Path) -> None:
+    def __init__(
+        self,
+        config: ConfigStore,
+        store: Callable[[], ChunkSearcher],
+        data_dir: Path,
+        *,
+        hides: Callable[[str, FileProblem], bool] = lambda collection, problem: False,
+    ) -> None:
+        """``hides(collection, problem)``: the user dismissed it (not listed as a problem any more)."""
         self._config = config
         self._store = store
         self.data_dir = data_dir
         self.uploads_root = data_dir / "uploads"
+        self._hides = hides
 
     # -- reading ------------------------------------------------------------------------------------
 
@@ -109,7 +118,7 @@ class Knowledge:
                     chunks=info.chunks if info else 0,
                     embedding_model=info.embedding_model if info else "",
                     updated_at=info.updated_at if info else None,
-                    problems=tuple(info.problems) if info else (),
+                    problems=tuple(p for p in info.problems if not self._hides(name, p)) if info else (),
                     settings=config.collection(name),
                     indexed=info is not None,
                     needs_reembedding=info.needs_reembedding if info else False,
@@ -168,12 +177,15 @@ class Knowledge:
         settings = self._ensure(name, lambda c: _adding(c, path))
         return path, [Path(f) for f in settings.folders]
 
-    def add_uploads(self, name: str, files: Sequence[tuple[Path, str]]) -> list[CopiedFile]:
-        """Copy uploaded ``(temporary path, original name)`` files into the collection's managed folder."""
+    def add_uploads(
+        self, name: str, files: Sequence[tuple[Path, str]], *, keep_folders: bool = False
+    ) -> list[CopiedFile]:
+        """Copy uploaded ``(temporary path, original name)`` files into the collection's managed folder;
+        ``keep_folders``: the names are paths inside an uploaded folder, kept as subfolders."""
         if not files:
             raise ConfigError("No files were received.")
         target = self.uploads_root / check_collection_name(name)
-        copied = copy_uploads(target, files)
+        copied = copy_uploads(target, files, keep_folders=keep_folders)
         self._ensure(name, lambda c: _adding(c, target))
         return copied
 

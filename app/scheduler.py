@@ -28,7 +28,7 @@ from typing import Literal
 from kimas_desktop.errors import Cancelled, IndexingError, KimasError
 from kimas_desktop.index_control import IndexControl
 from kimas_desktop.indexing import Activity, IndexingState, IndexService, describe_report
-from kimas_desktop.types import IndexProgress, IndexReport
+from kimas_desktop.types import FileProblem, IndexProgress, IndexReport
 
 __all__ = ["IndexScheduler"]
 
@@ -60,7 +60,10 @@ class IndexScheduler:
         log_hint: str = "",
         history: int = 50,
         workers: int = 2,
+        hides: Callable[[str, FileProblem], bool] = lambda collection, problem: False,
     ) -> None:
+        """``hides(collection, problem)``: a problem the user dismissed (no warning for it)."""
+        self._hides = hides
         self._service = service
         self._folders = folders
         self._on_change = on_change
@@ -287,9 +290,11 @@ class IndexScheduler:
     def _record(self, report: IndexReport, trigger: str) -> None:
         with self._cond:
             self._reports[report.collection] = report
-        changed = report.indexed or report.deleted or report.failed
+        dismissed = sum(1 for p in report.problems if p.kind == "failed" and self._hides(report.collection, p))
+        failed = report.failed - dismissed
+        changed = report.indexed or report.deleted or failed
         if trigger in QUIET_TRIGGERS and not changed:
             return
         prefix = "Files changed on disk: " if trigger == WATCHER else ""
-        kind: Literal["info", "problem"] = "problem" if report.failed else "info"
+        kind: Literal["info", "problem"] = "problem" if failed else "info"
         self.note(report.collection, prefix + describe_report(report), kind)

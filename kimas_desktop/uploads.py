@@ -4,6 +4,8 @@ A browser sends only a file's name, and that name is untrusted: it may hold ``..
 Windows path, control or bidirectional-override characters, a name Windows reserves (``CON``, ``NUL``…)
 or one that is too long. ``safe_file_name`` turns any of them into one plain file name; ``copy_uploads``
 copies files under such names, never overwriting a different file and never leaving the target folder.
+Files of an uploaded folder keep their subfolders (``safe_relative_path``: each part made safe the same
+way, ``..`` and empty parts dropped), so two ``README.md`` of different subfolders stay apart.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ __all__ = [
     "check_collection_name",
     "copy_uploads",
     "safe_file_name",
+    "safe_relative_path",
 ]
 
 _RESERVED = {
@@ -32,6 +35,7 @@ _RESERVED = {
     *(f"COM{c}" for c in "¹²³"), *(f"LPT{c}" for c in "¹²³"),
 }  # fmt: skip
 _FORBIDDEN = set('<>:"/\\|?*')
+MAX_DEPTH = 12  # subfolders kept below the upload folder (deeper ones are left out)
 MAX_NAME_BYTES = 180  # well under the 255 bytes most file systems allow, leaving room for " (12)"
 _COLLECTION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
@@ -74,6 +78,17 @@ def safe_file_name(name: str, fallback: str = "file") -> str:
     return clean
 
 
+def safe_relative_path(name: str) -> tuple[str, ...]:
+    """``name`` as a relative path of safe parts (``a/../b\\c.md`` → ``("a", "b", "c.md")``): each part
+    made safe like ``safe_file_name``; ``.``, ``..`` and empty parts dropped; at most ``MAX_DEPTH``
+    folders."""
+    parts = [p for p in re.split(r"[\\/]", unicodedata.normalize("NFC", name)) if p.strip(" .")]
+    if not parts:
+        return (safe_file_name(name),)
+    folders = [safe_file_name(p, "folder") for p in parts[:-1]][:MAX_DEPTH]
+    return (*folders, safe_file_name(parts[-1]))
+
+
 def check_collection_name(name: str) -> str:
     """The name, stripped, if it can name a collection; else a ``ConfigError`` saying what is allowed."""
     clean = name.strip()
@@ -110,9 +125,13 @@ def _candidates(folder: Path, name: str) -> Iterator[Path]:
         yield folder / (f"{stem} ({n}).{ext}" if ext else f"{stem} ({n})")
 
 
-def copy_uploads(folder: Path, files: Sequence[tuple[Path, str]]) -> list[CopiedFile]:
+def copy_uploads(
+    folder: Path, files: Sequence[tuple[Path, str]], *, keep_folders: bool = False
+) -> list[CopiedFile]:
     """Copy each ``(temporary path, name the browser sent)`` into ``folder`` under a safe name.
 
+    ``keep_folders``: the names are paths relative to an uploaded folder (``docs/a/README.md``), and the
+    files go into the same subfolders of ``folder``; otherwise only the last part of a name counts.
     Identical content already under that name (or one of its ``name (n).ext`` variants) is left alone
     (``unchanged``); a name taken by other content gives the new file ``name (2).ext`` (``renamed``).
     Nothing is written outside ``folder``.
@@ -121,9 +140,18 @@ def copy_uploads(folder: Path, files: Sequence[tuple[Path, str]]) -> list[Copied
     root = folder.resolve()
     copied: list[CopiedFile] = []
     for src, sent_name in files:
-        name = safe_file_name(sent_name)
+        *subfolders, name = safe_relative_path(sent_name) if keep_folders else (safe_file_name(sent_name),)
+        into = root.joinpath(*subfolders)
+        if not into.resolve().is_relative_to(root):  # cannot happen after safe_file_name; refuse anyway
+            raise IndexingError(f"refusing to write the upload {sent_name!r} outside {root}")
+        try:
+            into.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise IndexingError(
+                f"could not make the folder for {sent_name!r}: {err.strerror or err}"
+            ) from err
         digest = _digest(src)
-        for target in _candidates(root, name):
+        for target in _candidates(into, name):
             if not target.exists():
                 break
             if target.is_file() and _digest(target) == digest:
@@ -131,7 +159,7 @@ def copy_uploads(folder: Path, files: Sequence[tuple[Path, str]]) -> list[Copied
         if target.exists():
             copied.append(CopiedFile(sent_name, target, "unchanged"))
             continue
-        if target.resolve().parent != root:  # cannot happen after safe_file_name; refuse rather than trust
+        if target.resolve().parent != into.resolve():  # cannot happen after safe_file_name; refuse anyway
             raise IndexingError(f"refusing to write the upload {sent_name!r} outside {root}")
         try:
             shutil.copyfile(src, target)
