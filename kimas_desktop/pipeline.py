@@ -27,7 +27,6 @@ from kimas_desktop.answer_check import AnswerCheck
 from kimas_desktop.cancel import CancellableChat, CancelToken
 from kimas_desktop.config import Config
 from kimas_desktop.context import ContextAnalysis, ContextAnalyzer, QueryContextualizer
-from kimas_desktop.errors import KimasError
 from kimas_desktop.events import (
     AnswerDelta,
     CitationsReady,
@@ -414,10 +413,13 @@ class Pipeline:
     ) -> bool:
         """The chat model's answerability judgement; a failed judgement keeps the lexical decision."""
         t = _Clock()
-        try:
-            verdict = stages.checker.answerable(question, packed)
-        except KimasError as err:
-            trace.add(AnswerCheckStage(t.ms(), fallback=f"judgement failed: {err}"))
+
+        def failed(reason: str) -> bool | None:
+            trace.add(AnswerCheckStage(t.ms(), fallback=f"judgement failed: {reason}"))
+            return None
+
+        verdict = optional("answer check", lambda: stages.checker.answerable(question, packed), failed)
+        if verdict is None:
             return True
         trace.add(AnswerCheckStage(t.ms(), answerable=verdict))
         return verdict

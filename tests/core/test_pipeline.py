@@ -333,3 +333,26 @@ def test_the_embedded_model_is_not_asked_to_judge_unless_configured() -> None:
         )
         list(pipe.ask(CAR))
         assert ("answerable" in asked_schemas(chat)) is asked, llm_check
+
+
+def test_stopping_the_answer_during_the_model_judgement_stops_it_and_is_not_taken_for_a_failed_judgement() -> (
+    None
+):
+    from kimas_desktop.errors import Cancelled
+
+    def reply(messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
+        if schema is not None and schema["required"][0] == "answerable":
+            raise Cancelled("stopped")
+        return "Every 10000 km [1]."
+
+    chat = ScriptedChatModel(reply)
+    pipe, _ = make(chat, routing={"top_k": 1}, agentic={"enabled": False})
+    events = []
+    try:
+        for e in pipe.ask(CAR):
+            events.append(e)
+    except Cancelled:
+        pass
+    else:
+        raise AssertionError("the cancel was swallowed")
+    assert not any(isinstance(e, AnswerDelta) for e in events)
