@@ -12,7 +12,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import gradio as gr
 
 from app.desktop import DesktopApp
-from ui import chat_handlers, handlers, render, settings_tab
+from ui import chat_handlers, documents_handlers, documents_tab, handlers, render, settings_tab
 
 CSS = """
 .kimas-citation { margin: 0.25em 0; }
@@ -38,6 +38,19 @@ mark.kimas-cited { background: var(--color-accent-soft); padding: 0 0.1em; }
 .kimas-waiting { font-size: 0.85em; opacity: 0.75; }
 #model-status p, #settings-model-status p { margin: 0; }
 footer { display: none !important; }
+.kimas-hidden { display: none !important; }
+#upload-folder button .wrap, #upload-files button .wrap { font-size: 0; }
+#upload-folder button .wrap::after { content: "Drop a folder here (its subfolders are kept), or click to choose one";
+  font-size: var(--text-md); }
+#upload-files button .wrap::after { content: "Drop files here, or click to choose some";
+  font-size: var(--text-md); }
+.kimas-docs table { width: 100%; border-collapse: collapse; font-size: 0.92em; }
+.kimas-docs th, .kimas-docs td { text-align: left; padding: 0.2em 0.5em;
+  border-bottom: 1px solid var(--border-color-primary); }
+.kimas-docs td.num { text-align: right; }
+.kimas-doc-problem { color: #c2410c; }
+.kimas-doc-dismissed { opacity: 0.7; }
+.kimas-docs-count { margin-bottom: 0.3em; }
 """
 
 # Gradio's drop zone takes dataTransfer.files, where a dropped folder is one empty entry. This walks
@@ -46,8 +59,20 @@ footer { display: none !important; }
 DROP_FOLDERS_JS = """
 () => {
   const ZONES = "#upload-folder, #upload-files";
+  function tellPaths(paths) {  // the files' paths inside the folder, for the upload handler
+    const box = document.querySelector("#upload-folder-paths textarea");
+    if (!box) return;
+    box.value = JSON.stringify(paths);
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+  document.addEventListener("change", (event) => {
+    const input = event.target;
+    if (!(input instanceof HTMLInputElement) || !input.closest("#upload-folder") || !input.files) return;
+    const paths = Array.from(input.files).map((f) => f.webkitRelativePath || "");
+    if (paths.every((p) => p.includes("/"))) tellPaths(paths);
+  }, true);
   async function filesOf(entry) {
-    if (entry.isFile) return [await new Promise((ok, fail) => entry.file(ok, fail))];
+    if (entry.isFile) return [{ file: await new Promise((ok, fail) => entry.file(ok, fail)), path: entry.fullPath }];
     if (!entry.isDirectory) return [];
     const reader = entry.createReader();
     const out = [];
@@ -69,8 +94,10 @@ DROP_FOLDERS_JS = """
     const area = event.target.closest(".upload-container") || zone;
     area.dispatchEvent(new DragEvent("dragleave", { bubbles: false }));
     const input = zone.querySelector("input[type=file]");
-    const files = (await Promise.all(entries.map(filesOf))).flat();
+    const found = (await Promise.all(entries.map(filesOf))).flat();
+    const files = found.map((f) => f.file);
     if (!input || !files.length) return;
+    if (zone.id === "upload-folder") tellPaths(found.map((f) => f.path.slice(1)));
     const transfer = new DataTransfer();
     files.forEach((f) => transfer.items.add(f));
     input.files = transfer.files;
@@ -256,6 +283,7 @@ def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
             files_drop = gr.File(
                 file_count="multiple", label="Drop files", elem_id="upload-files", height=110
             )
+            folder_paths = gr.Textbox(elem_id="upload-folder-paths", elem_classes=["kimas-hidden"])
             with gr.Row():
                 folder_path = gr.Textbox(
                     label="…or watch a folder on this computer in place",
@@ -284,6 +312,7 @@ def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
                     "Yes, remove it and its index", variant="stop", size="sm", elem_id="confirm-remove"
                 )
                 cancel = gr.Button("Cancel", size="sm")
+    docs = documents_tab.build()
 
     def action_outputs(a: handlers.KnowledgeAction) -> tuple[Any, ...]:
         return (a.message, gr.update(choices=a.names, value=a.selected))
@@ -298,12 +327,16 @@ def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
         [new_name],
         [message, selected, new_name],
     )
-    for drop in (folder_drop, files_drop):
-        drop.upload(
-            lambda c, f: (*action_outputs(handlers.upload(desk, c, f)), None),
-            [selected, drop],
-            [message, selected, drop],
-        )
+    folder_drop.upload(
+        lambda c, f, rel: (*action_outputs(handlers.upload(desk, c, f, rel)), None, ""),
+        [selected, folder_drop, folder_paths],
+        [message, selected, folder_drop, folder_paths],
+    )
+    files_drop.upload(
+        lambda c, f: (*action_outputs(handlers.upload(desk, c, f)), None),
+        [selected, files_drop],
+        [message, selected, files_drop],
+    )
     add_folder.click(
         lambda c, p: action_outputs(handlers.add_folder(desk, c, p)),
         [selected, folder_path],
@@ -314,7 +347,11 @@ def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
     pause.click(lambda: handlers.pause_indexing(desk), None, [message])
     resume.click(lambda: handlers.resume_indexing(desk), None, [message])
     cancel_indexing.click(lambda: handlers.cancel_indexing(desk), None, [message])
-    remove.click(lambda: gr.update(visible=True), None, [confirm_row])
+    remove.click(
+        lambda c: (gr.update(visible=bool(c)), gr.update(value=f"Yes, remove '{c}' and its index")),
+        [selected],
+        [confirm_row, confirm],
+    )
     cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
     confirm.click(
         lambda c: (*action_outputs(handlers.remove_collection(desk, c)), gr.update(visible=False)),
@@ -328,12 +365,14 @@ def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
         [selected, *fields],
         [message],
     )
+    documents_tab.bind(desk, docs, selected, message)
     return {
         "collections": collections_md,
         "progress": progress,
         "activity": activity,
         "selected": selected,
         "fields": fields,
+        "documents": docs,
     }
 
 
@@ -352,8 +391,13 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
             with gr.Tab("Settings", id="settings"):
                 settings_status = settings_tab.build(desk)
 
-        def tick(version: int, current: str | None) -> tuple[Any, ...]:
+        def tick(version: int, current: str | None, show: str, path: str | None) -> tuple[Any, ...]:
             p = handlers.poll(desk, version)
+            files = (
+                (gr.skip(), gr.skip())
+                if p.names is None or current not in p.names
+                else documents_tab.outputs(documents_handlers.documents_view(desk, current, show, path))
+            )
             if p.names is None:
                 names_update = gr.skip()
             elif current in p.names:  # keep the value: re-setting it would reload the settings fields
@@ -369,12 +413,13 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
                 p.progress_html,
                 p.model_md,
                 p.model_md,
+                *files,
             )
 
         timer = gr.Timer(1.0)
         timer.tick(
             tick,
-            [seen, k["selected"]],
+            [seen, k["selected"], k["documents"]["show"], k["documents"]["pick"]],
             [
                 seen,
                 k["collections"],
@@ -384,11 +429,18 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
                 k["progress"],
                 chat_status,
                 settings_status,
+                k["documents"]["list"],
+                k["documents"]["pick"],
             ],
             show_progress="hidden",
             queue=False,
         )
         demo.load(lambda c: astuple(handlers.load_collection_settings(desk, c)), [k["selected"]], k["fields"])
+        demo.load(
+            lambda c, show: documents_tab.outputs(documents_handlers.documents_view(desk, c, show)),
+            [k["selected"], k["documents"]["show"]],
+            [k["documents"]["list"], k["documents"]["pick"]],
+        )
         bind_restore(demo)
     return demo
 

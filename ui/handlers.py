@@ -6,6 +6,7 @@ for a view means "unchanged" (the app turns it into ``gr.skip()``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,17 +117,30 @@ def remove_collection(desk: DesktopApp, name: str | None) -> KnowledgeAction:
 DEFAULT_COLLECTION = "documents"
 
 
-def upload(desk: DesktopApp, collection: str | None, files: Sequence[str] | str | None) -> KnowledgeAction:
+def upload(
+    desk: DesktopApp, collection: str | None, files: Sequence[str] | str | None, relative: str = ""
+) -> KnowledgeAction:
     """Files or a folder dropped onto ``collection`` (a new "documents" collection if none is chosen).
 
-    The browser sends only file names (folders arrive flattened); the temporary copy's name is the
-    name the user's file had, and the app sanitizes it.
+    The browser uploads only file names; the temporary copy's name is the name the user's file had, and
+    the app sanitizes it. ``relative``: for a folder, the page's JSON list of the files' paths inside it
+    (``docs/a/README.md``), in upload order; with one path per file the subfolders are kept.
     """
     if isinstance(files, str):
         files = [files]
     name = collection or DEFAULT_COLLECTION
-    pairs = [(Path(f), Path(f).name) for f in files or []]
-    return _after(desk, desk.add_uploads(name, pairs), name)
+    paths = [Path(f) for f in files or []]
+    try:
+        inside = json.loads(relative) if relative else []
+    except ValueError:
+        inside = []
+    keep = (
+        isinstance(inside, list)
+        and len(inside) == len(paths) > 0
+        and all(isinstance(r, str) and "/" in r for r in inside)
+    )
+    pairs = [(p, r) for p, r in zip(paths, inside, strict=True)] if keep else [(p, p.name) for p in paths]
+    return _after(desk, desk.add_uploads(name, pairs, keep_folders=keep), name)
 
 
 def add_folder(desk: DesktopApp, collection: str | None, folder: str) -> KnowledgeAction:
