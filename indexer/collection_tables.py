@@ -19,6 +19,8 @@ from indexer.schema import (
     CHUNK_COLUMNS,
     FILES_SCHEMA,
     StoredChunk,
+    add_missing_columns,
+    chunk_columns,
     chunk_from_row,
     chunks_schema,
     in_filters,
@@ -74,6 +76,7 @@ class CollectionTables:
         columns: dict[str, Any] = {c: [getattr(i.chunk, c) for i in items] for c in CHUNK_COLUMNS}
         columns["ordinal"] = [i.ordinal for i in items]
         columns["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim)
+        add_missing_columns(self._chunks, chunks_schema(dim))  # a table made before the newer columns
         self._chunks.add(pa.table(columns, schema=chunks_schema(dim)))
 
     def delete_sources(self, sources: Iterable[str]) -> None:
@@ -86,7 +89,9 @@ class CollectionTables:
         table = self._chunks
         out: list[StoredChunk] = []
         for where in in_filters("source", sources):
-            rows = table.search().where(where).select([*CHUNK_COLUMNS, "ordinal", "vector"]).limit(None)
+            rows = (
+                table.search().where(where).select([*chunk_columns(table), "ordinal", "vector"]).limit(None)
+            )
             for r in rows.to_arrow().to_pylist():
                 out.append(
                     StoredChunk(chunk_from_row(r), int(r["ordinal"]), np.asarray(r["vector"], np.float32))
@@ -129,7 +134,7 @@ class CollectionTables:
 
     def chunks(self) -> list[Chunk]:
         """Every chunk of the collection (no vectors), by source and position."""
-        rows = self._chunks.search().select([*CHUNK_COLUMNS, "ordinal"]).limit(None)
+        rows = self._chunks.search().select([*chunk_columns(self._chunks), "ordinal"]).limit(None)
         ordered = sorted(rows.to_arrow().to_pylist(), key=lambda r: (r["source"], r["ordinal"]))
         return [chunk_from_row(r) for r in ordered]
 

@@ -84,6 +84,14 @@ def chunks_schema(dim: int) -> pa.Schema:
     )
 
 
+def chunk_columns(table: Any) -> list[str]:
+    """The ``CHUNK_COLUMNS`` that ``table`` has: a table made by an older version lacks the newer ones
+    (``chunk_from_row`` reads them as absent) until the first write adds them (``add_missing_columns``);
+    reading never writes."""
+    names = set(table.schema.names)
+    return [c for c in CHUNK_COLUMNS if c in names]
+
+
 def add_missing_columns(table: Any, schema: pa.Schema) -> None:
     """Add the columns of ``schema`` that ``table``, made by an older version, lacks (all null)."""
     missing = [f for f in schema if f.name not in table.schema.names]

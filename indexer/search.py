@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from indexer.schema import CHUNK_COLUMNS, chunk_from_row
+from indexer.schema import chunk_columns, chunk_from_row
 from kimas_desktop.fusion import RRF_K, reciprocal_rank_fusion
 from kimas_desktop.protocols import SearchMode, Vector
 from kimas_desktop.types import Hit
@@ -31,7 +31,7 @@ def dense(table: Any, vector: Vector, k: int) -> list[Hit]:
     rows = (
         table.search(vector, vector_column_name="vector")
         .distance_type("cosine")
-        .select([*CHUNK_COLUMNS, "vector", "_distance"])
+        .select([*chunk_columns(table), "vector", "_distance"])
         .limit(k)
         .to_arrow()
         .to_pylist()
@@ -44,7 +44,7 @@ def fts(table: Any, text: str, k: int) -> list[Hit]:
         return []
     rows = (
         table.search(text, query_type="fts", fts_columns="text")
-        .select([*CHUNK_COLUMNS, "vector", "_score"])
+        .select([*chunk_columns(table), "vector", "_score"])
         .limit(k)
         .to_arrow()
         .to_pylist()

@@ -54,14 +54,7 @@ from indexer.records import (
     synopsis_of,
     synopsis_state,
 )
-from indexer.schema import (
-    FILES_SCHEMA,
-    StoredChunk,
-    add_missing_columns,
-    chunks_schema,
-    sql_str,
-    table_prefix,
-)
+from indexer.schema import FILES_SCHEMA, StoredChunk, chunks_schema, sql_str, table_prefix
 from indexer.synopsis import SynopsisState
 from kimas_desktop.errors import EmbedderMismatchError, IndexingError
 from kimas_desktop.protocols import Embedder, SearchMode, Vector
@@ -134,9 +127,6 @@ class LanceStore:
                 if schema is None:
                     return None
                 table = db.create_table(name, schema=schema, exist_ok=True)
-            else:
-                if schema is not None:
-                    add_missing_columns(table, schema)
             self._tables[name] = table
             return table
 

@@ -49,15 +49,20 @@ def test_a_table_made_before_the_ocr_mark_opens_and_takes_marked_rows(tmp_path: 
     old.tables("c").add_chunks(
         [StoredChunk(Chunk("a", "c", "/old.pdf", "zeppelin manual", page=3), 0, vector)]
     )
-    lancedb.connect(uri).open_table(f"{table_prefix('c')}_chunks").drop_columns(
-        ["ocr"]
-    )  # as an older version left it
+    chunks_table = f"{table_prefix('c')}_chunks"
+    lancedb.connect(uri).open_table(chunks_table).drop_columns(["ocr"])  # as an older version left it
+
+    def columns() -> list[str]:
+        return list(lancedb.connect(uri).open_table(chunks_table).schema.names)
 
     store = LanceStore(uri)
-    [hit] = store.search("c", text="zeppelin", vector=vector, k=5, mode="fts")
+    [hit] = store.search("c", text="zeppelin", vector=vector, k=5, mode="hybrid")
     assert hit.chunk.locator == "p. 3" and not hit.chunk.ocr
+    assert [c.locator for c in store.chunks("c")] == ["p. 3"]
+    assert "ocr" not in columns()  # reading does not write
     scan = Chunk("b", "c", "/scan.pdf", "airship mooring mast", page=2, ocr=True)
     store.tables("c").add_chunks([StoredChunk(scan, 0, vector)])
+    assert "ocr" in columns()
     by_id = {c.chunk_id: c.locator for c in store.chunks("c")}
     assert by_id == {"a": "p. 3", "b": "p. 2 (OCR)"}
     [hit] = store.search("c", text="airship", vector=vector, k=5, mode="fts")
