@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from kimas_desktop.agentic import SufficiencyJudge
 from kimas_desktop.agents import AgentResult, RetrievalAgent
 from kimas_desktop.answer_check import AnswerCheck
+from kimas_desktop.answer_gate import AnswerGate
+from kimas_desktop.answer_gate import decline as decline_answer
 from kimas_desktop.cancel import CancellableChat, CancelToken
 from kimas_desktop.config import Config
 from kimas_desktop.context import ContextAnalysis, ContextAnalyzer, QueryContextualizer
@@ -39,7 +41,7 @@ from kimas_desktop.events import (
 )
 from kimas_desktop.evidence import EvidenceFilter, pack
 from kimas_desktop.fusion import reciprocal_rank_fusion
-from kimas_desktop.grounding import Grounder, Grounding, decline_text, point_at_sentences
+from kimas_desktop.grounding import Grounding, point_at_sentences
 from kimas_desktop.guard import StreamGuard, guard_stream
 from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, Reranker
@@ -49,13 +51,11 @@ from kimas_desktop.summarizer import NO_KNOWLEDGE, NOT_FOUND, Summarizer, answer
 from kimas_desktop.support import uses_quote
 from kimas_desktop.trace import (
     AgenticStage,
-    AnswerCheckStage,
     AnswerStage,
     CitationsStage,
     ContextStage,
     FirstTokenStage,
     PackStage,
-    QuoteStage,
     ReembedStage,
     RerankStage,
     RetrieveErrorStage,
@@ -66,7 +66,7 @@ from kimas_desktop.trace import (
     TotalStage,
     Trace,
 )
-from kimas_desktop.types import Citation, Hit, Message, Route
+from kimas_desktop.types import Hit, Message, Route
 
 log = logging.getLogger(__name__)
 
@@ -123,13 +123,7 @@ class Pipeline:
         self._router = CentroidRouter(searcher, embedder, config)
         self._filter = EvidenceFilter(reranker, config.rerank.top_n, config.rerank.min_score)
         self._stages = self._llm_stages(chat)
-        gc = config.grounding
-        # With a chat model able to judge, the lexical decision declines only the clear cases and the
-        # model's JSON judgement (answer_check.py) the rest.
-        self._llm_check = gc.llm_check == "on" or (gc.llm_check == "auto" and not small_model)
-        if self._llm_check:
-            gc = gc.model_copy(update={"threshold": gc.llm_threshold})
-        self._grounder = Grounder(embedder, gc)
+        self._gate = AnswerGate(embedder, config.grounding, small_model=small_model)
         self._pool = cf.ThreadPoolExecutor(max_workers=6, thread_name_prefix="kimas")
 
     def _llm_stages(self, chat: ChatModel) -> _LlmStages:
@@ -320,11 +314,12 @@ class Pipeline:
         trace.add(PackStage(t.ms(), len(packed), used, budget))
         grounding: Grounding | None = None
         if gc.enabled and packed:
-            grounding = self._ground(question, first, packed, trace, clock)
+            synopses = [self._searcher.synopsis(name) for name in first.active]
+            grounding = self._gate.ground(question, first.query, packed, synopses, trace, clock.ms())
             yield QuoteReady(grounding.quotes, grounding.answerability)
             if gc.decline and decline and not grounding.answerability.answerable:
                 trace.evidence = list(packed)
-                yield from self._decline(question, grounding, trace, clock)
+                yield from decline_answer(question, grounding, trace, clock.ms())
                 return
         if self.config.agentic.enabled and packed and grounding is not None and self._small_model:
             # Measured (bench/RESULTS.md, issue 12): the embedded model's sufficiency verdict is noise and
@@ -337,10 +332,10 @@ class Pipeline:
                 packed, used = pack(hits, budget, self._chat.count_tokens)
                 trace.add(PackStage(0.0, len(packed), used, round=2))
         trace.evidence = list(packed)
-        if grounding is not None and gc.decline and decline and self._llm_check and packed:
+        if grounding is not None and gc.decline and decline and self._gate.model_judges and packed:
             yield Status("check", "Checking that your documents answer this…")
-            if not self._model_says_answerable(question, packed, trace, stages):
-                yield from self._decline(question, grounding, trace, clock)
+            if not self._gate.model_says_answerable(stages.checker, question, packed, trace):
+                yield from decline_answer(question, grounding, trace, clock.ms())
                 return
         if not packed:
             yield AnswerDelta(NOT_FOUND)
@@ -373,7 +368,7 @@ class Pipeline:
         citations = cited.citations if cited is not None else ()
         if gc.enabled and gc.support and answer and not is_not_found(answer):
             t = _Clock()
-            report = self._grounder.check(answer, packed, [c.n for c in citations])
+            report = self._gate.check(answer, packed, [c.n for c in citations])
             quote_used = uses_quote(answer, " ".join(q.text for q in quotes), question) if quotes else None
             trace.add(SupportStage(t.ms(), len(report.sentences), report.unsupported, quote_used))
             yield SupportReady(report.sentences, quote_used)
@@ -383,53 +378,3 @@ class Pipeline:
         trace.add(TotalStage(clock.ms()))
         yield TraceReady(trace)
         yield Done(answer, answered_from_sources=not is_not_found(answer))
-
-    # -- grounding (issue 12) --------------------------------------------------------------------
-
-    def _ground(
-        self, question: str, first: RetrievalResult, packed: Sequence[Hit], trace: Trace, clock: _Clock
-    ) -> Grounding:
-        """The quote and the answerability decision over the packed sources (numbered as the answer
-        prompt numbers them), right after reranking; milliseconds, no LLM."""
-        t = _Clock()
-        synopses = [self._searcher.synopsis(name) for name in first.active]
-        grounding = self._grounder.ground(question, packed, synopses, query=first.query)
-        a = grounding.answerability
-        trace.add(
-            QuoteStage(
-                t.ms(),
-                at_ms=clock.ms(),
-                quotes=tuple(q.n for q in grounding.quotes),
-                answerable=a.answerable,
-                score=a.score,
-                threshold=a.threshold,
-                idf=grounding.idf_from,
-            )
-        )
-        return grounding
-
-    def _model_says_answerable(
-        self, question: str, packed: Sequence[Hit], trace: Trace, stages: _LlmStages
-    ) -> bool:
-        """The chat model's answerability judgement; a failed judgement keeps the lexical decision."""
-        t = _Clock()
-
-        def failed(reason: str) -> bool | None:
-            trace.add(AnswerCheckStage(t.ms(), fallback=f"judgement failed: {reason}"))
-            return None
-
-        verdict = optional("answer check", lambda: stages.checker.answerable(question, packed), failed)
-        if verdict is None:
-            return True
-        trace.add(AnswerCheckStage(t.ms(), answerable=verdict))
-        return verdict
-
-    def _decline(self, question: str, grounding: Grounding, trace: Trace, clock: _Clock) -> Iterator[Event]:
-        """The evidence does not answer: say so, point at the closest passages; the chat model is not asked."""
-        text = decline_text(question, grounding.quotes)
-        yield AnswerDelta(text)
-        citations = tuple(Citation(q.n, q.chunk, q.display, q.start, q.end) for q in grounding.quotes)
-        yield CitationsReady(citations, True, "the closest passages; they do not answer the question")
-        trace.add(TotalStage(clock.ms()))
-        yield TraceReady(trace)
-        yield Done(text, answered_from_sources=False)
