@@ -1,0 +1,76 @@
+"""End to end, as a user: the document manager in the real app (real embedded models) in headless Chromium.
+
+Upload a folder whose two subfolders each hold a README.md, see both files listed with their subfolders,
+remove one from the Knowledge tab's file list, and see it gone (list, collection counts). Also: the drop
+zones say what they take, and the remove-collection confirmation names the collection. Screenshots go to
+``test-artifacts/browser/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.ui.test_browser import ARTIFACTS, CHROMIUM, App, app  # noqa: F401  (the fixture)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_the_document_manager_removes_one_file(app: App, tmp_path: Path) -> None:  # noqa: F811
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/test.sh installs Debian's chromium)")
+    proj = tmp_path / "proj"
+    for sub, word in (("alpha", "PERIWINKLE"), ("beta", "TANGERINE")):
+        (proj / sub).mkdir(parents=True)
+        (proj / sub / "README.md").write_text(f"# {sub}\n\nThe {sub} module is named {word}.\n", "utf-8")
+
+    def shot(page: object, name: str) -> None:
+        page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]
+
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+        page = browser.new_page(viewport={"width": 1280, "height": 1400})
+        page.set_default_timeout(30_000)
+        expect = sync_api.expect
+        expect.set_options(timeout=30_000)
+        try:
+            page.goto(app.url)
+            page.get_by_role("tab", name="Knowledge").click()
+            zone_text = page.evaluate(
+                """() => getComputedStyle(document.querySelector('#upload-folder button .wrap'), '::after')
+                       .content"""
+            )
+            assert "Drop a folder here" in zone_text, zone_text
+            page.locator("#new-collection textarea, #new-collection input").first.fill("handbook")
+            page.locator("#create-collection").click()
+            expect(page.locator("#collections")).to_contain_text("handbook")
+            page.locator("#upload-folder input[type=file]").set_input_files(str(proj))
+            expect(page.locator("#knowledge-message")).to_contain_text("2 new file(s) copied into 'handbook'")
+            expect(page.locator("#knowledge-message")).not_to_contain_text("Renamed")
+
+            listing = page.locator("#document-list")
+            expect(listing).to_contain_text("proj/alpha/README.md", timeout=90_000)
+            expect(listing).to_contain_text("proj/beta/README.md")
+            expect(page.locator("#collections")).to_contain_text("2 files", timeout=90_000)
+            shot(page, "20-documents-listed")
+
+            page.locator("#document-select input").click()
+            page.get_by_role("option", name="proj/alpha/README.md").click()
+            page.locator("#remove-document").click()
+            expect(page.locator("#knowledge-message")).to_contain_text("'proj/alpha/README.md' removed")
+            expect(listing).not_to_contain_text("proj/alpha/README.md")
+            expect(listing).to_contain_text("proj/beta/README.md")
+            expect(page.locator("#collections")).to_contain_text("1 file ·")
+            assert not (app.data_dir / "uploads" / "handbook" / "proj" / "alpha").exists()
+            shot(page, "21-document-removed")
+
+            page.locator("#remove").click()
+            expect(page.locator("#confirm-remove")).to_contain_text("Yes, remove 'handbook' and its index")
+            shot(page, "22-remove-collection-names-it")
+        except Exception:
+            shot(page, "2x-documents-failure")
+            raise
+        finally:
+            browser.close()
