@@ -1,0 +1,307 @@
+"""The reader thread of a sync (``indexer.pipeline`` draws the whole flow): it stats, reads, hashes, parses
+and chunks files into a queue of ``Segment``/``Done`` items, re-using stored vectors where it can, and
+reads scanned pages by OCR after every file that needs none."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from indexer.chunking import ChunkDraft, Chunker
+from indexer.collection_tables import CollectionTables
+from indexer.documents import Block, Document, SkipFile
+from indexer.ingest_items import Done, Failure, Item, Job, Segment, content_hash
+from indexer.manifest import FileRecord
+from indexer.parsers import FileParser
+from kimas_desktop.errors import Cancelled
+from kimas_desktop.index_control import IndexControl
+from kimas_desktop.protocols import Vector
+
+SEGMENT_CHUNKS = 32  # chunks per segment handed from the reader to the embedder
+
+
+@dataclass(frozen=True)
+class _Later:
+    """A file with pages to read by OCR after all other files: what its first pass left."""
+
+    job: Job
+    path: Path
+    doc: Document
+    digest: str
+    known: Mapping[str, Vector]
+    count: int  # chunks from its text layer
+
+
+def _lower_priority() -> None:
+    """Let the calling thread yield the CPU to the embedding model: on a laptop's few cores, reading runs
+    in the gaps the model leaves instead of slowing it down (Linux sets priority per thread)."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+
+
+class Reader:
+    """Reads, hashes, parses and chunks ``jobs`` into a queue of ``Segment``/``Done`` items, on a thread.
+
+    A file whose bytes match a stored file (moved or copied) gets that file's stored chunks and vectors,
+    re-keyed to its new path, without parsing or embedding. A changed file re-uses the stored vectors of
+    chunks whose text did not change.
+    """
+
+    def __init__(
+        self,
+        *,
+        tables: CollectionTables,
+        chunker: Chunker,
+        max_file_mb: float,
+        by_hash: Mapping[str, Sequence[FileRecord]],
+        pdf_page_timeout_s: float,
+        on_file: Callable[[str], None],
+        control: IndexControl | None = None,
+    ) -> None:
+        self._tables = tables
+        self._control = control
+        self._chunker = chunker
+        self._max_mb = max_file_mb
+        self._by_hash = by_hash
+        self._pdf_timeout = pdf_page_timeout_s
+        self._on_file = on_file
+        self.queue: queue.Queue[Item | None] = queue.Queue(maxsize=64)
+        self.stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._later: list[_Later] = []  # OCR queues behind every file that needs none
+        self.ocr_waiting = 0
+
+    def start(self, jobs: Sequence[Job]) -> None:
+        self._thread = threading.Thread(
+            target=self._run, args=(list(jobs),), name="kimas-reader", daemon=True
+        )
+        self._thread.start()
+
+    def join(self) -> None:
+        self.stop.set()
+        if self._thread is not None:
+            while self._thread.is_alive():
+                try:  # unblock a reader waiting on a full queue
+                    while True:
+                        self.queue.get_nowait()
+                except queue.Empty:
+                    pass
+                self._thread.join(timeout=0.1)
+
+    def _put(self, item: Item | None) -> None:
+        while not self.stop.is_set():
+            try:
+                self.queue.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def _run(self, jobs: list[Job]) -> None:
+        _lower_priority()
+        parser = FileParser(pdf_page_timeout_s=self._pdf_timeout)
+        try:
+            for job in jobs:
+                while self._control is not None and not self._control.wait(0.1):  # paused
+                    if self.stop.is_set():
+                        return
+                if self.stop.is_set():
+                    return
+                if self._control is not None and self._control.cancelled:
+                    raise Cancelled("indexing was cancelled")
+                self._on_file(job.path)
+                for item in self._read(job, parser):
+                    self._put(item)
+            for later in self._later:
+                while self._control is not None and not self._control.wait(0.1):  # paused
+                    if self.stop.is_set():
+                        return
+                if self.stop.is_set():
+                    return
+                if self._control is not None and self._control.cancelled:
+                    raise Cancelled("indexing was cancelled")
+                self._on_file(later.job.path)
+                for item in self._recognize(later, parser):
+                    self._put(item)
+        except BaseException as err:  # anything unexpected ends the sync, reported on the caller's thread
+            self._put(Failure(err))
+        finally:
+            parser.close()
+            self._put(None)
+
+    def _record(
+        self, job: Job, status: str, reason: str, file_hash: str = "", chunks: int = 0, pages: int = 0
+    ) -> FileRecord:
+        return FileRecord(
+            path=job.path,
+            size=job.stat.size,
+            mtime_ns=job.stat.mtime_ns,
+            hash=file_hash,
+            chunks=chunks,
+            status=status,  # type: ignore[arg-type]
+            reason=reason,
+            pages=pages,
+            indexed_at=time.time(),
+        )
+
+    def _read(self, job: Job, parser: FileParser) -> Iterator[Item]:
+        path = Path(job.path)
+        if job.stat.size > self._max_mb * 1024**2:
+            reason = f"larger than the {self._max_mb:g} MB limit (max_file_mb)"
+            yield Done(job, self._record(job, "skipped", reason))
+            return
+        try:
+            data = path.read_bytes()
+        except OSError as err:
+            yield Done(job, self._record(job, "failed", f"cannot read the file: {err.strerror or err}"))
+            return
+        digest = content_hash(data)
+        previous = job.previous
+        if previous is not None and previous.hash == digest and previous.status != "failed":
+            yield Done(job, replace(previous, size=job.stat.size, mtime_ns=job.stat.mtime_ns), touched=True)
+            return
+        copied = self._copy(job, digest)
+        if copied is not None:
+            yield from copied
+            return
+        yield from self._parse(job, path, data, digest, parser)
+
+    def _copy(self, job: Job, digest: str) -> list[Item] | None:
+        """Items re-using the stored chunks of a file with the same bytes (a move or a copy)."""
+        for source in self._by_hash.get(digest, ()):
+            stored = self._tables.stored_chunks([source.path])
+            if len(stored) != source.chunks or not stored:
+                continue
+            drafts = [
+                ChunkDraft(
+                    ordinal=s.ordinal,
+                    text=s.chunk.text,
+                    tokens=0,
+                    page=s.chunk.page,
+                    line_start=s.chunk.line_start,
+                    line_end=s.chunk.line_end,
+                    heading=s.chunk.heading,
+                    ocr=s.chunk.ocr,
+                )
+                for s in stored
+            ]
+            items: list[Item] = [
+                Segment(
+                    job,
+                    drafts[i : i + SEGMENT_CHUNKS],
+                    [s.vector for s in stored[i : i + SEGMENT_CHUNKS]],
+                    digest,
+                    1.0,
+                )
+                for i in range(0, len(drafts), SEGMENT_CHUNKS)
+            ]
+            record = self._record(job, "indexed", source.reason, digest, len(drafts), source.pages)
+            items.append(Done(job, record, copied=True))
+            return items
+        return None
+
+    def _parse(self, job: Job, path: Path, data: bytes, digest: str, parser: FileParser) -> Iterator[Item]:
+        known: dict[str, Vector] = {}
+        if job.replaces:
+            known = {
+                s.chunk.text: s.vector for s in self._tables.stored_chunks([job.path]) if s.vector is not None
+            }
+        count = 0
+        try:
+            doc = parser.parse(path, data)
+            for segment in self._segments(job, doc, doc.blocks, known, digest, 0):
+                count += len(segment.drafts)
+                yield segment
+        except SkipFile as skip:
+            yield Done(job, self._record(job, "skipped", str(skip), digest))
+            return
+        except Exception as err:  # a file that breaks its parser fails alone
+            reason = str(err) or type(err).__name__
+            yield Done(job, self._record(job, "failed", reason, digest))
+            return
+        if doc.ocr_pages:
+            self._later.append(_Later(job, path, doc, digest, known, count))
+            self.ocr_waiting += len(doc.ocr_pages)
+            yield Segment(job, [], [], digest, 1.0, self.ocr_waiting)  # only reports the OCR backlog
+            return
+        yield self._done(job, doc, digest, count, ocr=parser.ocr)
+
+    def _recognize(self, later: _Later, parser: FileParser) -> Iterator[Item]:
+        """The OCR pass of a file: chunks of its recognized pages, numbered after its text-layer chunks."""
+        doc, count, left = later.doc, later.count, len(later.doc.ocr_pages)
+
+        def counted(blocks: Iterator[Block]) -> Iterator[Block]:
+            nonlocal left
+            for block in blocks:
+                if left > 0:
+                    left -= 1
+                    self.ocr_waiting -= 1
+                yield block
+
+        try:
+            blocks = counted(parser.recognize(later.path, doc))
+            for segment in self._segments(later.job, doc, blocks, later.known, later.digest, count):
+                count += len(segment.drafts)
+                yield segment
+        except Exception as err:  # the text layer's chunks stay; the failure is noted
+            self.ocr_waiting -= left
+            if count == 0:  # nothing was readable: the file failed, like a broken PDF
+                yield Done(
+                    later.job, self._record(later.job, "failed", str(err) or type(err).__name__, later.digest)
+                )
+                return
+            doc.notes.append(f"OCR: {err or type(err).__name__}")
+            left = 0
+        self.ocr_waiting -= left
+        yield self._done(later.job, doc, later.digest, count, ocr=True)
+
+    def _segments(
+        self,
+        job: Job,
+        doc: Document,
+        blocks: Iterator[Block],
+        known: Mapping[str, Vector],
+        digest: str,
+        first: int,
+    ) -> Iterator[Segment]:
+        batch: list[ChunkDraft] = []
+        for draft in self._chunker.chunks(blocks, first_ordinal=first):
+            batch.append(draft)
+            if len(batch) >= SEGMENT_CHUNKS:
+                yield self._segment(job, batch, known, digest, doc.pages, draft.page, self.ocr_waiting)
+                batch = []
+        if batch:
+            yield self._segment(job, batch, known, digest, doc.pages, None, self.ocr_waiting)
+
+    def _done(self, job: Job, doc: Document, digest: str, count: int, *, ocr: bool) -> Done:
+        if count == 0:
+            reason = "no text to index"
+            if doc.kind in ("pdf", "image") and doc.ocr_pages:
+                reason = "no text found, not even by OCR" + (f" ({doc.notes[0]})" if doc.notes else "")
+            elif doc.kind == "pdf":
+                reason = "no extractable text (scanned or image-only?)"
+                if not ocr:
+                    reason += " Reading scanned pages needs Tesseract (package tesseract-ocr)."
+            return Done(job, self._record(job, "skipped", reason, digest, pages=doc.pages))
+        note = ""
+        if doc.notes:
+            note = f"indexed without {len(doc.notes)} unreadable page(s): " + "; ".join(doc.notes[:3])
+        return Done(job, self._record(job, "indexed", note, digest, count, doc.pages))
+
+    @staticmethod
+    def _segment(
+        job: Job,
+        drafts: list[ChunkDraft],
+        known: Mapping[str, Vector],
+        digest: str,
+        pages: int,
+        page: int | None,
+        ocr_waiting: int = 0,
+    ) -> Segment:
+        progress = (page / pages) if page and pages else 1.0
+        return Segment(job, drafts, [known.get(d.text) for d in drafts], digest, progress, ocr_waiting)
