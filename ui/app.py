@@ -65,6 +65,11 @@ DROP_FOLDERS_JS = """
     box.value = JSON.stringify(paths);
     box.dispatchEvent(new Event("input", { bubbles: true }));
   }
+  document.addEventListener("click", (event) => {  // an inline [n] opens the source it points to
+    const link = event.target instanceof Element ? event.target.closest(".kimas-marker a") : null;
+    const target = link ? document.getElementById((link.getAttribute("href") || "").slice(1)) : null;
+    if (target instanceof HTMLDetailsElement) target.open = true;
+  }, true);
   document.addEventListener("change", (event) => {
     const input = event.target;
     if (!(input instanceof HTMLInputElement) || !input.closest("#upload-folder") || !input.files) return;

@@ -232,6 +232,7 @@ def test_conversations_survive_reload_and_restart_and_the_sidebar_opens_them(ser
             expect(source.locator("summary")).to_contain_text(f"[{target.rsplit('-', 1)[1]}]")
             marker.click()
             expect(source).to_be_in_viewport()
+            expect(source).to_have_attribute("open", "")  # and opens it: the whole passage shows
             shot(page, "07b-marker-followed")
             chats.filter(has_text=Q1).last.click()  # back to the older chat, restored after the restart
 
