@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from app.config_store import ConfigStore
 from app.desktop import DesktopApp
+from app.instance_lock import AlreadyRunningError, InstanceLock
 from app.paths import Paths, read_config, resolve_paths
 from app.runtime import Runtime
 from kimas_desktop.config import PRESETS, Config
@@ -103,6 +104,19 @@ def run(args: argparse.Namespace) -> int:
         print(_port_message(args.port), file=sys.stderr)
         return 2
     paths.data_dir.mkdir(parents=True, exist_ok=True)
+    instance = InstanceLock(paths.data_dir)
+    try:
+        instance.acquire(f"http://127.0.0.1:{args.port}")
+    except AlreadyRunningError as err:
+        print(f"kimas: {err}", file=sys.stderr)
+        return 2
+    try:
+        return _serve(args, paths, config)
+    finally:
+        instance.release()
+
+
+def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
     _log_to_file(paths.log_file)
     # Uploads pass through Gradio's cache: keep them inside the data dir, not in the system's temp dir.
     os.environ.setdefault("GRADIO_TEMP_DIR", str(paths.data_dir / "cache" / "gradio"))

@@ -65,3 +65,52 @@ def test_the_source_route_serves_only_cited_files(tmp_path: Path) -> None:
     assert ok.headers["content-type"] == "application/pdf"
     assert ok.headers["content-disposition"].startswith("inline")
     assert client.get("/kimas/source/bad/..%2F..%2Fetc%2Fpasswd").status_code == 404
+
+
+def test_a_second_app_on_the_same_data_dir_is_refused_and_a_killed_one_does_not_block(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import subprocess
+    import sys
+    import time
+
+    data = tmp_path / "data"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from app.instance_lock import InstanceLock; "
+            "lock = InstanceLock(Path(sys.argv[1])); lock.acquire('http://127.0.0.1:7999'); print('held', flush=True); "
+            "time.sleep(60)",
+            str(data),
+        ],
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        code = main(["serve", "--port", str(port), "--data-dir", str(data)])
+        err = capsys.readouterr().err
+        assert code == 2
+        assert "already running on this data directory at http://127.0.0.1:7999" in err
+        assert f"(process {holder.pid})" in err and "Traceback" not in err
+    finally:
+        holder.kill()  # as a crash would: the lock goes with the process
+        holder.wait()
+    from app.instance_lock import InstanceLock
+
+    lock = InstanceLock(data)
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            lock.acquire("http://127.0.0.1:7860")
+            break
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+    lock.release()
