@@ -5,9 +5,36 @@ from __future__ import annotations
 from pathlib import Path
 
 from kimas_desktop.text import truncate
-from kimas_desktop.trace import AgenticStage, QuoteStage, ReembedStage, RewriteStage, SupportStage, Trace
+from kimas_desktop.trace import (
+    AgenticStage,
+    AnswerCheckStage,
+    QuoteStage,
+    ReembedStage,
+    RewriteStage,
+    SupportStage,
+    Trace,
+)
 from kimas_desktop.types import Hit
 from ui.markup import esc
+
+# What each timed stage is called on the page (the trace's own names are for `kimas ask --json`).
+STAGE_LABELS = {
+    "rewrite": "understanding the question",
+    "route": "choosing collections",
+    "reroute": "choosing collections again",
+    "retrieve": "searching",
+    "context_analysis": "reading the conversation",
+    "rerank": "ranking the evidence",
+    "pack": "fitting the evidence",
+    "agentic": "second search",
+    "quote": "finding the quote",
+    "answer_check": "the model's check",
+    "first_token": "first word of the answer",
+    "answer": "writing the answer",
+    "citations": "citing sources",
+    "support": "checking the answer",
+    "total": "total",
+}
 
 __all__ = ["trace_markdown"]
 
@@ -35,9 +62,12 @@ def trace_markdown(trace: Trace) -> str:
         )
     if trace.routes:
         searched = set(trace.agent_queries)
-        lines.append("\n**Collections** (routing scores)\n")
         lines.append(
-            "| collection | score | centroid | description | dense | words (LLR) | searched |\n"
+            "\n**Collections** (how well each matches the question: its main topics, its description, "
+            "the meaning of its best passages, its characteristic words)\n"
+        )
+        lines.append(
+            "| collection | score | topics | description | passages | words | searched |\n"
             "|---|---|---|---|---|---|---|"
         )
         for r in trace.routes:
@@ -77,6 +107,13 @@ def trace_markdown(trace: Trace) -> str:
             f"\n**Grounding:** the evidence {verdict} the question (score {quote.score}, "
             f"threshold {quote.threshold}); quote ready after {quote.at_ms} ms"
         )
+    check = trace.find(AnswerCheckStage)
+    if check is not None:
+        if check.answerable is None:
+            text = f"could not judge ({esc(check.fallback)}); the answer went ahead"
+        else:
+            text = "the sources answer the question" if check.answerable else "the sources do not answer it"
+        lines.append(f"\n**The chat model's check:** {text}")
     support = trace.find(SupportStage)
     if support is not None:
         lines.append(
@@ -87,5 +124,5 @@ def trace_markdown(trace: Trace) -> str:
     if timings:
         lines.append("\n**Timings**\n")
         lines.append("| stage | ms |\n|---|---|")
-        lines += [f"| {esc(stage)} | {ms:,.0f} |" for stage, ms in timings.items()]
+        lines += [f"| {esc(STAGE_LABELS.get(stage, stage))} | {ms:,.0f} |" for stage, ms in timings.items()]
     return "\n".join(lines)
