@@ -68,8 +68,10 @@ class Grounder:
         )
         return Grounding(tuple(quotes), self._model.decide(features), idf_from)
 
-    def check(self, answer: str, hits: Sequence[Hit], cited: Sequence[int] = ()) -> SupportReport:
-        return self._checker.check(answer, hits, cited)
+    def check(
+        self, answer: str, hits: Sequence[Hit], cited: Sequence[int] = (), question: str = ""
+    ) -> SupportReport:
+        return self._checker.check(answer, hits, cited, question)
 
 
 def point_at_sentences(

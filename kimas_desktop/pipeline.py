@@ -368,7 +368,7 @@ class Pipeline:
         citations = cited.citations if cited is not None else ()
         if gc.enabled and gc.support and answer and not is_not_found(answer):
             t = _Clock()
-            report = self._gate.check(answer, packed, [c.n for c in citations])
+            report = self._gate.check(answer, packed, [c.n for c in citations], question)
             quote_used = uses_quote(answer, " ".join(q.text for q in quotes), question) if quotes else None
             trace.add(SupportStage(t.ms(), len(report.sentences), report.unsupported, quote_used))
             yield SupportReady(report.sentences, quote_used)

@@ -4,6 +4,9 @@ sources it cites?
 For every sentence of the finished answer:
 - its **facts** (numbers, dates and capitalized names) must each appear in a cited source; one that appears
   nowhere makes the sentence unsupported, whatever else it shares with the sources;
+- so must the **question's words it repeats**: "What is the alpha module named?" answered "The alpha
+  module is named TANGERINE" from a source about the beta module takes the question's premise for a fact;
+  a word of the question that no source has at all counts as missing;
 - otherwise it is supported when a source sentence contains enough of its words (``lexical``: the share
   of its content words in the best source sentence, by a light stem) or means nearly the same
   (``cosine``: embedding similarity to the best source sentence).
@@ -21,8 +24,8 @@ import numpy as np
 
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.sentences import Sentence, split_sentences, text_kind
-from kimas_desktop.terms import stems
-from kimas_desktop.text import STOPWORDS, words
+from kimas_desktop.terms import stem, stems
+from kimas_desktop.text import STOPWORDS, content_words, words
 from kimas_desktop.types import Hit
 
 __all__ = ["SentenceSupport", "SupportChecker", "SupportReport", "facts", "uses_quote"]
@@ -113,8 +116,11 @@ class SupportChecker:
         self._lexical = lexical
         self._cosine = cosine
 
-    def check(self, answer: str, hits: Sequence[Hit], cited: Sequence[int] = ()) -> SupportReport:
-        """``cited``: the source numbers the answer cites; empty = every source counts as cited."""
+    def check(
+        self, answer: str, hits: Sequence[Hit], cited: Sequence[int] = (), question: str = ""
+    ) -> SupportReport:
+        """``cited``: the source numbers the answer cites; empty = every source counts as cited.
+        ``question``: its words that no source has must not reappear in the answer as if they were facts."""
         sentences = split_sentences(answer, "markdown")
         if not sentences or not hits:
             return SupportReport(tuple(self._unsupported(s) for s in sentences))
@@ -133,6 +139,8 @@ class SupportChecker:
         pvec = self._embedder.embed_passages([s.text for _, s in pool])
         sims = np.asarray(avec @ pvec.T, dtype=np.float64)
         pool_stems = [stems(s.text) for _, s in pool]
+        everywhere = set().union(*(stems(h.chunk.text) for h in hits))
+        unsourced = {stem(w): w for w in content_words(question) if stem(w) not in everywhere}
         out = []
         for i, sentence in enumerate(sentences):
             own = stems(sentence.text)
@@ -141,7 +149,7 @@ class SupportChecker:
             j = int(np.argmax(combined))
             missing = tuple(
                 f for f in facts(sentence.text) if not _contains_fact(f, cited_lower, cited_numbers)
-            )
+            ) + tuple(w for st, w in unsourced.items() if st in own)
             best_lex, best_cos = max(lexical), float(sims[i].max())
             supported = not missing and (best_lex >= self._lexical or best_cos >= self._cosine)
             n, src = pool[j]

@@ -53,3 +53,17 @@ def test_an_answer_that_ignores_or_contradicts_the_quote_is_told_apart() -> None
     assert uses_quote("It is called hermes [1].", quote, question) is True
     assert uses_quote("The server is called BackupPC.", quote, question) is False
     assert uses_quote("", quote, question) is None
+
+
+def test_an_answer_that_takes_the_questions_premise_for_a_fact_is_unsupported() -> None:
+    # Asked about the alpha module, the sources only name the beta one: the model's near-copy of the
+    # beta sentence with "alpha" put in must not pass as backed by the source.
+    source = [Hit(Chunk("c", "docs", "/docs/beta/README.md", "The beta module is named TANGERINE."), 0.9)]
+    checker = SupportChecker(HashEmbedder())
+    question = "What is the alpha module named?"
+    premise = checker.check("The alpha module is named TANGERINE [1].", source, [1], question).sentences[0]
+    assert not premise.supported and premise.missing == ("alpha",)
+    honest = checker.check("The beta module is named TANGERINE [1].", source, [1], question).sentences[0]
+    assert honest.supported
+    # A question word the sources do have is no premise: "named" and "module" are in the source.
+    assert checker.check("It is named TANGERINE.", source, [1], question).sentences[0].supported

@@ -231,7 +231,7 @@ def test_upload_ask_cite_and_live_update(app: App, tmp_path: Path) -> None:
             # 5. Edit the Markdown file on disk: the collection updates without a restart.
             page.get_by_role("tab", name="Knowledge").click()
             before = page.locator("#collections").inner_text()
-            notes = app.data_dir / "uploads" / "handbook" / "notes.md"
+            notes = app.data_dir / "uploads" / "handbook" / docs.name / "notes.md"  # the folder is kept
             assert notes.is_file(), list((app.data_dir / "uploads").rglob("*"))
             t = time.monotonic()
             with notes.open("a", encoding="utf-8") as f:

@@ -1,7 +1,8 @@
 """End to end, as a user: the document manager in the real app (real embedded models) in headless Chromium.
 
 Upload a folder whose two subfolders each hold a README.md, see both files listed with their subfolders,
-remove one from the Knowledge tab's file list, and see it gone (list, collection counts). Also: the drop
+remove one from the Knowledge tab's file list, and see it gone (list, collection counts, and its text no
+longer found in chat while the other file's is); Settings' Restore defaults. Also: the drop
 zones say what they take, and the remove-collection confirmation names the collection. Screenshots go to
 ``test-artifacts/browser/``.
 """
@@ -65,6 +66,31 @@ def test_the_document_manager_removes_one_file(app: App, tmp_path: Path) -> None
             expect(page.locator("#collections")).to_contain_text("1 file ·")
             assert not (app.data_dir / "uploads" / "handbook" / "proj" / "alpha").exists()
             shot(page, "21-document-removed")
+
+            # The removed file's text is no longer found; the other file's still is.
+            page.get_by_role("tab", name="Chat").click()
+            question = page.locator("#question textarea, #question input").first
+            chat = page.locator("#chatbot")
+            question.fill("What is the beta module named?")
+            question.press("Enter")
+            expect(chat).to_contain_text("TANGERINE", timeout=120_000)  # the grounded quote
+            expect(chat).not_to_contain_text("Writing the answer", timeout=180_000)
+            question.fill("What is the alpha module named?")
+            question.press("Enter")
+            expect(chat).to_contain_text("What is the alpha module named?")
+            expect(chat).not_to_contain_text("Writing the answer", timeout=180_000)
+            expect(chat.get_by_text("How this answer was made")).to_have_count(2, timeout=180_000)
+            assert "PERIWINKLE" not in chat.inner_text()
+            shot(page, "21b-removed-file-not-retrieved")
+
+            # Settings drift: a custom change shows as "custom"; Restore defaults brings the preset back.
+            page.get_by_role("tab", name="Settings").click()
+            page.locator("#preset").get_by_text("turbo", exact=True).click()
+            page.locator("#restore-defaults").click()
+            expect(page.get_by_text("Default settings restored")).to_be_visible()
+            expect(page.locator("#preset input[value=full]")).to_be_checked()
+            shot(page, "21c-restore-defaults")
+            page.get_by_role("tab", name="Knowledge").click()
 
             page.locator("#remove").click()
             expect(page.locator("#confirm-remove")).to_contain_text("Yes, remove 'handbook' and its index")
