@@ -160,8 +160,10 @@ def test_opening_another_chat_mid_answer_stops_drawing_the_old_one(tmp_path: Pat
     # An update being sent when the tab switched went out before the switch; after it, the stream draws
     # nothing, and it ends on "no change" (Gradio sends a stream's last value again when it ends: that
     # drew the chat left over the one opened).
-    late = [u for t, u in zip(times, out, strict=True) if t > switched]
-    assert late == [None]
+    # (The final "no change" may go out before open_chat returns: only its being last, and nothing drawn
+    # after the switch, are the behaviour.)
+    assert out and out[-1] is None
+    assert all(u is None for t, u in zip(times, out, strict=True) if t > switched)
     assert all(u[1] == current for u in out if u is not None)
     turn = s.history.get(current).turns[0]
     assert turn.state == "stopped" and 0 < len(turn.answer) < len(LONG)
