@@ -75,6 +75,8 @@ def test_the_document_manager_removes_one_file(app: App, tmp_path: Path) -> None
             question.press("Enter")
             expect(chat).to_contain_text("TANGERINE", timeout=120_000)  # the grounded quote
             expect(chat).not_to_contain_text("Writing the answer", timeout=180_000)
+            expect(chat.get_by_text("How this answer was made")).to_have_count(1, timeout=180_000)
+            expect(question).to_have_value("")  # the first submit's clearing of the box has arrived
             question.fill("What is the alpha module named?")
             question.press("Enter")
             expect(chat).to_contain_text("What is the alpha module named?")
