@@ -148,6 +148,9 @@ def test_conversations_survive_reload_and_restart_and_the_sidebar_opens_them(ser
 
     def ask(page: Any, text: str) -> None:
         box = page.locator("#question textarea, #question input").first
+        expect(box).to_have_value(
+            ""
+        )  # the last submit's clearing of the box has arrived (else it wipes this)
         box.fill(text)
         box.press("Enter")
         expect(page.locator("#chatbot")).to_contain_text(text)
