@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.config_store import ConfigStore
 from app.desktop import DesktopApp
 from app.paths import Paths
-from app.runtime import Runtime, real_builders
-from kimas_desktop.config import load_config, parse_config
+from app.runtime import Builders, Runtime, real_builders
+from kimas_desktop.config import Config, load_config, parse_config
 from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapReranker
 from tests.indexer.files import write
 from tests.indexer.test_reembed import OtherEmbedder
@@ -27,8 +27,20 @@ def wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> bool:
     return condition()
 
 
-def test_a_new_embedder_loads_then_is_saved_and_the_collections_are_re_embedded(tmp_path: Path) -> None:
-    embedders = {"": HashEmbedder(dim=64), "other": OtherEmbedder(dim=64)}
+@dataclass(frozen=True)
+class TwoEmbedders:
+    """Collection ``c`` over one Markdown file in ``docs``, and builders with two embedders of the same
+    dimension: ``""`` (the configured one) and ``"other"`` (a switch to it needs re-embedding)."""
+
+    embedders: dict[str, HashEmbedder]
+    builders: Builders
+    docs: Path
+    config: Config
+    paths: Paths
+
+
+def two_embedders(tmp_path: Path) -> TwoEmbedders:
+    embedders: dict[str, HashEmbedder] = {"": HashEmbedder(dim=64), "other": OtherEmbedder(dim=64)}
     builders = replace(
         real_builders(),
         embedder=lambda cfg, cache: embedders[cfg.name],
@@ -40,7 +52,12 @@ def test_a_new_embedder_loads_then_is_saved_and_the_collections_are_re_embedded(
     write(docs / "a.md", "# Plants\n\nThe office plants are watered on Mondays.")
     data = tmp_path / "data"
     config = parse_config({"collections": {"c": {"folders": [str(docs)]}}})
-    paths = Paths(data, data / "config.toml")
+    return TwoEmbedders(embedders, builders, docs, config, Paths(data, data / "config.toml"))
+
+
+def test_a_new_embedder_loads_then_is_saved_and_the_collections_are_re_embedded(tmp_path: Path) -> None:
+    two = two_embedders(tmp_path)
+    embedders, builders, config, paths = two.embedders, two.builders, two.config, two.paths
     desk = DesktopApp(Runtime(paths, config, builders), ConfigStore(paths.config_file, config))
     try:
         desk.start()

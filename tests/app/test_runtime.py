@@ -121,23 +121,11 @@ def test_an_embedding_switch_shows_needs_reembedding_in_the_app(tmp_path: Path) 
     """The Runtime hands the store the configured embedder, so the Knowledge tab (not only ``kimas
     collections``) tells a collection built with another model of the same dimension."""
     from kimas_desktop.trace import ReembedStage
-    from tests.indexer.files import write
-    from tests.indexer.test_reembed import OtherEmbedder
+    from tests.app.test_model_switch import two_embedders
 
-    embedders = {"": HashEmbedder(dim=64), "other": OtherEmbedder(dim=64)}
-    builders = replace(
-        real_builders(),
-        embedder=lambda cfg, cache: embedders[cfg.name],
-        chat=lambda cfg: ScriptedChatModel(lambda messages, schema: "{}"),
-        reranker=lambda cfg, emb, cache: WordOverlapReranker(),
-        small_model=lambda cfg: True,
-    )
-    docs = tmp_path / "docs"
-    write(docs / "a.md", "# Plants\n\nThe office plants are watered on Mondays.")
-    data = tmp_path / "data"
-    config = parse_config({"collections": {"c": {"folders": [str(docs)]}}})
-    paths = Paths(data, data / "config.toml")
-    rt = Runtime(paths, config, builders)
+    two = two_embedders(tmp_path)
+    config, paths, docs = two.config, two.paths, two.docs
+    rt = Runtime(paths, config, two.builders)
     try:
         rt.indexer(config).index("c", [docs])
         knowledge = DesktopApp(rt, ConfigStore(paths.config_file, config)).knowledge
