@@ -69,21 +69,23 @@ class App:
     started_s: float
 
 
-@pytest.fixture
-def app(tmp_path: Path) -> Iterator[App]:
+@contextlib.contextmanager
+def running_app(data: Path, artifacts: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """``launch.py`` on a free port with ``data`` as its data dir; yields its URL once it answers.
+
+    The server's output goes to ``artifacts/server.log``; its ``kimas.log`` is copied there at the end.
+    """
     port = _free_port()
-    data = tmp_path / "data"
-    log = ARTIFACTS / "server.log"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1"}
-    t0 = time.monotonic()
+    log = artifacts / "server.log"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    full_env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1", **(env or {})}
     with log.open("w") as out:
         proc = subprocess.Popen(
             [sys.executable, "launch.py", "--port", str(port), "--data-dir", str(data)],
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
-            env=env,
+            env=full_env,
         )
     url = f"http://127.0.0.1:{port}/"
     try:
@@ -97,7 +99,7 @@ def app(tmp_path: Path) -> Iterator[App]:
             if time.monotonic() > deadline:
                 pytest.fail(f"the app did not come up in 120 s:\n{log.read_text()}")
             time.sleep(0.3)
-        yield App(url, data, log, time.monotonic() - t0)
+        yield url
     finally:
         proc.terminate()
         try:
@@ -106,7 +108,15 @@ def app(tmp_path: Path) -> Iterator[App]:
             proc.kill()
             proc.wait(5)
         with contextlib.suppress(OSError):
-            shutil.copy(data / "kimas.log", ARTIFACTS / "kimas.log")
+            shutil.copy(data / "kimas.log", artifacts / "kimas.log")
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[App]:
+    data = tmp_path / "data"
+    t0 = time.monotonic()
+    with running_app(data, ARTIFACTS) as url:
+        yield App(url, data, ARTIFACTS / "server.log", time.monotonic() - t0)
 
 
 def test_upload_ask_cite_and_live_update(app: App, tmp_path: Path) -> None:

@@ -9,12 +9,7 @@ step go to ``test-artifacts/browser-models/``.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,8 +18,8 @@ import pytest
 
 from local_models.catalog import load_catalog
 from tests.local_models import hub_server as hub_module
-from tests.ui.test_browser import CHROMIUM, ROOT, _free_port
-from tests.ui.test_settings import _gguf
+from tests.local_models.test_download import _gguf
+from tests.ui.test_browser import CHROMIUM, ROOT, running_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -70,41 +65,8 @@ def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Any]]:
 
 @pytest.fixture
 def app_url(tmp_path: Path, hub: tuple[str, Any]) -> Iterator[str]:
-    port = _free_port()
-    data = tmp_path / "data"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = ARTIFACTS / "server.log"
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1", "HF_ENDPOINT": hub[0]}
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "launch.py", "--port", str(port), "--data-dir", str(data)],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-        )
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"the app exited with {proc.returncode}:\n{log.read_text()}")
-            with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as r:
-                if r.status == 200:
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail(f"the app did not come up in 120 s:\n{log.read_text()}")
-            time.sleep(0.3)
+    with running_app(tmp_path / "data", ARTIFACTS, {"HF_ENDPOINT": hub[0]}) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        with contextlib.suppress(OSError):
-            (ARTIFACTS / "kimas.log").write_bytes((data / "kimas.log").read_bytes())
 
 
 def test_download_a_catalog_model_switch_to_it_and_ask(
