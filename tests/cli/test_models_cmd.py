@@ -11,7 +11,7 @@ import pytest
 
 from cli.main import main
 from tests.local_models.hub_server import hub_server
-from tests.local_models.test_download import FILE, REPO, _gguf
+from tests.local_models.test_download import FILE, REPO, _gguf, served_catalog
 
 
 @pytest.fixture
@@ -20,33 +20,6 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
         raise OSError(f"network blocked in tests: {address!r}")
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
-
-
-def _catalog(tmp_path: Path, sha256: str) -> Path:
-    path = tmp_path / "team-catalog.toml"
-    path.write_text(
-        f"""
-[[chat]]
-name = "tiny-chat"
-title = "Tiny chat"
-size_mb = 99
-ram_mb = 400
-licence = "Apache-2.0"
-repo = "{REPO}"
-files = ["{FILE}"]
-sha256 = {{ "{FILE}" = "{sha256}" }}
-
-[[chat]]
-name = "huge-chat"
-title = "Huge chat"
-size_mb = 90000
-ram_mb = 9000000
-licence = "MIT"
-repo = "org/huge"
-files = ["huge.gguf"]
-"""
-    )
-    return path
 
 
 def test_list_shows_the_builtin_catalog_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -62,14 +35,14 @@ def test_pull_downloads_then_the_list_says_installed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     digest = hashlib.sha256(_gguf().read_bytes()).hexdigest()
-    catalog = _catalog(tmp_path, digest)
+    catalog = served_catalog(tmp_path / "team-catalog.toml", digest)
     data = tmp_path / "data"
     with hub_server({f"{REPO}/{FILE}": _gguf()}) as (base, state):
         code = main(
             [
                 "models",
                 "pull",
-                "tiny-chat",
+                "smollm2-served",
                 "--data-dir",
                 str(data),
                 "--catalog",
@@ -87,16 +60,19 @@ def test_pull_downloads_then_the_list_says_installed(
 
     assert main(["models", "--data-dir", str(data), "--catalog", str(catalog)]) == 0
     listing = capsys.readouterr().out
-    assert "tiny-chat" in listing and "installed" in listing.split("tiny-chat")[1].splitlines()[0]
-    assert "too big for this RAM" in listing.split("huge-chat")[1].splitlines()[0]
+    assert "smollm2-served" in listing and "installed" in listing.split("smollm2-served")[1].splitlines()[0]
+    assert "too big for this RAM" in listing.split("giant")[1].splitlines()[0]
 
 
 @pytest.mark.usefixtures("no_network")
 def test_pull_offline_says_so_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    catalog = _catalog(tmp_path, "0" * 64)
-    assert main(["models", "pull", "tiny-chat", "--data-dir", str(tmp_path), "--catalog", str(catalog)]) == 2
+    catalog = served_catalog(tmp_path / "team-catalog.toml", "0" * 64)
+    assert (
+        main(["models", "pull", "smollm2-served", "--data-dir", str(tmp_path), "--catalog", str(catalog)])
+        == 2
+    )
     err = capsys.readouterr().err
-    assert "kimas: Cannot download tiny-chat: cannot connect to huggingface.co" in err
+    assert "kimas: Cannot download smollm2-served: cannot connect to huggingface.co" in err
     assert not list((tmp_path / "models").rglob("*.gguf"))
 
 
@@ -114,11 +90,11 @@ def test_doctor_says_where_each_model_comes_from(tmp_path: Path, capsys: pytest.
         args = [
             "models",
             "pull",
-            "tiny-chat",
+            "smollm2-served",
             "--data-dir",
             str(data),
             "--catalog",
-            str(_catalog(tmp_path, digest)),
+            str(served_catalog(tmp_path / "team-catalog.toml", digest)),
         ]
         assert main([*args, "--base-url", base]) == 0
     installed = data / "models" / "gguf" / FILE

