@@ -15,11 +15,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from kimas_desktop.protocols import Embedder, Reranker
+from tests.local_models.local_http import QuietHandler, StateServer, serving
 
 
 @dataclass
@@ -32,12 +32,8 @@ class ServerState:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+class _Handler(QuietHandler):
+    server: StateServer[ServerState]
 
     def _reply(self, status: int, body: Any) -> None:
         data = json.dumps(body).encode()
@@ -77,27 +73,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(404, {"error": f"no route {self.path}"})
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, state: ServerState, port: int = 0) -> None:
-        super().__init__(("127.0.0.1", port), _Handler)
-        self.state = state
-
-
 @contextmanager
 def embed_server(embedder: Embedder, reranker: Reranker) -> Iterator[tuple[str, ServerState]]:
     """``(base_url ending in /v1, state)`` of a running server; stopped on exit."""
     state = ServerState(embedder, reranker)
-    server = _Server(state)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving(StateServer(_Handler, state)) as url:
+        yield f"{url}/v1", state
 
 
 def main() -> None:
@@ -110,7 +91,7 @@ def main() -> None:
     args = parser.parse_args()
     embedder = FastEmbedEmbedder(EmbeddingModelConfig(), Path(args.cache))
     embedder.warm_up()
-    server = _Server(ServerState(embedder, EmbeddingReranker(embedder)), args.port)
+    server = StateServer(_Handler, ServerState(embedder, EmbeddingReranker(embedder)), args.port)
     print("ready", flush=True)
     server.serve_forever()
 

@@ -12,8 +12,9 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from tests.local_models.local_http import QuietHandler, StateServer, serving
 
 
 @dataclass
@@ -27,12 +28,8 @@ class HubState:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _HubServer
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+class _Handler(QuietHandler):
+    server: StateServer[HubState]
 
     def do_GET(self) -> None:
         state = self.server.state
@@ -93,24 +90,9 @@ class _Handler(BaseHTTPRequestHandler):
                     return
 
 
-class _HubServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, state: HubState) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.state = state
-
-
 @contextmanager
 def hub_server(files: dict[str, Path]) -> Iterator[tuple[str, HubState]]:
     """``(base_url, state)`` of a running server; stopped on exit."""
     state = HubState(files=dict(files))
-    server = _HubServer(state)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving(StateServer(_Handler, state)) as url:
+        yield url, state
