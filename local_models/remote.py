@@ -41,15 +41,7 @@ class RemoteEmbedder:
         self, cfg: EmbeddingModelConfig, *, transport: httpx.BaseTransport | None = None, retries: int = 3
     ) -> None:
         self._cfg = cfg
-        self._http = JsonClient(
-            cfg.base_url,
-            what="the embedding server",
-            setting="embedding.base_url",
-            api_key_env=cfg.api_key_env,
-            timeout_s=cfg.timeout_s,
-            retries=retries,
-            transport=transport,
-        )
+        self._http = _client(cfg, "embedding", transport, retries)
         self._dim: int | None = None
         self._lock = threading.Lock()
 
@@ -129,15 +121,7 @@ class RemoteReranker:
     ) -> None:
         self._cfg = cfg
         self._batch = batch_size
-        self._http = JsonClient(
-            cfg.base_url,
-            what="the rerank server",
-            setting="rerank.base_url",
-            api_key_env=cfg.api_key_env,
-            timeout_s=cfg.timeout_s,
-            retries=retries,
-            transport=transport,
-        )
+        self._http = _client(cfg, "rerank", transport, retries)
 
     @property
     def model_id(self) -> str:
@@ -177,3 +161,21 @@ class RemoteReranker:
         for i in range(0, len(texts), self._batch):
             out += self._batch_scores(query, texts[i : i + self._batch])
         return out
+
+
+def _client(
+    cfg: EmbeddingModelConfig | RerankConfig,
+    section: str,
+    transport: httpx.BaseTransport | None,
+    retries: int,
+) -> JsonClient:
+    """The JSON client for the server at ``cfg.base_url``; ``section`` is the config section naming it."""
+    return JsonClient(
+        cfg.base_url,
+        what=f"the {section} server",
+        setting=f"{section}.base_url",
+        api_key_env=cfg.api_key_env,
+        timeout_s=cfg.timeout_s,
+        retries=retries,
+        transport=transport,
+    )
