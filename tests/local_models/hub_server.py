@@ -9,10 +9,12 @@ Every request's path and Range header is recorded.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tests.local_models.local_http import QuietHandler, StateServer, serving
 
@@ -96,3 +98,28 @@ def hub_server(files: dict[str, Path]) -> Iterator[tuple[str, HubState]]:
     state = HubState(files=dict(files))
     with serving(StateServer(_Handler, state)) as url:
         yield url, state
+
+
+def throttle(monkeypatch: Any, delay_s: float) -> None:
+    """Slow every served block by ``delay_s`` (on 127.0.0.1 a 98 MB file otherwise arrives in a quarter of
+    a second: before a progress line, an ETA or a cancel can be seen)."""
+    send = _Handler._send
+
+    def slow_send(self: Any, source: Path, start: int, size: int, limit: int | None) -> None:
+        real = self.wfile
+
+        class Slow:
+            def write(self, block: bytes) -> int:
+                time.sleep(delay_s)
+                return int(real.write(block))
+
+            def flush(self) -> None:
+                real.flush()
+
+        self.wfile = Slow()
+        try:
+            send(self, source, start, size, limit)
+        finally:
+            self.wfile = real
+
+    monkeypatch.setattr(_Handler, "_send", slow_send)

@@ -9,7 +9,6 @@ step go to ``test-artifacts/browser-models/``.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,26 +38,7 @@ def _stand_in() -> Any:
 @pytest.fixture
 def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Any]]:
     entry = _stand_in()
-    send = hub_module._Handler._send
-
-    def slow_send(self: Any, source: Path, start: int, size: int, limit: int | None) -> None:
-        real = self.wfile
-
-        class Slow:  # about 12 MB/s: a 98 MB file takes some 8 s, long enough to watch
-            def write(self, block: bytes) -> int:
-                time.sleep(0.02)
-                return int(real.write(block))
-
-            def flush(self) -> None:
-                real.flush()
-
-        self.wfile = Slow()
-        try:
-            send(self, source, start, size, limit)
-        finally:
-            self.wfile = real
-
-    monkeypatch.setattr(hub_module._Handler, "_send", slow_send)
+    hub_module.throttle(monkeypatch, 0.02)  # about 12 MB/s: a 98 MB file takes some 8 s, long enough to watch
     with hub_module.hub_server({f"{entry.repo}/{entry.files[0]}": _gguf()}) as (url, _state):
         yield url, entry
 

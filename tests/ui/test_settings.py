@@ -16,7 +16,7 @@ from app.model_downloads import ModelDownloads
 from kimas_desktop.config import ChatModelConfig, load_config
 from kimas_desktop.errors import ModelError
 from local_models.fake import ScriptedChatModel
-from tests.local_models.hub_server import HubState, hub_server
+from tests.local_models.hub_server import HubState, hub_server, throttle
 from tests.local_models.test_download import FILE, REPO, _gguf, served_catalog
 from tests.ui.session_fakes import Rig, make_rig, scripted
 from ui import settings_handlers as sh
@@ -48,7 +48,8 @@ class Chat(ScriptedChatModel):
 
 
 @pytest.fixture
-def hub() -> Iterator[tuple[str, HubState]]:
+def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, HubState]]:
+    throttle(monkeypatch, 0.002)  # a few seconds a download: progress and a cancel have time to show
     with hub_server({f"{REPO}/{FILE}": _gguf()}) as server:
         yield server
 
