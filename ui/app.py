@@ -85,11 +85,11 @@ def _chat_tab(
     def streamed(updates: Iterator[chat_handlers.Drawn]) -> Iterator[tuple[Any, ...]]:
         for update in updates:
             if update is None:  # the tab shows another chat now
-                yield (gr.skip(),) * 6
+                yield (gr.skip(),) * 5
                 continue
-            messages, conv_id, text, sb = update
+            messages, conv_id, sb = update
             side = _sidebar_outputs(sb) if sb is not None else (gr.skip(),) * 3
-            yield (messages, conv_id, text, *side)
+            yield (messages, conv_id, *side)
 
     def on_submit(c: str | None, text: str, q: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
         yield from streamed(chat_handlers.submit(desk, c, text, q, _page(request)))
@@ -113,13 +113,18 @@ def _chat_tab(
     def on_rename(c: str | None, t: str, q: str) -> tuple[Any, ...]:
         return _sidebar_outputs(chat_handlers.rename_chat(desk, c, t, q))
 
-    # Send while an answer streams: that answer stops (keeping what it found) and the new question is
-    # asked, so a second submit must start at once ("multiple", no concurrency limit).
-    outputs = [chatbot, conv, question, *listing]
+    # Sending takes the question out of the box at once (unqueued); the answer then streams into the chat
+    # only, so a question typed while it streams is never wiped. Send while an answer streams: that answer
+    # stops (keeping what it found) and the new question is asked, so a second submit must start at once
+    # ("multiple", no concurrency limit).
+    outputs = [chatbot, conv, *listing]
+    sent = gr.State("")
     for trigger in (question.submit, send.click):
         trigger(
+            lambda text: ("", text), [question], [question, sent], queue=False, trigger_mode="multiple"
+        ).then(
             on_submit,
-            [conv, question, search],
+            [conv, sent, search],
             outputs,
             show_progress="hidden",
             trigger_mode="multiple",

@@ -41,7 +41,7 @@ class Sidebar:
 
 
 Messages = list[dict[str, Any]]
-ChatUpdate = tuple[Messages, str, str, Sidebar | None]  # chat, conversation id, question box, sidebar
+ChatUpdate = tuple[Messages, str, Sidebar | None]  # chat, conversation id, sidebar
 Drawn = ChatUpdate | None  # None: change nothing on the page (it shows another chat now)
 
 
@@ -82,7 +82,7 @@ def _stream(
                     return
                 # The sidebar once the question is stored (a new chat appears in it), and at the end.
                 side = sidebar(desk, conv.id, search) if first else None
-                yield render.chat_messages(conv), conv.id, "", side
+                yield render.chat_messages(conv), conv.id, side
             first = False
     finally:
         close = getattr(turns, "close", None)
@@ -90,25 +90,25 @@ def _stream(
             close()
     with desk.history.drawing(page, conv.id) as shown:
         if shown:
-            yield render.chat_messages(conv), conv.id, "", sidebar(desk, conv.id, search)
+            yield render.chat_messages(conv), conv.id, sidebar(desk, conv.id, search)
 
 
 def submit(
     desk: DesktopApp, conv_id: str | None, text: str, search: str = "", page: str = ""
 ) -> Iterator[Drawn]:
-    """Ask ``text`` in the open conversation: yields the whole chat after every streamed change; the
-    question box is cleared. An answer still streaming in this conversation is stopped first (it keeps
+    """Ask ``text`` in the open conversation: yields the whole chat after every streamed change (never the
+    question box, which the page clears when the question is sent, so a question typed meanwhile stays). An answer still streaming in this conversation is stopped first (it keeps
     what it had) and the new question is asked."""
     conv = desk.history.get(conv_id)
     if not text.strip():
-        yield render.chat_messages(conv), conv.id, text, None
+        yield render.chat_messages(conv), conv.id, None
         return
     yield from _stream(desk, conv, desk.chat.ask(conv, text), search, page)
 
 
 def regenerate(desk: DesktopApp, conv_id: str | None, search: str = "", page: str = "") -> Iterator[Drawn]:
     conv = desk.history.get(conv_id)
-    yield render.chat_messages(conv), conv.id, "", None
+    yield render.chat_messages(conv), conv.id, None
     yield from _stream(desk, conv, desk.chat.regenerate(conv), search, page)
 
 

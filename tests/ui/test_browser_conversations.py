@@ -216,7 +216,14 @@ def test_conversations_survive_reload_and_restart_and_the_sidebar_opens_them(ser
             expect(page.locator("#chatbot")).not_to_contain_text(Q1)
             ask(page, Q1)
             expect(page.locator("#chatbot .kimas-quotes").first).to_be_visible(timeout=120_000)
-            ask(page, Q2)
+            box = page.locator("#question textarea, #question input").first
+            expect(box).to_have_value("")
+            box.fill(Q2)  # typed while the answer streams: its updates leave the box alone
+            expect(page.locator("#chatbot")).to_contain_text("Writing the answer")
+            page.wait_for_timeout(1_500)
+            expect(box).to_have_value(Q2)
+            box.press("Enter")
+            expect(page.locator("#chatbot")).to_contain_text(Q2)
             expect(page.locator("#chatbot")).to_contain_text(
                 "Stopped (you asked a new question)", timeout=60_000
             )

@@ -120,7 +120,7 @@ def test_regenerate_answers_differently_and_keeps_the_earlier_answers(tmp_path: 
     chat = WarmerChat()
     rig = _indexed(tmp_path, chat)
     s = rig.session
-    _, conv_id, _, _ = list(chat_handlers.submit(s, None, "What is the launch code?"))[-1]
+    _, conv_id, _ = list(chat_handlers.submit(s, None, "What is the launch code?"))[-1]
     list(chat_handlers.regenerate(s, conv_id))
     messages, *_ = list(chat_handlers.regenerate(s, conv_id))[-1]
     conv = s.history.get(conv_id)
@@ -145,7 +145,7 @@ def test_opening_another_chat_mid_answer_stops_drawing_the_old_one(tmp_path: Pat
     chat = SlowChat(LONG, delay_s=0.05)
     rig = _indexed(tmp_path, chat)
     s = rig.session
-    _, older, _, _ = list(chat_handlers.submit(s, None, "First chat?", page="tab"))[-1]
+    _, older, _ = list(chat_handlers.submit(s, None, "First chat?", page="tab"))[-1]
     chat.started.clear()
     _, current, _ = chat_handlers.new_chat(s, older, page="tab")
     out: list[chat_handlers.Drawn] = []

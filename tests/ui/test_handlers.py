@@ -32,8 +32,7 @@ def test_submit_streams_the_answer_into_the_chat(tmp_path: Path) -> None:
     rig = _indexed(tmp_path)
     updates = list(chat_handlers.submit(rig.session, None, "What is the launch code of Project Heliotrope?"))
     contents = [u[0][1]["content"] for u in updates]
-    assert all(u[2] == "" for u in updates)  # the textbox is cleared at once
-    assert updates[0][3] is not None and updates[0][3].choices[0][0].startswith("What is the launch code")
+    assert updates[0][2] is not None and updates[0][2].choices[0][0].startswith("What is the launch code")
     assert updates[0][0][0] == {"role": "user", "content": "What is the launch code of Project Heliotrope?"}
     assert contents[0] == "_Thinking…_"
     texts = [c for c in contents if not c.startswith("_") and not c.endswith("_")]  # no status lines
@@ -42,7 +41,7 @@ def test_submit_streams_the_answer_into_the_chat(tmp_path: Path) -> None:
     # The grounded quote comes first, before any word of the model's answer.
     first_quote = next(c for c in contents if "kimas-quotes" in c)
     assert contents.index(first_quote) < min(i for i, c in enumerate(contents) if "The launch code is" in c)
-    final_messages, conv, _, _ = updates[-1]
+    final_messages, conv, _ = updates[-1]
     answer = final_messages[1]["content"]
     assert answer.startswith("<div class='kimas-quotes' data-answerable='true'>")
     assert (
@@ -60,8 +59,8 @@ def test_submit_streams_the_answer_into_the_chat(tmp_path: Path) -> None:
 
 def test_empty_question_changes_nothing(tmp_path: Path) -> None:
     rig = make_rig(tmp_path)
-    [(messages, conv_id, text, listing)] = list(chat_handlers.submit(rig.session, None, "   "))
-    assert messages == [] and rig.session.history.get(conv_id).turns == [] and text == "   "
+    [(messages, conv_id, listing)] = list(chat_handlers.submit(rig.session, None, "   "))
+    assert messages == [] and rig.session.history.get(conv_id).turns == []
     assert listing is None and chat_handlers.sidebar(rig.session, conv_id).choices == []
 
 
@@ -93,7 +92,7 @@ def test_errors_are_plain_sentences_on_the_page(tmp_path: Path) -> None:
 def test_stop_regenerate_and_new_chat(tmp_path: Path) -> None:
     rig = _indexed(tmp_path)
     s = rig.session
-    messages, conv_id, _, _ = list(chat_handlers.submit(s, None, "What is the launch code?"))[-1]
+    messages, conv_id, _ = list(chat_handlers.submit(s, None, "What is the launch code?"))[-1]
     chat_handlers.stop(s, conv_id)  # nothing running: harmless
     chat_handlers.stop(s, None)
     regenerated = list(chat_handlers.regenerate(s, conv_id))
@@ -109,7 +108,7 @@ def test_stop_regenerate_and_new_chat(tmp_path: Path) -> None:
 def test_the_sidebar_opens_renames_searches_and_deletes(tmp_path: Path) -> None:
     rig = _indexed(tmp_path)
     s = rig.session
-    _, first, _, _ = list(chat_handlers.submit(s, None, "What is the launch code?"))[-1]
+    _, first, _ = list(chat_handlers.submit(s, None, "What is the launch code?"))[-1]
     _, second, _ = chat_handlers.new_chat(s, first)
     *_, listing = list(chat_handlers.submit(s, second, "When are the plants watered?"))[-1]
     assert listing is not None and [v for _, v in listing.choices] == [second, first]
