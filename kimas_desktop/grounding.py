@@ -9,7 +9,7 @@ not, ``decline_text`` is the answer: the documents' closest passages instead of 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from kimas_desktop.answerability import Answerability, AnswerabilityModel, evidence_features
@@ -21,7 +21,7 @@ from kimas_desktop.terms import TermWeights
 from kimas_desktop.text import truncate
 from kimas_desktop.types import Citation, Hit, Synopsis
 
-__all__ = ["DECLINE_START", "Grounder", "Grounding", "decline_text", "is_decline", "point_at_sentences"]
+__all__ = ["DECLINE_START", "Grounder", "Grounding", "decline_text", "is_decline", "supported_citations"]
 
 DECLINE_START = "Your documents don't say"
 
@@ -74,29 +74,25 @@ class Grounder:
         return self._checker.check(answer, hits, cited, question)
 
 
-def point_at_sentences(
-    citations: Sequence[Citation], support: Sequence[SentenceSupport]
-) -> tuple[Citation, ...]:
-    """Each citation pointed at the sentence of its source that best supports the answer (the snippet
-    becomes that sentence); a citation no answer sentence leans on keeps its chunk-level snippet."""
+def supported_citations(support: Sequence[SentenceSupport], hits: Sequence[Hit]) -> tuple[Citation, ...]:
+    """The answer's citations, from the support check: each source that backs a sentence of the answer,
+    pointed at its sentence that backs it best, in the order the answer leans on them. A sentence the
+    sources do not back cites nothing (it is marked unsupported instead)."""
     best: dict[int, SentenceSupport] = {}
-    for s in support:
-        if s.source is None or s.evidence_start is None:
+    for s in sorted(support, key=lambda x: x.start):
+        if not s.supported or s.source is None or s.evidence_start is None or s.evidence_end is None:
+            continue
+        if not 1 <= s.source <= len(hits):
             continue
         held = best.get(s.source)
-        if held is None or (s.supported, max(s.lexical, s.cosine)) > (
-            held.supported,
-            max(held.lexical, held.cosine),
-        ):
+        if held is None or max(s.lexical, s.cosine) > max(held.lexical, held.cosine):
             best[s.source] = s
     out = []
-    for c in citations:
-        found = best.get(c.n)
-        if found is None or found.evidence_start is None or found.evidence_end is None:
-            out.append(c)
-            continue
-        a, b = found.evidence_start, found.evidence_end
-        out.append(replace(c, snippet=" ".join(c.chunk.text[a:b].split()), start=a, end=b))
+    for n, s in best.items():
+        chunk = hits[n - 1].chunk
+        a, b = s.evidence_start, s.evidence_end
+        assert a is not None and b is not None
+        out.append(Citation(n, chunk, " ".join(chunk.text[a:b].split()), a, b))
     return tuple(out)
 
 

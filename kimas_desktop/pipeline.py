@@ -8,8 +8,9 @@ Then the filter reranks everything with one scorer and the grounding stage (issu
 picks the grounded quote and decides whether the evidence answers at all, in milliseconds and before any
 LLM step: the quote is the first part of the answer, and a question the documents do not answer is
 declined instead of handed to the model. Otherwise the optional agentic round may search again, the
-summarizer streams the answer (through a guard against loops and transcripts), the support check marks
-sentences the cited sources do not back, and look-back citations point at the supporting sentences.
+summarizer streams the answer (through a guard against loops and transcripts), and the support check marks
+the sentences no source backs; the sources that back the others are the citations, each pointed at its
+supporting sentence. Without grounding, the model's look-back step names the citations.
 ``ask`` yields typed events.
 """
 
@@ -41,7 +42,7 @@ from kimas_desktop.events import (
 )
 from kimas_desktop.evidence import EvidenceFilter, pack
 from kimas_desktop.fusion import reciprocal_rank_fusion
-from kimas_desktop.grounding import Grounding, point_at_sentences
+from kimas_desktop.grounding import Grounding, supported_citations
 from kimas_desktop.guard import StreamGuard, guard_stream
 from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, Reranker
@@ -360,21 +361,26 @@ class Pipeline:
         finally:
             trace.add(AnswerStage(t.ms(), len(parts), guard.reason or ""))
         answer = guard.text
-        cited = None
-        if sc.citations:
-            t = _Clock()
-            cited = stages.summarizer.cite(messages, answer, packed)
-            trace.add(CitationsStage(t.ms(), tuple(c.n for c in cited.citations), cited.note))
-        citations = cited.citations if cited is not None else ()
         if gc.enabled and gc.support and answer and not is_not_found(answer):
+            # Every source counts: the support check finds which one backs each sentence, and those are
+            # the citations (the look-back LLM step is not needed; a small model often names another).
             t = _Clock()
-            report = self._gate.check(answer, packed, [c.n for c in citations], question)
+            report = self._gate.check(answer, packed, (), question)
             quote_used = uses_quote(answer, " ".join(q.text for q in quotes), question) if quotes else None
             trace.add(SupportStage(t.ms(), len(report.sentences), report.unsupported, quote_used))
             yield SupportReady(report.sentences, quote_used)
-            citations = point_at_sentences(citations, report.sentences)
-        if cited is not None:
-            yield CitationsReady(citations, cited.available, cited.note)
+            if sc.citations:
+                citations = supported_citations(report.sentences, packed)
+                note = "" if citations else "no sentence of the answer is backed by the sources"
+                trace.add(
+                    CitationsStage(0.0, tuple(c.n for c in citations), note or "from the support check")
+                )
+                yield CitationsReady(citations, True, note)
+        elif sc.citations:
+            t = _Clock()
+            cited = stages.summarizer.cite(messages, answer, packed)
+            trace.add(CitationsStage(t.ms(), tuple(c.n for c in cited.citations), cited.note))
+            yield CitationsReady(cited.citations, cited.available, cited.note)
         trace.add(TotalStage(clock.ms()))
         yield TraceReady(trace)
         yield Done(answer, answered_from_sources=not is_not_found(answer))

@@ -135,6 +135,8 @@ class SupportChecker:
         cited_text = " ".join(hits[n - 1].chunk.text for n in numbers)
         cited_lower = cited_text.lower()
         cited_numbers = {_norm_number(m.group()) for m in _NUMBER.finditer(cited_text)}
+        pool_lower = [s.text.lower() for _, s in pool]
+        pool_numbers = [{_norm_number(m.group()) for m in _NUMBER.finditer(s.text)} for _, s in pool]
         avec = self._embedder.embed_query([s.text for s in sentences])
         pvec = self._embedder.embed_passages([s.text for _, s in pool])
         sims = np.asarray(avec @ pvec.T, dtype=np.float64)
@@ -146,9 +148,14 @@ class SupportChecker:
             own = stems(sentence.text)
             lexical = [len(own & ps) / len(own) if own else 0.0 for ps in pool_stems]
             combined = [max(lx, float(c)) for lx, c in zip(lexical, sims[i], strict=True)]
+            own_facts = facts(sentence.text)
+            if own_facts:  # the best evidence holds the sentence's numbers and names, not only its words
+                for k in range(len(pool)):
+                    held = sum(_contains_fact(f, pool_lower[k], pool_numbers[k]) for f in own_facts)
+                    combined[k] += held / len(own_facts)
             j = int(np.argmax(combined))
             missing = tuple(
-                f for f in facts(sentence.text) if not _contains_fact(f, cited_lower, cited_numbers)
+                f for f in own_facts if not _contains_fact(f, cited_lower, cited_numbers)
             ) + tuple(w for st, w in unsourced.items() if st in own)
             best_lex, best_cos = max(lexical), float(sims[i].max())
             supported = not missing and (best_lex >= self._lexical or best_cos >= self._cosine)

@@ -232,6 +232,9 @@ def test_the_quote_comes_first_and_the_answer_is_checked_against_the_sources() -
     assert _found(trace, QuoteStage).at_ms < trace.timings_ms["first_token"]
     cites = next(e for e in events if isinstance(e, CitationsReady))
     assert cites.citations[0].sentence == "The engine oil must be changed every 10000 km."  # the sentence
+    assert [c.n for c in cites.citations] == [1]  # the invented sentence cites nothing
+    # The citations come from the support check: the model's look-back step is not asked.
+    assert not any(s is not None and "sources" in s["required"] for _, s in chat.calls)
     # The quote reaches the answer prompt as the key sentence, numbered like its source.
     prompt = next(m for m, s in chat.calls if s is None)[1].content
     assert "Most relevant sentences:\n[1] The engine oil must be changed every 10000 km." in prompt

@@ -67,3 +67,50 @@ def test_an_answer_that_takes_the_questions_premise_for_a_fact_is_unsupported() 
     assert honest.supported
     # A question word the sources do have is no premise: "named" and "module" are in the source.
     assert checker.check("It is named TANGERINE.", source, [1], question).sentences[0].supported
+
+
+def test_the_citations_are_the_sources_that_back_each_sentence_at_that_sentence() -> None:
+    from kimas_desktop.grounding import supported_citations
+
+    checker = SupportChecker(HashEmbedder())
+    # Two sentences of one source share most words; the one holding the answer's number is the evidence.
+    busy = "The night backup runs at 02:00. The night backup of the mail server runs at 03:00."
+    sources = [*hits(), Hit(Chunk("c", "docs", "/docs/mail.md", busy), 0.4)]
+    answer = "Visitors park on level 3. The night backup runs at 03:00. Lunch is free on Fridays."
+    report = checker.check(answer, sources, question="When does the mail backup run?")
+    park, backup, lunch = report.sentences
+    assert park.supported and park.source == 2
+    assert backup.supported and backup.source == 3
+    assert busy[backup.evidence_start : backup.evidence_end].endswith("runs at 03:00.")
+    assert not lunch.supported
+    cites = supported_citations(report.sentences, sources)
+    assert [c.n for c in cites] == [2, 3]  # in the order the answer leans on them; nothing for lunch
+    assert cites[0].sentence == "Visitors park on level 3."
+    assert cites[1].sentence == "The night backup of the mail server runs at 03:00."
+
+
+class SameMeaning:
+    """Every text means the same (cosine 1): only the words and facts tell sentences apart."""
+
+    dim = 4
+
+    def embed_query(self, texts: list[str]):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        return np.full((len(texts), self.dim), 0.5, dtype=np.float32)
+
+    embed_passages = embed_query
+
+
+def test_the_evidence_sentence_is_the_one_that_holds_the_sentences_facts() -> None:
+    source = "The pump was serviced by Anna. The pump was serviced in 2019 by Bruno."
+    [s] = (
+        SupportChecker(SameMeaning())
+        .check(  # type: ignore[arg-type]
+            "Bruno serviced it in 2019.", [Hit(Chunk("p", "docs", "/docs/pump.md", source), 0.9)]
+        )
+        .sentences
+    )
+    assert (
+        s.supported and source[s.evidence_start : s.evidence_end] == "The pump was serviced in 2019 by Bruno."
+    )
