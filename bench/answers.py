@@ -388,6 +388,9 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
         t for t in turns if not t.unanswerable
     ][: args.llm_quac // 2]
     old = old_tree(cache, args.old_ref)
+    head = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()  # the "new" side's batches are kept per commit
     configs = {m: chat_config(cache, data, m) for m in args.chat_models}
     qconfigs = {m: chat_config(cache, qdata, m) for m in args.chat_models}
     report: dict[str, Any] = {
@@ -417,7 +420,8 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
             ),
         )
         for name, dd, cfg, items, ans, un in parts[: 2 if qt else 1]:
-            saved = cache / f"ask-{name}-{preset}-{model}-{variant}-{len(items)}.json"
+            ref = args.old_ref if variant == "old" else head
+            saved = cache / f"ask-{name}-{preset}-{model}-{variant}-{ref}-{len(items)}.json"
             if saved.exists():  # a finished batch is kept: a later failure does not cost it again
                 results, seconds = json.loads(saved.read_text())
             else:

@@ -145,7 +145,7 @@ def run_ask(args: argparse.Namespace) -> int:
                 out["answer_uses_quote"] = event.uses_quote
                 if stream_text and event.unsupported:
                     flagged = [s.text for s in event.sentences if not s.supported]
-                    print(f"\n\n(not found in the cited sources: {' / '.join(flagged)})", end="")
+                    print(f"\n\n(not found in the sources: {' / '.join(flagged)})", end="")
             elif isinstance(event, AnswerDelta) and stream_text:
                 streamed.append(event.text)
                 sys.stdout.write(event.text)

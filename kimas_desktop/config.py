@@ -187,7 +187,7 @@ class GroundingConfig(_Section):
     # (dev kit: 0.3 declines 18% with 3% false declines) and the model's judgement declines the rest.
     llm_check: Literal["auto", "on", "off"] = "auto"
     llm_threshold: float = Field(0.3, ge=0, le=1)
-    support: bool = True  # check each answer sentence against the cited sources
+    support: bool = True  # check each answer sentence against the sources
 
 
 class CollectionConfig(_Section):

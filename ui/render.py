@@ -142,9 +142,9 @@ def marked_answer(
         if s.start < pos:
             continue
         why = (
-            f"not in the cited sources: {', '.join(s.missing)}"
+            f"not in the sources: {', '.join(s.missing)}"
             if s.missing
-            else "not found in the cited sources"
+            else "not found in the sources"
         )
         out.append(answer[pos : s.start])
         out.append(
@@ -179,7 +179,7 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
             n = sum(1 for s in turn.support if not s.supported)
             parts.append(
                 f"<div class='kimas-support-note'>⚠ {n} sentence{'s' if n != 1 else ''} of this answer "
-                "could not be found in the cited sources.</div>"
+                "could not be found in the sources.</div>"
             )
     elif turn.state == "running":
         parts.append(f"_{esc(turn.status or 'Thinking…')}_")

@@ -118,7 +118,7 @@ def trace_markdown(trace: Trace) -> str:
     if support is not None:
         lines.append(
             f"\n**Support check:** {support.unsupported} of {support.sentences} answer "
-            "sentences not found in the cited sources"
+            "sentences not found in the sources"
         )
     timings = trace.timings_ms
     if timings:
