@@ -141,11 +141,7 @@ def marked_answer(
     for s in sorted(flagged, key=lambda x: x.start):
         if s.start < pos:
             continue
-        why = (
-            f"not in the sources: {', '.join(s.missing)}"
-            if s.missing
-            else "not found in the sources"
-        )
+        why = f"not in the sources: {', '.join(s.missing)}" if s.missing else "not found in the sources"
         out.append(answer[pos : s.start])
         out.append(
             f"<span class='kimas-unsupported' title='{html.escape(why, quote=True)}'>{esc(s.text)}</span>"
