@@ -33,6 +33,16 @@ __all__ = ["SentenceSupport", "SupportChecker", "SupportReport", "facts", "uses_
 _NUMBER = re.compile(r"\d[\d,.:/-]*\d|\d")
 _MARKER = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")  # "[1]", "[1, 3]": citation markers, not facts
 _SKIP_NAMES = frozenset({"i", "source", "sources", "according", "yes", "no"})
+# Words about the sources and the answer itself ("The answer is: 30", "the document mentions …"): they
+# make no claim, so a source need not hold them.
+_ABOUT = frozenset(
+    stem(w)
+    for w in (
+        "answer", "document", "documents", "source", "sources", "passage", "passages", "sentence",
+        "sentences", "text", "context", "information", "relevant", "mentioned", "mentions", "according",
+        "provided", "says",
+    )
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -145,7 +155,7 @@ class SupportChecker:
         unsourced = {stem(w): w for w in content_words(question) if stem(w) not in everywhere}
         out = []
         for i, sentence in enumerate(sentences):
-            own = stems(sentence.text)
+            own = stems(sentence.text) - _ABOUT
             lexical = [len(own & ps) / len(own) if own else 0.0 for ps in pool_stems]
             combined = [max(lx, float(c)) for lx, c in zip(lexical, sims[i], strict=True)]
             own_facts = facts(sentence.text)

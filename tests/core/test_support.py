@@ -114,3 +114,14 @@ def test_the_evidence_sentence_is_the_one_that_holds_the_sentences_facts() -> No
     assert (
         s.supported and source[s.evidence_start : s.evidence_end] == "The pump was serviced in 2019 by Bruno."
     )
+
+
+def test_words_about_the_answer_itself_need_no_source() -> None:
+    checker = SupportChecker(HashEmbedder())
+    assert checker.check("The answer is: 30 days.", hits()).sentences[0].supported
+    assert (
+        checker.check("According to the document, copies are kept for 30 days.", hits())
+        .sentences[0]
+        .supported
+    )
+    assert not checker.check("The answer is: 45 days.", hits()).sentences[0].supported
