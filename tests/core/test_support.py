@@ -118,10 +118,6 @@ def test_the_evidence_sentence_is_the_one_that_holds_the_sentences_facts() -> No
 
 def test_words_about_the_answer_itself_need_no_source() -> None:
     checker = SupportChecker(HashEmbedder())
-    assert checker.check("The answer is: 30 days.", hits()).sentences[0].supported
-    assert (
-        checker.check("According to the document, copies are kept for 30 days.", hits())
-        .sentences[0]
-        .supported
-    )
-    assert not checker.check("The answer is: 45 days.", hits()).sentences[0].supported
+    assert checker.check("The answer is: 30.", hits()).sentences[0].supported
+    assert checker.check("The answer in the document is 30.", hits()).sentences[0].supported
+    assert not checker.check("The answer is: 45.", hits()).sentences[0].supported
