@@ -172,16 +172,18 @@ def run_ask(args: argparse.Namespace) -> int:
     return _batched(args, one)
 
 
+def _where(part: dict[str, Any]) -> str:
+    """ ", p. 3", ", p. 3 (OCR)", ", lines 10-24" or "" for a JSON source entry."""
+    if part["page"]:
+        return f", p. {part['page']}" + (" (OCR)" if part.get("ocr") else "")
+    return f", lines {part['lines'][0]}-{part['lines'][1]}" if part["lines"] else ""
+
+
 def _print_quote(quote: dict[str, Any] | None) -> None:
     if quote is None:
         return
     for part in quote["parts"]:
-        where = (
-            f", p. {part['page']}"
-            if part["page"]
-            else (f", lines {part['lines'][0]}-{part['lines'][1]}" if part["lines"] else "")
-        )
-        print(f"“{' '.join(part['text'].split())}” [{part['n']}] {part['source']}{where}")
+        print(f"“{' '.join(part['text'].split())}” [{part['n']}] {part['source']}{_where(part)}")
     print()
 
 
@@ -192,9 +194,4 @@ def _print_citations(citations: list[dict[str, Any]], available: bool) -> None:
     if citations:
         print("\n\nSources:")
     for c in citations:
-        where = (
-            f", p. {c['page']}"
-            if c["page"]
-            else (f", lines {c['lines'][0]}-{c['lines'][1]}" if c["lines"] else "")
-        )
-        print(f"  [{c['n']}] {c['source']}{where}")
+        print(f"  [{c['n']}] {c['source']}{_where(c)}")

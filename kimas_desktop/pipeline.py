@@ -322,22 +322,33 @@ class Pipeline:
                 trace.evidence = list(packed)
                 yield from decline_answer(question, grounding, trace, clock.ms())
                 return
+        # The chat model's answerability judgement (models able to judge) comes first: when it says the
+        # evidence answers, the agentic round is skipped (measured: its sufficiency verdict was "enough" for
+        # every question and cost most of the time to the first token); when it says no, the agentic round
+        # searches again and the new evidence is judged once more before the question is declined.
+        judged: bool | None = None
+        if grounding is not None and gc.decline and decline and self._gate.model_judges and packed:
+            yield Status("check", "Checking that your documents answer this…")
+            judged = self._gate.model_says_answerable(stages.checker, question, packed, trace)
         if self.config.agentic.enabled and packed and grounding is not None and self._small_model:
             # Measured (bench/RESULTS.md, issue 12): the embedded model's sufficiency verdict is noise and
             # costs most of the time to the first token; the answerability decision stands in for it.
             trace.add(AgenticStage(0.0, skipped="the embedded chat model; answerability decided instead"))
+        elif self.config.agentic.enabled and packed and judged is True:
+            trace.add(AgenticStage(0.0, skipped="the chat model judged that the evidence answers"))
         elif self.config.agentic.enabled and packed:
             yield Status("agentic", "Checking whether the evidence is enough…")
             hits = self._second_round(question, first, packed, trace, stages)
             if [h.chunk.chunk_id for h in hits] != [h.chunk.chunk_id for h in first.hits]:
                 packed, used = pack(hits, budget, self._chat.count_tokens)
                 trace.add(PackStage(0.0, len(packed), used, round=2))
+                if judged is False and packed:
+                    judged = self._gate.model_says_answerable(stages.checker, question, packed, trace)
         trace.evidence = list(packed)
-        if grounding is not None and gc.decline and decline and self._gate.model_judges and packed:
-            yield Status("check", "Checking that your documents answer this…")
-            if not self._gate.model_says_answerable(stages.checker, question, packed, trace):
-                yield from decline_answer(question, grounding, trace, clock.ms())
-                return
+        if judged is False:
+            assert grounding is not None
+            yield from decline_answer(question, grounding, trace, clock.ms())
+            return
         if not packed:
             yield AnswerDelta(NOT_FOUND)
             yield CitationsReady((), True, "nothing relevant was found")

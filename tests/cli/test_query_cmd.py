@@ -62,7 +62,7 @@ def test_retrieve_json_contract_and_routing(data_dir: Path) -> None:
     assert set(result) == {"question", "query", "routes", "hits", "timings_ms"}
     assert result["routes"][0]["collection"] == "baking"
     top = result["hits"][0]
-    assert set(top) == {"collection", "source", "page", "lines", "chunk_id", "text", "score"}
+    assert set(top) == {"collection", "source", "page", "ocr", "lines", "chunk_id", "text", "score"}
     assert "250 degrees" in top["text"]
     assert Path(top["source"]).is_absolute() and top["source"].endswith("baking.md")
     assert [h["score"] for h in result["hits"]] == sorted((h["score"] for h in result["hits"]), reverse=True)
@@ -160,7 +160,7 @@ def test_ask_json_quote_answerable_and_support_contract(data_dir: Path) -> None:
     evidence = {e["chunk_id"]: e["text"] for e in result["trace"]["evidence"]}
     quote = result["quote"]
     part = quote["parts"][0]
-    assert set(part) == {"text", "n", "source", "page", "lines", "chunk_id", "start", "end", "score"}
+    assert set(part) == {"text", "n", "source", "page", "ocr", "lines", "chunk_id", "start", "end", "score"}
     assert "250 degrees Celsius" in part["text"] and part["source"].endswith("baking.md")
     assert evidence[part["chunk_id"]][part["start"] : part["end"]] == part["text"]  # verbatim, with offsets
     assert result["trace"]["evidence"][part["n"] - 1]["chunk_id"] == part["chunk_id"]  # numbered as cited
@@ -206,3 +206,11 @@ def test_an_on_topic_question_the_documents_do_not_answer_is_declined_without_th
     assert "first_token" not in result["timings_ms"]  # the chat model was not asked
     assert result["support"] is None
     assert result["citations"] and result["citations"][0]["sentence"] == result["quote"]["parts"][0]["text"]
+
+
+def test_a_source_read_by_ocr_says_so_where_it_is_printed() -> None:
+    from cli.query_cmd import _where
+
+    assert _where({"page": 3, "ocr": True, "lines": None}) == ", p. 3 (OCR)"
+    assert _where({"page": 3, "ocr": False, "lines": None}) == ", p. 3"
+    assert _where({"page": None, "ocr": False, "lines": [10, 24]}) == ", lines 10-24"

@@ -1,5 +1,5 @@
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from kimas_desktop.config import parse_config
@@ -17,6 +17,7 @@ from kimas_desktop.strategies import StrategyContext, register_strategy
 from kimas_desktop.summarizer import NO_KNOWLEDGE, NOT_FOUND
 from kimas_desktop.trace import (
     AgenticStage,
+    AnswerCheckStage,
     AnswerStage,
     ContextStage,
     QuoteStage,
@@ -77,7 +78,7 @@ def test_ask_routes_retrieves_answers_and_cites() -> None:
             "Change the engine oil every 10000 km [1].",
         )
     )
-    pipe, _ = make(chat, routing={"top_k": 1})
+    pipe, _ = make(chat, routing={"top_k": 1}, grounding={"llm_check": "off"})  # the agentic round runs
     events = list(pipe.ask("How often must the engine oil be changed?"))
     assert isinstance(events[0], Status)
     answer = "".join(e.text for e in events if isinstance(e, AnswerDelta))
@@ -124,7 +125,9 @@ def test_no_collections_means_no_llm_and_a_hint() -> None:
 def test_agentic_round_searches_again_and_fuses() -> None:
     judge = json.dumps({"is_sufficient": False, "missing_info": "tyres", "queries": ["tyre pressure bar"]})
     chat = ScriptedChatModel(by_schema({"is_sufficient": judge, "sources": '{"sources": [1, 2]}'}, "answer"))
-    pipe, searcher = make(chat, routing={"top_k": 1}, rerank={"min_score": 0.0})
+    pipe, searcher = make(
+        chat, routing={"top_k": 1}, rerank={"min_score": 0.0}, grounding={"llm_check": "off"}
+    )
     events = list(pipe.ask("engine oil change interval"))
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
     assert _found(trace, AgenticStage).queries == ("tyre pressure bar",)
@@ -132,9 +135,40 @@ def test_agentic_round_searches_again_and_fuses() -> None:
     assert any("Tyre" in h.chunk.text for h in trace.evidence)
 
 
+def test_the_models_answerability_judgement_decides_whether_the_agentic_round_runs() -> None:
+    judge = json.dumps({"is_sufficient": False, "missing_info": "tyres", "queries": ["tyre pressure bar"]})
+    for verdicts, searched, declined in (
+        ([True], False, False),  # the evidence answers: no second round
+        ([False, True], True, False),  # it does not: search again, and the new evidence answers
+        ([False, False], True, True),  # still not: declined
+    ):
+        said = iter(verdicts)
+
+        def reply(
+            messages: Sequence[Message], schema: Mapping[str, Any] | None, said: Iterator[bool] = said
+        ) -> str:
+            if schema is None:
+                return "Change the engine oil every 10000 km."
+            key = schema["required"][0]
+            if key == "answerable":
+                return json.dumps({"answerable": next(said)})
+            return judge
+
+        chat = ScriptedChatModel(reply)
+        pipe, searcher = make(chat, routing={"top_k": 1}, rerank={"min_score": 0.0}, retrieval={"k": 1})
+        events = list(pipe.ask("How often must the engine oil be changed?"))
+        trace = next(e for e in events if isinstance(e, TraceReady)).trace
+        assert (("cars", "tyre pressure bar") in searcher.searches) is searched, verdicts
+        assert [s.answerable for s in trace.stages if isinstance(s, AnswerCheckStage)] == verdicts
+        done = events[-1]
+        assert isinstance(done, Done) and done.answered_from_sources is not declined, verdicts
+        if not searched:
+            assert _found(trace, AgenticStage).skipped.startswith("the chat model judged")
+
+
 def test_agentic_failure_keeps_the_first_round() -> None:
     chat = ScriptedChatModel(by_schema({"is_sufficient": "garbage", "sources": '{"sources": []}'}, "answer"))
-    pipe, _ = make(chat)
+    pipe, _ = make(chat, grounding={"llm_check": "off"})
     events = list(pipe.ask("engine oil"))
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
     assert "judgement failed" in _found(trace, AgenticStage).fallback

@@ -66,7 +66,7 @@ def test_a_scanned_pdf_sentence_is_retrievable(data_dir: Path) -> None:
     out = kimas(data_dir, "retrieve", "Where are the tide tables kept?", "--json")
     assert out.returncode == 0, out.stderr
     top = json.loads(out.stdout)["hits"][0]
-    assert top["source"].endswith("a-scan.pdf") and top["page"] == 2
+    assert top["source"].endswith("a-scan.pdf") and top["page"] == 2 and top["ocr"] is True
     assert "blue cabinet" in top["text"]
 
 
