@@ -48,7 +48,14 @@ from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, Reranker
 from kimas_desktop.quote import renumber_quotes
 from kimas_desktop.router import CentroidRouter
-from kimas_desktop.summarizer import NO_KNOWLEDGE, NOT_FOUND, Summarizer, answer_messages, is_not_found
+from kimas_desktop.summarizer import (
+    NO_KNOWLEDGE,
+    NOT_FOUND,
+    Summarizer,
+    answer_messages,
+    is_not_found,
+    key_sentences_block,
+)
 from kimas_desktop.support import uses_quote
 from kimas_desktop.trace import (
     AgenticStage,
@@ -359,6 +366,16 @@ class Pipeline:
         yield TraceReady(trace)  # so far: a stopped answer keeps it (the same record is completed below)
         yield Status("answer", "Writing the answer…")
         quotes = renumber_quotes(grounding.quotes, packed) if grounding is not None else []
+        if quotes:
+            # The key sentences come out of the evidence budget, so the prompt (the time to the first
+            # token) does not grow: the lowest-ranked sources make room for them.
+            room = budget - self._chat.count_tokens(key_sentences_block(quotes))
+            trimmed, used = pack(packed, room, self._chat.count_tokens)
+            if 0 < len(trimmed) < len(packed):
+                packed = trimmed
+                quotes = renumber_quotes(quotes, packed)
+                trace.add(PackStage(0.0, len(packed), used, room, round=3))
+                trace.evidence = list(packed)
         messages = answer_messages(question, packed, related, key_sentences=quotes)
         guard = StreamGuard()
         parts: list[str] = []

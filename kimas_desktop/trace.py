@@ -113,7 +113,7 @@ class PackStage:
     sources: int
     tokens: int
     budget: int | None = None
-    round: int = 1  # 2: packed again after the agentic round
+    round: int = 1  # 2: packed again after the agentic round; 3: made room for the key sentences
 
 
 @dataclass(frozen=True)

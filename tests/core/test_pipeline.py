@@ -12,14 +12,16 @@ from kimas_desktop.events import (
     SupportReady,
     TraceReady,
 )
+from kimas_desktop.evidence import format_source
 from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.strategies import StrategyContext, register_strategy
-from kimas_desktop.summarizer import NO_KNOWLEDGE, NOT_FOUND
+from kimas_desktop.summarizer import NO_KNOWLEDGE, NOT_FOUND, key_sentences_block
 from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,
     AnswerStage,
     ContextStage,
+    PackStage,
     QuoteStage,
     StageRecord,
     SupportStage,
@@ -393,3 +395,27 @@ def test_stopping_the_answer_during_the_model_judgement_stops_it_and_is_not_take
     else:
         raise AssertionError("the cancel was swallowed")
     assert not any(isinstance(e, AnswerDelta) for e in events)
+
+
+def test_the_key_sentences_come_out_of_the_evidence_budget() -> None:
+    def ask(budget: int) -> tuple[ScriptedChatModel, list[Any]]:
+        chat = ScriptedChatModel(by_schema({}, "Change the engine oil every 10000 km."))
+        pipe, searcher = make(chat, rerank={"min_score": 0.0}, summarizer={"context_tokens": budget})
+        filler = "The workshop manual describes the engine, its oil filter, the gearbox and the brakes"
+        searcher.add("cars", [f"{filler}, part {i}. " * 3 for i in range(6)], "/k/manual.md")
+        return chat, list(pipe.ask("How often must the engine oil be changed?"))
+
+    _, roomy = ask(4096)
+    everything = next(e for e in roomy if isinstance(e, TraceReady)).trace
+    [pack_all] = [s for s in everything.stages if isinstance(s, PackStage)]
+    budget = pack_all.tokens + 2  # every source fits, but not with the key sentences too
+    chat, events = ask(budget)
+    trace = next(e for e in events if isinstance(e, TraceReady)).trace
+    first, trimmed = [s for s in trace.stages if isinstance(s, PackStage)]
+    assert first.sources == pack_all.sources and trimmed.round == 3 and trimmed.sources < first.sources
+    quote = next(e for e in events if isinstance(e, QuoteReady))
+    prompt_sources = "\n\n".join(format_source(i + 1, h) for i, h in enumerate(trace.evidence))
+    used = chat.count_tokens(prompt_sources) + chat.count_tokens(key_sentences_block(quote.quotes))
+    assert len(trace.evidence) == trimmed.sources and used <= budget
+    prompt = next(m for m, schema in chat.calls if schema is None)[1].content
+    assert "Most relevant sentences:\n[1] The engine oil must be changed every 10000 km." in prompt
