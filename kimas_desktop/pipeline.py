@@ -367,9 +367,9 @@ class Pipeline:
         yield Status("answer", "Writing the answer…")
         quotes = renumber_quotes(grounding.quotes, packed) if grounding is not None else []
         if quotes:
-            # The key sentences come out of the evidence budget, so the prompt (the time to the first
-            # token) does not grow: the lowest-ranked sources make room for them.
-            room = budget - self._chat.count_tokens(key_sentences_block(quotes))
+            # The key sentences take the place of evidence, so the prompt (the time to the first token)
+            # does not grow: the lowest-ranked sources make room for them.
+            room = used - self._chat.count_tokens(key_sentences_block(quotes))
             trimmed, used = pack(packed, room, self._chat.count_tokens)
             if 0 < len(trimmed) < len(packed):
                 packed = trimmed

@@ -128,8 +128,8 @@ def test_agentic_round_searches_again_and_fuses() -> None:
     judge = json.dumps({"is_sufficient": False, "missing_info": "tyres", "queries": ["tyre pressure bar"]})
     chat = ScriptedChatModel(by_schema({"is_sufficient": judge, "sources": '{"sources": [1, 2]}'}, "answer"))
     pipe, searcher = make(
-        chat, routing={"top_k": 1}, rerank={"min_score": 0.0}, grounding={"llm_check": "off"}
-    )
+        chat, routing={"top_k": 1}, rerank={"min_score": 0.0}, grounding={"enabled": False}
+    )  # the agentic round alone: no key sentences take the place of the evidence it adds
     events = list(pipe.ask("engine oil change interval"))
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
     assert _found(trace, AgenticStage).queries == ("tyre pressure bar",)
@@ -397,7 +397,7 @@ def test_stopping_the_answer_during_the_model_judgement_stops_it_and_is_not_take
     assert not any(isinstance(e, AnswerDelta) for e in events)
 
 
-def test_the_key_sentences_come_out_of_the_evidence_budget() -> None:
+def test_the_key_sentences_take_the_place_of_evidence() -> None:
     def ask(budget: int) -> tuple[ScriptedChatModel, list[Any]]:
         chat = ScriptedChatModel(by_schema({}, "Change the engine oil every 10000 km."))
         pipe, searcher = make(chat, rerank={"min_score": 0.0}, summarizer={"context_tokens": budget})
@@ -407,7 +407,7 @@ def test_the_key_sentences_come_out_of_the_evidence_budget() -> None:
 
     _, roomy = ask(4096)
     everything = next(e for e in roomy if isinstance(e, TraceReady)).trace
-    [pack_all] = [s for s in everything.stages if isinstance(s, PackStage)]
+    pack_all = next(s for s in everything.stages if isinstance(s, PackStage))
     budget = pack_all.tokens + 2  # every source fits, but not with the key sentences too
     chat, events = ask(budget)
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
@@ -416,6 +416,13 @@ def test_the_key_sentences_come_out_of_the_evidence_budget() -> None:
     quote = next(e for e in events if isinstance(e, QuoteReady))
     prompt_sources = "\n\n".join(format_source(i + 1, h) for i, h in enumerate(trace.evidence))
     used = chat.count_tokens(prompt_sources) + chat.count_tokens(key_sentences_block(quote.quotes))
-    assert len(trace.evidence) == trimmed.sources and used <= budget
+    assert len(trace.evidence) == trimmed.sources and used <= first.tokens <= budget
+    # With room to spare the key sentences still take the place of evidence: the prompt does not grow.
+    _, events = ask(4096)
+    trace = next(e for e in events if isinstance(e, TraceReady)).trace
+    first, trimmed = [s for s in trace.stages if isinstance(s, PackStage)]
+    assert trimmed.round == 3 and trimmed.tokens <= first.tokens - chat.count_tokens(
+        key_sentences_block(quote.quotes)
+    )
     prompt = next(m for m, schema in chat.calls if schema is None)[1].content
     assert "Most relevant sentences:\n[1] The engine oil must be changed every 10000 km." in prompt
