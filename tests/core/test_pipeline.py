@@ -417,6 +417,8 @@ def test_the_key_sentences_take_the_place_of_evidence() -> None:
     prompt_sources = "\n\n".join(format_source(i + 1, h) for i, h in enumerate(trace.evidence))
     used = chat.count_tokens(prompt_sources) + chat.count_tokens(key_sentences_block(quote.quotes))
     assert len(trace.evidence) == trimmed.sources and used <= first.tokens <= budget
+    for q in quote.quotes:  # a quoted source keeps its place and its number, as the user was shown
+        assert trace.evidence[q.n - 1].chunk.chunk_id == q.chunk.chunk_id
     # With room to spare the key sentences still take the place of evidence: the prompt does not grow.
     _, events = ask(4096)
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
