@@ -1,0 +1,98 @@
+"""Probe (issue 12): the chat model's boolean answerability check against an extract-and-verify one, on
+the evidence of a cached `bench/answers.py` batch (no retrieval is run again).
+
+    .venv/bin/python bench/answer_check_probe.py ask-squad-full-bigger-new-c0709f0-20.json \
+        --answerable 12 --unanswerable 8
+
+Boolean: the product's ``AnswerCheck`` ("Do the sources above state the answer?"). Extract-and-verify:
+the model copies the words that answer (JSON ``{"answer": "..."}``, empty when none), and the answer
+counts only when those words are in a source and add a content word the question does not have.
+The chat model is the bigger benchmark GGUF (bench/bigger_model.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.answers import prepare_squad  # noqa: E402
+from bench.bigger_model import bigger_model  # noqa: E402
+from kimas_desktop.answer_check import AnswerCheck  # noqa: E402
+from kimas_desktop.config import ChatModelConfig  # noqa: E402
+from kimas_desktop.protocols import ChatModel  # noqa: E402
+from kimas_desktop.structured import ask_json  # noqa: E402
+from kimas_desktop.summarizer import SYSTEM, sources_block  # noqa: E402
+from kimas_desktop.text import content_words  # noqa: E402
+from kimas_desktop.types import Chunk, Hit, Message  # noqa: E402
+from local_models import build_chat_model  # noqa: E402
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "maxLength": 200}},
+    "required": ["answer"],
+}
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def extracted(chat: ChatModel, question: str, hits: list[Hit]) -> str:
+    body = (
+        f"{sources_block(hits)}\n\nQuestion: {question}\n\n"
+        "Copy the exact words from one source that answer this question. If no source states the answer, "
+        'reply with an empty string. Reply as JSON: {"answer": "..."}'
+    )
+    messages = [Message("system", SYSTEM), Message("user", body)]
+    return str(ask_json(chat, messages, SCHEMA, lambda d: d["answer"], max_tokens=80))
+
+
+def verified(words: str, question: str, hits: list[Hit]) -> bool:
+    new = set(content_words(words)) - set(content_words(question))
+    return bool(words.strip()) and bool(new) and _norm(words) in _norm(" ".join(h.chunk.text for h in hits))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("batch", help="a file name in bench/.cache/answers/")
+    p.add_argument("--answerable", type=int, default=12)
+    p.add_argument("--unanswerable", type=int, default=8)
+    args = p.parse_args()
+    cache = ROOT / "bench" / ".cache" / "answers"
+    _, answerable, unanswerable = prepare_squad(cache, 300, 100)
+    results = json.loads((cache / args.batch).read_text())[0]
+    chat = build_chat_model(ChatModelConfig(path=str(bigger_model()), prompt_cache_mb=256))
+    report: dict[str, dict[str, int]] = {}
+    for label, questions in (
+        ("answerable", answerable[: args.answerable]),
+        ("unanswerable", unanswerable[: args.unanswerable]),
+    ):
+        counts = {"questions": 0, "boolean_says_answerable": 0, "extract_verified": 0}
+        for q in questions:
+            evidence = results[q.qid]["trace"]["evidence"]
+            if not evidence:
+                continue
+            hits = [
+                Hit(Chunk(e["chunk_id"], e["collection"], e["source"], e["text"]), e["score"])
+                for e in evidence
+            ]
+            said = AnswerCheck(chat).answerable(q.text, hits)
+            words = extracted(chat, q.text, hits)
+            ok = verified(words, q.text, hits)
+            counts["questions"] += 1
+            counts["boolean_says_answerable"] += said
+            counts["extract_verified"] += ok
+            print(label, "boolean", said, "extract", ok, "|", words[:80], file=sys.stderr, flush=True)
+        report[label] = counts
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
