@@ -81,8 +81,8 @@ class AnswerGate:
         trace.add(AnswerCheckStage(_ms_since(start), answerable=verdict))
         return verdict
 
-    def check(self, answer: str, packed: Sequence[Hit], cited: Sequence[int], question: str) -> SupportReport:
-        return self._grounder.check(answer, packed, cited, question)
+    def check(self, answer: str, packed: Sequence[Hit], question: str) -> SupportReport:
+        return self._grounder.check(answer, packed, question)
 
 
 def decline(question: str, grounding: Grounding, trace: Trace, total_ms: float) -> Iterator[Event]:

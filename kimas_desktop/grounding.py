@@ -68,10 +68,8 @@ class Grounder:
         )
         return Grounding(tuple(quotes), self._model.decide(features), idf_from)
 
-    def check(
-        self, answer: str, hits: Sequence[Hit], cited: Sequence[int] = (), question: str = ""
-    ) -> SupportReport:
-        return self._checker.check(answer, hits, cited, question)
+    def check(self, answer: str, hits: Sequence[Hit], question: str = "") -> SupportReport:
+        return self._checker.check(answer, hits, question)
 
 
 def supported_citations(support: Sequence[SentenceSupport], hits: Sequence[Hit]) -> tuple[Citation, ...]:

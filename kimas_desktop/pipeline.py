@@ -396,7 +396,7 @@ class Pipeline:
             # Every source counts: the support check finds which one backs each sentence, and those are
             # the citations (the look-back LLM step is not needed; a small model often names another).
             t = _Clock()
-            report = self._gate.check(answer, packed, (), question)
+            report = self._gate.check(answer, packed, question)
             quote_used = uses_quote(answer, " ".join(q.text for q in quotes), question) if quotes else None
             trace.add(SupportStage(t.ms(), len(report.sentences), report.unsupported, quote_used))
             yield SupportReady(report.sentences, quote_used)

@@ -1,8 +1,8 @@
 """The support check (RAGentA's faithfulness check, without an LLM): is each answer sentence backed by the
-sources it cites?
+sources the model was given? The sources that back it are the answer's citations.
 
 For every sentence of the finished answer:
-- its **facts** (numbers, dates and capitalized names) must each appear in a cited source; one that appears
+- its **facts** (numbers, dates and capitalized names) must each appear in a source; one that appears
   nowhere makes the sentence unsupported, whatever else it shares with the sources;
 - so must the **question's words it repeats**: "What is the alpha module named?" answered "The alpha
   module is named TANGERINE" from a source about the beta module takes the question's premise for a fact;
@@ -51,7 +51,7 @@ class SentenceSupport:
 
     ``source`` is the 1-based number of the best supporting source and ``evidence_start``/``evidence_end``
     the offsets of its best sentence in that chunk's text (None when no source sentence comes close);
-    ``missing`` lists the facts found in no cited source.
+    ``missing`` lists the facts found in no source.
     """
 
     text: str
@@ -126,25 +126,21 @@ class SupportChecker:
         self._lexical = lexical
         self._cosine = cosine
 
-    def check(
-        self, answer: str, hits: Sequence[Hit], cited: Sequence[int] = (), question: str = ""
-    ) -> SupportReport:
-        """``cited``: the source numbers the answer cites; empty = every source counts as cited.
-        ``question``: its words that no source has must not reappear in the answer as if they were facts."""
+    def check(self, answer: str, hits: Sequence[Hit], question: str = "") -> SupportReport:
+        """``question``: its words that no source has must not reappear in the answer as if they were facts."""
         sentences = split_sentences(answer, "markdown")
         if not sentences or not hits:
             return SupportReport(tuple(self._unsupported(s) for s in sentences))
-        numbers = [n for n in cited if 1 <= n <= len(hits)] or list(range(1, len(hits) + 1))
         pool: list[tuple[int, Sentence]] = [
             (n, s)
-            for n in numbers
-            for s in split_sentences(hits[n - 1].chunk.text, text_kind(hits[n - 1].chunk.source))
+            for n, hit in enumerate(hits, 1)
+            for s in split_sentences(hit.chunk.text, text_kind(hit.chunk.source))
         ]
         if not pool:
             return SupportReport(tuple(self._unsupported(s) for s in sentences))
-        cited_text = " ".join(hits[n - 1].chunk.text for n in numbers)
-        cited_lower = cited_text.lower()
-        cited_numbers = {_norm_number(m.group()) for m in _NUMBER.finditer(cited_text)}
+        all_text = " ".join(h.chunk.text for h in hits)
+        all_lower = all_text.lower()
+        all_numbers = {_norm_number(m.group()) for m in _NUMBER.finditer(all_text)}
         pool_lower = [s.text.lower() for _, s in pool]
         pool_numbers = [{_norm_number(m.group()) for m in _NUMBER.finditer(s.text)} for _, s in pool]
         avec = self._embedder.embed_query([s.text for s in sentences])
@@ -164,9 +160,9 @@ class SupportChecker:
                     held = sum(_contains_fact(f, pool_lower[k], pool_numbers[k]) for f in own_facts)
                     combined[k] += held / len(own_facts)
             j = int(np.argmax(combined))
-            missing = tuple(
-                f for f in own_facts if not _contains_fact(f, cited_lower, cited_numbers)
-            ) + tuple(w for st, w in unsourced.items() if st in own)
+            missing = tuple(f for f in own_facts if not _contains_fact(f, all_lower, all_numbers)) + tuple(
+                w for st, w in unsourced.items() if st in own
+            )
             best_lex, best_cos = max(lexical), float(sims[i].max())
             supported = not missing and (best_lex >= self._lexical or best_cos >= self._cosine)
             n, src = pool[j]
