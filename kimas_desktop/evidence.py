@@ -43,17 +43,18 @@ def format_source(n: int, hit: Hit) -> str:
 
 
 def pack(
-    hits: Sequence[Hit], budget_tokens: int, count_tokens: Callable[[str], int]
+    hits: Sequence[Hit], budget_tokens: int, count_tokens: Callable[[str], int], *, keep: int = 0
 ) -> tuple[list[Hit], int]:
     """The best hits, in order, whose formatted text fits ``budget_tokens``; and the tokens used.
 
-    A hit that does not fit is skipped (a smaller one after it may still fit).
+    A hit that does not fit is skipped (a smaller one after it may still fit). The first ``keep`` hits
+    stay whatever they cost.
     """
     packed: list[Hit] = []
     used = 0
-    for hit in hits:
+    for i, hit in enumerate(hits):
         cost = count_tokens(format_source(len(packed) + 1, hit)) + 2
-        if used + cost > budget_tokens:
+        if i >= keep and used + cost > budget_tokens:
             continue
         packed.append(hit)
         used += cost

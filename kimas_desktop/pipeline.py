@@ -40,7 +40,7 @@ from kimas_desktop.events import (
     SupportReady,
     TraceReady,
 )
-from kimas_desktop.evidence import EvidenceFilter, format_source, pack
+from kimas_desktop.evidence import EvidenceFilter, pack
 from kimas_desktop.fusion import reciprocal_rank_fusion
 from kimas_desktop.grounding import Grounding, supported_citations
 from kimas_desktop.guard import StreamGuard, guard_stream
@@ -370,14 +370,11 @@ class Pipeline:
             # The key sentences take the place of evidence, so the prompt (the time to the first token)
             # does not grow: sources ranked below every quoted one make room for them (the quoted ones
             # and their numbers, already shown to the user, stay).
-            count = self._chat.count_tokens
-            room = used - count(key_sentences_block(quotes))
-            last_quoted = max(q.n for q in quotes)
-            head = sum(count(format_source(i + 1, h)) + 2 for i, h in enumerate(packed[:last_quoted]))
-            tail, tail_used = pack(packed[last_quoted:], room - head, count)
-            if len(tail) < len(packed) - last_quoted:
-                packed = [*packed[:last_quoted], *tail]
-                trace.add(PackStage(0.0, len(packed), head + tail_used, room, round=3))
+            room = used - self._chat.count_tokens(key_sentences_block(quotes))
+            kept, kept_tokens = pack(packed, room, self._chat.count_tokens, keep=max(q.n for q in quotes))
+            if len(kept) < len(packed):
+                packed = kept
+                trace.add(PackStage(0.0, len(packed), kept_tokens, room, round=3))
                 trace.evidence = list(packed)
         messages = answer_messages(question, packed, related, key_sentences=quotes)
         guard = StreamGuard()

@@ -77,6 +77,9 @@ def test_pack_respects_the_token_budget_and_skips_what_does_not_fit() -> None:
     assert used <= 40
     assert used == sum(count(format_source(i + 1, h)) + 2 for i, h in enumerate(packed))
     assert pack(hits, 5, count) == ([], 0)
+    # The first ``keep`` stay whatever they cost; the rest fit in what is left.
+    kept, used = pack(hits, 40, count, keep=2)
+    assert [h.chunk.chunk_id for h in kept] == ["a", "b"] and used > 40
 
 
 def test_source_format_names_file_and_place() -> None:
