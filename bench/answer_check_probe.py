@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.answers import prepare_squad  # noqa: E402
+from bench.answers import hits_of, prepare_squad  # noqa: E402
 from bench.bigger_model import bigger_model  # noqa: E402
 from kimas_desktop.answer_check import AnswerCheck  # noqa: E402
 from kimas_desktop.config import ChatModelConfig  # noqa: E402
@@ -30,7 +30,7 @@ from kimas_desktop.protocols import ChatModel  # noqa: E402
 from kimas_desktop.structured import ask_json  # noqa: E402
 from kimas_desktop.summarizer import SYSTEM, sources_block  # noqa: E402
 from kimas_desktop.text import content_words  # noqa: E402
-from kimas_desktop.types import Chunk, Hit, Message  # noqa: E402
+from kimas_desktop.types import Hit, Message  # noqa: E402
 from local_models import build_chat_model  # noqa: E402
 
 SCHEMA: dict[str, Any] = {
@@ -79,10 +79,7 @@ def main() -> None:
             evidence = results[q.qid]["trace"]["evidence"]
             if not evidence:
                 continue
-            hits = [
-                Hit(Chunk(e["chunk_id"], e["collection"], e["source"], e["text"]), e["score"])
-                for e in evidence
-            ]
+            hits = hits_of({"hits": evidence})  # evidence entries carry the fields of `retrieve`'s hits
             said = AnswerCheck(chat).answerable(q.text, hits)
             words = extracted(chat, q.text, hits)
             ok = verified(words, q.text, hits)
