@@ -194,6 +194,12 @@ def test_conversations_survive_reload_and_restart_and_the_sidebar_opens_them(ser
             expect(page.locator("#chatbot")).not_to_contain_text("Writing the answer", timeout=180_000)
             expect(chats).to_have_count(2)
             expect(chats.first).to_contain_text(Q2)  # newest first
+            # The answer's stream has ended (its trace is the last part drawn) before another chat is
+            # opened: an update still in flight from the server can land after the switch and redraw this
+            # chat (a known race, see the closing note of 2026-11-23; the handler-level test covers a
+            # switch mid-answer).
+            expect(page.locator("#chatbot")).to_contain_text("How this answer was made", timeout=180_000)
+            page.wait_for_timeout(1_000)
             shot(page, "04-second-chat")
 
             # 4. The sidebar opens the older chat.
