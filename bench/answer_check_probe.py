@@ -4,9 +4,10 @@ the evidence of a cached `bench/answers.py` batch (no retrieval is run again).
     .venv/bin/python bench/answer_check_probe.py ask-squad-full-bigger-new-c0709f0-20.json \
         --answerable 12 --unanswerable 8
 
-Boolean: the product's ``AnswerCheck`` ("Do the sources above state the answer?"). Extract-and-verify:
-the model copies the words that answer (JSON ``{"answer": "..."}``, empty when none), and the answer
-counts only when those words are in a source and add a content word the question does not have.
+Boolean: the check the product asked first ("Do the sources above state the answer?"). Extract-and-verify:
+the product's ``AnswerCheck`` since: the model copies the words that answer (JSON ``{"answer": "..."}``,
+empty when none), and the answer counts only when those words are in a source and add a content word the
+question does not have.
 The chat model is the bigger benchmark GGUF (bench/bigger_model.py).
 """
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,34 +29,26 @@ from kimas_desktop.config import ChatModelConfig  # noqa: E402
 from kimas_desktop.protocols import ChatModel  # noqa: E402
 from kimas_desktop.structured import ask_json  # noqa: E402
 from kimas_desktop.summarizer import SYSTEM, sources_block  # noqa: E402
-from kimas_desktop.text import content_words  # noqa: E402
 from kimas_desktop.types import Hit, Message  # noqa: E402
 from local_models import build_chat_model  # noqa: E402
 
-SCHEMA: dict[str, Any] = {
+BOOLEAN_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"answer": {"type": "string", "maxLength": 200}},
-    "required": ["answer"],
+    "properties": {"answerable": {"type": "boolean"}},
+    "required": ["answerable"],
 }
 
 
-def _norm(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
-
-
-def extracted(chat: ChatModel, question: str, hits: list[Hit]) -> str:
+def boolean_check(chat: ChatModel, question: str, hits: list[Hit]) -> bool:
+    """The check the product asked before extract-and-verify replaced it."""
     body = (
         f"{sources_block(hits)}\n\nQuestion: {question}\n\n"
-        "Copy the exact words from one source that answer this question. If no source states the answer, "
-        'reply with an empty string. Reply as JSON: {"answer": "..."}'
+        "Do the sources above state the answer to this question? Answer true only if a source states it; "
+        'a source on the same topic that does not state it means false. Reply as JSON: {"answerable": '
+        "true|false}"
     )
     messages = [Message("system", SYSTEM), Message("user", body)]
-    return str(ask_json(chat, messages, SCHEMA, lambda d: d["answer"], max_tokens=80))
-
-
-def verified(words: str, question: str, hits: list[Hit]) -> bool:
-    new = set(content_words(words)) - set(content_words(question))
-    return bool(words.strip()) and bool(new) and _norm(words) in _norm(" ".join(h.chunk.text for h in hits))
+    return bool(ask_json(chat, messages, BOOLEAN_SCHEMA, lambda d: d["answerable"], max_tokens=12))
 
 
 def main() -> None:
@@ -80,9 +72,9 @@ def main() -> None:
             if not evidence:
                 continue
             hits = hits_of({"hits": evidence})  # evidence entries carry the fields of `retrieve`'s hits
-            said = AnswerCheck(chat).answerable(q.text, hits)
-            words = extracted(chat, q.text, hits)
-            ok = verified(words, q.text, hits)
+            said = boolean_check(chat, q.text, hits)
+            verdict = AnswerCheck(chat).judge(q.text, hits)
+            ok, words = verdict.answerable, verdict.words
             counts["questions"] += 1
             counts["boolean_says_answerable"] += said
             counts["extract_verified"] += ok

@@ -1,53 +1,86 @@
-"""The chat model's answerability judgement (RAGentA's evidence judging, as one JSON-constrained call).
+"""The chat model's answerability judgement (RAGentA's evidence judging, as one JSON-constrained call),
+made by extracting and verifying rather than by asking yes or no.
+
+The model copies the words of a source that answer the question (``{"answer": "..."}``, empty when no
+source states it). They count as an answer only when they are really in a source (verbatim, ignoring case
+and punctuation) and say something the question does not (a content word of their own). Asked "do the
+sources state the answer?", the 0.5B benchmark model said yes to every question, answerable or not; made
+to copy, it wrote invented or question-echoing words that this verification rejects (bench/RESULTS.md).
 
 Used with a chat model good enough to judge (``grounding.llm_check``: "auto" = any model but the embedded
-135M one, whose verdict is noise). The lexical decision (``answerability.py``) then runs with a lower
-threshold, so it declines only the clear cases, and this judgement declines what the evidence does not
-state. The prompt starts with the answer prompt's [system][sources] prefix, so the llama.cpp prompt cache
-makes the answer that follows nearly free to start.
+135M one). The lexical decision (``answerability.py``) then runs with a lower threshold, so it declines only
+the clear cases, and this judgement declines what the evidence does not state. The prompt starts with the
+answer prompt's [system][sources] prefix, so the llama.cpp prompt cache makes the answer that follows
+nearly free to start.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kimas_desktop.protocols import ChatModel
-from kimas_desktop.structured import ask_json
+from kimas_desktop.structured import ask_json, string_field
 from kimas_desktop.summarizer import SYSTEM, sources_block
+from kimas_desktop.terms import stems
 from kimas_desktop.types import Hit, Message
 
-__all__ = ["AnswerCheck", "check_messages"]
+__all__ = ["AnswerCheck", "Verdict", "check_messages", "verify"]
 
 CHECK_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"answerable": {"type": "boolean"}},
-    "required": ["answerable"],
+    "properties": {"answer": {"type": "string", "maxLength": 200}},
+    "required": ["answer"],
 }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``words``: what the model copied; ``reason``: why they do not count ("" when they do)."""
+
+    answerable: bool
+    words: str
+    reason: str = ""
 
 
 def check_messages(question: str, hits: Sequence[Hit]) -> list[Message]:
     body = (
         f"{sources_block(hits)}\n\nQuestion: {question}\n\n"
-        "Do the sources above state the answer to this question? Answer true only if a source states it; "
-        'a source on the same topic that does not state it means false. Reply as JSON: {"answerable": '
-        "true|false}"
+        "Copy the exact words from one source that answer this question. If no source states the answer, "
+        'reply with an empty string. Reply as JSON: {"answer": "..."}'
     )
     return [Message("system", SYSTEM), Message("user", body)]
 
 
-def _parse(data: dict[str, Any]) -> bool:
-    value = data["answerable"]
-    if not isinstance(value, bool):
-        raise TypeError("answerable must be a boolean")
-    return value
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def verify(words: str, question: str, hits: Sequence[Hit]) -> Verdict:
+    """Do the copied ``words`` answer from the sources? See the module docstring."""
+    if not _plain(words):
+        return Verdict(False, words, "the model found no answer in the sources")
+    if not any(_plain(words) in _plain(h.chunk.text) for h in hits):
+        return Verdict(False, words, "the model's words are not in the sources")
+    if not stems(words) - stems(question):
+        return Verdict(False, words, "the model's words only repeat the question")
+    return Verdict(True, words)
 
 
 class AnswerCheck:
     def __init__(self, chat: ChatModel) -> None:
         self._chat = chat
 
-    def answerable(self, question: str, hits: Sequence[Hit]) -> bool:
+    def judge(self, question: str, hits: Sequence[Hit]) -> Verdict:
         """Raises StructuredOutputError (or the model's KimasError) on failure; the caller keeps the
         lexical decision."""
-        return ask_json(self._chat, check_messages(question, hits), CHECK_SCHEMA, _parse, max_tokens=12)
+        words = ask_json(
+            self._chat,
+            check_messages(question, hits),
+            CHECK_SCHEMA,
+            lambda data: string_field(data, "answer", max_len=400),
+            max_tokens=80,
+        )
+        return verify(words, question, hits)

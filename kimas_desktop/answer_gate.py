@@ -4,7 +4,8 @@ asked at all.
 Right after reranking, ``ground`` picks the grounded quote and makes the lexical answerability decision
 (``grounding.py``; milliseconds, no LLM). With a chat model able to judge (``grounding.llm_check``),
 that decision declines only the clear cases (``llm_threshold``) and ``model_says_answerable`` asks the
-model's JSON judgement (``answer_check.py``) about the rest. ``decline`` is the answer when either says
+model's JSON judgement (``answer_check.py``: it copies the answering words, which must be in a source)
+about the rest. ``decline`` is the answer when either says
 no: the documents' closest passages instead of an invention.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 
-from kimas_desktop.answer_check import AnswerCheck
+from kimas_desktop.answer_check import AnswerCheck, Verdict
 from kimas_desktop.config import GroundingConfig
 from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Event, TraceReady
 from kimas_desktop.grounding import Grounder, Grounding, decline_text
@@ -71,15 +72,19 @@ class AnswerGate:
         """The chat model's judgement; a failed judgement keeps the lexical decision (answerable)."""
         start = time.perf_counter()
 
-        def failed(reason: str) -> bool | None:
+        def failed(reason: str) -> Verdict | None:
             trace.add(AnswerCheckStage(_ms_since(start), fallback=f"judgement failed: {reason}"))
             return None
 
-        verdict = optional("answer check", lambda: checker.answerable(question, packed), failed)
+        verdict: Verdict | None = optional("answer check", lambda: checker.judge(question, packed), failed)
         if verdict is None:
             return True
-        trace.add(AnswerCheckStage(_ms_since(start), answerable=verdict))
-        return verdict
+        trace.add(
+            AnswerCheckStage(
+                _ms_since(start), answerable=verdict.answerable, words=verdict.words, reason=verdict.reason
+            )
+        )
+        return verdict.answerable
 
     def check(self, answer: str, packed: Sequence[Hit], question: str) -> SupportReport:
         return self._grounder.check(answer, packed, question)

@@ -146,12 +146,15 @@ class QuoteStage:
 
 @dataclass(frozen=True)
 class AnswerCheckStage:
-    """The chat model's answerability judgement (None: it failed, see ``fallback``)."""
+    """The chat model's answerability judgement (None: it failed, see ``fallback``): ``words`` it copied
+    from the sources as the answer, ``reason`` why they did not count."""
 
     stage: ClassVar[str] = "answer_check"
     ms: float
     answerable: bool | None = None
     fallback: str = ""
+    words: str = ""
+    reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,11 @@ def trace_markdown(trace: Trace) -> str:
         if check.answerable is None:
             text = f"could not judge ({esc(check.fallback)}); the answer went ahead"
         else:
-            text = "the sources answer the question" if check.answerable else "the sources do not answer it"
+            found = f" (“{esc(check.words)}”)" if check.words else ""
+            if check.answerable:
+                text = f"the sources answer the question{found}"
+            else:
+                text = f"the sources do not answer it: {esc(check.reason)}{found}"
         lines.append(f"\n**The chat model's check:** {text}")
     support = trace.find(SupportStage)
     if support is not None:

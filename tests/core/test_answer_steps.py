@@ -3,6 +3,7 @@ import json
 import pytest
 
 from kimas_desktop.agentic import SufficiencyJudge
+from kimas_desktop.answer_check import AnswerCheck, Verdict
 from kimas_desktop.errors import ModelError, StructuredOutputError
 from kimas_desktop.summarizer import NOT_FOUND, Summarizer, answer_messages, validate_citation_numbers
 from kimas_desktop.types import Chunk, Hit
@@ -71,3 +72,28 @@ def test_judge_rejects_malformed_output() -> None:
         SufficiencyJudge(
             ScriptedChatModel(['{"is_sufficient": "yes", "missing_info": "", "queries": []}']), 3
         ).judge("q", HITS)
+
+
+def judge_answer(reply: str | Exception, question: str = "How fast does the pump run?"):  # type: ignore[no-untyped-def]
+    return AnswerCheck(ScriptedChatModel([reply])).judge(question, HITS)
+
+
+def test_the_answer_check_counts_copied_words_only_when_a_source_holds_them_and_they_add_to_the_question() -> (
+    None
+):
+    found = judge_answer(json.dumps({"answer": "runs at 40 RPM"}))  # case and punctuation may differ
+    assert found == Verdict(True, "runs at 40 RPM")
+    for words, reason in (
+        ("", "found no answer"),
+        ("  . ", "found no answer"),
+        ("runs at 45 rpm", "not in the sources"),  # an invented number
+        ("The pump runs", "only repeat the question"),  # in the source, but it says nothing new
+    ):
+        verdict = judge_answer(json.dumps({"answer": words}))
+        assert not verdict.answerable and reason in verdict.reason, words
+
+
+def test_the_answer_check_fails_loudly_on_a_malformed_reply() -> None:
+    for reply in ("yes", '{"answer": 40}', '{"answerable": true}'):
+        with pytest.raises(StructuredOutputError):
+            judge_answer(reply)

@@ -55,12 +55,13 @@ def make(chat: ScriptedChatModel, **cfg: Any) -> tuple[Pipeline, MemorySearcher]
     ), searcher
 
 
-MODEL_SAYS_ANSWERABLE = {"answerable": json.dumps({"answerable": True})}
+MODEL_SAYS_ANSWERABLE = {"answer": json.dumps({"answer": "every 10000 km"})}  # words of car.pdf
+MODEL_FINDS_NOTHING = json.dumps({"answer": ""})
 
 
 def by_schema(replies: Mapping[str, str], answer: str):  # type: ignore[no-untyped-def]
     """Reply by the JSON schema's first required key; stream ``answer`` for free text. Unless a test says
-    otherwise, the model judges that the sources answer (answer_check.py)."""
+    otherwise, the model's answerability check copies the car manual's answer (answer_check.py)."""
 
     def reply(messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
         if schema is None:
@@ -152,8 +153,8 @@ def test_the_models_answerability_judgement_decides_whether_the_agentic_round_ru
             if schema is None:
                 return "Change the engine oil every 10000 km."
             key = schema["required"][0]
-            if key == "answerable":
-                return json.dumps({"answerable": next(said)})
+            if key == "answer":
+                return json.dumps({"answer": "every 10000 km" if next(said) else ""})
             return judge
 
         chat = ScriptedChatModel(reply)
@@ -183,6 +184,7 @@ def test_follow_up_is_rewritten_and_history_is_analysed() -> None:
         "analysis": json.dumps({"analysis": "about dogs", "indices_of_related_messages": [0]}),
         "is_sufficient": json.dumps({"is_sufficient": True, "missing_info": "", "queries": []}),
         "sources": '{"sources": [1]}',
+        "answer": json.dumps({"answer": "daily walks"}),
     }
     chat = ScriptedChatModel(by_schema(replies, "They need daily walks [1]."))
     pipe, _ = make(chat, context={"rewrite": "llm"})
@@ -303,18 +305,17 @@ def test_evidence_that_does_not_answer_is_declined_without_asking_the_model() ->
     assert tried[-1].answer == "The dog was called Max."  # type: ignore[union-attr]
 
 
+DOGS = {"sources": '{"sources": [1]}', "answer": json.dumps({"answer": "daily walks"})}
+
+
 def test_a_looping_answer_is_cut_and_a_transcript_never_shown() -> None:
     loop = "Dogs need daily walks. " * 30
-    pipe, _ = make(
-        ScriptedChatModel(by_schema({"sources": '{"sources": [1]}'}, loop)), agentic={"enabled": False}
-    )
+    pipe, _ = make(ScriptedChatModel(by_schema(DOGS, loop)), agentic={"enabled": False})
     events = list(pipe.ask("How often do dogs need walks?"))
     assert events[-1].answer == "Dogs need daily walks."  # type: ignore[union-attr]
     trace = next(e for e in events if isinstance(e, TraceReady)).trace
     assert _found(trace, AnswerStage).stopped == "repetition"
-    chat = ScriptedChatModel(
-        by_schema({"sources": '{"sources": [1]}'}, "Daily walks.\nuser: And cats?\nassistant: Cats sleep.")
-    )
+    chat = ScriptedChatModel(by_schema(DOGS, "Daily walks.\nuser: And cats?\nassistant: Cats sleep."))
     pipe, _ = make(chat, agentic={"enabled": False})
     events = list(pipe.ask("How often do dogs need walks?"))
     shown = "".join(e.text for e in events if isinstance(e, AnswerDelta))
@@ -329,9 +330,7 @@ CAR = "How often must the engine oil be changed?"
 
 
 def test_a_model_able_to_judge_declines_what_the_sources_do_not_state() -> None:
-    chat = ScriptedChatModel(
-        by_schema({"answerable": json.dumps({"answerable": False})}, "Every 5000 km, they say.")
-    )
+    chat = ScriptedChatModel(by_schema({"answer": MODEL_FINDS_NOTHING}, "Every 5000 km, they say."))
     pipe, _ = make(chat, routing={"top_k": 1}, agentic={"enabled": False})
     events = list(pipe.ask(CAR))
     answer = "".join(e.text for e in events if isinstance(e, AnswerDelta))
@@ -346,13 +345,13 @@ def test_a_model_able_to_judge_declines_what_the_sources_do_not_state() -> None:
 def test_the_model_judging_answerable_lets_it_answer_and_a_failed_judgement_keeps_the_lexical_decision() -> (
     None
 ):
-    for verdict in (json.dumps({"answerable": True}), "not json at all"):
-        replies = {"answerable": verdict, "sources": json.dumps({"sources": [1]})}
+    for verdict in (MODEL_SAYS_ANSWERABLE["answer"], "not json at all"):
+        replies = {"answer": verdict, "sources": json.dumps({"sources": [1]})}
         chat = ScriptedChatModel(by_schema(replies, "Every 10000 km [1]."))
         pipe, _ = make(chat, routing={"top_k": 1}, agentic={"enabled": False})
         events = list(pipe.ask(CAR))
         assert "".join(e.text for e in events if isinstance(e, AnswerDelta)).startswith("Every 10000 km")
-        assert "answerable" in asked_schemas(chat)
+        assert "answer" in asked_schemas(chat)
 
 
 def test_the_embedded_model_is_not_asked_to_judge_unless_configured() -> None:
@@ -371,7 +370,7 @@ def test_the_embedded_model_is_not_asked_to_judge_unless_configured() -> None:
             small_model=True,
         )
         list(pipe.ask(CAR))
-        assert ("answerable" in asked_schemas(chat)) is asked, llm_check
+        assert ("answer" in asked_schemas(chat)) is asked, llm_check
 
 
 def test_stopping_the_answer_during_the_model_judgement_stops_it_and_is_not_taken_for_a_failed_judgement() -> (
@@ -380,7 +379,7 @@ def test_stopping_the_answer_during_the_model_judgement_stops_it_and_is_not_take
     from kimas_desktop.errors import Cancelled
 
     def reply(messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
-        if schema is not None and schema["required"][0] == "answerable":
+        if schema is not None and schema["required"][0] == "answer":
             raise Cancelled("stopped")
         return "Every 10000 km [1]."
 

@@ -9,12 +9,19 @@ def test_the_trace_speaks_the_users_language_and_shows_the_models_check() -> Non
     trace = Trace(question="How often is the oil changed?")
     trace.routes.append(Route("cars", 0.9, 0.8, 0.7, 0.75, 1.2))
     trace.add(RouteStage(3.0, "question", {"cars": 0.9}))
-    trace.add(AnswerCheckStage(120.0, answerable=False))
+    trace.add(
+        AnswerCheckStage(
+            120.0, False, words="every 5000 km", reason="the model's words are not in the sources"
+        )
+    )
     trace.add(FirstTokenStage(900.0))
     trace.add(TotalStage(1000.0))
     text = trace_markdown(trace)
     for jargon in ("centroid", "dense", "LLR", "first_token"):
         assert jargon not in text, jargon
     assert "| collection | score | topics | description | passages | words | searched |" in text
-    assert "**The chat model's check:** the sources do not answer it" in text
+    assert (
+        "**The chat model's check:** the sources do not answer it: the model's words are not in the sources "
+        "(“every 5000 km”)" in text
+    )
     assert "| first word of the answer | 900 |" in text and "| choosing collections | 3 |" in text
