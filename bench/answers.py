@@ -16,7 +16,9 @@ string (quote alone), unanswerable declined, answerable falsely declined, and th
 
 Part 2 (the chat model, a smaller sample): `kimas ask --batch --json --preset P`, old vs new: LLM answer
 contains gold, combined (quote + LLM), declined / falsely declined, citation precision (the cited text
-contains gold), the unsupported-sentence rate, time to the first grounded words and to the first token.
+contains gold), the unsupported-sentence rate, time to the first grounded words and to the first token,
+and the word F1 of the quote and of the LLM answer against the gold (QuAC's gold spans are long: whole
+containment is rare, so F1 is its usual measure).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from bench.devkit import (  # noqa: E402
     contains_answer,
     kimas_batch,
     quac_turns,
+    token_f1,
     write_quac,
     write_squad_holdout,
 )
@@ -59,6 +62,10 @@ from kimas_desktop.types import Chunk, Hit  # noqa: E402
 
 def rate(flags: list[bool]) -> float | None:
     return round(sum(flags) / len(flags), 3) if flags else None
+
+
+def mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
 
 
 def hits_of(result: dict[str, Any]) -> list[Hit]:
@@ -344,6 +351,10 @@ def ask_metrics(
                 for q, r in zip(answerable, ans, strict=True)
             ]
         ),
+        "llm_answer_f1": mean(
+            [token_f1(r["answer"], q.answers) for q, r in zip(answerable, ans, strict=True)]
+        ),
+        "quote_f1": mean([token_f1(quote_text(r), q.answers) for q, r in zip(answerable, ans, strict=True)]),
         "unanswerable_declined": rate([declined(r) for r in un]),
         "answerable_falsely_declined": rate([declined(r) for r in ans]),
         "citation_precision": rate(cites),
@@ -406,6 +417,7 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
         for variant, root in (("old", old), ("new", None))
         if variant in args.variants
     ]
+    batches: dict[tuple[str, str, str, str], dict[str, dict[str, Any]]] = {}
     for preset, model, variant, root in runs:
         out: dict[str, Any] = {}
         parts = (
@@ -432,9 +444,31 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
                 seconds = round(time.perf_counter() - t, 1)
                 saved.write_text(json.dumps([results, seconds]))
             out[name] = {**ask_metrics(results, ans, un), "seconds": seconds}
+            batches[(preset, model, name, variant)] = results
             print(preset, model, variant, name, out[name], file=sys.stderr, flush=True)
         report[f"{preset}/{model}/{variant}"] = out
+    for (preset, model, name, variant), new in batches.items():
+        old_results = batches.get((preset, model, name, "old"))
+        if variant == "new" and old_results is not None:
+            report[f"{preset}/{model}/first_token_paired/{name}"] = paired_first_token(old_results, new)
     return report
+
+
+def paired_first_token(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The LLM's first token on the questions both sides let the model answer (a declined question has
+    no first token, so the two sides' own medians cover different questions)."""
+    both = [q for q in new if "first_token" in new[q]["timings_ms"] and "first_token" in old[q]["timings_ms"]]
+    if not both:
+        return {"questions": 0}
+    o = [old[q]["timings_ms"]["first_token"] for q in both]
+    n = [new[q]["timings_ms"]["first_token"] for q in both]
+    return {
+        "questions": len(both),
+        "old_median_ms": round(statistics.median(o)),
+        "new_median_ms": round(statistics.median(n)),
+        "median_difference_ms": round(statistics.median(b - a for a, b in zip(o, n, strict=True))),
+        "new_earlier": sum(b < a for a, b in zip(o, n, strict=True)),
+    }
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,6 +125,19 @@ def normalize(text: str) -> str:
 def contains_answer(text: str, answers: tuple[str, ...]) -> bool:
     t = normalize(text)
     return any(normalize(a) and normalize(a) in t for a in answers)
+
+
+def token_f1(text: str, answers: tuple[str, ...]) -> float:
+    """The best word-level F1 against the gold answers (SQuAD's and QuAC's measure for long spans)."""
+    got = Counter(normalize(text).split())
+    best = 0.0
+    for a in answers:
+        want = Counter(normalize(a).split())
+        same = sum((got & want).values())
+        if same:
+            precision, recall = same / sum(got.values()), same / sum(want.values())
+            best = max(best, 2 * precision * recall / (precision + recall))
+    return best
 
 
 def kimas_batch(  # type: ignore[type-arg]
