@@ -367,15 +367,11 @@ class Pipeline:
         yield Status("answer", "Writing the answer…")
         quotes = renumber_quotes(grounding.quotes, packed) if grounding is not None else []
         if quotes:
-            # The key sentences take the place of the evidence ranked below every quoted source and below
-            # the sources they were picked from (gc.sources): the model reads what matters, and fewer
-            # prompt tokens bring the first token sooner (bench/RESULTS.md). The quoted sources and their
-            # numbers, already shown to the user, stay; the prompt never grows.
-            last = max(max(q.n for q in quotes), gc.sources)
+            # The key sentences take the place of evidence, so the prompt (the time to the first token)
+            # does not grow: sources ranked below every quoted one make room for them (the quoted ones
+            # and their numbers, already shown to the user, stay).
             room = used - self._chat.count_tokens(key_sentences_block(quotes))
-            kept, kept_tokens = pack(
-                packed[:last], room, self._chat.count_tokens, keep=max(q.n for q in quotes)
-            )
+            kept, kept_tokens = pack(packed, room, self._chat.count_tokens, keep=max(q.n for q in quotes))
             if len(kept) < len(packed):
                 packed = kept
                 trace.add(PackStage(0.0, len(packed), kept_tokens, room, round=3))
