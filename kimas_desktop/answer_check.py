@@ -2,8 +2,11 @@
 made by extracting and verifying rather than by asking yes or no.
 
 The model copies the words of a source that answer the question (``{"answer": "..."}``, empty when no
-source states it). They count as an answer only when they are really in a source (verbatim, ignoring case
-and punctuation) and say something the question does not (a content word of their own). Asked "do the
+source states it). They count as an answer only when they are really in a source and say something the
+question does not (a word of their own). "In a source" compares the words that carry meaning (numbers and
+content words, lightly stemmed), in order and next to each other: case, punctuation, an added or dropped
+"the" or "which", a plural, or a last word the length limit cut short do not matter; a changed number, an
+added name or a reordering do. Asked "do the
 sources state the answer?", the 0.5B benchmark model said yes to every question, answerable or not; made
 to copy, it wrote invented or question-echoing words that this verification rejects (bench/RESULTS.md).
 
@@ -16,7 +19,6 @@ nearly free to start.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +26,8 @@ from typing import Any
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.structured import ask_json, string_field
 from kimas_desktop.summarizer import SYSTEM, sources_block
-from kimas_desktop.terms import stems
+from kimas_desktop.terms import stem
+from kimas_desktop.text import STOPWORDS, words
 from kimas_desktop.types import Hit, Message
 
 __all__ = ["AnswerCheck", "Verdict", "check_messages", "verify"]
@@ -54,19 +57,37 @@ def check_messages(question: str, hits: Sequence[Hit]) -> list[Message]:
     return [Message("system", SYSTEM), Message("user", body)]
 
 
-def _plain(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+def _meaningful(text: str) -> list[str]:
+    """Numbers and content words, stemmed, in order."""
+    return [
+        stem(w)
+        for w in words(text.lower())
+        if any(ch.isdigit() for ch in w) or (len(w) > 1 and w not in STOPWORDS)
+    ]
 
 
-def verify(words: str, question: str, hits: Sequence[Hit]) -> Verdict:
-    """Do the copied ``words`` answer from the sources? See the module docstring."""
-    if not _plain(words):
-        return Verdict(False, words, "the model found no answer in the sources")
-    if not any(_plain(words) in _plain(h.chunk.text) for h in hits):
-        return Verdict(False, words, "the model's words are not in the sources")
-    if not stems(words) - stems(question):
-        return Verdict(False, words, "the model's words only repeat the question")
-    return Verdict(True, words)
+def _held(copied: list[str], source: list[str]) -> bool:
+    """``copied`` appears in ``source`` as a run; its last word may be cut short (the length limit)."""
+    n = len(copied)
+    for i in range(len(source) - n + 1):
+        last = source[i + n - 1]
+        if source[i : i + n - 1] == copied[:-1] and (
+            last == copied[-1] or (n >= 4 and last.startswith(copied[-1]))
+        ):
+            return True
+    return False
+
+
+def verify(copied: str, question: str, hits: Sequence[Hit]) -> Verdict:
+    """Do the copied words answer from the sources? See the module docstring."""
+    found = _meaningful(copied)
+    if not found:
+        return Verdict(False, copied, "the model found no answer in the sources")
+    if not any(_held(found, _meaningful(h.chunk.text)) for h in hits):
+        return Verdict(False, copied, "the model's words are not in the sources")
+    if not set(found) - set(_meaningful(question)):
+        return Verdict(False, copied, "the model's words only repeat the question")
+    return Verdict(True, copied)
 
 
 class AnswerCheck:

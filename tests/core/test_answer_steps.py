@@ -3,7 +3,7 @@ import json
 import pytest
 
 from kimas_desktop.agentic import SufficiencyJudge
-from kimas_desktop.answer_check import AnswerCheck, Verdict
+from kimas_desktop.answer_check import AnswerCheck, Verdict, verify
 from kimas_desktop.errors import ModelError, StructuredOutputError
 from kimas_desktop.summarizer import NOT_FOUND, Summarizer, answer_messages, validate_citation_numbers
 from kimas_desktop.types import Chunk, Hit
@@ -83,10 +83,16 @@ def test_the_answer_check_counts_copied_words_only_when_a_source_holds_them_and_
 ):
     found = judge_answer(json.dumps({"answer": "runs at 40 RPM"}))  # case and punctuation may differ
     assert found == Verdict(True, "runs at 40 RPM")
+    for words in ("pump which runs at the 40 rpm.", "The pump runs at 40 rp"):  # a function word; cut short
+        assert judge_answer(json.dumps({"answer": words})).answerable, words
+    seven = [Hit(Chunk("c", "d", "/d/p.md", "There are 7 pumps."), 1.0)]
+    assert verify("7", "How many pumps are there?", seven).answerable  # a one-digit answer counts
     for words, reason in (
         ("", "found no answer"),
         ("  . ", "found no answer"),
         ("runs at 45 rpm", "not in the sources"),  # an invented number
+        ("40 rpm pump", "not in the sources"),  # reordered
+        ("runs at 40 rpm and 50 rpm", "not in the sources"),  # more than the source says
         ("The pump runs", "only repeat the question"),  # in the source, but it says nothing new
     ):
         verdict = judge_answer(json.dumps({"answer": words}))
