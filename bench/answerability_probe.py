@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 from bench.answers import Grounding1, fit_logistic, prepare_squad  # noqa: E402
 from bench.devkit import contains_answer  # noqa: E402
 from kimas_desktop.config import GroundingConfig  # noqa: E402
-from kimas_desktop.terms import TermWeights, coverage, stems  # noqa: E402
+from kimas_desktop.terms import coverage, stems  # noqa: E402
 
 BASE = ["sentence_overlap", "evidence_overlap", "cosine", "rerank"]
 
@@ -135,12 +135,7 @@ def main() -> None:
         for q in questions:
             result = retrieved[q.qid]
             run = grounding.run(q.text, result)
-            synopses = [grounding.services.store().synopsis(r["collection"]) for r in result["routes"]]
-            idf = TermWeights.from_synopses(synopses) or TermWeights.from_texts(
-                [h.chunk.text for h in run["hits"]]
-            )
-            weights = idf.weights(grounding.scorer.question_words(q.text, result["query"]))
-            row = [*run["features"], *lexical_candidates(run, weights)]
+            row = [*run["features"], *lexical_candidates(run, run["weights"])]
             if likelihood is not None:
                 row += likelihood.features(q.text, run)
             rows.append(row)

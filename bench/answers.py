@@ -163,6 +163,7 @@ class Grounding1:
             "answerable": g.answerability.answerable,
             "score": g.answerability.score,
             "features": features.vector(),
+            "weights": idf.weights(words),  # the question's words → IDF, as the decision weighed them
             "scored": scored,
             "hits": hits,
             "ms": ms,

@@ -6,9 +6,9 @@ source states it). They count as an answer only when they are really in a source
 question does not (a word of their own). "In a source" compares the words that carry meaning (numbers and
 content words, lightly stemmed), in order and next to each other: case, punctuation, an added or dropped
 "the" or "which", a plural, or a last word the length limit cut short do not matter; a changed number, an
-added name or a reordering do. Asked "do the
-sources state the answer?", the 0.5B benchmark model said yes to every question, answerable or not; made
-to copy, it wrote invented or question-echoing words that this verification rejects (bench/RESULTS.md).
+added name or a reordering do. Asked "do the sources state the answer?", the 0.5B benchmark model said
+yes to every question, answerable or not; made to copy, it wrote invented or question-echoing words that
+this verification rejects (bench/RESULTS.md).
 
 Used with a chat model good enough to judge (``grounding.llm_check``: "auto" = any model but the embedded
 135M one). The lexical decision (``answerability.py``) then runs with a lower threshold, so it declines only

@@ -5,8 +5,8 @@ Right after reranking, ``ground`` picks the grounded quote and makes the lexical
 (``grounding.py``; milliseconds, no LLM). With a chat model able to judge (``grounding.llm_check``),
 that decision declines only the clear cases (``llm_threshold``) and ``model_says_answerable`` asks the
 model's JSON judgement (``answer_check.py``: it copies the answering words, which must be in a source)
-about the rest. ``decline`` is the answer when either says
-no: the documents' closest passages instead of an invention.
+about the rest. ``decline`` is the answer when either says no: the documents' closest passages instead of
+an invention.
 """
 
 from __future__ import annotations
