@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from app.conversation import Conversation
 from app.conversations import FILE_NAME, ConversationStore, ConversationSummary
-from kimas_desktop.conversation import Conversation
 
 __all__ = ["ChatHistory"]
 

@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.conversation import Conversation, Turn
 from app.record_codec import RecordError, dumps, loads
-from kimas_desktop.conversation import Conversation, Turn
 from kimas_desktop.errors import KimasError
 
 __all__ = ["MIGRATIONS", "ConversationStore", "ConversationSummary", "StoreVersionError"]

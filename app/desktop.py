@@ -19,18 +19,18 @@ from app.chats import ChatHistory
 from app.config_store import ConfigStore
 from app.desktop_settings import SettingsActions
 from app.documents import DISMISSED_FILE, Dismissals, Document, Documents
+from app.indexing import FolderFeed
 from app.knowledge import Knowledge
 from app.model_downloads import ModelDownloads
 from app.outcomes import ModelState, Outcome
 from app.runtime import Runtime
 from app.scheduler import IndexScheduler
+from app.session import ChatSession, attempt_config
+from app.settings_form import describe_models
 from app.sources import SourceRegistry
-from kimas_desktop.app_settings import describe_models
 from kimas_desktop.config import Config
 from kimas_desktop.errors import CollectionNotFoundError, ConfigError, KimasError
-from kimas_desktop.indexing import FolderFeed
-from kimas_desktop.session import ChatSession, attempt_config
-from kimas_desktop.strategies import strategy_names
+from kimas_desktop.retrieval.strategies import strategy_names
 
 __all__ = ["DesktopApp", "ModelState", "Outcome"]
 

@@ -16,7 +16,7 @@ from app.model_downloads import ModelDownloads
 from app.outcomes import ModelState, Outcome
 from app.runtime import Runtime
 from app.scheduler import IndexScheduler
-from kimas_desktop.app_settings import SettingsForm, describe_models, preset_config
+from app.settings_form import SettingsForm, describe_models, preset_config
 from kimas_desktop.config import Config
 from kimas_desktop.errors import KimasError
 

@@ -18,12 +18,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.config_store import ConfigStore
+from app.uploads import CopiedFile, check_collection_name, copy_uploads
 from kimas_desktop.config import CollectionConfig, Config
 from kimas_desktop.errors import CollectionNotFoundError, ConfigError, IndexingError, KimasError
 from kimas_desktop.protocols import ChunkSearcher
-from kimas_desktop.strategies import strategy_names
+from kimas_desktop.retrieval.strategies import strategy_names
 from kimas_desktop.types import CollectionInfo, FileProblem
-from kimas_desktop.uploads import CopiedFile, check_collection_name, copy_uploads
 
 __all__ = ["CollectionStatus", "Knowledge"]
 

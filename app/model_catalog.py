@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.paths import Paths
-from kimas_desktop.cancel import CancelToken
+from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import ModelUnavailableError
 from local_models.catalog import CatalogEntry, find_entry, installed_path, load_catalog, machine_ram_mb
 from local_models.download import DownloadProgress, ProgressCallback

@@ -17,7 +17,7 @@ from typing import Literal
 
 from app import model_catalog
 from app.paths import Paths
-from kimas_desktop.cancel import CancelToken
+from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
 
 __all__ = ["DownloadState", "ModelDownloads"]

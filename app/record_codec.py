@@ -1,10 +1,11 @@
 """Typed values ↔ JSON, for what the app keeps on disk (stored conversations).
 
-A dataclass of ``kimas_desktop`` is written as ``{"@": "module.Class", field: value, ...}``; tuples as
-``{"@t": [...]}`` (frozen dataclasses hold tuples, and must read back equal); mappings as
-``{"@m": [[key, value], ...]}`` (keys need not be strings). Reading rebuilds only dataclasses defined in
-``kimas_desktop`` (never an arbitrary import), ignores fields the class no longer has and lets fields it
-gained since take their defaults: that is how a record written by an older version still reads.
+A dataclass of ``kimas_desktop`` or of ``app.conversation`` is written as ``{"@": "module.Class",
+field: value, ...}``; tuples as ``{"@t": [...]}`` (frozen dataclasses hold tuples, and must read back
+equal); mappings as ``{"@m": [[key, value], ...]}`` (keys need not be strings). Reading rebuilds only
+dataclasses defined there (never an arbitrary import), ignores fields the class no longer has and lets
+fields it gained since take their defaults: that is how a record written by an older version still reads.
+A class that moved since is found through ``RENAMED`` (the old ``module.Class`` → where it lives now).
 
 ``DROP`` lists fields not worth keeping (a hit's stored embedding).
 """
@@ -22,7 +23,17 @@ from kimas_desktop.errors import KimasError
 __all__ = ["RecordError", "dumps", "loads"]
 
 DROP = {("kimas_desktop.types", "Hit", "vector")}
-_PACKAGE = "kimas_desktop"
+_HOMES = ("kimas_desktop", "app.conversation")
+
+# Where the record types written by earlier releases live now (issue 22 moved the core into stage folders
+# and the conversation into the application layer). Keep every entry: old files must keep opening.
+RENAMED = {
+    "kimas_desktop.conversation.Turn": "app.conversation.Turn",
+    "kimas_desktop.quote.Quote": "kimas_desktop.types.Quote",
+    "kimas_desktop.support.SentenceSupport": "kimas_desktop.types.SentenceSupport",
+    "kimas_desktop.answerability.Answerability": "kimas_desktop.types.Answerability",
+    "kimas_desktop.answerability.Evidence": "kimas_desktop.types.Evidence",
+}
 
 
 class RecordError(KimasError):
@@ -54,9 +65,9 @@ def _encode(value: Any) -> Any:
 
 
 def _record_class(tag: str) -> type:
-    module, _, name = tag.rpartition(".")
-    if not (module == _PACKAGE or module.startswith(_PACKAGE + ".")):
-        raise RecordError(f"a stored record names a type outside {_PACKAGE}: {tag}")
+    module, _, name = RENAMED.get(tag, tag).rpartition(".")
+    if not any(module == home or module.startswith(home + ".") for home in _HOMES):
+        raise RecordError(f"a stored record names a type outside {', '.join(_HOMES)}: {tag}")
     try:
         cls = getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as err:

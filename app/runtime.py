@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.indexing import FolderFeed, IndexService
 from app.paths import Paths
 from kimas_desktop.config import (
     ChatModelConfig,
@@ -27,7 +28,6 @@ from kimas_desktop.config import (
     RerankConfig,
     StorageConfig,
 )
-from kimas_desktop.indexing import FolderFeed, IndexService
 from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.protocols import ChatModel, Embedder, Reranker
 

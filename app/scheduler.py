@@ -25,9 +25,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from app.indexing import Activity, IndexingState, IndexService, describe_report
+from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled, IndexingError, KimasError
-from kimas_desktop.index_control import IndexControl
-from kimas_desktop.indexing import Activity, IndexingState, IndexService, describe_report
 from kimas_desktop.types import FileProblem, IndexProgress, IndexReport
 
 __all__ = ["IndexScheduler"]

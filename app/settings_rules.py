@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from kimas_desktop.app_settings import SettingsForm, apply_settings, preset_config, settings_form
+from app.settings_form import SettingsForm, apply_settings, preset_config, settings_form
 from kimas_desktop.config import PRESETS, Config
 from kimas_desktop.errors import KimasError
 

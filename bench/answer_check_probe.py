@@ -26,12 +26,12 @@ sys.path.insert(0, str(ROOT))
 
 from bench.answers import hits_of, prepare_squad  # noqa: E402
 from bench.bigger_model import bigger_model  # noqa: E402
-from kimas_desktop.answer_check import AnswerCheck  # noqa: E402
+from kimas_desktop.answer.summarizer import SYSTEM, sources_block  # noqa: E402
+from kimas_desktop.answer.verify import AnswerCheck  # noqa: E402
 from kimas_desktop.config import ChatModelConfig  # noqa: E402
 from kimas_desktop.optional import optional  # noqa: E402
 from kimas_desktop.protocols import ChatModel  # noqa: E402
 from kimas_desktop.structured import ask_json  # noqa: E402
-from kimas_desktop.summarizer import SYSTEM, sources_block  # noqa: E402
 from kimas_desktop.types import Hit, Message  # noqa: E402
 from local_models import build_chat_model  # noqa: E402
 

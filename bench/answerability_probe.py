@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 from bench.answers import Grounding1, fit_logistic, prepare_squad  # noqa: E402
 from bench.devkit import contains_answer  # noqa: E402
 from kimas_desktop.config import GroundingConfig  # noqa: E402
-from kimas_desktop.terms import coverage, stems  # noqa: E402
+from kimas_desktop.text.terms import coverage, stems  # noqa: E402
 
 BASE = ["sentence_overlap", "evidence_overlap", "cosine", "rerank"]
 

@@ -52,11 +52,11 @@ from bench.devkit import (  # noqa: E402
     write_squad_holdout,
 )
 from bench.quality import _index, _services  # noqa: E402
-from kimas_desktop.answerability import AnswerabilityModel, evidence_features  # noqa: E402
+from kimas_desktop.answer.answerability import AnswerabilityModel, evidence_features  # noqa: E402
+from kimas_desktop.answer.grounding import Grounder, weights_of  # noqa: E402
+from kimas_desktop.answer.quote import QuoteScorer, QuoteWeights, ScoredSentence, pick_quotes  # noqa: E402
 from kimas_desktop.config import GroundingConfig  # noqa: E402
-from kimas_desktop.grounding import Grounder, weights_of  # noqa: E402
-from kimas_desktop.quote import QuoteScorer, QuoteWeights, ScoredSentence, pick_quotes  # noqa: E402
-from kimas_desktop.terms import TermWeights  # noqa: E402
+from kimas_desktop.text.terms import TermWeights  # noqa: E402
 from kimas_desktop.types import Chunk, Hit  # noqa: E402
 
 
@@ -278,7 +278,7 @@ def part1(args: argparse.Namespace, cache: Path, config: GroundingConfig) -> dic
         sweep = {}
         for th in (0.3, 0.4, 0.5, 0.6, 0.7):
             m = replace(model, threshold=th)
-            from kimas_desktop.answerability import Evidence
+            from kimas_desktop.types import Evidence
 
             dec = [m.decide(Evidence(*f)).answerable for f in x]
             sweep[th] = {

@@ -33,7 +33,7 @@ from indexer import LanceStore  # noqa: E402
 from indexer.synopsis import SynopsisState  # noqa: E402
 from kimas_desktop.config import parse_config  # noqa: E402
 from kimas_desktop.protocols import ChunkSearcher, Vector  # noqa: E402
-from kimas_desktop.router import CentroidRouter  # noqa: E402
+from kimas_desktop.routing.router import CentroidRouter  # noqa: E402
 from kimas_desktop.types import CollectionInfo, Hit, Synopsis  # noqa: E402
 
 

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from app.config_store import ConfigStore
+from app.indexing import describe_report
 from app.knowledge import Knowledge
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
 from kimas_desktop.config import Config
+from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled
-from kimas_desktop.index_control import IndexControl
-from kimas_desktop.indexing import describe_report
 from kimas_desktop.types import CollectionInfo, IndexProgress, IndexReport
 
 

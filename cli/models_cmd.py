@@ -13,7 +13,7 @@ from pathlib import Path
 
 from app.model_catalog import CatalogEntry, DownloadProgress, catalog, machine_ram_mb, pull, status
 from app.paths import resolve_paths
-from kimas_desktop.cancel import CancelToken
+from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
 
 

@@ -29,8 +29,7 @@ from kimas_desktop.config import PRESETS
 from kimas_desktop.errors import KimasError
 from kimas_desktop.events import AnswerDelta, CitationsReady, Done, QuoteReady, SupportReady, TraceReady
 from kimas_desktop.pipeline import Pipeline
-from kimas_desktop.support import SentenceSupport
-from kimas_desktop.types import Message
+from kimas_desktop.types import Message, SentenceSupport
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:

@@ -14,8 +14,8 @@ from pathlib import Path
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
 from cli.collections_cmd import ProgressBar, summary
+from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled, CollectionNotFoundError, IndexingError
-from kimas_desktop.index_control import IndexControl
 
 
 def add_parsers(

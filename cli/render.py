@@ -9,14 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kimas_desktop.answerability import Answerability
+from kimas_desktop.answer.markers import insert_markers, place_markers
 from kimas_desktop.errors import KimasError
-from kimas_desktop.markers import insert_markers, place_markers
 from kimas_desktop.pipeline import RetrievalResult
-from kimas_desktop.quote import Quote
-from kimas_desktop.support import SentenceSupport
 from kimas_desktop.trace import Trace, stage_fields
-from kimas_desktop.types import Chunk, Citation, Hit, Message, Route
+from kimas_desktop.types import Answerability, Chunk, Citation, Hit, Message, Quote, Route, SentenceSupport
 
 
 def _lines(chunk: Chunk) -> list[int] | None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from indexer.documents import Block, Document, SkipFile
-from kimas_desktop.frames import pump_frames
+from ipc.frames import pump_frames
 
 _WORKER = Path(__file__).with_name("pdf_worker.py")
 

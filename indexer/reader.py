@@ -19,8 +19,8 @@ from indexer.documents import Block, Document, SkipFile
 from indexer.ingest_items import Done, Failure, Item, Job, Segment, content_hash
 from indexer.manifest import FileRecord
 from indexer.parsers import FileParser
+from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled
-from kimas_desktop.index_control import IndexControl
 from kimas_desktop.protocols import Vector
 
 SEGMENT_CHUNKS = 32  # chunks per segment handed from the reader to the embedder

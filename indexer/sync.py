@@ -47,8 +47,8 @@ from indexer.store import LanceStore
 from indexer.synopsis import SynopsisState
 from indexer.synopsis_upkeep import SynopsisUpkeep
 from kimas_desktop.config import IndexerConfig
+from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled, IndexingError
-from kimas_desktop.index_control import IndexControl
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.types import FileProblem, IndexProgress, IndexReport
 

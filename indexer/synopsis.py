@@ -7,7 +7,7 @@ iterations: the same vectors give the same centroids. ``update`` folds added and
 existing means (each goes to its nearest centroid), which costs nothing that grows with the collection;
 the indexer refits from scratch once the changes since the last fit pass a share of the collection.
 
-The lexical half of the synopsis is exact: how often each content word (``kimas_desktop.text
+The lexical half of the synopsis is exact: how often each content word (``kimas_desktop.text.words
 .content_words``) occurs in the collection's chunks. ``count_terms`` counts texts from scratch;
 ``update_terms`` adds the counts of added chunks and subtracts those of removed ones.
 """
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from kimas_desktop.text import content_words
+from kimas_desktop.text.words import content_words
 
 Matrix = npt.NDArray[np.float32]
 

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kimas_desktop.answerability import Answerability
-from kimas_desktop.quote import Quote
-from kimas_desktop.support import SentenceSupport
 from kimas_desktop.trace import Trace
-from kimas_desktop.types import Citation
+from kimas_desktop.types import Answerability, Citation, Quote, SentenceSupport
 
 
 @dataclass(frozen=True)

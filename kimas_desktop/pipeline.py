@@ -22,14 +22,27 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from kimas_desktop.agentic import SufficiencyJudge
-from kimas_desktop.agents import AgentResult, RetrievalAgent
-from kimas_desktop.answer_check import AnswerCheck
-from kimas_desktop.answer_gate import AnswerGate
-from kimas_desktop.answer_gate import decline as decline_answer
-from kimas_desktop.cancel import CancellableChat, CancelToken
+from kimas_desktop.answer.agentic import SufficiencyJudge
+from kimas_desktop.answer.filter import EvidenceFilter, pack
+from kimas_desktop.answer.gate import AnswerGate
+from kimas_desktop.answer.gate import decline as decline_answer
+from kimas_desktop.answer.grounding import Grounding, supported_citations
+from kimas_desktop.answer.guard import StreamGuard, guard_stream
+from kimas_desktop.answer.quote import renumber_quotes
+from kimas_desktop.answer.summarizer import (
+    NO_KNOWLEDGE,
+    NOT_FOUND,
+    Summarizer,
+    answer_messages,
+    is_not_found,
+    key_sentences_block,
+)
+from kimas_desktop.answer.support import uses_quote
+from kimas_desktop.answer.verify import AnswerCheck
+from kimas_desktop.cancel import CancellableChat
 from kimas_desktop.config import Config
-from kimas_desktop.context import ContextAnalysis, ContextAnalyzer, QueryContextualizer
+from kimas_desktop.context.manager import ContextAnalysis, ContextAnalyzer, QueryContextualizer
+from kimas_desktop.control import CancelToken
 from kimas_desktop.events import (
     AnswerDelta,
     CitationsReady,
@@ -40,23 +53,11 @@ from kimas_desktop.events import (
     SupportReady,
     TraceReady,
 )
-from kimas_desktop.evidence import EvidenceFilter, pack
-from kimas_desktop.fusion import reciprocal_rank_fusion
-from kimas_desktop.grounding import Grounding, supported_citations
-from kimas_desktop.guard import StreamGuard, guard_stream
 from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, Reranker
-from kimas_desktop.quote import renumber_quotes
-from kimas_desktop.router import CentroidRouter
-from kimas_desktop.summarizer import (
-    NO_KNOWLEDGE,
-    NOT_FOUND,
-    Summarizer,
-    answer_messages,
-    is_not_found,
-    key_sentences_block,
-)
-from kimas_desktop.support import uses_quote
+from kimas_desktop.retrieval.agents import AgentResult, RetrievalAgent
+from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
+from kimas_desktop.routing.router import CentroidRouter
 from kimas_desktop.trace import (
     AgenticStage,
     AnswerStage,

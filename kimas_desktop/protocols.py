@@ -7,15 +7,13 @@ and touches no file, model or network; heavy state is loaded lazily on first use
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
+from kimas_desktop.control import CancelToken
 from kimas_desktop.types import CollectionInfo, Hit, Message, Synopsis
-
-if TYPE_CHECKING:
-    from kimas_desktop.cancel import CancelToken
 
 Vector = npt.NDArray[np.float32]
 SearchMode = Literal["dense", "fts", "hybrid"]

@@ -161,3 +161,65 @@ class Citation:
         if self.start is None or self.end is None:
             return ""
         return self.chunk.text[self.start : self.end]
+
+
+@dataclass(frozen=True)
+class Quote:
+    """Verbatim text of a source: ``chunk.text[start:end] == text``. ``n`` numbers the source as the
+    answer prompt does ([n]); ``score`` is the best of its sentences' scores."""
+
+    n: int
+    chunk: Chunk
+    start: int
+    end: int
+    text: str
+    score: float
+
+    @property
+    def display(self) -> str:
+        """The text on one line (a PDF's line breaks and hyphenation left as they are in the source)."""
+        return " ".join(self.text.split())
+
+
+@dataclass(frozen=True)
+class SentenceSupport:
+    """One answer sentence (``answer[start:end]``) and how well the sources back it.
+
+    ``source`` is the 1-based number of the best supporting source and ``evidence_start``/``evidence_end``
+    the offsets of its best sentence in that chunk's text (None when no source sentence comes close);
+    ``missing`` lists the facts found in no source.
+    """
+
+    text: str
+    start: int
+    end: int
+    supported: bool
+    lexical: float
+    cosine: float
+    source: int | None = None
+    evidence_start: int | None = None
+    evidence_end: int | None = None
+    missing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the decision is made from (kept in the trace so a decision can be explained and refitted)."""
+
+    sentence_overlap: float
+    evidence_overlap: float
+    cosine: float
+    rerank: float
+
+    def vector(self) -> tuple[float, ...]:
+        return (self.sentence_overlap, self.evidence_overlap, self.cosine, self.rerank)
+
+
+@dataclass(frozen=True)
+class Answerability:
+    """The decision: ``answerable`` is ``score >= threshold``."""
+
+    answerable: bool
+    score: float
+    threshold: float
+    evidence: Evidence | None = None

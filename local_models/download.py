@@ -29,7 +29,7 @@ from typing import Literal
 
 import httpx
 
-from kimas_desktop.cancel import CancelToken
+from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled, ModelUnavailableError
 
 __all__ = [

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from kimas_desktop.cancel import CancelToken
+from kimas_desktop.control import CancelToken
 from kimas_desktop.protocols import Vector
 from kimas_desktop.types import Message
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from kimas_desktop.cancel import CancelToken
+from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import ModelUnavailableError
 from local_models.catalog import (
     GGUF_DIR,

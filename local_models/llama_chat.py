@@ -32,7 +32,7 @@ from local_models.llama_process import LlamaProcess, WorkerGone
 from local_models.resolve import resolve_chat
 
 if TYPE_CHECKING:
-    from kimas_desktop.cancel import CancelToken
+    from kimas_desktop.control import CancelToken
 
 __all__ = ["LlamaChatModel", "llama_runtime_info"]
 

@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from kimas_desktop.frames import pump_frames
+from ipc.frames import pump_frames
 
 __all__ = ["LlamaProcess", "WorkerGone"]
 

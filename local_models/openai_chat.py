@@ -29,7 +29,7 @@ from kimas_desktop.errors import Cancelled, ModelError, ModelUnavailableError
 from kimas_desktop.types import Message
 
 if TYPE_CHECKING:
-    from kimas_desktop.cancel import CancelToken
+    from kimas_desktop.control import CancelToken
 from local_models.llama_chat import chat_messages
 
 __all__ = ["CHARS_PER_TOKEN", "OpenAIChatModel"]

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kimas_desktop.fusion import reciprocal_rank_fusion
 from kimas_desktop.protocols import Embedder, SearchMode, Vector
-from kimas_desktop.text import content_words
+from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
+from kimas_desktop.text.words import content_words
 from kimas_desktop.types import Chunk, CollectionInfo, Hit, Synopsis
 
 

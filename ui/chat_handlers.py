@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from app.conversation import Conversation
 from app.desktop import DesktopApp
-from kimas_desktop.conversation import Conversation
 from ui import render
 
 __all__ = [

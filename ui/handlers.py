@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.desktop import DesktopApp, Outcome
+from app.indexing import IndexingState
 from app.knowledge import CollectionStatus
-from kimas_desktop.app_settings import SettingsForm
+from app.settings_form import SettingsForm
 from kimas_desktop.errors import KimasError
-from kimas_desktop.indexing import IndexingState
 from ui import render
 
 # -- chat (the conversation handlers are in ui/chat_handlers.py) -------------------------------------

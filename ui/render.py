@@ -14,17 +14,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from app.conversation import Conversation, Turn
 from app.conversations import ConversationSummary
 from app.desktop import ModelState, Outcome
+from app.indexing import Activity, IndexingState
 from app.knowledge import CollectionStatus
 from app.sources import source_token
-from kimas_desktop.conversation import Conversation, Turn
-from kimas_desktop.indexing import Activity, IndexingState
-from kimas_desktop.markers import Marker, place_markers
-from kimas_desktop.quote import Quote
-from kimas_desktop.support import SentenceSupport
-from kimas_desktop.text import truncate
-from kimas_desktop.types import Chunk, Citation
+from kimas_desktop.answer.markers import Marker, place_markers
+from kimas_desktop.text.words import truncate
+from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
 from ui.markup import code, esc
 from ui.trace_view import trace_markdown
 

@@ -15,7 +15,7 @@ from app import settings_rules
 from app.desktop import DesktopApp, Outcome
 from app.model_catalog import CatalogEntry, DownloadProgress, ModelStatus, choice, machine_ram_mb
 from app.model_downloads import DownloadState
-from kimas_desktop.app_settings import SettingsForm
+from app.settings_form import SettingsForm
 from kimas_desktop.errors import KimasError
 from ui import render
 

@@ -8,7 +8,7 @@ from typing import Any
 import gradio as gr
 
 from app.desktop import DesktopApp
-from kimas_desktop.app_settings import SettingsForm
+from app.settings_form import SettingsForm
 from kimas_desktop.config import PRESETS
 from ui import render
 from ui import settings_handlers as sh

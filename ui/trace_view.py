@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kimas_desktop.text import truncate
+from kimas_desktop.text.words import truncate
 from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,

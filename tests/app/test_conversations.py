@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from app.chats import ChatHistory
+from app.conversation import Conversation, Turn
 from app.conversations import FILE_NAME, MIGRATIONS, ConversationStore, StoreVersionError
 from app.record_codec import dumps
-from kimas_desktop.conversation import Conversation, Turn
 from kimas_desktop.types import Chunk, Citation
 from tests.ui.session_fakes import ANSWER, make_rig, write_docs
 
@@ -94,7 +94,7 @@ APPENDER = """
 import sys
 from pathlib import Path
 from app.conversations import ConversationStore
-from kimas_desktop.conversation import Conversation, Turn
+from app.conversation import Conversation, Turn
 store = ConversationStore(Path(sys.argv[1]))
 conv = Conversation(id=sys.argv[2])
 for i in range(int(sys.argv[3])):

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from cli.render import marked_text
-from kimas_desktop.sentences import split_sentences
-from kimas_desktop.support import SentenceSupport
-from kimas_desktop.types import Chunk, Citation
+from kimas_desktop.text.sentences import split_sentences
+from kimas_desktop.types import Chunk, Citation, SentenceSupport
 
 ANSWER = (
     "The launch code is PURPLE-OTTER-42. Dana waters the plants on Mondays.\n\n"

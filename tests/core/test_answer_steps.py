@@ -2,10 +2,10 @@ import json
 
 import pytest
 
-from kimas_desktop.agentic import SufficiencyJudge
-from kimas_desktop.answer_check import AnswerCheck, Verdict, verify
+from kimas_desktop.answer.agentic import SufficiencyJudge
+from kimas_desktop.answer.summarizer import NOT_FOUND, Summarizer, answer_messages, validate_citation_numbers
+from kimas_desktop.answer.verify import AnswerCheck, Verdict, verify
 from kimas_desktop.errors import ModelError, StructuredOutputError
-from kimas_desktop.summarizer import NOT_FOUND, Summarizer, answer_messages, validate_citation_numbers
 from kimas_desktop.types import Chunk, Hit
 from local_models.fake import ScriptedChatModel
 

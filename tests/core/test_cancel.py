@@ -4,7 +4,8 @@ import threading
 
 import pytest
 
-from kimas_desktop.cancel import CancellableChat, CancelToken
+from kimas_desktop.cancel import CancellableChat
+from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled, KimasError
 from kimas_desktop.types import Message
 from local_models.fake import ScriptedChatModel

@@ -2,7 +2,7 @@ import json
 import time
 
 from kimas_desktop.config import ContextConfig
-from kimas_desktop.context import ContextAnalyzer, QueryContextualizer, heuristic_rewrite
+from kimas_desktop.context.manager import ContextAnalyzer, QueryContextualizer, heuristic_rewrite
 from kimas_desktop.errors import ModelError
 from kimas_desktop.types import Message
 from local_models.fake import ScriptedChatModel

@@ -1,5 +1,5 @@
-from kimas_desktop.evidence import EvidenceFilter, format_source, pack
-from kimas_desktop.fusion import deduplicate, reciprocal_rank_fusion
+from kimas_desktop.answer.filter import EvidenceFilter, format_source, pack
+from kimas_desktop.retrieval.fusion import deduplicate, reciprocal_rank_fusion
 from kimas_desktop.types import Chunk, Hit
 from local_models.fake import WordOverlapReranker
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kimas_desktop.markers import Marker, insert_markers, place_markers
-from kimas_desktop.sentences import split_sentences
-from kimas_desktop.support import SentenceSupport
+from kimas_desktop.answer.markers import Marker, insert_markers, place_markers
+from kimas_desktop.text.sentences import split_sentences
+from kimas_desktop.types import SentenceSupport
 
 ANSWER = (
     "The launch code is PURPLE-OTTER-42. Dana waters the plants on Mondays.\n\n"

@@ -7,11 +7,11 @@ import time
 
 import pytest
 
+from kimas_desktop.answer.summarizer import Summarizer
 from kimas_desktop.config import ContextConfig
-from kimas_desktop.context import QueryContextualizer
+from kimas_desktop.context.manager import QueryContextualizer
 from kimas_desktop.errors import Cancelled, ModelError
 from kimas_desktop.optional import optional, run_with_timeout
-from kimas_desktop.summarizer import Summarizer
 from kimas_desktop.types import Chunk, Hit, Message
 from local_models.fake import ScriptedChatModel
 

@@ -2,6 +2,8 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
+from kimas_desktop.answer.filter import format_source
+from kimas_desktop.answer.summarizer import NO_KNOWLEDGE, NOT_FOUND, key_sentences_block
 from kimas_desktop.config import parse_config
 from kimas_desktop.events import (
     AnswerDelta,
@@ -12,10 +14,8 @@ from kimas_desktop.events import (
     SupportReady,
     TraceReady,
 )
-from kimas_desktop.evidence import format_source
 from kimas_desktop.pipeline import Pipeline
-from kimas_desktop.strategies import StrategyContext, register_strategy
-from kimas_desktop.summarizer import NO_KNOWLEDGE, NOT_FOUND, key_sentences_block
+from kimas_desktop.retrieval.strategies import StrategyContext, register_strategy
 from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,

@@ -6,12 +6,12 @@ decision with the real models over real indexed files is in tests/local_models/t
 
 from __future__ import annotations
 
-from kimas_desktop.answerability import AnswerabilityModel, Evidence
+from kimas_desktop.answer.answerability import AnswerabilityModel
+from kimas_desktop.answer.grounding import Grounder, decline_text, is_decline
+from kimas_desktop.answer.quote import QuoteScorer, QuoteWeights, answer_type, pick_quotes
 from kimas_desktop.config import GroundingConfig
-from kimas_desktop.grounding import Grounder, decline_text, is_decline
-from kimas_desktop.quote import QuoteScorer, QuoteWeights, answer_type, pick_quotes
-from kimas_desktop.terms import TermWeights, coverage, stem, stems
-from kimas_desktop.types import Chunk, Hit, Synopsis
+from kimas_desktop.text.terms import TermWeights, coverage, stem, stems
+from kimas_desktop.types import Chunk, Evidence, Hit, Synopsis
 from local_models.fake import HashEmbedder
 
 KENYA = (

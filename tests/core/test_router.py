@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from kimas_desktop.config import parse_config
-from kimas_desktop.router import CentroidRouter
-from kimas_desktop.text import content_words
+from kimas_desktop.routing.router import CentroidRouter
+from kimas_desktop.text.words import content_words
 from kimas_desktop.types import CollectionInfo, Hit, Route, Synopsis
 
 TermCounts = Mapping[str, int] | None

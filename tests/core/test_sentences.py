@@ -1,4 +1,4 @@
-from kimas_desktop.sentences import split_sentences, text_kind
+from kimas_desktop.text.sentences import split_sentences, text_kind
 
 
 def texts(text: str, kind: str = "prose") -> list[str]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from indexer.chunking import Chunker
 from indexer.parsers import FileParser
-from kimas_desktop.sentences import split_sentences, text_kind
+from kimas_desktop.text.sentences import split_sentences, text_kind
 from tests.indexer.files import write, write_pdf
 
 

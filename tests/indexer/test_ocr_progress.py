@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from app.indexing import IndexingState, ProgressCallback
 from app.scheduler import IndexScheduler
 from indexer import Indexer
 from indexer.ocr import tesseract
-from kimas_desktop.index_control import IndexControl
-from kimas_desktop.indexing import IndexingState, ProgressCallback
+from kimas_desktop.control import IndexControl
 from kimas_desktop.types import IndexProgress, IndexReport
 from tests.indexer.scans import scanned_pdf_bytes
 from ui.render import progress_html

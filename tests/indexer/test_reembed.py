@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from indexer import Indexer, LanceStore
+from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled, EmbedderMismatchError
-from kimas_desktop.index_control import IndexControl
 from local_models.fake import HashEmbedder
 from tests.indexer.files import small_config, write
 from tests.indexer.test_sync import section

@@ -20,7 +20,7 @@ from indexer.store import StoredChunk
 from kimas_desktop.config import IndexerConfig
 from kimas_desktop.errors import CollectionBusyError
 from kimas_desktop.protocols import Vector
-from kimas_desktop.text import content_words
+from kimas_desktop.text.words import content_words
 from kimas_desktop.types import Chunk, IndexProgress
 from local_models.fake import HashEmbedder
 from tests.indexer.files import pdf_bytes, small_config, write, write_pdf

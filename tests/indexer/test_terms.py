@@ -14,7 +14,7 @@ from indexer import Indexer, LanceStore
 from indexer.collection_tables import CollectionTables
 from indexer.schema import META
 from kimas_desktop.config import parse_config
-from kimas_desktop.router import CentroidRouter
+from kimas_desktop.routing.router import CentroidRouter
 from local_models.fake import HashEmbedder
 from tests.indexer.files import small_config, write
 from tests.indexer.test_sync import assert_same, from_scratch, section, snapshot, word_counts

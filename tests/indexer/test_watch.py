@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from app.indexing import ProgressCallback
 from app.scheduler import IndexScheduler
 from indexer import FolderWatcher, Indexer, LanceStore
+from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import CollectionNotFoundError
-from kimas_desktop.index_control import IndexControl
-from kimas_desktop.indexing import ProgressCallback
 from kimas_desktop.types import IndexReport
 from tests.indexer.files import write
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kimas_desktop.cancel import CancelToken
 from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig
+from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
 from local_models.catalog import CatalogEntry, installed_path
 from local_models.download import (

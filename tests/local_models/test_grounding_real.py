@@ -8,8 +8,8 @@ import pytest
 
 from app.paths import resolve_paths
 from app.runtime import Runtime
+from kimas_desktop.answer.grounding import Grounder
 from kimas_desktop.config import Config
-from kimas_desktop.grounding import Grounder
 from tests.indexer.files import write, write_pdf
 
 pytestmark = pytest.mark.slow

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from kimas_desktop.cancel import CancelToken
 from kimas_desktop.config import ChatModelConfig
+from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled, ModelCrashedError, ModelError, ModelUnavailableError
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.types import Message

@@ -16,10 +16,9 @@ from app.config_store import ConfigStore
 from app.desktop import DesktopApp
 from app.paths import Paths
 from app.runtime import Builders, Runtime
-from kimas_desktop.cancel import CancelToken
 from kimas_desktop.config import ChatModelConfig, parse_config
+from kimas_desktop.control import CancelToken, IndexControl
 from kimas_desktop.errors import CollectionNotFoundError
-from kimas_desktop.index_control import IndexControl
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.types import Chunk, IndexProgress, IndexReport, Message
 from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapReranker

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from app.chats import ChatHistory
-from kimas_desktop.cancel import CancelToken
+from kimas_desktop.control import CancelToken
 from kimas_desktop.types import Message
 from tests.ui.session_fakes import ANSWER, Rig, SlowChat, make_rig, scripted, write_docs
 from ui import chat_handlers, render

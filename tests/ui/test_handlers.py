@@ -6,9 +6,9 @@ import itertools
 import time
 from pathlib import Path
 
-from kimas_desktop.app_settings import SettingsForm
+from app.settings_form import SettingsForm
+from kimas_desktop.answer.summarizer import NO_KNOWLEDGE
 from kimas_desktop.errors import ModelError
-from kimas_desktop.summarizer import NO_KNOWLEDGE
 from kimas_desktop.trace import Trace
 from kimas_desktop.types import Chunk, Citation, Hit, Route
 from tests.ui.session_fakes import ANSWER, Rig, make_rig, write_docs

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from kimas_desktop.conversation import Conversation, Turn
-from kimas_desktop.sentences import split_sentences
-from kimas_desktop.support import SentenceSupport
-from kimas_desktop.types import Chunk, Citation
+from app.conversation import Conversation, Turn
+from kimas_desktop.text.sentences import split_sentences
+from kimas_desktop.types import Chunk, Citation, SentenceSupport
 from ui import render
 
 ANSWER = "The launch code is PURPLE-OTTER-42. The moon is made of cheese. Dana waters the plants."

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from kimas_desktop.support import SentenceSupport
+from kimas_desktop.types import SentenceSupport
 
 __all__ = ["Marker", "insert_markers", "place_markers"]
 

@@ -18,7 +18,7 @@ from kimas_desktop.errors import ConfigError
 from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.structured import ask_json, string_field
-from kimas_desktop.text import keywords, truncate
+from kimas_desktop.text.words import keywords, truncate
 from kimas_desktop.types import Hit, Message
 
 

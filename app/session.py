@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
+from app.conversation import AnswerRun, Conversation, Turn
 from kimas_desktop.config import Config
-from kimas_desktop.conversation import AnswerRun, Conversation, Turn
 from kimas_desktop.events import CitationsReady, QuoteReady, TraceReady
 from kimas_desktop.pipeline import Pipeline
 

@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kimas_desktop.answer.summarizer import SYSTEM, sources_block
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.structured import ask_json, string_field
-from kimas_desktop.summarizer import SYSTEM, sources_block
-from kimas_desktop.terms import stem
-from kimas_desktop.text import STOPWORDS, words
+from kimas_desktop.text.terms import stem
+from kimas_desktop.text.words import STOPWORDS, words
 from kimas_desktop.types import Hit, Message
 
 __all__ = ["AnswerCheck", "Verdict", "check_messages", "verify"]

@@ -15,12 +15,12 @@ from typing import Any
 
 from kimas_desktop.config import Config
 from kimas_desktop.errors import KimasError
-from kimas_desktop.fusion import reciprocal_rank_fusion
 from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder
-from kimas_desktop.strategies import StrategyContext, make_strategy
+from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
+from kimas_desktop.retrieval.strategies import StrategyContext, make_strategy
 from kimas_desktop.structured import ask_json
-from kimas_desktop.text import truncate
+from kimas_desktop.text.words import truncate
 from kimas_desktop.types import Hit, Message
 
 log = logging.getLogger(__name__)

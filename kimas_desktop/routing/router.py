@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from kimas_desktop.config import Config
 from kimas_desktop.protocols import ChunkSearcher, Embedder, Vector
-from kimas_desktop.text import content_words
+from kimas_desktop.text.words import content_words
 from kimas_desktop.types import Route, Synopsis
 
 Floats = npt.NDArray[np.float64]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from kimas_desktop.fusion import deduplicate
 from kimas_desktop.protocols import Reranker
+from kimas_desktop.retrieval.fusion import deduplicate
 from kimas_desktop.types import Hit
 
 

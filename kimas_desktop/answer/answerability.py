@@ -18,34 +18,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kimas_desktop.quote import ScoredSentence
-from kimas_desktop.terms import TermWeights, coverage, stems
-from kimas_desktop.types import Hit
+from kimas_desktop.answer.quote import ScoredSentence
+from kimas_desktop.text.terms import TermWeights, coverage, stems
+from kimas_desktop.types import Answerability, Evidence, Hit
 
 __all__ = ["Answerability", "AnswerabilityModel", "Evidence", "evidence_features"]
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What the decision is made from (kept in the trace so a decision can be explained and refitted)."""
-
-    sentence_overlap: float
-    evidence_overlap: float
-    cosine: float
-    rerank: float
-
-    def vector(self) -> tuple[float, ...]:
-        return (self.sentence_overlap, self.evidence_overlap, self.cosine, self.rerank)
-
-
-@dataclass(frozen=True)
-class Answerability:
-    """The decision: ``answerable`` is ``score >= threshold``."""
-
-    answerable: bool
-    score: float
-    threshold: float
-    evidence: Evidence | None = None
 
 
 # Fitted on the development kit (class-balanced logistic regression, 300 answerable and 100 passage-removed

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kimas_desktop.text import content_words
+from kimas_desktop.text.words import content_words
 from kimas_desktop.types import Synopsis
 
 __all__ = ["TermWeights", "coverage", "stem", "stems"]

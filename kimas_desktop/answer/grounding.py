@@ -12,14 +12,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kimas_desktop.answerability import Answerability, AnswerabilityModel, evidence_features
+from kimas_desktop.answer.answerability import AnswerabilityModel, evidence_features
+from kimas_desktop.answer.quote import QuoteScorer, QuoteWeights, pick_quotes
+from kimas_desktop.answer.support import SupportChecker, SupportReport
 from kimas_desktop.config import GroundingConfig
 from kimas_desktop.protocols import Embedder
-from kimas_desktop.quote import Quote, QuoteScorer, QuoteWeights, pick_quotes
-from kimas_desktop.support import SentenceSupport, SupportChecker, SupportReport
-from kimas_desktop.terms import TermWeights
-from kimas_desktop.text import truncate
-from kimas_desktop.types import Citation, Hit, Synopsis
+from kimas_desktop.text.terms import TermWeights
+from kimas_desktop.text.words import truncate
+from kimas_desktop.types import Answerability, Citation, Hit, Quote, SentenceSupport, Synopsis
 
 __all__ = ["DECLINE_START", "Grounder", "Grounding", "decline_text", "is_decline", "supported_citations"]
 

@@ -20,7 +20,7 @@ from kimas_desktop.config import ContextConfig
 from kimas_desktop.optional import optional, run_with_timeout
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.structured import ask_json, int_list_field, string_field
-from kimas_desktop.text import content_words, salient_terms, truncate
+from kimas_desktop.text.words import content_words, salient_terms, truncate
 from kimas_desktop.types import Message
 
 RewriteMethod = Literal["first-turn", "none", "heuristic", "llm", "llm-fallback"]

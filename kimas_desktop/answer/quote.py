@@ -26,10 +26,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from kimas_desktop.protocols import Embedder
-from kimas_desktop.sentences import Sentence, split_sentences, text_kind
-from kimas_desktop.terms import TermWeights, coverage, stems
-from kimas_desktop.text import content_words, words
-from kimas_desktop.types import Chunk, Hit
+from kimas_desktop.text.sentences import Sentence, split_sentences, text_kind
+from kimas_desktop.text.terms import TermWeights, coverage, stems
+from kimas_desktop.text.words import content_words, words
+from kimas_desktop.types import Chunk, Hit, Quote
 
 __all__ = [
     "Quote",
@@ -93,24 +93,6 @@ class ScoredSentence:
     rerank: float
     typed: bool = False
     novel: bool = True
-
-
-@dataclass(frozen=True)
-class Quote:
-    """Verbatim text of a source: ``chunk.text[start:end] == text``. ``n`` numbers the source as the
-    answer prompt does ([n]); ``score`` is the best of its sentences' scores."""
-
-    n: int
-    chunk: Chunk
-    start: int
-    end: int
-    text: str
-    score: float
-
-    @property
-    def display(self) -> str:
-        """The text on one line (a PDF's line breaks and hyphenation left as they are in the source)."""
-        return " ".join(self.text.split())
 
 
 def answer_type(question: str) -> str:

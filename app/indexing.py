@@ -1,7 +1,7 @@
 """What indexing looks like from the application: the seams it schedules through, and what it shows.
 
 IndexService     the write side of the collections (``indexer.Indexer``); pause and cancel reach a
-                 sync under way through its ``IndexControl`` (``kimas_desktop.index_control``)
+                 sync under way through its ``IndexControl`` (``kimas_desktop.control``)
 FolderFeed       tells which collection changed on disk (``indexer.FolderWatcher``); never indexes
 IndexingState    what indexing is doing now (polled by the UI)
 Activity         one line of the indexing log
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from kimas_desktop.index_control import IndexControl
+from kimas_desktop.control import IndexControl
 from kimas_desktop.types import IndexProgress, IndexReport
 
 __all__ = [

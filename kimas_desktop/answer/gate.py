@@ -14,13 +14,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 
-from kimas_desktop.answer_check import AnswerCheck, Verdict
+from kimas_desktop.answer.grounding import Grounder, Grounding, decline_text
+from kimas_desktop.answer.support import SupportReport
+from kimas_desktop.answer.verify import AnswerCheck, Verdict
 from kimas_desktop.config import GroundingConfig
 from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Event, TraceReady
-from kimas_desktop.grounding import Grounder, Grounding, decline_text
 from kimas_desktop.optional import optional
 from kimas_desktop.protocols import Embedder
-from kimas_desktop.support import SupportReport
 from kimas_desktop.trace import AnswerCheckStage, QuoteStage, TotalStage, Trace
 from kimas_desktop.types import Citation, Hit, Synopsis
 

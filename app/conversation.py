@@ -17,8 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from kimas_desktop.answerability import Answerability
-from kimas_desktop.cancel import CancelToken
+from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
 from kimas_desktop.events import (
     AnswerDelta,
@@ -31,9 +30,7 @@ from kimas_desktop.events import (
     Trace,
     TraceReady,
 )
-from kimas_desktop.quote import Quote
-from kimas_desktop.support import SentenceSupport
-from kimas_desktop.types import Citation, Message
+from kimas_desktop.types import Answerability, Citation, Message, Quote, SentenceSupport
 
 __all__ = ["AnswerRun", "Conversation", "Turn"]
 

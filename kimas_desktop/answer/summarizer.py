@@ -12,13 +12,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kimas_desktop.evidence import format_source
+from kimas_desktop.answer.filter import format_source
 from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel
-from kimas_desktop.quote import Quote
 from kimas_desktop.structured import ask_json, int_list_field
-from kimas_desktop.text import content_words, truncate
-from kimas_desktop.types import Citation, Hit, Message
+from kimas_desktop.text.words import content_words, truncate
+from kimas_desktop.types import Citation, Hit, Message, Quote
 
 NOT_FOUND = "I could not find the answer to this in your documents."
 NO_KNOWLEDGE = (

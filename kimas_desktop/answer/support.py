@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from kimas_desktop.protocols import Embedder
-from kimas_desktop.sentences import Sentence, split_sentences, text_kind
-from kimas_desktop.terms import stem, stems
-from kimas_desktop.text import STOPWORDS, content_words, words
-from kimas_desktop.types import Hit
+from kimas_desktop.text.sentences import Sentence, split_sentences, text_kind
+from kimas_desktop.text.terms import stem, stems
+from kimas_desktop.text.words import STOPWORDS, content_words, words
+from kimas_desktop.types import Hit, SentenceSupport
 
 __all__ = ["SentenceSupport", "SupportChecker", "SupportReport", "facts", "uses_quote"]
 
@@ -43,27 +43,6 @@ _ABOUT = frozenset(
         "provided", "says",
     )
 )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class SentenceSupport:
-    """One answer sentence (``answer[start:end]``) and how well the sources back it.
-
-    ``source`` is the 1-based number of the best supporting source and ``evidence_start``/``evidence_end``
-    the offsets of its best sentence in that chunk's text (None when no source sentence comes close);
-    ``missing`` lists the facts found in no source.
-    """
-
-    text: str
-    start: int
-    end: int
-    supported: bool
-    lexical: float
-    cosine: float
-    source: int | None = None
-    evidence_start: int | None = None
-    evidence_end: int | None = None
-    missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
