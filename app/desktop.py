@@ -25,7 +25,7 @@ from app.model_downloads import ModelDownloads
 from app.outcomes import ModelState, Outcome
 from app.runtime import Runtime
 from app.scheduler import IndexScheduler
-from app.session import ChatSession, attempt_config
+from app.session import ChatSession
 from app.settings_form import describe_models
 from app.sources import SourceRegistry
 from kimas_desktop.config import Config
@@ -73,7 +73,7 @@ class DesktopApp(SettingsActions):
         self.history = ChatHistory(self.data_dir)
         self.models = ModelDownloads(runtime.paths, explain=self.explain)
         self.chat = ChatSession(
-            pipeline=lambda attempt: runtime.pipeline(attempt_config(config.current, attempt)),
+            pipeline=lambda: runtime.pipeline(config.current),
             loading=lambda: self._model.phase == "loading",
             explain=self.explain,
             on_sources=self.sources.remember,

@@ -34,7 +34,7 @@ from kimas_desktop.protocols import ChatModel, Embedder, Reranker
 if TYPE_CHECKING:
     from indexer import LanceStore
 
-__all__ = ["Builders", "Runtime", "chat_is_embedded", "real_builders"]
+__all__ = ["Builders", "Runtime", "real_builders"]
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,6 @@ class Builders:
     store: Callable[[StorageConfig, Path], LanceStore]
     indexer: Callable[[LanceStore, Embedder, IndexerConfig], IndexService]
     watcher: Callable[[Callable[[str], None]], FolderFeed]
-    small_model: Callable[[ChatModelConfig], bool]  # the embedded 135M chat model (rewrites without it)
 
 
 def real_builders() -> Builders:
@@ -85,14 +84,7 @@ def real_builders() -> Builders:
 
         return FolderWatcher(on_change)
 
-    return Builders(chat, embedder, reranker, store, indexer, watcher, chat_is_embedded)
-
-
-def chat_is_embedded(cfg: ChatModelConfig) -> bool:
-    """The embedded 135M model: the context manager then rewrites without the LLM (measured better)."""
-    from local_models.resolve import resolve_chat
-
-    return resolve_chat(cfg).origin == "embedded default"
+    return Builders(chat, embedder, reranker, store, indexer, watcher)
 
 
 def _close(part: object) -> None:
@@ -225,7 +217,6 @@ class Runtime:
                 embedder=self.embedder(config),
                 reranker=self.reranker(config),
                 searcher=self.store(config),
-                small_model=self._builders.small_model(config.chat),
             )
 
         part: Pipeline = self._get("pipeline", config, build)

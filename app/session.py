@@ -15,25 +15,21 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 from app.conversation import AnswerRun, Conversation, Turn
-from kimas_desktop.config import Config
 from kimas_desktop.events import CitationsReady, QuoteReady, TraceReady
-from kimas_desktop.pipeline import Pipeline
+from kimas_desktop.pipeline import AskOptions, Pipeline
 
-__all__ = ["ChatSession", "attempt_config"]
+__all__ = ["ChatSession", "attempt_options"]
 
 REGENERATE_TEMPERATURES = (0.5, 0.7, 0.9, 1.1)
 
 
-def attempt_config(config: Config, attempt: int) -> Config:
-    """The config a Regenerate answers with: the answer sampled at a warmer temperature each time (so it
-    differs), the configured one for a first answer."""
+def attempt_options(attempt: int, *, try_anyway: bool = False) -> AskOptions:
+    """How a Regenerate answers: sampled warmer each time (so it differs); a first answer as configured.
+    The pipeline stays the same one (a Regenerate never rebuilds it)."""
     if attempt <= 0:
-        return config
+        return AskOptions(try_anyway=try_anyway)
     step = REGENERATE_TEMPERATURES[min(attempt, len(REGENERATE_TEMPERATURES)) - 1]
-    warmer = max(step, config.summarizer.temperature)
-    return config.model_copy(
-        update={"summarizer": config.summarizer.model_copy(update={"temperature": warmer})}
-    )
+    return AskOptions(temperature=step, try_anyway=try_anyway)
 
 
 class ChatSession:
@@ -42,7 +38,7 @@ class ChatSession:
     def __init__(
         self,
         *,
-        pipeline: Callable[[int], Pipeline],
+        pipeline: Callable[[], Pipeline],
         loading: Callable[[], bool],
         explain: Callable[[BaseException, str], str],
         on_sources: Callable[[Iterable[str]], None],
@@ -61,11 +57,11 @@ class ChatSession:
         return Conversation()
 
     def ask(
-        self, conv: Conversation, question: str, *, decline: bool = True, replacing: Turn | None = None
+        self, conv: Conversation, question: str, *, try_anyway: bool = False, replacing: Turn | None = None
     ) -> Iterator[Turn]:
         """Answer ``question`` in ``conv``: yields the (same, updated) turn after every change. An answer
         still being written in ``conv`` is stopped first (it keeps what it had).
-        ``decline=False``: the model answers even when the documents were judged not to.
+        ``try_anyway``: the model answers even when the documents were judged not to.
         ``replacing``: the turn a Regenerate answers again (kept in the new turn's ``earlier``)."""
         question = question.strip()
         if not question:
@@ -82,8 +78,9 @@ class ChatSession:
         self._persist(conv)
         saved_at = time.monotonic()
         yield turn
+        options = attempt_options(turn.attempt, try_anyway=try_anyway)
         run = AnswerRun(
-            lambda cancel: self._pipeline(turn.attempt).ask(question, history, cancel=cancel, decline=decline)
+            lambda cancel: self._pipeline().ask(question, history, cancel=cancel, options=options)
         ).start()
         self._runs[conv.id] = run
         try:
@@ -125,7 +122,7 @@ class ChatSession:
             return
         last = conv.turns.pop()
         declined = last.answerability is not None and not last.answerability.answerable
-        yield from self.ask(conv, last.question, decline=not declined, replacing=last)
+        yield from self.ask(conv, last.question, try_anyway=declined, replacing=last)
 
     def stop(self, conv: Conversation) -> None:
         run = self._runs.get(conv.id)

@@ -28,7 +28,7 @@ from cli.render import (
 from kimas_desktop.config import PRESETS
 from kimas_desktop.errors import KimasError
 from kimas_desktop.events import AnswerDelta, CitationsReady, Done, QuoteReady, SupportReady, TraceReady
-from kimas_desktop.pipeline import Pipeline
+from kimas_desktop.pipeline import AskOptions, Pipeline
 from kimas_desktop.types import Message, SentenceSupport
 
 
@@ -132,7 +132,7 @@ def run_ask(args: argparse.Namespace) -> int:
         }
         streamed: list[str] = []
         support: tuple[SentenceSupport, ...] = ()
-        for event in pipeline.ask(question, history, decline=not args.try_anyway):
+        for event in pipeline.ask(question, history, options=AskOptions(try_anyway=args.try_anyway)):
             if isinstance(event, QuoteReady):
                 out["quote"] = quote_json(event.quotes)
                 out["answerable"] = answerable_json(event.answerability)
@@ -164,6 +164,7 @@ def run_ask(args: argparse.Namespace) -> int:
             elif isinstance(event, Done):
                 out["answer"] = event.answer
                 out["answered_from_sources"] = event.answered_from_sources
+                out["outcome"] = event.outcome.kind
         if stream_text:
             print()
         return out

@@ -9,7 +9,7 @@ from typing import Any
 
 from kimas_desktop.control import CancelToken
 from kimas_desktop.protocols import ChatModel
-from kimas_desktop.types import Message
+from kimas_desktop.types import ChatModelDescription, Message
 
 __all__ = ["CancellableChat"]
 
@@ -31,6 +31,9 @@ class CancellableChat:
 
     def warm_up(self) -> None:
         self._chat.warm_up()
+
+    def describe(self) -> ChatModelDescription:
+        return self._chat.describe()
 
     def complete(
         self,

@@ -10,9 +10,9 @@ import os
 import tomllib
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kimas_desktop.errors import ConfigError
 
@@ -165,11 +165,21 @@ class SummarizerConfig(_Section):
 
 
 class GroundingConfig(_Section):
-    """The grounded quote, the answerability decision and the support check (issue 12): see
-    ``kimas_desktop/quote.py``, ``answerability.py`` and ``support.py``. Weights tuned on the dev kit
-    (bench/RESULTS.md, "Answers (issue 12)")."""
+    """The grounded quote, the answer policy and the support check: see ``kimas_desktop/answer/``
+    (``quote.py``, ``answerability.py``, ``policy.py``, ``support.py``). Weights tuned on the dev kit
+    (bench/RESULTS.md, "Answers (issue 12)", "Answer policy (issue 22)")."""
 
-    enabled: bool = True  # false: the answer stage as it was (no quote, no decision, no check)
+    # Settings of earlier releases that no longer exist: a config file that still has them loads (the
+    # value is ignored): ``enabled`` (the answer path before grounding) and ``llm_threshold``.
+    RETIRED: ClassVar[tuple[str, ...]] = ("enabled", "llm_threshold")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_retired(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if k not in cls.RETIRED}
+        return data
+
     decline: bool = True  # evidence judged not to answer: say so instead of asking the chat model
     sources: int = Field(3, ge=1, le=8)  # best reranked hits the quote is taken from
     quote_sentences: int = Field(2, ge=1, le=5)  # at most; a second one only when it scores close
@@ -182,11 +192,14 @@ class GroundingConfig(_Section):
     # Answerability score below this: decline. Dev kit: 0.35 declines 35% of unanswerable questions with
     # 10% false declines, 0.4 45% / 15% (9% of the questions whose evidence holds the answer), 0.5 71% / 32%.
     threshold: float = Field(0.4, ge=0, le=1)
-    # The chat model's JSON answerability judgement (answer_check.py): "auto" = with any chat model but
-    # the embedded 135M one (its verdict is noise); then the lexical decision uses ``llm_threshold``
-    # (dev kit: 0.3 declines 18% with 3% false declines) and the model's judgement declines the rest.
+    # The chat model's extract-and-verify check (answer/verify.py) refines the decision near the threshold
+    # (answer/policy.py): "auto" = with a chat model whose description says it judges (not the embedded
+    # 135M one, whose check is noise). A verified copy answers from ``model_rescues_from`` up; a check that
+    # finds nothing declines below ``model_doubts_below``. Chosen on half of the dev kit, measured on the
+    # other half (bench/RESULTS.md, "Answer policy (issue 22)").
     llm_check: Literal["auto", "on", "off"] = "auto"
-    llm_threshold: float = Field(0.3, ge=0, le=1)
+    model_rescues_from: float = Field(0.4, ge=0, le=1)
+    model_doubts_below: float = Field(0.4, ge=0, le=1)
     support: bool = True  # check each answer sentence against the sources
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kimas_desktop.answer.outcome import Answered, Outcome
 from kimas_desktop.trace import Trace
 from kimas_desktop.types import Answerability, Citation, Quote, SentenceSupport
 
@@ -57,8 +58,17 @@ class TraceReady:
 
 @dataclass(frozen=True)
 class Done:
-    answer: str
-    answered_from_sources: bool = True
+    """The answer ended: how (``outcome``: answered, declined, nothing found, stopped)."""
+
+    outcome: Outcome
+
+    @property
+    def answer(self) -> str:
+        return self.outcome.text
+
+    @property
+    def answered_from_sources(self) -> bool:
+        return isinstance(self.outcome, Answered)
 
 
 Event = Status | QuoteReady | AnswerDelta | CitationsReady | SupportReady | TraceReady | Done

@@ -1,48 +1,52 @@
 """The KIMAs pipeline: question → context manager → router → retrieval agents → filter → summarizer.
 
-Two parallel stages keep latency low (KIMAs §3.5):
+Each stage lives in its own folder (``context/``, ``routing/``, ``retrieval/``, ``answer/``); this module
+only puts them together. Two parallel stages keep latency low (KIMAs §3.5):
 1. the context manager's rewrite ∥ routing on the raw question's embedding (re-checked cheaply on the
    rewritten query);
 2. the retrieval agents (one thread each) ∥ the context analysis for the summarizer.
-Then the filter reranks everything with one scorer and the grounding stage (issue 12, ``grounding.py``)
-picks the grounded quote and decides whether the evidence answers at all, in milliseconds and before any
-LLM step: the quote is the first part of the answer, and a question the documents do not answer is
-declined instead of handed to the model. Otherwise the optional agentic round may search again, the
-summarizer streams the answer (through a guard against loops and transcripts), and the support check marks
-the sentences no source backs; the sources that back the others are the citations, each pointed at its
-supporting sentence. Without grounding, the model's look-back step names the citations.
-``ask`` yields typed events.
+
+``ask`` then runs four steps that return typed values: **retrieve** (the above, then the filter packs the
+evidence), **decide** (the grounded quote, the lexical answerability, a capable model's check where it can
+change the decision, and the one answer policy), **answer** (the summarizer streams through a guard
+against loops and transcripts) and **verify** (the per-sentence support check, whose backing sources are
+the citations). Every path ends in one ``Outcome`` and one shared ``_finish``.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
+import threading
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 
 from kimas_desktop.answer.agentic import SufficiencyJudge
+from kimas_desktop.answer.citations import closest_passages, supported_citations
 from kimas_desktop.answer.filter import EvidenceFilter, pack
-from kimas_desktop.answer.gate import AnswerGate
-from kimas_desktop.answer.gate import decline as decline_answer
-from kimas_desktop.answer.grounding import Grounding, supported_citations
+from kimas_desktop.answer.grounding import Grounder, Grounding
 from kimas_desktop.answer.guard import StreamGuard, guard_stream
-from kimas_desktop.answer.quote import renumber_quotes
-from kimas_desktop.answer.summarizer import (
+from kimas_desktop.answer.outcome import (
     NO_KNOWLEDGE,
-    NOT_FOUND,
-    Summarizer,
-    answer_messages,
-    is_not_found,
-    key_sentences_block,
+    NOTHING_FOUND,
+    Answered,
+    Declined,
+    NothingFound,
+    Outcome,
+    Stopped,
+    decline_text,
 )
-from kimas_desktop.answer.support import uses_quote
-from kimas_desktop.answer.verify import AnswerCheck
+from kimas_desktop.answer.policy import AnswerPolicy, Decision
+from kimas_desktop.answer.quote import renumber_quotes
+from kimas_desktop.answer.summarizer import Summarizer, answer_messages, key_sentences_block
+from kimas_desktop.answer.support import SupportChecker, uses_quote
+from kimas_desktop.answer.verify import AnswerCheck, Verdict
 from kimas_desktop.cancel import CancellableChat
 from kimas_desktop.config import Config
 from kimas_desktop.context.manager import ContextAnalysis, ContextAnalyzer, QueryContextualizer
 from kimas_desktop.control import CancelToken
+from kimas_desktop.errors import Cancelled
 from kimas_desktop.events import (
     AnswerDelta,
     CitationsReady,
@@ -60,11 +64,14 @@ from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
 from kimas_desktop.routing.router import CentroidRouter
 from kimas_desktop.trace import (
     AgenticStage,
+    AnswerCheckStage,
     AnswerStage,
     CitationsStage,
     ContextStage,
+    DecisionStage,
     FirstTokenStage,
     PackStage,
+    QuoteStage,
     ReembedStage,
     RerankStage,
     RetrieveErrorStage,
@@ -74,10 +81,23 @@ from kimas_desktop.trace import (
     SupportStage,
     TotalStage,
     Trace,
+    TraceBuilder,
 )
-from kimas_desktop.types import Hit, Message, Route
+from kimas_desktop.types import ChatModelDescription, Hit, Message, Route
+
+__all__ = ["AskOptions", "Pipeline", "RetrievalResult"]
 
 log = logging.getLogger(__name__)
+
+Steps = Generator[Event, None, None]
+
+
+@dataclass(frozen=True)
+class AskOptions:
+    """What one answer asks for, beyond the pipeline's config."""
+
+    temperature: float | None = None  # sample the answer warmer (Regenerate), else the configured one
+    try_anyway: bool = False  # let the model answer even when the evidence was judged not to
 
 
 @dataclass(frozen=True)
@@ -89,6 +109,16 @@ class RetrievalResult:
     hits: tuple[Hit, ...]  # reranked evidence, best first
     trace: Trace
     analysis: ContextAnalysis | None = None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The filter's hits packed into the answer prompt's budget, numbered [1]… in this order."""
+
+    hits: tuple[Hit, ...]
+    tokens: int
+    budget: int
+    related: tuple[Message, ...]  # the earlier messages the summarizer sees
 
 
 @dataclass(frozen=True)
@@ -111,8 +141,21 @@ class _Clock:
         return round((time.perf_counter() - self.start) * 1000, 1)
 
 
+@dataclass
+class _Run:
+    """One answer in the making."""
+
+    question: str
+    history: list[Message]
+    stages: _LlmStages
+    options: AskOptions
+    clock: _Clock = field(default_factory=_Clock)
+    trace: TraceBuilder = field(default_factory=TraceBuilder)
+
+
 class Pipeline:
-    """One configured pipeline. Cheap to build; models load on first use."""
+    """One configured pipeline. Cheap to build; models load on first use. Safe for several answers at
+    once (each ``ask`` carries its own state)."""
 
     def __init__(
         self,
@@ -122,24 +165,32 @@ class Pipeline:
         embedder: Embedder,
         reranker: Reranker,
         searcher: ChunkSearcher,
-        small_model: bool = False,
     ) -> None:
         self.config = config
         self._chat = chat
-        self._small_model = small_model
         self._embedder = embedder
         self._searcher = searcher
         self._router = CentroidRouter(searcher, embedder, config)
         self._filter = EvidenceFilter(reranker, config.rerank.top_n, config.rerank.min_score)
-        self._stages = self._llm_stages(chat)
-        self._gate = AnswerGate(embedder, config.grounding, small_model=small_model)
+        self._grounder = Grounder(embedder, config.grounding)
+        self._support = SupportChecker(embedder)
+        self._described: ChatModelDescription | None = None
+        self._describe_lock = threading.Lock()
         self._pool = cf.ThreadPoolExecutor(max_workers=6, thread_name_prefix="kimas")
+
+    def describe_chat(self) -> ChatModelDescription:
+        """The chat model's description (loads the model the first time)."""
+        with self._describe_lock:
+            if self._described is None:
+                self._described = self._chat.describe()
+            return self._described
 
     def _llm_stages(self, chat: ChatModel) -> _LlmStages:
         config = self.config
+        judges = self.describe_chat().judges
         return _LlmStages(
             chat=chat,
-            contextualizer=QueryContextualizer(chat, config.context, small_model=self._small_model),
+            contextualizer=QueryContextualizer(chat, config.context, small_model=not judges),
             analyzer=ContextAnalyzer(chat, config.context),
             summarizer=Summarizer(
                 chat,
@@ -153,9 +204,9 @@ class Pipeline:
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    # -- retrieval path -------------------------------------------------------------------------
+    # -- retrieve -------------------------------------------------------------------------------
 
-    def _collections(self, trace: Trace) -> list[str]:
+    def _collections(self, trace: TraceBuilder) -> list[str]:
         """The collections with chunks; those built with another embedding model go into the trace."""
         infos = [c for c in self._searcher.collections() if c.chunks > 0]
         stale = tuple(c.name for c in infos if c.needs_reembedding)
@@ -168,7 +219,7 @@ class Pipeline:
         question: str,
         history: Sequence[Message],
         names: Sequence[str],
-        trace: Trace,
+        trace: TraceBuilder,
         stages: _LlmStages,
     ) -> tuple[str, list[Route]]:
         """Rewrite ∥ routing on the raw question; re-route on the rewritten query."""
@@ -202,14 +253,13 @@ class Pipeline:
         self,
         question: str,
         history: Sequence[Message],
-        trace: Trace,
+        trace: TraceBuilder,
         *,
         analyze: bool,
         stages: _LlmStages,
-        names: Sequence[str] | None = None,
+        names: Sequence[str],
     ) -> RetrievalResult:
         trace.question = question
-        names = self._collections(trace) if names is None else names
         query, routes = self._stage1(question, history, names, trace, stages)
         active = [r.collection for r in self._router.select(routes)]
         clock = _Clock()
@@ -217,7 +267,7 @@ class Pipeline:
         results = self._search_agents(query, active, stages.chat)
         trace.add(RetrieveStage(clock.ms(), {r.collection: r.ms for r in results}))
         for r in results:
-            trace.agent_queries[r.collection] = list(r.queries)
+            trace.agent_queries[r.collection] = tuple(r.queries)
             if r.error:
                 trace.add(RetrieveErrorStage(0.0, r.collection, r.error))
         analysis = None
@@ -228,57 +278,208 @@ class Pipeline:
         candidates = [h for r in results for h in r.hits]
         hits = self._filter.rerank(query, candidates)
         trace.add(RerankStage(t.ms(), len(candidates), len(hits)))
-        return RetrievalResult(question, query, tuple(routes), tuple(active), tuple(hits), trace, analysis)
+        snapshot = trace.snapshot()
+        return RetrievalResult(question, query, tuple(routes), tuple(active), tuple(hits), snapshot, analysis)
 
     def retrieve(self, question: str, history: Sequence[Message] = ()) -> RetrievalResult:
         """Steps up to the filter: the best evidence for ``question`` in this conversation."""
         clock = _Clock()
-        result = self._retrieve(question, history, Trace(), analyze=False, stages=self._stages)
-        result.trace.add(TotalStage(clock.ms()))
-        return result
+        trace = TraceBuilder()
+        names = self._collections(trace)
+        stages = self._llm_stages(self._chat)
+        result = self._retrieve(question, history, trace, analyze=False, stages=stages, names=names)
+        trace.add(TotalStage(clock.ms()))
+        return replace(result, trace=trace.snapshot())
 
-    # -- answer path ----------------------------------------------------------------------------
+    def _pack(self, run: _Run, first: RetrievalResult, hits: Sequence[Hit] | None = None) -> Evidence:
+        """The filter's hits that fit the answer prompt, beside the earlier messages it carries."""
+        sc, count = self.config.summarizer, self._chat.count_tokens
+        if first.analysis is not None:
+            related = list(first.analysis.messages)
+        else:
+            turns = self.config.context.history_turns
+            related = run.history[-2 * turns :] if turns else []
+        budget = max(sc.context_tokens - sum(count(m.content) for m in related), sc.context_tokens // 2)
+        t = _Clock()
+        packed, used = pack(first.hits if hits is None else hits, budget, count)
+        run.trace.add(PackStage(t.ms(), len(packed), used, budget, round=1 if hits is None else 2))
+        run.trace.evidence = list(packed)
+        return Evidence(tuple(packed), used, budget, tuple(related))
 
-    def _second_round(
-        self, question: str, first: RetrievalResult, packed: list[Hit], trace: Trace, stages: _LlmStages
-    ) -> list[Hit]:
-        """Agentic round: judge, search the complementary queries, fuse, rerank. Falls back on failure."""
-        clock = _Clock()
-        ac = self.config.agentic
+    # -- decide ---------------------------------------------------------------------------------
+
+    def _ground(self, run: _Run, first: RetrievalResult, evidence: Evidence) -> Grounding:
+        """The grounded quote and the lexical answerability, over the packed sources."""
+        t = _Clock()
+        synopses = [self._searcher.synopsis(name) for name in first.active]
+        g = self._grounder.ground(run.question, evidence.hits, synopses, query=first.query)
+        a = g.answerability
+        quoted = tuple(q.n for q in g.quotes)
+        at = run.clock.ms()
+        run.trace.add(QuoteStage(t.ms(), at, quoted, a.answerable, a.score, a.threshold, g.idf_from))
+        return g
+
+    def _check(self, run: _Run, hits: Sequence[Hit]) -> Verdict | None:
+        """The chat model's extract-and-verify check; a failed check is no evidence (None)."""
+        t = _Clock()
+
+        def failed(reason: str) -> None:
+            run.trace.add(AnswerCheckStage(t.ms(), fallback=f"the check failed: {reason}"))
+
+        verdict = optional("answer check", lambda: run.stages.checker.judge(run.question, hits), failed)
+        if verdict is not None:
+            v = verdict
+            run.trace.add(AnswerCheckStage(t.ms(), v.answerable, words=v.words, reason=v.reason or v.kind))
+        return verdict
+
+    def _decide(
+        self, run: _Run, evidence: Evidence, grounding: Grounding
+    ) -> Generator[Event, None, Decision]:
+        """The answer policy over the lexical answerability and, where it can change the decision, the
+        chat model's check."""
+        policy = AnswerPolicy(self.config.grounding, judges=self.describe_chat().judges)
+        lexical, try_anyway = grounding.answerability, run.options.try_anyway
+        verdict = None
+        if policy.asks_model(lexical, try_anyway=try_anyway):
+            yield Status("check", "Checking that your documents answer this…")
+            verdict = self._check(run, evidence.hits)
+        decision = policy.decide(lexical, verdict, try_anyway=try_anyway)
+        kind = verdict.kind if verdict is not None else ""
+        run.trace.add(DecisionStage(0.0, decision.answer, decision.rule, lexical.score, kind))
+        return decision
+
+    def _second_round(self, run: _Run, first: RetrievalResult, evidence: Evidence) -> list[Hit] | None:
+        """Agentic round: judge, search the complementary queries, fuse, rerank. None: nothing new."""
+        clock, ac = _Clock(), self.config.agentic
         failed: list[str] = []
-
-        def fall_back(reason: str) -> None:
-            failed.append(reason)
-
+        judge = run.stages.judge
         verdict = optional(
             "the agentic judgement (the first evidence instead)",
-            lambda: self._pool.submit(stages.judge.judge, question, packed).result(timeout=ac.timeout_s),
-            fall_back,
+            lambda: self._pool.submit(judge.judge, run.question, evidence.hits).result(timeout=ac.timeout_s),
+            failed.append,
         )
         if verdict is None:
-            trace.add(AgenticStage(clock.ms(), fallback=f"judgement failed: {failed[0]}"))
-            return list(first.hits)
-        verdict_record = AgenticStage(
-            0.0, verdict.is_sufficient, verdict.missing_info, tuple(verdict.queries)
-        )
+            run.trace.add(AgenticStage(clock.ms(), fallback=f"judgement failed: {failed[0]}"))
+            return None
+        record = AgenticStage(0.0, verdict.is_sufficient, verdict.missing_info, tuple(verdict.queries))
         if verdict.is_sufficient or not verdict.queries:
-            trace.add(replace(verdict_record, ms=clock.ms()))
-            return list(first.hits)
+            run.trace.add(replace(record, ms=clock.ms()))
+            return None
         remaining = ac.timeout_s - clock.ms() / 1000
-        agents = self._agents(first.active, stages.chat)
+        agents = self._agents(first.active, run.stages.chat)
         futures = [self._pool.submit(a.search, q) for q in verdict.queries for a in agents]
         lists = optional(
             "the agentic second search (the first evidence instead)",
             lambda: [f.result(timeout=max(remaining, 0.1)) for f in futures],
-            fall_back,
+            failed.append,
         )
         if lists is None:
-            trace.add(replace(verdict_record, ms=clock.ms(), fallback=f"second search failed: {failed[-1]}"))
-            return list(first.hits)
+            run.trace.add(replace(record, ms=clock.ms(), fallback=f"second search failed: {failed[-1]}"))
+            return None
         fused = reciprocal_rank_fusion([list(first.hits), *lists])
         hits = self._filter.rerank(first.query, [replace(h, origin=h.origin or "agentic") for h in fused])
-        trace.add(replace(verdict_record, ms=clock.ms(), fused=len(fused)))
+        run.trace.add(replace(record, ms=clock.ms(), fused=len(fused)))
         return hits
+
+    def _search_again(
+        self, run: _Run, first: RetrievalResult, evidence: Evidence, grounding: Grounding, decision: Decision
+    ) -> Generator[Event, None, tuple[Evidence, Grounding, Decision]]:
+        """When the chat model's check was what declined, the agentic round (if on) searches for what the
+        evidence misses, and the new evidence is decided on once more."""
+        same = (evidence, grounding, decision)
+        if not self.config.agentic.enabled:
+            return same
+        if decision.answer or decision.verdict is None:
+            why = "the evidence answers" if decision.answer else "the decision needed no chat model"
+            run.trace.add(AgenticStage(0.0, skipped=why))
+            return same
+        yield Status("agentic", "Searching again for what the evidence misses…")
+        hits = self._second_round(run, first, evidence)
+        if hits is None:
+            return same
+        evidence = self._pack(run, first, hits)
+        if not evidence.hits:
+            return same
+        grounding = self._ground(run, first, evidence)
+        return evidence, grounding, (yield from self._decide(run, evidence, grounding))
+
+    # -- answer and verify ----------------------------------------------------------------------
+
+    def _prompt(self, run: _Run, evidence: Evidence, grounding: Grounding) -> tuple[Evidence, list[Message]]:
+        """The answer prompt: the sources, with the grounded quote's sentences in place of the sources
+        ranked below every quoted one (so the prompt, and the time to the first token, does not grow)."""
+        quotes = renumber_quotes(grounding.quotes, evidence.hits)
+        if quotes:
+            count = self._chat.count_tokens
+            room = evidence.tokens - count(key_sentences_block(quotes))
+            kept, tokens = pack(evidence.hits, room, count, keep=max(q.n for q in quotes))
+            if len(kept) < len(evidence.hits):
+                evidence = replace(evidence, hits=tuple(kept), tokens=tokens)
+                run.trace.add(PackStage(0.0, len(kept), tokens, room, round=3))
+                run.trace.evidence = list(kept)
+        messages = answer_messages(run.question, evidence.hits, evidence.related, key_sentences=quotes)
+        return evidence, messages
+
+    def _write(self, run: _Run, messages: list[Message], parts: list[str]) -> Generator[Event, None, str]:
+        """Stream the summarizer's answer (through the guard) into ``parts``; returns the answer's text."""
+        guard = StreamGuard()
+        t = _Clock()
+        deltas = run.stages.summarizer.stream(messages, temperature=run.options.temperature)
+        try:
+            for delta in guard_stream(deltas, guard):
+                if not parts:
+                    run.trace.add(FirstTokenStage(run.clock.ms()))
+                parts.append(delta)
+                yield AnswerDelta(delta)
+        finally:
+            run.trace.add(AnswerStage(t.ms(), len(parts), guard.reason or ""))
+        return guard.text
+
+    def _verify(self, run: _Run, answer: str, evidence: Evidence, grounding: Grounding) -> Steps:
+        """The support check: each sentence backed by a source or marked; the backing sources are the
+        citations."""
+        t = _Clock()
+        report = self._support.check(answer, evidence.hits, run.question)
+        quotes = renumber_quotes(grounding.quotes, evidence.hits)
+        quote = " ".join(q.text for q in quotes)
+        used = uses_quote(answer, quote, run.question) if quotes else None
+        run.trace.add(SupportStage(t.ms(), len(report.sentences), report.unsupported, used))
+        yield SupportReady(report.sentences, used)
+        citations = supported_citations(report.sentences, evidence.hits)
+        note = "" if citations else "no sentence of the answer is backed by the sources"
+        run.trace.add(CitationsStage(0.0, tuple(c.n for c in citations), note or "from the support check"))
+        yield from self._finish(run, Answered(answer, citations, note))
+
+    def _answer(self, run: _Run, evidence: Evidence, grounding: Grounding) -> Steps:
+        evidence, messages = self._prompt(run, evidence, grounding)
+        yield TraceReady(run.trace.snapshot())  # so far: a stopped answer keeps it
+        yield Status("answer", "Writing the answer…")
+        written: list[str] = []
+        try:
+            answer = yield from self._write(run, messages, written)
+        except Cancelled:
+            yield from self._finish(run, Stopped("".join(written)))
+            raise
+        yield from self._verify(run, answer, evidence, grounding)
+
+    # -- the one finish -------------------------------------------------------------------------
+
+    def _finish(self, run: _Run, outcome: Outcome) -> Steps:
+        """The trailing events of every answer, whatever its outcome."""
+        if isinstance(outcome, NothingFound | Declined):
+            yield AnswerDelta(outcome.text)
+        if isinstance(outcome, Declined):
+            note = "the closest passages; they do not answer the question"
+            yield CitationsReady(outcome.closest, True, note)
+        elif isinstance(outcome, Answered):
+            yield CitationsReady(outcome.citations, True, outcome.note)
+        elif isinstance(outcome, NothingFound) and outcome.reason == "nothing close":
+            yield CitationsReady((), True, "nothing relevant was found")
+        run.trace.add(TotalStage(run.clock.ms()))
+        yield TraceReady(run.trace.snapshot())
+        yield Done(outcome)
+
+    # -- ask ------------------------------------------------------------------------------------
 
     def ask(
         self,
@@ -286,130 +487,35 @@ class Pipeline:
         history: Sequence[Message] = (),
         *,
         cancel: CancelToken | None = None,
-        decline: bool = True,
+        options: AskOptions = AskOptions(),
     ) -> Iterator[Event]:
         """Answer ``question``: status events, the grounded quote, answer deltas, the support check,
-        citations, the trace, then Done.
-
-        Cancelling ``cancel`` ends the model call in progress at once (``Cancelled`` is raised).
-        ``decline=False`` lets the model answer even when the evidence was judged not to (the user asked
-        it to try)."""
-        clock = _Clock()
-        stages = self._stages if cancel is None else self._llm_stages(CancellableChat(self._chat, cancel))
-        trace = Trace()
-        history = list(history)
-        names = self._collections(trace)
+        citations, the trace, then ``Done`` with the outcome. Cancelling ``cancel`` ends the model call in
+        progress at once (``Cancelled`` is raised, after the trace of what was done)."""
+        chat = self._chat if cancel is None else CancellableChat(self._chat, cancel)
+        run = _Run(question, list(history), self._llm_stages(chat), options)
+        names = self._collections(run.trace)
         if not names:
-            trace.question = question
-            yield AnswerDelta(NO_KNOWLEDGE)
-            yield TraceReady(trace)
-            yield Done(NO_KNOWLEDGE, answered_from_sources=False)
+            run.trace.question = question
+            yield from self._finish(run, NothingFound(NO_KNOWLEDGE, "no knowledge"))
             return
         yield Status("context", "Understanding the question…")
-        first = self._retrieve(question, history, trace, analyze=bool(history), stages=stages, names=names)
+        first = self._retrieve(
+            question, run.history, run.trace, analyze=bool(history), stages=run.stages, names=names
+        )
         yield Status("retrieve", f"Searched {', '.join(first.active) or 'no collection'}.")
-        sc = self.config.summarizer
-        gc = self.config.grounding
-        if first.analysis is not None:
-            related = list(first.analysis.messages)
-        else:
-            related = (
-                history[-2 * self.config.context.history_turns :] if self.config.context.history_turns else []
-            )
-        related_tokens = sum(self._chat.count_tokens(m.content) for m in related)
-        budget = max(sc.context_tokens - related_tokens, sc.context_tokens // 2)
-        t = _Clock()
-        packed, used = pack(first.hits, budget, self._chat.count_tokens)
-        trace.add(PackStage(t.ms(), len(packed), used, budget))
-        grounding: Grounding | None = None
-        if gc.enabled and packed:
-            synopses = [self._searcher.synopsis(name) for name in first.active]
-            grounding = self._gate.ground(question, first.query, packed, synopses, trace, clock.ms())
-            yield QuoteReady(grounding.quotes, grounding.answerability)
-            if gc.decline and decline and not grounding.answerability.answerable:
-                trace.evidence = list(packed)
-                yield from decline_answer(question, grounding, trace, clock.ms())
-                return
-        # The chat model's answerability judgement (models able to judge) comes first: when it says the
-        # evidence answers, the agentic round is skipped (measured: its sufficiency verdict was "enough" for
-        # every question and cost most of the time to the first token); when it says no, the agentic round
-        # searches again and the new evidence is judged once more before the question is declined.
-        judged: bool | None = None
-        if grounding is not None and gc.decline and decline and self._gate.model_judges and packed:
-            yield Status("check", "Checking that your documents answer this…")
-            judged = self._gate.model_says_answerable(stages.checker, question, packed, trace)
-        if self.config.agentic.enabled and packed and grounding is not None and self._small_model:
-            # Measured (bench/RESULTS.md, issue 12): the embedded model's sufficiency verdict is noise and
-            # costs most of the time to the first token; the answerability decision stands in for it.
-            trace.add(AgenticStage(0.0, skipped="the embedded chat model; answerability decided instead"))
-        elif self.config.agentic.enabled and packed and judged is True:
-            trace.add(AgenticStage(0.0, skipped="the chat model judged that the evidence answers"))
-        elif self.config.agentic.enabled and packed:
-            yield Status("agentic", "Checking whether the evidence is enough…")
-            hits = self._second_round(question, first, packed, trace, stages)
-            if [h.chunk.chunk_id for h in hits] != [h.chunk.chunk_id for h in first.hits]:
-                packed, used = pack(hits, budget, self._chat.count_tokens)
-                trace.add(PackStage(0.0, len(packed), used, round=2))
-                if judged is False and packed:
-                    judged = self._gate.model_says_answerable(stages.checker, question, packed, trace)
-        trace.evidence = list(packed)
-        if judged is False:
-            assert grounding is not None
-            yield from decline_answer(question, grounding, trace, clock.ms())
+        evidence = self._pack(run, first)
+        if not evidence.hits:
+            yield from self._finish(run, NothingFound(NOTHING_FOUND, "nothing close"))
             return
-        if not packed:
-            yield AnswerDelta(NOT_FOUND)
-            yield CitationsReady((), True, "nothing relevant was found")
-            trace.add(TotalStage(clock.ms()))
-            yield TraceReady(trace)
-            yield Done(NOT_FOUND, answered_from_sources=False)
+        grounding = self._ground(run, first, evidence)
+        yield QuoteReady(grounding.quotes, grounding.answerability)
+        decision = yield from self._decide(run, evidence, grounding)
+        evidence, grounding, decision = yield from self._search_again(
+            run, first, evidence, grounding, decision
+        )
+        if not decision.answer:
+            text = decline_text(question, grounding.quotes)
+            yield from self._finish(run, Declined(text, closest_passages(grounding.quotes), decision.rule))
             return
-        yield TraceReady(trace)  # so far: a stopped answer keeps it (the same record is completed below)
-        yield Status("answer", "Writing the answer…")
-        quotes = renumber_quotes(grounding.quotes, packed) if grounding is not None else []
-        if quotes:
-            # The key sentences take the place of evidence, so the prompt (the time to the first token)
-            # does not grow: sources ranked below every quoted one make room for them (the quoted ones
-            # and their numbers, already shown to the user, stay).
-            room = used - self._chat.count_tokens(key_sentences_block(quotes))
-            kept, kept_tokens = pack(packed, room, self._chat.count_tokens, keep=max(q.n for q in quotes))
-            if len(kept) < len(packed):
-                packed = kept
-                trace.add(PackStage(0.0, len(packed), kept_tokens, room, round=3))
-                trace.evidence = list(packed)
-        messages = answer_messages(question, packed, related, key_sentences=quotes)
-        guard = StreamGuard()
-        parts: list[str] = []
-        t = _Clock()
-        try:
-            for delta in guard_stream(stages.summarizer.stream(messages), guard):
-                if not parts:
-                    trace.add(FirstTokenStage(clock.ms()))
-                parts.append(delta)
-                yield AnswerDelta(delta)
-        finally:
-            trace.add(AnswerStage(t.ms(), len(parts), guard.reason or ""))
-        answer = guard.text
-        if gc.enabled and gc.support and answer and not is_not_found(answer):
-            # Every source counts: the support check finds which one backs each sentence, and those are
-            # the citations (the look-back LLM step is not needed; a small model often names another).
-            t = _Clock()
-            report = self._gate.check(answer, packed, question)
-            quote_used = uses_quote(answer, " ".join(q.text for q in quotes), question) if quotes else None
-            trace.add(SupportStage(t.ms(), len(report.sentences), report.unsupported, quote_used))
-            yield SupportReady(report.sentences, quote_used)
-            if sc.citations:
-                citations = supported_citations(report.sentences, packed)
-                note = "" if citations else "no sentence of the answer is backed by the sources"
-                trace.add(
-                    CitationsStage(0.0, tuple(c.n for c in citations), note or "from the support check")
-                )
-                yield CitationsReady(citations, True, note)
-        elif sc.citations:
-            t = _Clock()
-            cited = stages.summarizer.cite(messages, answer, packed)
-            trace.add(CitationsStage(t.ms(), tuple(c.n for c in cited.citations), cited.note))
-            yield CitationsReady(cited.citations, cited.available, cited.note)
-        trace.add(TotalStage(clock.ms()))
-        yield TraceReady(trace)
-        yield Done(answer, answered_from_sources=not is_not_found(answer))
+        yield from self._answer(run, evidence, grounding)

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kimas_desktop.control import CancelToken
-from kimas_desktop.types import CollectionInfo, Hit, Message, Synopsis
+from kimas_desktop.types import ChatModelDescription, CollectionInfo, Hit, Message, Synopsis
 
 Vector = npt.NDArray[np.float32]
 SearchMode = Literal["dense", "fts", "hybrid"]
@@ -32,6 +32,10 @@ class ChatModel(Protocol):
 
     @property
     def context_size(self) -> int: ...
+
+    def describe(self) -> ChatModelDescription:
+        """What this model can do (loads it when it is not loaded yet)."""
+        ...
 
     def warm_up(self) -> None: ...
 

@@ -1,5 +1,6 @@
 """``Trace``: how an answer was made, as typed stage records (the UI and the CLI render them without
-guessing at keys).
+guessing at keys). The pipeline fills a ``TraceBuilder``; what leaves it (``TraceReady``, a retrieval
+result) is a frozen ``Trace`` snapshot, so a reader never sees a record that is still growing.
 
 Each record is a frozen dataclass with the stage's time in ``ms`` and a ``stage`` name (the key of
 ``Trace.timings_ms`` and of ``kimas ask --json``'s ``trace.stages[*].stage``). A stage that runs twice
@@ -21,6 +22,7 @@ __all__ = [
     "AnswerStage",
     "CitationsStage",
     "ContextStage",
+    "DecisionStage",
     "FirstTokenStage",
     "PackStage",
     "QuoteStage",
@@ -34,6 +36,7 @@ __all__ = [
     "SupportStage",
     "TotalStage",
     "Trace",
+    "TraceBuilder",
     "stage_fields",
 ]
 
@@ -158,6 +161,18 @@ class AnswerCheckStage:
 
 
 @dataclass(frozen=True)
+class DecisionStage:
+    """The answer policy's decision (``answer/policy.py``): answer or decline, and the rule that made it."""
+
+    stage: ClassVar[str] = "decision"
+    ms: float
+    answer: bool
+    rule: str
+    lexical_score: float
+    verdict: str = ""  # what the chat model's check found, when it was asked ("verified", "none"…)
+
+
+@dataclass(frozen=True)
 class FirstTokenStage:
     stage: ClassVar[str] = "first_token"
     ms: float  # since the question
@@ -206,6 +221,7 @@ StageRecord = (
     | AgenticStage
     | QuoteStage
     | AnswerCheckStage
+    | DecisionStage
     | FirstTokenStage
     | AnswerStage
     | CitationsStage
@@ -228,19 +244,22 @@ def stage_fields(record: StageRecord) -> dict[str, object]:
     return out
 
 
-@dataclass
+@dataclass(frozen=True)
 class Trace:
-    """How an answer was made: every stage's record, in order. Mutable only while the pipeline runs."""
+    """How an answer was made: every stage's record, in order (a frozen snapshot)."""
 
     question: str = ""
     query: str = ""
-    routes: list[Route] = field(default_factory=list)
-    agent_queries: dict[str, list[str]] = field(default_factory=dict)
-    evidence: list[Hit] = field(default_factory=list)
-    stages: list[StageRecord] = field(default_factory=list)
+    routes: tuple[Route, ...] = ()
+    agent_queries: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
+    evidence: tuple[Hit, ...] = ()
+    stages: tuple[StageRecord, ...] = ()
 
-    def add(self, record: StageRecord) -> None:
-        self.stages.append(record)
+    def __post_init__(self) -> None:
+        # Records written before traces were frozen hold lists: read them back as tuples.
+        for name in ("routes", "evidence", "stages"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "agent_queries", {k: tuple(v) for k, v in self.agent_queries.items()})
 
     def find(self, kind: type[R]) -> R | None:
         """The first record of ``kind`` (None: that stage did not run)."""
@@ -255,3 +274,28 @@ class Trace:
         for s in self.stages:
             out[s.stage] = round(out.get(s.stage, 0.0) + s.ms, 1)
         return out
+
+
+@dataclass
+class TraceBuilder:
+    """The trace while the pipeline makes an answer; ``snapshot()`` is what leaves the pipeline."""
+
+    question: str = ""
+    query: str = ""
+    routes: list[Route] = field(default_factory=list)
+    agent_queries: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    evidence: list[Hit] = field(default_factory=list)
+    stages: list[StageRecord] = field(default_factory=list)
+
+    def add(self, record: StageRecord) -> None:
+        self.stages.append(record)
+
+    def snapshot(self) -> Trace:
+        return Trace(
+            self.question,
+            self.query,
+            tuple(self.routes),
+            dict(self.agent_queries),
+            tuple(self.evidence),
+            tuple(self.stages),
+        )

@@ -223,3 +223,20 @@ class Answerability:
     score: float
     threshold: float
     evidence: Evidence | None = None
+
+
+@dataclass(frozen=True)
+class ChatModelDescription:
+    """What the pipeline may expect of a loaded chat model: read from its GGUF metadata (or the server it
+    runs on) and measured at load, never guessed from a display name.
+
+    ``judges``: it copies answers from sources reliably enough that its extract-and-verify check is
+    evidence (measured: the embedded SmolLM2-135M's copies verify for 2 of 20 answerable questions; the
+    0.5B benchmark model's check declines 0.55-0.75 of unanswerable ones; bench/RESULTS.md)."""
+
+    model_id: str
+    context_window: int
+    judges: bool
+    parameters: int | None = None  # from the model file, when it says
+    prompt_tokens_per_s: float | None = None  # measured at load
+    chat_template: str = ""  # the template's name, or "built-in" when the model file carries one

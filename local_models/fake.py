@@ -17,7 +17,7 @@ import numpy as np
 
 from kimas_desktop.control import CancelToken
 from kimas_desktop.protocols import Vector
-from kimas_desktop.types import Message
+from kimas_desktop.types import ChatModelDescription, Message
 
 __all__ = ["HashEmbedder", "ScriptedChatModel", "WordOverlapReranker"]
 
@@ -95,10 +95,12 @@ class ScriptedChatModel:
         *,
         model_id: str = "fake/scripted-chat",
         context_size: int = 4096,
+        judges: bool = False,
     ) -> None:
         self._replies = replies
         self._model_id = model_id
         self._context_size = context_size
+        self._judges = judges
         self._lock = threading.Lock()
         self.calls: list[tuple[list[Message], Mapping[str, Any] | None]] = []
 
@@ -112,6 +114,10 @@ class ScriptedChatModel:
 
     def warm_up(self) -> None:
         return None
+
+    def describe(self) -> ChatModelDescription:
+        """``judges`` as the test sets it: a fake stands for the embedded model unless told otherwise."""
+        return ChatModelDescription(self._model_id, self._context_size, self._judges, chat_template="fake")
 
     def _reply(self, messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
         with self._lock:

@@ -42,6 +42,12 @@ def _send(out: BinaryIO, message: dict[str, Any]) -> None:
     out.flush()
 
 
+# About 100 tokens of plain prose: long enough to time prompt processing, short enough to cost ~0.5 s.
+PROMPT_SPEED_TEXT = " ".join(
+    ["The sources describe the river, the city on its banks, and the people who built its bridges."] * 6
+)
+
+
 def system_info() -> str:
     return bytes(llama_cpp.llama_print_system_info()).decode("utf-8", "replace")
 
@@ -170,7 +176,26 @@ class Worker:
         self.cache = PromptCache(int(params["cache_bytes"]))
         llama.set_cache(self.cache)
         self.llama = llama
-        return {"load_s": round(time.perf_counter() - started, 3), **self.info()}
+        load_s = round(time.perf_counter() - started, 3)
+        return {"load_s": load_s, **self.describe(llama), **self.info()}
+
+    @staticmethod
+    def describe(llama: llama_cpp.Llama) -> dict[str, Any]:
+        """What the model file says of itself (parameters, chat template), and its prompt speed on this
+        machine, measured on one short prompt."""
+        out: dict[str, Any] = {}
+        with contextlib.suppress(Exception):
+            out["parameters"] = int(llama_cpp.llama_model_n_params(llama.model))
+        metadata = getattr(llama, "metadata", {}) or {}
+        out["chat_template"] = "built-in" if "tokenizer.chat_template" in metadata else ""
+        with contextlib.suppress(Exception):
+            tokens = llama.tokenize(PROMPT_SPEED_TEXT.encode("utf-8"))
+            llama.reset()
+            started = time.perf_counter()
+            llama.eval(tokens)
+            out["prompt_tokens_per_s"] = round(len(tokens) / (time.perf_counter() - started), 1)
+            llama.reset()
+        return out
 
     @staticmethod
     def _disable_extra_buffer_types() -> None:

@@ -26,7 +26,7 @@ import httpx
 
 from kimas_desktop.config import ChatModelConfig
 from kimas_desktop.errors import Cancelled, ModelError, ModelUnavailableError
-from kimas_desktop.types import Message
+from kimas_desktop.types import ChatModelDescription, Message
 
 if TYPE_CHECKING:
     from kimas_desktop.control import CancelToken
@@ -122,6 +122,11 @@ class OpenAIChatModel:
                 body,
             )
         return response
+
+    def describe(self) -> ChatModelDescription:
+        """A model behind an OpenAI-compatible server is one the user chose to run: trusted to judge
+        (``grounding.llm_check = "off"`` says otherwise). The server does not say its size or speed."""
+        return ChatModelDescription(self.model_id, self.context_size, judges=True, chat_template="server")
 
     def warm_up(self) -> None:
         self._request(lambda c: c.get(f"{self._base}/models"))

@@ -10,18 +10,18 @@ added name or a reordering do. Asked "do the sources state the answer?", the 0.5
 yes to every question, answerable or not; made to copy, it wrote invented or question-echoing words that
 this verification rejects (bench/RESULTS.md).
 
-Used with a chat model good enough to judge (``grounding.llm_check``: "auto" = any model but the embedded
-135M one). The lexical decision (``answerability.py``) then runs with a lower threshold, so it declines only
-the clear cases, and this judgement declines what the evidence does not state. The prompt starts with the
-answer prompt's [system][sources] prefix, so the llama.cpp prompt cache makes the answer that follows
-nearly free to start.
+Asked only of a chat model whose description says it judges (``ChatModelDescription.judges``), and only
+when its verdict could change the decision (``AnswerPolicy.asks_model``): what it finds is one more
+signal for the policy, which weighs it with the lexical evidence. The prompt starts with the answer
+prompt's [system][sources] prefix, so the llama.cpp prompt cache makes the answer that follows nearly
+free to start.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from kimas_desktop.answer.summarizer import SYSTEM, sources_block
 from kimas_desktop.protocols import ChatModel
@@ -30,7 +30,7 @@ from kimas_desktop.text.terms import stem
 from kimas_desktop.text.words import STOPWORDS, words
 from kimas_desktop.types import Hit, Message
 
-__all__ = ["AnswerCheck", "Verdict", "check_messages", "verify"]
+__all__ = ["AnswerCheck", "Verdict", "VerdictKind", "check_messages", "copied_share", "verify"]
 
 CHECK_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -39,13 +39,26 @@ CHECK_SCHEMA: dict[str, Any] = {
 }
 
 
+VerdictKind = Literal["verified", "near", "echo", "none", "invented"]
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """``words``: what the model copied; ``reason``: why they do not count ("" when they do)."""
+    """What the check found, as evidence for the answer policy (``answer/policy.py``), never a verdict on
+    its own. ``kind``:
+        verified   the copied words are in a source and add to the question
+        near       most of them are in one source (a real sentence copied with words dropped or changed)
+        echo       they are in a source but only repeat the question
+        none       the model copied nothing: it found no source that states the answer
+        invented   most of them are in no source
+    ``words``: what the model copied; ``held``: the largest share of them one source holds;
+    ``reason``: why they do not verify ("" when they do)."""
 
     answerable: bool
     words: str
     reason: str = ""
+    kind: VerdictKind = "verified"
+    held: float = 1.0
 
 
 def check_messages(question: str, hits: Sequence[Hit]) -> list[Message]:
@@ -78,16 +91,34 @@ def _held(copied: list[str], source: list[str]) -> bool:
     return False
 
 
-def verify(copied: str, question: str, hits: Sequence[Hit]) -> Verdict:
-    """Do the copied words answer from the sources? See the module docstring."""
+def copied_share(copied: str, hits: Sequence[Hit]) -> float:
+    """The largest share of the copied words (numbers and content words) that one source holds, in any
+    order: 1.0 for an exact copy, high for a copy that dropped or changed a few words of a real sentence,
+    low for words the model made up."""
     found = _meaningful(copied)
     if not found:
-        return Verdict(False, copied, "the model found no answer in the sources")
+        return 0.0
+    return max(
+        (len([w for w in found if w in set(_meaningful(h.chunk.text))]) / len(found) for h in hits),
+        default=0.0,
+    )
+
+
+NEAR = 0.6  # share of the copied words one source holds, for a copy that is "near" a real sentence
+
+
+def verify(copied: str, question: str, hits: Sequence[Hit]) -> Verdict:
+    """What the copied words show about the sources. See the module docstring and ``Verdict``."""
+    found = _meaningful(copied)
+    if not found:
+        return Verdict(False, copied, "the model found no answer in the sources", "none", 0.0)
+    held = round(copied_share(copied, hits), 3)
     if not any(_held(found, _meaningful(h.chunk.text)) for h in hits):
-        return Verdict(False, copied, "the model's words are not in the sources")
+        kind: VerdictKind = "near" if held >= NEAR else "invented"
+        return Verdict(False, copied, "the model's words are not in the sources as written", kind, held)
     if not set(found) - set(_meaningful(question)):
-        return Verdict(False, copied, "the model's words only repeat the question")
-    return Verdict(True, copied)
+        return Verdict(False, copied, "the model's words only repeat the question", "echo", held)
+    return Verdict(True, copied, "", "verified", held)
 
 
 class AnswerCheck:

@@ -34,7 +34,6 @@ def open_app(data: Path, config: Config) -> DesktopApp:
         embedder=lambda cfg, cache: HashEmbedder(dim=32),
         chat=lambda cfg: ScriptedChatModel(lambda messages, schema: "{}"),
         reranker=lambda cfg, emb, cache: WordOverlapReranker(),
-        small_model=lambda cfg: True,
     )
     paths = Paths(data, data / "config.toml")
     desk = DesktopApp(Runtime(paths, config, builders), ConfigStore(paths.config_file, config))

@@ -46,7 +46,6 @@ def two_embedders(tmp_path: Path) -> TwoEmbedders:
         embedder=lambda cfg, cache: embedders[cfg.name],
         chat=lambda cfg: ScriptedChatModel(lambda messages, schema: "{}"),
         reranker=lambda cfg, emb, cache: WordOverlapReranker(),
-        small_model=lambda cfg: True,
     )
     docs = tmp_path / "docs"
     write(docs / "a.md", "# Plants\n\nThe office plants are watered on Mondays.")

@@ -43,7 +43,6 @@ def fake_runtime(tmp_path: Path, built: list[ClosingChat]) -> Runtime:
         embedder=lambda cfg, cache: embedder,
         reranker=lambda cfg, emb, cache: WordOverlapReranker(),
         store=lambda cfg, data: MemorySearcher(embedder),  # type: ignore[arg-type,return-value]
-        small_model=lambda cfg: True,
     )
     return Runtime(Paths(tmp_path, tmp_path / "config.toml"), Config(), builders)
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from kimas_desktop.answer.summarizer import Summarizer
+from kimas_desktop.answer.agentic import SufficiencyJudge
 from kimas_desktop.config import ContextConfig
 from kimas_desktop.context.manager import QueryContextualizer
 from kimas_desktop.errors import Cancelled, ModelError
@@ -43,7 +43,7 @@ def test_the_reason_reaches_what_the_user_and_the_trace_see() -> None:
     assert rewrite.method == "llm-fallback" and rewrite.note == "the chat server is unreachable"
 
     hit = Hit(Chunk("c1", "c", "/d/a.md", "The pump is quiet."), 1.0)
-    cited = Summarizer(ScriptedChatModel([ModelError("the worker died")]), max_answer_tokens=64).cite(
-        [], "It is quiet.", [hit]
-    )
-    assert not cited.available and cited.note.endswith("the worker died")
+    judge = SufficiencyJudge(ScriptedChatModel([ModelError("the worker died")]), max_queries=2)
+    reasons: list[str] = []
+    assert optional("judgement", lambda: judge.judge("How loud is it?", [hit]), reasons.append) is None
+    assert reasons == ["the worker died"]

@@ -11,7 +11,7 @@ import pytest
 
 from app.sources import source_token
 from app.uploads import check_collection_name, copy_uploads, safe_file_name
-from kimas_desktop.answer.summarizer import NO_KNOWLEDGE
+from kimas_desktop.answer.outcome import NO_KNOWLEDGE
 from kimas_desktop.config import load_config
 from kimas_desktop.errors import ConfigError, ModelError
 from tests.ui.session_fakes import ANSWER, SlowChat, make_rig, write_docs

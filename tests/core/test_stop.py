@@ -19,7 +19,7 @@ class BlockingJudge(ScriptedChatModel):
     """The agentic judgement (a JSON step before the answer) blocks until its call is cancelled."""
 
     def __init__(self) -> None:
-        super().__init__(scripted("The launch code is 7-4-1."))
+        super().__init__(scripted("The launch code is 7-4-1."), judges=True)
         self.entered = threading.Event()
         self.cancelled_after: float | None = None
 
@@ -46,10 +46,10 @@ class BlockingJudge(ScriptedChatModel):
 
 def test_stop_ends_a_model_step_in_progress_at_once(tmp_path: Path) -> None:
     chat = BlockingJudge()
-    # Grounding off: with it, the embedded model's agentic judgement (the step that blocks here) is skipped.
-    rig = make_rig(
-        tmp_path, chat=chat, config={"agentic": {"enabled": True}, "grounding": {"enabled": False}}
-    )
+    # A judging model whose check finds nothing (the scripted reply) makes the agentic round search again,
+    # and its judgement is the step that blocks here; the band makes the check run whatever the score.
+    band = {"model_rescues_from": 0.0, "model_doubts_below": 1.0}
+    rig = make_rig(tmp_path, chat=chat, config={"agentic": {"enabled": True}, "grounding": band})
     s = rig.session
     assert s.add_uploads("docs", [(write_docs(tmp_path / "t") / "heliotrope.pdf", "heliotrope.pdf")]).ok
     rig.wait_idle()

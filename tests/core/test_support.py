@@ -70,7 +70,7 @@ def test_an_answer_that_takes_the_questions_premise_for_a_fact_is_unsupported() 
 
 
 def test_the_citations_are_the_sources_that_back_each_sentence_at_that_sentence() -> None:
-    from kimas_desktop.answer.grounding import supported_citations
+    from kimas_desktop.answer.citations import supported_citations
 
     checker = SupportChecker(HashEmbedder())
     # Two sentences of one source share most words; the one holding the answer's number is the evidence.

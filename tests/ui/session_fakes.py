@@ -220,7 +220,6 @@ def make_rig(
         store=lambda c, d: searcher,  # type: ignore[arg-type,return-value]
         indexer=lambda st, e, c: indexer,
         watcher=feed,
-        small_model=lambda c: True,
     )
     paths = Paths(data_dir, data_dir / "config.toml")
     session = DesktopApp(Runtime(paths, cfg, builders), ConfigStore(paths.config_file, cfg))

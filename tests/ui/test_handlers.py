@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from app.settings_form import SettingsForm
-from kimas_desktop.answer.summarizer import NO_KNOWLEDGE
+from kimas_desktop.answer.outcome import NO_KNOWLEDGE
 from kimas_desktop.errors import ModelError
 from kimas_desktop.trace import Trace
 from kimas_desktop.types import Chunk, Citation, Hit, Route
@@ -217,9 +217,7 @@ def test_markup_escapes_document_text() -> None:
     html = render.citation_html(Citation(1, chunk, "<img src=x onerror=alert(1)>"))
     assert "<script>" not in html and "<img" not in html
     assert "&lt;script&gt;" in html and "lines 3-4" in html and "line two" in html
-    trace = Trace(question="q", query="*bold* | pipe", routes=[Route("docs", 0.5, 0.5)])
-    trace.evidence = [Hit(chunk, 0.9)]
-    trace.agent_queries = {"docs": ["q"]}
+    trace = Trace("q", "*bold* | pipe", (Route("docs", 0.5, 0.5),), {"docs": ("q",)}, (Hit(chunk, 0.9),))
     md = render.trace_markdown(trace)
     assert "\\*bold\\* \\| pipe" in md and "<script>" not in md and "| docs | 0.500 |" in md
 

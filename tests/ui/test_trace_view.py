@@ -1,12 +1,12 @@
 """The trace as a reader sees it: user-facing words, not the pipeline's internal names."""
 
-from kimas_desktop.trace import AnswerCheckStage, FirstTokenStage, RouteStage, TotalStage, Trace
+from kimas_desktop.trace import AnswerCheckStage, FirstTokenStage, RouteStage, TotalStage, TraceBuilder
 from kimas_desktop.types import Route
 from ui.trace_view import trace_markdown
 
 
 def test_the_trace_speaks_the_users_language_and_shows_the_models_check() -> None:
-    trace = Trace(question="How often is the oil changed?")
+    trace = TraceBuilder(question="How often is the oil changed?")
     trace.routes.append(Route("cars", 0.9, 0.8, 0.7, 0.75, 1.2))
     trace.add(RouteStage(3.0, "question", {"cars": 0.9}))
     trace.add(
@@ -16,7 +16,7 @@ def test_the_trace_speaks_the_users_language_and_shows_the_models_check() -> Non
     )
     trace.add(FirstTokenStage(900.0))
     trace.add(TotalStage(1000.0))
-    text = trace_markdown(trace)
+    text = trace_markdown(trace.snapshot())
     for jargon in ("centroid", "dense", "LLR", "first_token"):
         assert jargon not in text, jargon
     assert "| collection | score | topics | description | passages | words | searched |" in text

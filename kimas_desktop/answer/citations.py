@@ -1,0 +1,37 @@
+"""Every citation the user sees is built here (the KIMAs paper's "reference generation", §3.4): from the
+support check for an answer, from the grounded quote for a decline."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kimas_desktop.types import Citation, Hit, Quote, SentenceSupport
+
+__all__ = ["closest_passages", "supported_citations"]
+
+
+def supported_citations(support: Sequence[SentenceSupport], hits: Sequence[Hit]) -> tuple[Citation, ...]:
+    """The answer's citations: each source that backs a sentence of the answer, pointed at its sentence
+    that backs it best, in the order the answer leans on them. A sentence the sources do not back cites
+    nothing (it is marked unsupported instead)."""
+    best: dict[int, SentenceSupport] = {}
+    for s in sorted(support, key=lambda x: x.start):
+        if not s.supported or s.source is None or s.evidence_start is None or s.evidence_end is None:
+            continue
+        if not 1 <= s.source <= len(hits):
+            continue
+        held = best.get(s.source)
+        if held is None or max(s.lexical, s.cosine) > max(held.lexical, held.cosine):
+            best[s.source] = s
+    out = []
+    for n, s in best.items():
+        chunk = hits[n - 1].chunk
+        a, b = s.evidence_start, s.evidence_end
+        assert a is not None and b is not None
+        out.append(Citation(n, chunk, " ".join(chunk.text[a:b].split()), a, b))
+    return tuple(out)
+
+
+def closest_passages(quotes: Sequence[Quote]) -> tuple[Citation, ...]:
+    """A decline's citations: the quote's passages, which came closest without answering."""
+    return tuple(Citation(q.n, q.chunk, q.display, q.start, q.end) for q in quotes)

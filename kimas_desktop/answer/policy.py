@@ -1,0 +1,72 @@
+"""The answer policy: answer, or decline. Every rule is named here, and each signal is computed once.
+
+The signals:
+    lexical   the answerability score of the evidence (``answerability.py``): no model, every chat model
+    verdict   a capable chat model's extract-and-verify check (``verify.py``), when one is loaded
+
+The embedded path decides by the lexical score alone (rule ``lexical``). A chat model whose description
+says it judges refines that decision only near the threshold, where the lexical evidence is unsure, and
+only in the direction its check gives evidence for:
+    rescued       the score is a little below the threshold and the model's copy verifies: answer
+    doubted       the score is a little above it and the model found nothing in the sources: decline
+Outside those bands the model is not even asked, so it can neither turn a clear answer into a decline
+(its copies fail often, for reasons of its own) nor let a clearly unanswered question through. A copy
+that does not verify for other reasons ("near", "echo", "invented") is weak evidence either way and
+leaves the lexical decision as it was. The bands were chosen on half of the dev kit and measured on the
+other half (bench/RESULTS.md, "Answer policy (issue 22)").
+    try anyway    the user asked the model to try (Regenerate after a decline): answer
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kimas_desktop.answer.verify import Verdict
+from kimas_desktop.config import GroundingConfig
+from kimas_desktop.types import Answerability
+
+__all__ = ["AnswerPolicy", "Decision"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    answer: bool
+    rule: str  # "lexical", "rescued", "doubted", "try anyway"
+    lexical: Answerability
+    verdict: Verdict | None = None
+
+    def explain(self) -> str:
+        score = f"lexical answerability {self.lexical.score:.2f} (threshold {self.lexical.threshold:.2f})"
+        if self.rule == "rescued":
+            return f"{score}; the chat model copied the answer from a source"
+        if self.rule == "doubted":
+            return f"{score}; the chat model found no source that states the answer"
+        if self.rule == "try anyway":
+            return "you asked the model to try"
+        return score
+
+
+class AnswerPolicy:
+    def __init__(self, config: GroundingConfig, *, judges: bool) -> None:
+        self._judges = (judges and config.llm_check != "off") or config.llm_check == "on"
+        self._decline = config.decline
+        self._rescue_from = config.model_rescues_from
+        self._doubt_below = config.model_doubts_below
+
+    def asks_model(self, lexical: Answerability, *, try_anyway: bool = False) -> bool:
+        """Whether the chat model's check could change the decision for this evidence."""
+        if not self._judges or not self._decline or try_anyway:
+            return False
+        return self._rescue_from <= lexical.score < self._doubt_below
+
+    def decide(
+        self, lexical: Answerability, verdict: Verdict | None = None, *, try_anyway: bool = False
+    ) -> Decision:
+        if try_anyway or not self._decline:
+            return Decision(True, "try anyway" if try_anyway else "lexical", lexical, verdict)
+        if verdict is not None and self.asks_model(lexical):
+            if not lexical.answerable and verdict.kind == "verified":
+                return Decision(True, "rescued", lexical, verdict)
+            if lexical.answerable and verdict.kind == "none":
+                return Decision(False, "doubted", lexical, verdict)
+        return Decision(lexical.answerable, "lexical", lexical, verdict)
