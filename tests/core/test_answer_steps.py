@@ -4,7 +4,7 @@ import pytest
 
 from kimas_desktop.answer.agentic import SufficiencyJudge
 from kimas_desktop.answer.verify import AnswerCheck, Verdict, verify
-from kimas_desktop.errors import ModelError, StructuredOutputError
+from kimas_desktop.errors import StructuredOutputError
 from kimas_desktop.types import Chunk, Hit
 from local_models.fake import ScriptedChatModel
 
