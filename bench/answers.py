@@ -1,5 +1,5 @@
-"""Answer quality on the development kit (issue 12): the grounded quote, answerability, the support check,
-side by side with the answer stage as it was (``grounding.enabled = false``), in the same run.
+"""Answer quality on the development kit (issues 12 and 22): the grounded quote, answerability, the
+support check, side by side with the pipeline at another git ref (``--old-ref``), in the same run.
 
     nice -n 19 .venv/bin/python bench/answers.py [--answerable 300] [--unanswerable 100] [--quac 40]
         [--llm-answerable 12] [--llm-unanswerable 8] [--llm-quac 8] [--presets full] [--fit]
@@ -394,8 +394,8 @@ def chat_config(cache: Path, data: Path, model: str) -> Path:
 def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
     data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable)
     qdata, turns = prepare_quac(cache, args.quac)
-    a = answerable[: args.llm_answerable]
-    u = unanswerable[: args.llm_unanswerable]
+    a = split(answerable, args.split)[: args.llm_answerable]
+    u = split(unanswerable, args.split)[: args.llm_unanswerable]
     qt = [t for t in turns if t.unanswerable][: args.llm_quac // 2] + [
         t for t in turns if not t.unanswerable
     ][: args.llm_quac // 2]
@@ -455,6 +455,11 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
     return report
 
 
+def split(questions: list[Any], which: str) -> list[Any]:
+    """``tune``: the even positions, ``holdout``: the odd ones (as bench/policy_probe.py splits them)."""
+    return {"all": questions, "tune": questions[0::2], "holdout": questions[1::2]}[which]
+
+
 def paired_first_token(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The LLM's first token on the questions both sides let the model answer (a declined question has
     no first token, so the two sides' own medians cover different questions)."""
@@ -485,7 +490,13 @@ def main() -> None:
     p.add_argument("--variants", nargs="+", default=["old", "new"], choices=["old", "new"])
     p.add_argument("--chat-models", nargs="+", default=["embedded"], choices=["embedded", "bigger"])
     p.add_argument(
-        "--old-ref", default="09ade11", help="git ref of the 'old' side (the answer stage before issue 12)"
+        "--old-ref", default="2e1d8c8", help="git ref of the 'old' side (default: the core before issue 22)"
+    )
+    p.add_argument(
+        "--split",
+        choices=["all", "tune", "holdout"],
+        default="all",
+        help="part 2's questions: all, or the half the answer policy was (tune) or was not (holdout) chosen on",
     )
     p.add_argument("--fit", action="store_true", help="grid-search quote weights, fit answerability")
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "answers"))

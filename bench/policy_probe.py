@@ -15,10 +15,12 @@ odd (``split`` = "tune" or "holdout").
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -26,9 +28,23 @@ sys.path.insert(0, str(ROOT))
 from bench.answers import Grounding1, hits_of, prepare_squad, squad_items  # noqa: E402
 from bench.devkit import contains_answer, kimas_batch  # noqa: E402
 from kimas_desktop.answer.filter import pack  # noqa: E402
-from kimas_desktop.answer.verify import AnswerCheck, copied_share  # noqa: E402
+from kimas_desktop.answer.verify import AnswerCheck  # noqa: E402
 from kimas_desktop.config import ChatModelConfig, GroundingConfig, SummarizerConfig  # noqa: E402
 from local_models import build_chat_model  # noqa: E402
+
+
+def check(chat: Any, question: str, packed: list[Any]) -> dict[str, Any]:
+    try:
+        verdict = AnswerCheck(chat).judge(question, packed)
+    except Exception as err:  # a failed judgement is a signal too
+        return {"failed": str(err)[:200]}
+    return {
+        "answerable": verdict.answerable,
+        "words": verdict.words,
+        "reason": verdict.reason,
+        "kind": verdict.kind,
+        "held": verdict.held,
+    }
 
 
 def main() -> None:
@@ -36,12 +52,21 @@ def main() -> None:
     p.add_argument("--answerable", type=int, default=100)
     p.add_argument("--unanswerable", type=int, default=100)
     p.add_argument("--model", choices=["bigger", "embedded"], default="bigger")
+    p.add_argument(
+        "--band",
+        nargs=2,
+        type=float,
+        default=(0.25, 0.6),
+        help="ask the model only where the lexical score is in [low, high): the policy can use it nowhere else",
+    )
     args = p.parse_args()
     cache = ROOT / "bench" / ".cache" / "answers"
     data, answerable, unanswerable = prepare_squad(cache, 300, 100)
-    questions = [("answerable", q) for q in answerable[: args.answerable]] + [
-        ("unanswerable", q) for q in unanswerable[: args.unanswerable]
-    ]
+    pairs = itertools.zip_longest(
+        [("answerable", q) for q in answerable[: args.answerable]],
+        [("unanswerable", q) for q in unanswerable[: args.unanswerable]],
+    )
+    questions = [x for pair in pairs for x in pair if x is not None]  # alternate, so a cut run is balanced
     retrieved = cache / "policy-retrieved.json"
     if retrieved.exists():
         results = json.loads(retrieved.read_text())
@@ -66,14 +91,13 @@ def main() -> None:
             position = (answerable if label == "answerable" else unanswerable).index(q)
             result = results[q.qid]
             packed, _ = pack(hits_of(result), budget, chat.count_tokens)
-            g = grounding.run(q.text, {**result, "hits": [h for h in result["hits"]][: len(packed)]})
+            ids = {h.chunk.chunk_id for h in packed}
+            g = grounding.run(q.text, {**result, "hits": [h for h in result["hits"] if h["chunk_id"] in ids]})
             t = time.perf_counter()
-            try:
-                verdict = AnswerCheck(chat).judge(q.text, packed)
-                v = {"answerable": verdict.answerable, "words": verdict.words, "reason": verdict.reason}
-                v["held"] = copied_share(verdict.words, packed)
-            except Exception as err:  # a failed judgement is a signal too
-                v = {"failed": str(err)[:200]}
+            if not args.band[0] <= g["score"] < args.band[1]:
+                v: dict[str, Any] = {"skipped": "outside the band"}
+            else:
+                v = check(chat, q.text, packed)
             record = {
                 "qid": q.qid,
                 "label": label,

@@ -167,3 +167,27 @@ def test_opening_another_chat_mid_answer_stops_drawing_the_old_one(tmp_path: Pat
     assert all(u[1] == current for u in out if u is not None)
     turn = s.history.get(current).turns[0]
     assert turn.state == "stopped" and 0 < len(turn.answer) < len(LONG)
+
+
+def test_regenerate_while_another_conversation_answers_both_complete(tmp_path: Path) -> None:
+    """A Regenerate is an option of one answer, not another pipeline: the pipeline the other chat is
+    answering with is neither rebuilt nor shut down under it."""
+    chat = SlowChat(LONG, delay_s=0.02)
+    rig = _indexed(tmp_path, chat)
+    s = rig.session
+    _, first, _ = list(chat_handlers.submit(s, None, "What is the launch code?", page="a"))[-1]
+    pipeline = s.runtime.pipeline(s.config)
+    chat.started.clear()
+    _, second, _ = chat_handlers.new_chat(s, first, page="b")
+    out: list[chat_handlers.Drawn] = []
+    reader = _drain(
+        chat_handlers.submit(s, second, "Which launch code does Project Heliotrope use?", page="b"), out
+    )
+    assert chat.started.wait(10)
+    regenerated = list(chat_handlers.regenerate(s, first, page="a"))
+    reader.join(30)
+    assert not reader.is_alive() and regenerated
+    a, b = s.history.get(first).turns[-1], s.history.get(second).turns[-1]
+    assert (a.state, b.state) == ("done", "done"), (a.error, b.error)
+    assert a.attempt == 1 and a.answer == LONG and b.answer == LONG
+    assert s.runtime.pipeline(s.config) is pipeline  # the same pipeline served both
