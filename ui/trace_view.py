@@ -8,6 +8,7 @@ from kimas_desktop.text.words import truncate
 from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,
+    DecisionStage,
     QuoteStage,
     ReembedStage,
     RewriteStage,
@@ -46,6 +47,14 @@ def _hit_line(n: int, h: Hit) -> str:
         f"{n}. **{esc(Path(c.source).name)}**{esc(where)} · {esc(c.collection)} · score {h.score:.3f}"
         f" — {esc(truncate(' '.join(c.text.split()), 160))}"
     )
+
+
+DECISION_RULES = {
+    "lexical": "from how well the evidence matches the question",
+    "rescued": "the chat model copied the answer from a source, though the match was weak",
+    "doubted": "the chat model found no source that states it, though the match was good",
+    "try anyway": "you asked the model to try",
+}
 
 
 def trace_markdown(trace: Trace) -> str:
@@ -118,6 +127,11 @@ def trace_markdown(trace: Trace) -> str:
             else:
                 text = f"the sources do not answer it: {esc(check.reason)}{found}"
         lines.append(f"\n**The chat model's check:** {text}")
+    decision = trace.find(DecisionStage)
+    if decision is not None:
+        lines.append(
+            f"\n**Decision:** {'answer' if decision.answer else 'decline'} ({esc(DECISION_RULES.get(decision.rule, decision.rule))})"
+        )
     support = trace.find(SupportStage)
     if support is not None:
         lines.append(

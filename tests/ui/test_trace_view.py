@@ -1,6 +1,13 @@
 """The trace as a reader sees it: user-facing words, not the pipeline's internal names."""
 
-from kimas_desktop.trace import AnswerCheckStage, FirstTokenStage, RouteStage, TotalStage, TraceBuilder
+from kimas_desktop.trace import (
+    AnswerCheckStage,
+    DecisionStage,
+    FirstTokenStage,
+    RouteStage,
+    TotalStage,
+    TraceBuilder,
+)
 from kimas_desktop.types import Route
 from ui.trace_view import trace_markdown
 
@@ -14,6 +21,7 @@ def test_the_trace_speaks_the_users_language_and_shows_the_models_check() -> Non
             120.0, False, words="every 5000 km", reason="the model's words are not in the sources"
         )
     )
+    trace.add(DecisionStage(0.0, False, "doubted", 0.45, "none"))
     trace.add(FirstTokenStage(900.0))
     trace.add(TotalStage(1000.0))
     text = trace_markdown(trace.snapshot())
@@ -24,4 +32,5 @@ def test_the_trace_speaks_the_users_language_and_shows_the_models_check() -> Non
         "**The chat model's check:** the sources do not answer it: the model's words are not in the sources "
         "(“every 5000 km”)" in text
     )
+    assert "**Decision:** decline (the chat model found no source that states it" in text
     assert "| first word of the answer | 900 |" in text and "| choosing collections | 3 |" in text
