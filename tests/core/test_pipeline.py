@@ -273,7 +273,7 @@ def test_the_quote_comes_first_and_the_answer_is_checked_against_the_sources() -
     assert set(invented.missing) == {"Castrol", "5000"}
     trace = [e for e in events if isinstance(e, TraceReady)][-1].trace
     assert _found(trace, SupportStage).unsupported == 1
-    assert _found(trace, QuoteStage).at_ms < trace.timings_ms["first_token"]
+    assert _found(trace, QuoteStage).at_ms <= trace.timings_ms["first_token"]
     cites = next(e for e in events if isinstance(e, CitationsReady))
     assert cites.citations[0].sentence == "The engine oil must be changed every 10000 km."  # the sentence
     assert [c.n for c in cites.citations] == [1]  # the invented sentence cites nothing
