@@ -2,9 +2,10 @@
 
 A dataclass of ``kimas_desktop`` is written as ``{"@": "module.Class", field: value, ...}``; tuples as
 ``{"@t": [...]}`` (frozen dataclasses hold tuples, and must read back equal); mappings as
-``{"@m": [[key, value], ...]}`` (keys need not be strings). Reading rebuilds only dataclasses defined in
-``kimas_desktop`` (never an arbitrary import), ignores fields the class no longer has and lets fields it
-gained since take their defaults: that is how a record written by an older version still reads.
+``{"@m": [[key, value], ...]}`` (keys need not be strings); a non-finite float as ``{"@f": "-inf"}``
+(JSON has none). Reading rebuilds only dataclasses defined in ``kimas_desktop`` (never an arbitrary
+import), ignores fields the class no longer has and lets fields it gained since take their defaults: that
+is how a record written by an older version still reads.
 
 ``DROP`` lists fields not worth keeping (a hit's stored embedding).
 """
@@ -33,7 +34,7 @@ def _encode(value: Any) -> Any:
     if value is None or isinstance(value, bool | str | int):
         return value
     if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)  # JSON has no inf/nan
+        return value if math.isfinite(value) else {"@f": str(value)}  # JSON has no inf/nan
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         cls = type(value)
         out: dict[str, Any] = {"@": f"{cls.__module__}.{cls.__qualname__}"}
@@ -71,6 +72,8 @@ def _decode(value: Any) -> Any:
         return [_decode(v) for v in value]
     if not isinstance(value, dict):
         return value
+    if "@f" in value:
+        return float(value["@f"])
     if "@t" in value:
         return tuple(_decode(v) for v in value["@t"])
     if "@m" in value:
