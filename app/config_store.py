@@ -2,27 +2,22 @@
 
 Every change (a collection created or removed, a folder added, settings saved) goes through ``update``:
 read, modify and write under one lock, so two changes made at the same time are both kept. The lock is
-held across processes too (a lock file next to the config, where the OS has ``flock``), and a config
+held across processes too (``filelock`` on a lock file next to the config), and a config
 another process wrote meanwhile (``kimas index`` while the app runs) is read again before it is changed.
 The file is replaced atomically (``save_config``): a crash leaves the old one.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
+
+from filelock import FileLock
 
 from kimas_desktop.config import Config, load_config, save_config
 
 __all__ = ["ConfigStore"]
-
-try:
-    import fcntl
-except ImportError:  # Windows: the in-process lock only
-    fcntl = None  # type: ignore[assignment]
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -31,20 +26,6 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     except FileNotFoundError:
         return None
     return st.st_mtime_ns, st.st_size
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    if fcntl is None:
-        yield
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
 
 
 class ConfigStore:
@@ -63,7 +44,7 @@ class ConfigStore:
 
         ``change`` runs under the lock and may raise (a ``ConfigError`` with a sentence) to change nothing.
         """
-        with self._lock, _file_lock(self.path):
+        with self._lock, FileLock(self.path.with_name(self.path.name + ".lock")):
             current = self._config
             if _stamp(self.path) != self._seen:  # another process wrote the file
                 current = load_config(self.path)

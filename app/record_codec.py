@@ -2,10 +2,11 @@
 
 A dataclass of ``kimas_desktop`` or of ``app.conversation`` is written as ``{"@": "module.Class",
 field: value, ...}``; tuples as ``{"@t": [...]}`` (frozen dataclasses hold tuples, and must read back
-equal); mappings as ``{"@m": [[key, value], ...]}`` (keys need not be strings). Reading rebuilds only
-dataclasses defined there (never an arbitrary import), ignores fields the class no longer has and lets
-fields it gained since take their defaults: that is how a record written by an older version still reads.
-A class that moved since is found through ``RENAMED`` (the old ``module.Class`` → where it lives now).
+equal); mappings as ``{"@m": [[key, value], ...]}`` (keys need not be strings); a non-finite float as
+``{"@f": "-inf"}`` (JSON has none). Reading rebuilds only dataclasses defined there (never an arbitrary
+import), ignores fields the class no longer has and lets fields it gained since take their defaults: that
+is how a record written by an older version still reads. A class that moved since is found through
+``RENAMED`` (the old ``module.Class`` → where it lives now).
 
 ``DROP`` lists fields not worth keeping (a hit's stored embedding).
 """
@@ -44,7 +45,7 @@ def _encode(value: Any) -> Any:
     if value is None or isinstance(value, bool | str | int):
         return value
     if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)  # JSON has no inf/nan
+        return value if math.isfinite(value) else {"@f": str(value)}  # JSON has no inf/nan
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         cls = type(value)
         out: dict[str, Any] = {"@": f"{cls.__module__}.{cls.__qualname__}"}
@@ -82,6 +83,8 @@ def _decode(value: Any) -> Any:
         return [_decode(v) for v in value]
     if not isinstance(value, dict):
         return value
+    if "@f" in value:
+        return float(value["@f"])
     if "@t" in value:
         return tuple(_decode(v) for v in value["@t"])
     if "@m" in value:

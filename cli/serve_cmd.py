@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from app.config_store import ConfigStore
 from app.desktop import DesktopApp
 from app.instance_lock import AlreadyRunningError, InstanceLock
+from app.log_file import open_log_file
 from app.paths import Paths, read_config, resolve_paths
 from app.runtime import Runtime
 from kimas_desktop.config import PRESETS, Config
@@ -41,31 +42,25 @@ def build_app(paths: Paths, config: Config) -> DesktopApp:
     return DesktopApp(Runtime(paths, config), ConfigStore(paths.config_file, config))
 
 
-def _log_to_file(path: Path) -> None:
-    """Details (tracebacks) for the curious go to ``<data dir>/kimas.log``; the page shows sentences."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.setLevel(logging.INFO)
-    root = logging.getLogger()
-    for console in root.handlers:  # the terminal keeps showing warnings and errors only
-        if console.level == logging.NOTSET:
-            console.setLevel(logging.WARNING)
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    for noisy in ("httpx", "httpcore", "uvicorn.access", "watchdog", "urllib3"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+def probe_options(platform: str = sys.platform) -> list[tuple[int, int]]:
+    """Socket options of the probe, as ``(option, value)`` at ``SOL_SOCKET``. On Linux and macOS as the
+    server will (uvicorn sets SO_REUSEADDR): connections of a just-stopped app lingering in TIME_WAIT must
+    not block a relaunch; only a socket still listening does. On Windows SO_REUSEADDR would let the probe
+    bind over a listening socket (a busy port would look free), and TIME_WAIT never blocks a bind there:
+    the probe asks for the port exclusively instead."""
+    if platform == "win32":
+        return [(getattr(socket, "SO_EXCLUSIVEADDRUSE", -5), 1)]  # -5: its value in Winsock
+    return [(socket.SO_REUSEADDR, 1)]
 
 
 def port_in_use(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        # As the server will (uvicorn sets SO_REUSEADDR): connections of a just-stopped app lingering in
-        # TIME_WAIT must not block a relaunch; only a socket still listening does.
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        for option, value in probe_options():
+            s.setsockopt(socket.SOL_SOCKET, option, value)
         try:
             s.bind(("127.0.0.1", port))
         except OSError as err:
-            return err.errno in (errno.EADDRINUSE, errno.EACCES)
+            return err.errno in (errno.EADDRINUSE, errno.EACCES, getattr(errno, "WSAEACCES", errno.EACCES))
     return False
 
 
@@ -110,14 +105,15 @@ def run(args: argparse.Namespace) -> int:
     except AlreadyRunningError as err:
         print(f"kimas: {err}", file=sys.stderr)
         return 2
+    log_file = open_log_file(paths.log_file)  # details (tracebacks); the page shows sentences
     try:
         return _serve(args, paths, config)
     finally:
+        log_file.close()
         instance.release()
 
 
 def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
-    _log_to_file(paths.log_file)
     # Uploads pass through Gradio's cache: keep them inside the data dir, not in the system's temp dir.
     os.environ.setdefault("GRADIO_TEMP_DIR", str(paths.data_dir / "cache" / "gradio"))
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"

@@ -7,8 +7,8 @@ A lease is one small JSON object beside the database, ``_kimas_leases/<key>.json
 
 It only ever changes by compare-and-swap on the version last read: create-if-absent or
 replace-if-unchanged. On an object store that is a conditional PUT (``If-None-Match: *`` and
-``If-Match: <ETag>``, through obstore); on a local directory, a write under an exclusive ``fcntl`` lock of a
-sibling lock file, then an atomic rename. So two writers that race for the same lease cannot both win.
+``If-Match: <ETag>``, through obstore); on a local directory, a write under an exclusive lock (``filelock``)
+of a sibling lock file, then an atomic rename. So two writers that race for the same lease cannot both win.
 
 - **acquire**: an absent, released or expired lease is taken; a live one is waited for (bounded), then
   ``CollectionBusyError`` names its holder. Taking over a lease that was never released (its writer was
@@ -22,7 +22,6 @@ sibling lock file, then an atomic rename. So two writers that race for the same 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
@@ -31,11 +30,14 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
+
+import psutil
+from filelock import FileLock
 
 from kimas_desktop.errors import CollectionBusyError, IndexingError
 
@@ -66,22 +68,13 @@ class Slot(Protocol):
 
 
 class FileSlot:
-    """A file in a local directory; each swap runs under an exclusive ``fcntl`` lock of ``<file>.lock``."""
+    """A file in a local directory; each swap runs under an exclusive lock (``filelock``) of ``<file>.lock``."""
 
     def __init__(self, path: Path) -> None:
         self._path = path
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        import fcntl
-
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(str(self._path) + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock
+    def _locked(self) -> FileLock:
+        return FileLock(str(self._path) + ".lock")
 
     def read(self) -> tuple[bytes, str] | None:
         try:
@@ -190,13 +183,9 @@ class LeaseRecord:
 
 
 def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process
-        return True
-    return True
+    """Whether process ``pid`` exists on this host (``psutil``: no signal is sent; on Windows ``os.kill(pid,
+    0)`` would send CTRL_C_EVENT)."""
+    return bool(psutil.pid_exists(pid))
 
 
 def _encode(record: LeaseRecord) -> bytes:

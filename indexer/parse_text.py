@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterator
 
 from indexer.documents import Block, SkipFile
 
 _SNIFF = 8192
+_UNASSIGNED = re.compile("[\udc80-\udcff]")  # bytes cp1252 leaves unassigned, as surrogateescape keeps them
 
 
 def decode_text(data: bytes) -> str:
     """The text of a file, or ``SkipFile`` when it looks binary.
 
-    UTF-8 (with or without BOM) first, UTF-16 when it has a BOM, then Latin-1 for legacy 8-bit text as
-    long as control characters stay rare.
+    UTF-8 (with or without BOM) first, UTF-16 when it has a BOM, then Windows-1252 for legacy 8-bit text
+    as long as control characters stay rare (cp1252 is Latin-1 plus curly quotes, dashes and € in
+    0x80-0x9F; its five unassigned bytes read as in Latin-1).
     """
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         try:
@@ -31,7 +34,7 @@ def decode_text(data: bytes) -> str:
     controls = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13))
     if controls > len(head) // 100:
         raise SkipFile("binary content (not valid text in any supported encoding)")
-    return data.decode("latin-1")
+    return _UNASSIGNED.sub(lambda m: chr(ord(m.group()) - 0xDC00), data.decode("cp1252", "surrogateescape"))
 
 
 def split_lines(text: str) -> list[str]:

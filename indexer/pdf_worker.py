@@ -8,14 +8,15 @@ of a PDF, ``{"path": ..., "ocr": [3, 5], "timeout": 60}`` to render those PDF pa
 page). Replies go to stdout as frames of a 4-byte big-endian length followed by JSON: ``{"t": "pages",
 "n": N}``, then per page ``{"t": "page", "i": 1, "text": ...}`` or ``{"t": "page_error", "i": 1, "error":
 ...}``, then ``{"t": "done"}``; or at any point ``{"t": "skip", "reason": ...}`` / ``{"t": "error", "error":
-...}``. Anything a library prints goes to stderr, never into the frame stream. The address space is capped
-(and the OCR program inherits the cap), so a file that would eat all memory fails with MemoryError instead
-of taking the machine down; OCR has a time limit per page.
+...}``. Anything a library prints goes to stderr, never into the frame stream. On Linux the address space
+is capped (and the OCR program inherits the cap), so a file that would eat all memory fails with MemoryError
+instead of taking the machine down; macOS does not enforce that limit and Windows has no such call, so there
+the cap is skipped (the parent's per-file time limit still ends a runaway parse). OCR has a time limit per
+page. The worker runs at a lower priority (``psutil``: nice 10, or Windows' below-normal class).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -37,12 +38,31 @@ def _send(out: BinaryIO, message: dict[str, Any]) -> None:
     out.flush()
 
 
-def _limit_memory() -> None:
+def _limit_memory() -> bool:
+    """Cap the address space where the OS enforces it (Linux); False where it cannot (Windows has no
+    ``resource`` module; macOS accepts RLIMIT_AS but does not enforce it)."""
+    if not sys.platform.startswith("linux"):
+        return False
     try:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
     except (ImportError, ValueError, OSError):
+        return False
+    return True
+
+
+def _lower_priority() -> None:
+    """Parse in the gaps the embedding model leaves (on every OS; best effort)."""
+    try:
+        import psutil
+
+        process = psutil.Process()
+        if sys.platform == "win32":
+            process.nice(psutil.BELOW_NORMAL_PRIORITY_CLASS)
+        else:
+            process.nice(max(process.nice(), 10))  # psutil sets, os.nice adds: never raise our priority
+    except Exception:  # no psutil, or the OS refuses: run at normal priority
         pass
 
 
@@ -167,8 +187,7 @@ def main() -> None:
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the frames
     _limit_memory()
-    with contextlib.suppress(OSError):  # parse in the gaps the embedding model leaves
-        os.nice(10)
+    _lower_priority()
     warnings.simplefilter("ignore")
     logging.basicConfig(level=logging.CRITICAL)
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)

@@ -14,12 +14,13 @@ Where installed files live, under the data dir's model cache (``<data dir>/model
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
+
+import psutil
 
 from kimas_desktop.errors import ConfigError
 
@@ -93,10 +94,11 @@ class CatalogEntry:
 
 
 def machine_ram_mb() -> int:
-    """This machine's physical memory in MB (0 when the OS does not say)."""
+    """This machine's physical memory in MB (``psutil``: Linux, macOS and Windows alike; 0 when the OS
+    does not say)."""
     try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20))
-    except (ValueError, OSError, AttributeError):
+        return int(psutil.virtual_memory().total // (1 << 20))
+    except (OSError, RuntimeError, AttributeError):
         return 0
 
 

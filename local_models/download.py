@@ -6,7 +6,12 @@ checks the free disk space before writing a byte, stops when its ``CancelToken``
 ``.part`` stays, so the next attempt resumes), checks the SHA-256 of the whole file, and only then moves
 it into place with one atomic rename and writes a receipt beside it (``<name>.kimas.json``: where it
 came from, its SHA-256, whether that matched a published one). A file whose checksum does not match is
-deleted, never used.
+deleted, never used. ``published`` asks the hub (``huggingface_hub``'s file metadata, so ``HF_ENDPOINT``
+mirrors work) for the SHA-256 it publishes of a large file, before the download.
+
+The bytes themselves travel through our own loop rather than ``huggingface_hub``'s: its downloader retries
+a refused connection five times a second apart (offline must fail at once), keeps a partial file only in
+its own cache layout, and has no cancel; ours adds the free-disk check, cancel and progress reports.
 
 Offline, a download fails at once (a refused connection is not retried): no hang, no file left.
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable
@@ -36,8 +42,10 @@ __all__ = [
     "ChecksumMismatchError",
     "DownloadError",
     "DownloadProgress",
+    "Published",
     "Receipt",
     "download_file",
+    "published",
     "read_receipt",
     "sha256_of",
     "write_receipt",
@@ -48,6 +56,7 @@ _CHUNK = 1 << 20
 _REPORT_EVERY_S = 0.25
 _SPARE_BYTES = 64 << 20  # left free after the download
 _TRUTHY = {"1", "true", "yes", "on"}
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 Phase = Literal["connecting", "downloading", "verifying", "done"]
 
@@ -115,6 +124,47 @@ def write_receipt(path: Path, receipt: Receipt) -> None:
     tmp = file.with_name(file.name + ".tmp")
     tmp.write_text(json.dumps(asdict(receipt), indent=1), "utf-8")
     os.replace(tmp, file)
+
+
+@dataclass(frozen=True)
+class Published:
+    """What the hub publishes about a file before it is downloaded: its SHA-256 (empty when the hub gives
+    none: a small file kept in git, whose ETag is a git hash) and its size."""
+
+    sha256: str
+    size: int | None
+
+
+def published(url: str, *, timeout_s: float = 10.0, name: str = "") -> Published:
+    """The hub's metadata of ``url`` (a ``/resolve/`` URL on the hub or a mirror in its layout), through
+    ``huggingface_hub``: for a large (LFS) file the hub sends its SHA-256 as ``X-Linked-Etag``.
+
+    Raises ``DownloadError`` at once when the hub cannot be reached or has no such file; any other failure
+    of this request leaves the hash unknown (the download then records its hash instead of checking it).
+    """
+    from huggingface_hub import get_hf_file_metadata
+    from huggingface_hub.errors import HfHubHTTPError
+
+    label = name or url.rsplit("/", 1)[-1]
+    try:
+        meta = get_hf_file_metadata(url, token=False, timeout=timeout_s)
+    except httpx.ConnectError as err:
+        raise DownloadError(
+            f"Cannot download {label}: cannot connect to {httpx.URL(url).host} ({err}). Check the "
+            "internet connection; the models already installed keep working."
+        ) from err
+    except HfHubHTTPError as err:
+        status = err.response.status_code if err.response is not None else 0
+        if status in (404, 401, 403):
+            raise DownloadError(
+                f"Cannot download {label}: {url} answered HTTP {status} (not found or not public). The "
+                "catalog entry may be out of date."
+            ) from err
+        return Published("", None)
+    except (httpx.HTTPError, OSError, ValueError):
+        return Published("", None)
+    etag = (meta.etag or "").lower()
+    return Published(etag if _SHA256.fullmatch(etag) else "", meta.size)
 
 
 def _disk_free(path: Path) -> int:

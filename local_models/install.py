@@ -1,16 +1,17 @@
 """Installing catalog models: the one call the CLI (``kimas models pull``) and the Settings page make.
 
 ``install(entry, models_dir, on_progress=..., cancel=...)`` downloads every file of a catalog entry
-(``download.download_file``: resume, free-disk check, SHA-256, atomic move) and returns the installed
-path, plus the config change that selects it (``ModelChoice``). Nothing reaches the network unless
+(``download.download_file``: resume, free-disk check, SHA-256, atomic move; where the catalog lists no
+SHA-256, the one the hub publishes, which is then kept as learned) and returns the installed path, plus the config change that selects it (``ModelChoice``). Nothing reaches the network unless
 this is called for that model. ``models_status`` lists the catalog as the user sees it (installed or
 not, fits this machine's RAM or not) without touching the network.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +32,23 @@ from local_models.download import (
     ProgressCallback,
     Receipt,
     download_file,
+    published,
     read_receipt,
     write_receipt,
 )
 from local_models.hub import hub_endpoint
 
-__all__ = ["InstallResult", "ModelChoice", "ModelStatus", "install", "models_status"]
+__all__ = [
+    "InstallResult",
+    "ModelChoice",
+    "ModelStatus",
+    "install",
+    "learned_hashes",
+    "models_status",
+    "with_learned_hashes",
+]
+
+LEARNED_FILE = "hub-sha256.json"
 
 
 @dataclass(frozen=True)
@@ -78,12 +90,40 @@ def choice_for(entry: CatalogEntry, path: Path) -> ModelChoice:
     return ModelChoice("rerank", (("model", entry.name),))
 
 
+def learned_hashes(models_dir: Path) -> dict[str, str]:
+    """The SHA-256 the hub published for files the catalog has none for, as learned by earlier downloads
+    (``<models>/hub-sha256.json``, ``repo/file`` → hash): a later download must match it too."""
+    try:
+        data = json.loads((models_dir / LEARNED_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _learn(models_dir: Path, key: str, sha256: str) -> None:
+    hashes = {**learned_hashes(models_dir), key: sha256}
+    models_dir.mkdir(parents=True, exist_ok=True)
+    tmp = models_dir / (LEARNED_FILE + ".tmp")
+    tmp.write_text(json.dumps(hashes, indent=1, sort_keys=True), "utf-8")
+    os.replace(tmp, models_dir / LEARNED_FILE)
+
+
+def with_learned_hashes(entries: list[CatalogEntry], models_dir: Path) -> list[CatalogEntry]:
+    """The catalog with the hashes learned from the hub filled in where it lists none."""
+    learned = learned_hashes(models_dir)
+    out = []
+    for entry in entries:
+        extra = {f: learned[f"{entry.repo}/{f}"] for f in entry.files if f"{entry.repo}/{f}" in learned}
+        out.append(replace(entry, sha256={**extra, **entry.sha256}) if extra else entry)
+    return out
+
+
 def models_status(
     entries: list[CatalogEntry], models_dir: Path, ram_mb: int | None = None
 ) -> list[ModelStatus]:
     ram = machine_ram_mb() if ram_mb is None else ram_mb
     out = []
-    for entry in entries:
+    for entry in with_learned_hashes(entries, models_dir):
         path = installed_path(entry, models_dir)
         verified = bool(entry.embedded) if path is not None else False
         if path is not None and not entry.embedded:
@@ -129,15 +169,24 @@ def install(
     sizes = _split_size(entry)
     extra: dict[str, Any] = {"disk_free": disk_free} if disk_free is not None else {}
     receipts = []
+    learned = learned_hashes(models_dir)
     for file in entry.files:
         target = _file_path(entry, models_dir, file)
         receipt = read_receipt(target) if target.is_file() else None
         if receipt is None:
+            url = entry.url(file, base)
+            key = f"{entry.repo}/{file}"
+            sha256, size_hint = entry.sha256.get(file) or learned.get(key, ""), sizes.get(file)
+            if not sha256:  # the hub publishes the SHA-256 of large files: check against it
+                hub = published(url, name=entry.name)
+                sha256, size_hint = hub.sha256, size_hint or hub.size
+                if sha256:
+                    _learn(models_dir, key, sha256)
             receipt = download_file(
-                entry.url(file, base),
+                url,
                 target,
-                sha256=entry.sha256.get(file, ""),
-                size_hint=sizes.get(file),
+                sha256=sha256,
+                size_hint=size_hint,
                 partial_dir=partial / entry.repo.replace("/", "--"),
                 on_progress=on_progress,
                 cancel=cancel,

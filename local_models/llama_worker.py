@@ -34,6 +34,7 @@ from typing import Any, BinaryIO
 
 import llama_cpp
 import numpy as np
+import psutil
 
 
 def _send(out: BinaryIO, message: dict[str, Any]) -> None:
@@ -294,8 +295,7 @@ class Worker:
 
 
 def _rss_bytes() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    return int(psutil.Process().memory_info().rss)
 
 
 def main() -> None:

@@ -7,7 +7,9 @@ CPUs with AMX, llama.cpp then repacks weights into its AMX buffer type, and the 
 (ggml-org/llama.cpp#20824). So on x86-64 we build with ``GGML_NATIVE=OFF`` and switch on exactly the vector
 extensions this CPU reports (AVX, AVX2, FMA, F16C, BMI2, AVX-512 and its VNNI/VBMI/BF16 parts, AVX-VNNI),
 with AMX off. An extension the CPU lacks stays off: an AVX-512 build would crash a laptop without it.
-On other architectures llama.cpp's native build has no AMX path, and its default stays.
+On other architectures llama.cpp's native build has no AMX path, and its default stays. On macOS and
+Windows (no ``/proc/cpuinfo`` to read the extensions from) llama-cpp-python's own default build is used:
+Metal on Apple Silicon, the native CPU build elsewhere.
 
 Prints one line: the flags, space-separated (empty for the default build).
 """
@@ -52,13 +54,17 @@ def cmake_flags(flags: set[str]) -> list[str]:
     return out
 
 
+def build_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The flags for this machine; empty (llama-cpp-python's default build) where our logic does not
+    apply: not x86-64, or not Linux (where ``/proc/cpuinfo`` does not exist)."""
+    if platform.machine().lower() not in ("x86_64", "amd64") or platform.system() != "Linux":
+        return ""
+    flags = cpu_flags(cpuinfo.read_text()) if cpuinfo.exists() else set()
+    return " ".join(cmake_flags(flags))
+
+
 def main() -> None:
-    if platform.machine().lower() not in ("x86_64", "amd64"):
-        print("")
-        return
-    source = Path(sys.argv[1] if len(sys.argv) > 1 else "/proc/cpuinfo")
-    flags = cpu_flags(source.read_text()) if source.exists() else set()
-    print(" ".join(cmake_flags(flags)))
+    print(build_flags(Path(sys.argv[1])) if len(sys.argv) > 1 else build_flags())
 
 
 if __name__ == "__main__":

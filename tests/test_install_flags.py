@@ -50,3 +50,16 @@ def test_the_installed_llama_cpp_uses_this_cpus_vector_extensions_and_no_amx() -
     assert features.get("AVX2", False) == ("avx2" in cpu)
     assert features.get("AVX512", False) == ("avx512f" in cpu and "avx512bw" in cpu)
     assert features.get("AVX512_VNNI", False) == ("avx512_vnni" in cpu)
+
+
+@pytest.mark.parametrize(("system", "machine"), [("Darwin", "arm64"), ("Darwin", "x86_64"), ("Windows", "AMD64")])
+def test_macos_and_windows_get_llama_cpps_default_build_without_reading_proc(
+    system: str, machine: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("flags : avx avx2 fma\n")
+    monkeypatch.setattr(platform, "system", lambda: system)
+    monkeypatch.setattr(platform, "machine", lambda: machine)
+    assert flags_mod.build_flags(cpuinfo) == ""  # Metal on Apple Silicon; the native build elsewhere
+    monkeypatch.setattr(platform, "system", lambda: "Linux")
+    assert flags_mod.build_flags(cpuinfo).startswith("-DGGML_NATIVE=OFF") == (machine != "arm64")

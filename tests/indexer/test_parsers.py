@@ -95,6 +95,12 @@ def test_legacy_8_bit_text_is_read(parser: FileParser, tmp_path: Path) -> None:
     assert blocks(parser, path)[0].text == "Café crème"
 
 
+def test_windows_1252_quotes_dashes_and_euro_are_read(parser: FileParser, tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes("\u201cPrice\u201d \u2013 5 \u20ac, it\u2019s fine\u2026".encode("cp1252") + b" \x81")
+    assert blocks(parser, path)[0].text == "\u201cPrice\u201d \u2013 5 \u20ac, it\u2019s fine\u2026 \x81"
+
+
 def test_binary_junk_and_unknown_types_are_skipped_with_a_reason(parser: FileParser, tmp_path: Path) -> None:
     junk = tmp_path / "notes.txt"
     junk.write_bytes(bytes(range(256)) * 8)

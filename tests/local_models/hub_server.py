@@ -3,11 +3,16 @@
 ``GET /<repo>/resolve/main/<file>`` with ``Range: bytes=N-`` support (206), and faults a test switches
 on: ``drop_after`` (send that many bytes of the next ``drops`` responses, then close the connection
 while the Content-Length promised more) and ``corrupt_at`` (flip one byte at that file offset).
-Every request's path and Range header is recorded.
+Every GET's path and Range header is recorded.
+
+``HEAD`` answers as the hub does for a large (LFS) file: ``X-Linked-Etag`` is the file's SHA-256,
+``X-Linked-Size`` its size, ``X-Repo-Commit`` a commit; ``publish_sha256 = False`` sends a git-style ETag
+instead (as the hub does for small files kept in git), so no hash is published.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Iterator
@@ -26,12 +31,37 @@ class HubState:
     drops: int = 0
     corrupt_at: int | None = None
     requests: list[tuple[str, str]] = field(default_factory=list)  # (path, Range header or "")
+    heads: list[str] = field(default_factory=list)
+    publish_sha256: bool = True
     bytes_sent: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class _Handler(QuietHandler):
     server: StateServer[HubState]
+
+    def do_HEAD(self) -> None:
+        state = self.server.state
+        with state.lock:
+            state.heads.append(self.path)
+        repo, sep, file = self.path.lstrip("/").partition("/resolve/main/")
+        source = state.files.get(f"{repo}/{file}") if sep else None
+        if source is None:
+            self.send_response(404)
+            self.send_header("X-Error-Code", "EntryNotFound")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()
+        self.send_response(200)
+        self.send_header("X-Repo-Commit", "0" * 40)
+        if state.publish_sha256:
+            self.send_header("X-Linked-Etag", f'"{digest}"')
+            self.send_header("X-Linked-Size", str(source.stat().st_size))
+        else:
+            self.send_header("ETag", f'"{digest[:40]}"')  # a git blob id, not a SHA-256
+        self.send_header("Content-Length", str(source.stat().st_size))
+        self.end_headers()
 
     def do_GET(self) -> None:
         state = self.server.state

@@ -22,7 +22,7 @@ from local_models.download import (
     download_file,
     read_receipt,
 )
-from local_models.install import install, models_status
+from local_models.install import install, learned_hashes, models_status
 from local_models.resolve import resolve_chat, resolve_embedding
 from tests.local_models.hub_server import HubState, hub_server
 
@@ -174,11 +174,44 @@ def test_a_corrupted_byte_is_rejected_and_nothing_is_kept(
     assert not models_status([_entry(digest)], tmp_path, ram_mb=16_000)[0].installed
 
 
+def test_the_hubs_published_hash_verifies_a_download_through_hf_endpoint(
+    hub: tuple[str, HubState], gguf: tuple[Path, str, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The catalog lists no hash; the hub (here the local server, through HF_ENDPOINT) publishes one."""
+    base, state = hub
+    _, digest, _ = gguf
+    monkeypatch.setenv("HF_ENDPOINT", base)
+    assert not _entry("").verified
+    result = install(_entry(""), tmp_path)
+
+    assert state.heads == [f"/{REPO}/resolve/main/{FILE}"]
+    assert result.verified
+    receipt = read_receipt(result.path)
+    assert receipt is not None and receipt.verified and receipt.sha256 == digest
+    assert learned_hashes(tmp_path) == {f"{REPO}/{FILE}": digest}  # the catalog records what it learned
+    status = models_status([_entry("")], tmp_path, ram_mb=16_000)[0]
+    assert status.verified and status.entry.verified and status.entry.sha256 == {FILE: digest}
+    assert "SHA-256 verified" in resolve_chat(ChatModelConfig(path=str(result.path))).describe()
+
+
+def test_a_corrupted_byte_fails_the_hubs_published_hash(
+    hub: tuple[str, HubState], gguf: tuple[Path, str, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, state = hub
+    monkeypatch.setenv("HF_ENDPOINT", base)
+    state.corrupt_at = 54_321
+    with pytest.raises(ChecksumMismatchError, match="deleted and not used"):
+        install(_entry(""), tmp_path)
+    assert installed_path(_entry(""), tmp_path) is None
+    assert [p for p in _leftovers(tmp_path) if p != "hub-sha256.json"] == []
+
+
 def test_without_a_published_hash_it_is_recorded_not_verified(
     hub: tuple[str, HubState], gguf: tuple[Path, str, int], tmp_path: Path
 ) -> None:
-    base, _ = hub
+    base, state = hub
     _, digest, _ = gguf
+    state.publish_sha256 = False  # as the hub does for a small file kept in git
     result = install(_entry(""), tmp_path, base_url=base)
     receipt = read_receipt(result.path)
     assert receipt is not None and receipt.sha256 == digest and not receipt.verified

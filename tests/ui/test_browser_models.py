@@ -2,8 +2,9 @@
 
 The real app (``launch.py`` with the real embedded models) runs against a hub-layout server on
 127.0.0.1 (``HF_ENDPOINT``; tests/local_models/hub_server.py). The server serves the real SmolLM2 GGUF
-under the name of a catalog chat model that has no published hash (the catalog cannot tell the bytes
-apart, so they download as "unverified"), throttled so the progress is visible. Screenshots of every
+under the name of a catalog chat model that has no hash in the catalog; the server publishes the served
+file's SHA-256 as the hub does, so the download is checked against it and shows as verified. It is
+throttled so the progress is visible. Screenshots of every
 step go to ``test-artifacts/browser-models/``.
 """
 
@@ -104,6 +105,7 @@ def test_download_a_catalog_model_switch_to_it_and_ask(
             shot("02-downloading")
             expect(downloads.locator("[data-phase=done]")).to_be_visible(timeout=90_000)
             expect(row).to_contain_text("installed")
+            expect(row).not_to_contain_text("unverified")  # checked against the hub's published SHA-256
             shot("03-downloaded")
 
             # 3. Switch to it: a visible loading state, then ready with the new file, saved.

