@@ -1,4 +1,4 @@
-"""The CMake flags that build llama.cpp for this CPU, without AMX. Used by scripts/install.sh.
+"""The CMake flags that build llama.cpp for this CPU, without AMX. Used by scripts/install.py.
 
     python3 scripts/llama_build_flags.py [/proc/cpuinfo]
 
