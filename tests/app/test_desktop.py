@@ -14,7 +14,7 @@ from app.uploads import check_collection_name, copy_uploads, safe_file_name
 from kimas_desktop.answer.summarizer import NO_KNOWLEDGE
 from kimas_desktop.config import load_config
 from kimas_desktop.errors import ConfigError, ModelError
-from tests.ui.session_fakes import ANSWER, SlowChat, make_rig, write_docs
+from tests.rigs import ANSWER, SlowChat, make_rig, write_docs
 
 # -- upload names ------------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
 from kimas_desktop.types import Message
 from local_models.fake import ScriptedChatModel
-from tests.ui.session_fakes import make_rig, scripted, write_docs
+from tests.rigs import make_rig, scripted, write_docs
 
 
 class BlockingJudge(ScriptedChatModel):

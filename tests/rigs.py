@@ -21,8 +21,7 @@ from kimas_desktop.control import CancelToken, IndexControl
 from kimas_desktop.errors import CollectionNotFoundError
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.types import Chunk, IndexProgress, IndexReport, Message
-from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapReranker
-from tests.fakes import MemorySearcher
+from local_models.fake import HashEmbedder, MemorySearcher, ScriptedChatModel, WordOverlapReranker
 
 ANSWER = "The launch code is PURPLE-OTTER-42 [1]."
 
