@@ -237,3 +237,13 @@ def write_docs(folder: Path) -> Path:
         "The launch code of Project Heliotrope is PURPLE-OTTER-42.", "utf-8"
     )  # the fake indexer reads text; only the name says PDF
     return folder
+
+
+def indexed_rig(tmp_path: Path, **kw: Any) -> Rig:
+    """``make_rig(tmp_path, **kw)`` with the collection "docs" holding the Heliotrope file, indexed."""
+    rig = make_rig(tmp_path, **kw)
+    assert rig.session.add_uploads(
+        "docs", [(write_docs(tmp_path / "t") / "heliotrope.pdf", "heliotrope.pdf")]
+    ).ok
+    rig.wait_idle()
+    return rig
