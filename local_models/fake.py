@@ -4,7 +4,7 @@
 words are similar and the result never depends on Python's salted ``hash()``. ``ScriptedChatModel``
 answers from a script and records every prompt it was given. ``WordOverlapReranker`` scores by shared
 words. ``MemorySearcher`` is a ``ChunkSearcher`` held in memory; it passes the same contract suite as the
-real one, ``indexer.LanceStore`` (tests/kimas_desktop/test_searcher_contract.py).
+real one, ``indexer.LanceStore`` (``ChunkSearcherContract`` in tests/local_models/contracts.py).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from kimas_desktop.control import CancelToken
+from kimas_desktop.errors import CollectionNotFoundError
 from kimas_desktop.protocols import Embedder, SearchMode, Vector
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
 from kimas_desktop.text.words import content_words
@@ -206,7 +207,15 @@ class MemorySearcher:
 
     def collections(self) -> list[CollectionInfo]:
         return [
-            CollectionInfo(name, (), self.embedder.model_id, self.embedder.dim, 1, len(cs), None)
+            CollectionInfo(
+                name,
+                (),
+                self.embedder.model_id,
+                self.embedder.dim,
+                len({c.source for c in cs}),
+                len(cs),
+                None,
+            )
             for name, cs in self.chunks.items()
         ]
 
@@ -228,18 +237,25 @@ class MemorySearcher:
         self, collection: str, *, text: str, vector: Vector, k: int, mode: SearchMode = "hybrid"
     ) -> list[Hit]:
         self.searches.append((collection, text))
-        cs = self.chunks.get(collection, [])
+        if collection not in self.chunks:
+            raise CollectionNotFoundError(f"there is no collection named '{collection}'")
+        cs = self.chunks[collection]
         if not cs:
             return []
         vecs = self.embedder.embed_passages([c.text for c in cs])
+        stored = {c.chunk_id: tuple(float(x) for x in v) for c, v in zip(cs, vecs, strict=True)}
+
+        def hit(chunk: Chunk, score: float) -> Hit:
+            return Hit(chunk, score, vector=stored[chunk.chunk_id])
+
         dense = sorted(
-            (Hit(c, float(s)) for c, s in zip(cs, vecs @ np.asarray(vector), strict=True)),
+            (hit(c, float(s)) for c, s in zip(cs, vecs @ np.asarray(vector), strict=True)),
             key=lambda h: h.score,
             reverse=True,
         )[:k]
         q = set(content_words(text))
         lexical = sorted(
-            (Hit(c, float(len(q & set(content_words(c.text))))) for c in cs),
+            (hit(c, float(len(q & set(content_words(c.text))))) for c in cs),
             key=lambda h: h.score,
             reverse=True,
         )
