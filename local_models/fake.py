@@ -1,8 +1,10 @@
-"""Deterministic stand-ins for unit tests of our own logic (not of a model's behaviour).
+"""Deterministic stand-ins for the backends, for tests of our own logic (not of a model's behaviour).
 
 ``HashEmbedder`` maps each word to a SHA-256-seeded random vector and averages them, so texts that share
 words are similar and the result never depends on Python's salted ``hash()``. ``ScriptedChatModel``
-answers from a script and records every prompt it was given.
+answers from a script and records every prompt it was given. ``WordOverlapReranker`` scores by shared
+words. ``MemorySearcher`` is a ``ChunkSearcher`` held in memory; it passes the same contract suite as the
+real one, ``indexer.LanceStore`` (``ChunkSearcherContract`` in tests/local_models/contracts.py).
 """
 
 from __future__ import annotations
@@ -10,16 +12,21 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from kimas_desktop.control import CancelToken
-from kimas_desktop.protocols import Vector
-from kimas_desktop.types import ChatModelDescription, Message
+from kimas_desktop.errors import CollectionNotFoundError
+from kimas_desktop.protocols import Embedder, SearchMode, Vector
+from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
+from kimas_desktop.text.words import content_words
+from kimas_desktop.types import ChatModelDescription, Chunk, CollectionInfo, Hit, Message, Synopsis
 
-__all__ = ["HashEmbedder", "ScriptedChatModel", "WordOverlapReranker"]
+__all__ = ["HashEmbedder", "MemorySearcher", "ScriptedChatModel", "WordOverlapReranker"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -172,3 +179,95 @@ class WordOverlapReranker:
     ) -> list[float]:
         q = set(_words(query))
         return [len(q & set(_words(t))) / (len(q) or 1) for t in texts]
+
+
+@dataclass
+class MemorySearcher:
+    """A ``ChunkSearcher`` in memory: ``add`` puts chunks in; it embeds them at search time.
+
+    Its synopsis is every chunk vector as a centroid, and the chunks' word counts, as the real one keeps.
+    """
+
+    embedder: Embedder
+    chunks: dict[str, list[Chunk]] = field(default_factory=dict)
+    searches: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, collection: str, texts: list[str], source: str = "/docs/file.md") -> list[Chunk]:
+        made = [
+            Chunk(
+                f"{collection}-{len(self.chunks.get(collection, [])) + i}",
+                collection,
+                source,
+                t,
+                line_start=10 * i + 1,
+                line_end=10 * i + 9,
+            )
+            for i, t in enumerate(texts)
+        ]
+        self.chunks.setdefault(collection, []).extend(made)
+        return made
+
+    def use_embedder(self, embedder: Embedder) -> None:
+        """It embeds at search time, so a collection never needs re-embedding: it just uses ``embedder``."""
+        self.embedder = embedder
+
+    def collections(self) -> list[CollectionInfo]:
+        return [
+            CollectionInfo(
+                name,
+                (),
+                self.embedder.model_id,
+                self.embedder.dim,
+                len({c.source for c in cs}),
+                len(cs),
+                None,
+            )
+            for name, cs in self.chunks.items()
+        ]
+
+    def synopsis(self, collection: str) -> Synopsis | None:
+        cs = self.chunks.get(collection)
+        if not cs:
+            return None
+        vecs = self.embedder.embed_passages([c.text for c in cs])
+        terms = Counter(w for c in cs for w in content_words(c.text))
+        return Synopsis(
+            collection,
+            tuple(tuple(float(x) for x in v) for v in vecs),
+            len(cs),
+            terms=terms,
+            term_total=sum(terms.values()),
+        )
+
+    def search(
+        self, collection: str, *, text: str, vector: Vector, k: int, mode: SearchMode = "hybrid"
+    ) -> list[Hit]:
+        self.searches.append((collection, text))
+        if collection not in self.chunks:
+            raise CollectionNotFoundError(f"there is no collection named '{collection}'")
+        cs = self.chunks[collection]
+        if not cs:
+            return []
+        vecs = self.embedder.embed_passages([c.text for c in cs])
+        stored = {c.chunk_id: tuple(float(x) for x in v) for c, v in zip(cs, vecs, strict=True)}
+
+        def hit(chunk: Chunk, score: float) -> Hit:
+            return Hit(chunk, score, vector=stored[chunk.chunk_id])
+
+        dense = sorted(
+            (hit(c, float(s)) for c, s in zip(cs, vecs @ np.asarray(vector), strict=True)),
+            key=lambda h: h.score,
+            reverse=True,
+        )[:k]
+        q = set(content_words(text))
+        lexical = sorted(
+            (hit(c, float(len(q & set(content_words(c.text))))) for c in cs),
+            key=lambda h: h.score,
+            reverse=True,
+        )
+        lexical = [h for h in lexical if h.score > 0][:k]
+        if mode == "dense":
+            return dense
+        if mode == "fts":
+            return lexical
+        return reciprocal_rank_fusion([dense, lexical])[:k]

@@ -52,7 +52,9 @@ def test_the_installed_llama_cpp_uses_this_cpus_vector_extensions_and_no_amx() -
     assert features.get("AVX512_VNNI", False) == ("avx512_vnni" in cpu)
 
 
-@pytest.mark.parametrize(("system", "machine"), [("Darwin", "arm64"), ("Darwin", "x86_64"), ("Windows", "AMD64")])
+@pytest.mark.parametrize(
+    ("system", "machine"), [("Darwin", "arm64"), ("Darwin", "x86_64"), ("Windows", "AMD64")]
+)
 def test_macos_and_windows_get_llama_cpps_default_build_without_reading_proc(
     system: str, machine: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

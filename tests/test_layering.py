@@ -181,7 +181,9 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
 
 def test_the_cycle_rule_sees_type_only_imports(tmp_path: Path) -> None:
     f = tmp_path / "x.py"
-    f.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from kimas_desktop.cancel import X\n")
+    f.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from kimas_desktop.cancel import X\n"
+    )
     assert imported_modules(f, {"kimas_desktop.cancel"}) == {"kimas_desktop.cancel"}
 
 

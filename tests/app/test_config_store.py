@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.config_store import ConfigStore
 from kimas_desktop.config import CollectionConfig, Config, load_config
-from tests.ui.session_fakes import make_rig
+from tests.rigs import make_rig
 from ui import handlers
 
 

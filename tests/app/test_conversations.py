@@ -17,7 +17,7 @@ from app.conversation import Conversation, Turn
 from app.conversations import FILE_NAME, MIGRATIONS, ConversationStore, StoreVersionError
 from app.record_codec import dumps
 from kimas_desktop.types import Chunk, Citation
-from tests.ui.session_fakes import ANSWER, make_rig, write_docs
+from tests.rigs import ANSWER, make_rig, write_docs
 
 ROOT = Path(__file__).resolve().parents[2]
 

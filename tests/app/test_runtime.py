@@ -16,8 +16,7 @@ from app.paths import Paths
 from app.runtime import Runtime, real_builders
 from bench.memory import tree_rss
 from kimas_desktop.config import ChatModelConfig, Config, parse_config
-from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapReranker
-from tests.fakes import MemorySearcher
+from local_models.fake import HashEmbedder, MemorySearcher, ScriptedChatModel, WordOverlapReranker
 
 
 class ClosingChat(ScriptedChatModel):

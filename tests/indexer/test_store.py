@@ -14,6 +14,7 @@ from kimas_desktop.protocols import ChunkSearcher
 from kimas_desktop.types import Chunk
 from local_models.fake import HashEmbedder
 from tests.indexer.files import small_config, write
+from tests.local_models.contracts import SEARCHER_DOCS, ChunkSearcherContract
 
 TOPICS = {
     "bread.md": "# Bread\n\nKnead the dough for ten minutes, then let the sourdough rise overnight.",
@@ -138,3 +139,17 @@ def test_a_vector_index_appears_once_the_collection_is_large(tmp_path: Path, emb
     query = " ".join(words[(5 * 7 + j) % 400] for j in range(12))
     hits = store.search("big", text=query, vector=embedder.embed_query([query])[0], k=3)
     assert Path(hits[0].chunk.source).name == "f5.txt"
+
+
+class TestLanceStoreContract(ChunkSearcherContract):
+    """The searcher contract the in-memory fake passes too (tests/local_models/test_fake.py)."""
+
+    @pytest.fixture
+    def searcher(self, tmp_path: Path, store: LanceStore, indexer: Indexer) -> LanceStore:
+        for collection, files in SEARCHER_DOCS.items():
+            folder = tmp_path / "contract" / collection
+            folder.mkdir(parents=True)
+            for name, text in files.items():
+                write(folder / name, text)
+            indexer.index(collection, [folder])
+        return store

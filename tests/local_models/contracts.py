@@ -1,7 +1,8 @@
 """Contract tests written once; each backend's test class inherits them and provides the fixture.
 
 ``EmbedderContract`` needs an ``embedder`` fixture, ``ChatModelContract`` a ``chat`` fixture,
-``RerankerContract`` a ``reranker`` fixture. A backend that can fail also overrides ``broken`` with an
+``RerankerContract`` a ``reranker`` fixture, ``ChunkSearcherContract`` a ``searcher`` holding
+``SEARCHER_DOCS`` and the ``embedder`` that embedded them. A backend that can fail also overrides ``broken`` with an
 instance set up to fail (a corrupt model file, a server that is not there): whatever goes wrong inside it
 reaches the caller as a ``KimasError`` (the core catches nothing else). A deterministic fake keeps the
 default (None) and the check is skipped for it.
@@ -11,14 +12,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from kimas_desktop.errors import KimasError
-from kimas_desktop.protocols import ChatModel, Embedder, Reranker
-from kimas_desktop.types import Message
+from kimas_desktop.errors import CollectionNotFoundError, KimasError
+from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, Reranker, SearchMode
+from kimas_desktop.types import Hit, Message, Synopsis
 
 QUESTION = "How do I install the program on my computer?"
 PARAPHRASE = "How to install this program on a computer"
@@ -160,3 +162,150 @@ class RerankerContract(FailureContract):
     def test_relevant_text_scores_above_unrelated(self, reranker: Reranker) -> None:
         relevant, unrelated = reranker.score(QUESTION, [RELEVANT, UNRELATED])
         assert relevant > unrelated
+
+
+# -- ChunkSearcher ------------------------------------------------------------------------------------
+
+# Each file is one short paragraph: one chunk in every searcher.
+SEARCHER_DOCS: dict[str, dict[str, str]] = {
+    "cooking": {
+        "bread.md": "Knead the dough for ten minutes, then let the sourdough rise overnight.",
+        "soup.md": "Simmer the onion soup slowly with butter and thyme.",
+        "cake.md": "Whisk eggs and sugar, fold in the flour and bake the sponge cake for forty minutes.",
+    },
+    "bikes": {
+        "chain.md": "Oil the bicycle chain and wipe off the old grease every month.",
+        "tyres.md": "Check the tyre pressure of the bicycle every week before riding.",
+    },
+    "empty": {},
+}
+MODES: tuple[SearchMode, ...] = ("dense", "fts", "hybrid")
+
+
+class ChunkSearcherContract:
+    """Needs a ``searcher`` fixture holding ``SEARCHER_DOCS`` (one collection per key, one chunk per
+    file, the file's name as the last part of its source) embedded by the ``embedder`` fixture."""
+
+    @staticmethod
+    def find(
+        searcher: ChunkSearcher, embedder: Embedder, collection: str, text: str, mode: SearchMode, k: int = 3
+    ) -> list[Hit]:
+        return searcher.search(collection, text=text, vector=embedder.embed_query([text])[0], k=k, mode=mode)
+
+    @staticmethod
+    def names(hits: list[Hit]) -> list[str]:
+        return [Path(h.chunk.source).name for h in hits]
+
+    def test_is_a_chunk_searcher(self, searcher: ChunkSearcher) -> None:
+        assert isinstance(searcher, ChunkSearcher)
+
+    def test_collections_are_listed_with_their_files_chunks_and_model(
+        self, searcher: ChunkSearcher, embedder: Embedder
+    ) -> None:
+        listed = {c.name: c for c in searcher.collections()}
+        assert set(listed) == set(SEARCHER_DOCS)
+        for name, files in SEARCHER_DOCS.items():
+            info = listed[name]
+            assert (info.files, info.chunks) == (len(files), len(files)), info
+            assert (info.embedding_model, info.dim) == (embedder.model_id, embedder.dim)
+            assert not info.needs_reembedding
+
+    @pytest.mark.parametrize("mode", MODES)
+    def test_every_mode_finds_the_chunk_that_answers_first(
+        self, searcher: ChunkSearcher, embedder: Embedder, mode: SearchMode
+    ) -> None:
+        assert self.names(self.find(searcher, embedder, "cooking", "knead the sourdough dough", mode))[0] == (
+            "bread.md"
+        )
+        assert self.names(self.find(searcher, embedder, "cooking", "simmer the onion soup", mode))[0] == (
+            "soup.md"
+        )
+        assert self.names(self.find(searcher, embedder, "bikes", "tyre pressure", mode))[0] == "tyres.md"
+
+    @pytest.mark.parametrize("mode", MODES)
+    def test_hits_are_whole_chunks_of_that_collection_best_first_at_most_k(
+        self, searcher: ChunkSearcher, embedder: Embedder, mode: SearchMode
+    ) -> None:
+        question = "oil the bicycle chain, then bake the cake"  # words of both collections
+        for collection in ("cooking", "bikes"):
+            hits = self.find(searcher, embedder, collection, question, mode, k=10)
+            assert hits and all(h.chunk.collection == collection for h in hits)
+            assert set(self.names(hits)) <= set(SEARCHER_DOCS[collection])
+            assert len({h.chunk.chunk_id for h in hits}) == len(hits)  # no chunk twice
+            by_name = {Path(h.chunk.source).name: h.chunk.text for h in hits}
+            assert all(by_name[n] == SEARCHER_DOCS[collection][n] for n in by_name)
+            scores = [h.score for h in hits]
+            assert scores == sorted(scores, reverse=True)
+        assert len(self.find(searcher, embedder, "cooking", question, mode, k=1)) == 1
+
+    def test_full_text_search_finds_only_chunks_with_the_words(
+        self, searcher: ChunkSearcher, embedder: Embedder
+    ) -> None:
+        assert self.names(self.find(searcher, embedder, "cooking", "sourdough", "fts")) == ["bread.md"]
+        assert sorted(self.names(self.find(searcher, embedder, "bikes", "bicycle", "fts"))) == [
+            "chain.md",
+            "tyres.md",
+        ]
+        assert self.find(searcher, embedder, "cooking", "bicycle", "fts") == []  # in the other collection
+        assert self.find(searcher, embedder, "cooking", "zebra xylophone", "fts") == []
+
+    def test_dense_search_ranks_every_chunk_and_hybrid_keeps_what_either_found(
+        self, searcher: ChunkSearcher, embedder: Embedder
+    ) -> None:
+        question = "whisk butter"  # full text finds cake.md and soup.md; dense ranks all three
+        dense = self.find(searcher, embedder, "cooking", question, "dense", k=10)
+        fts = self.find(searcher, embedder, "cooking", question, "fts", k=10)
+        hybrid = self.find(searcher, embedder, "cooking", question, "hybrid", k=10)
+        assert sorted(self.names(dense)) == sorted(SEARCHER_DOCS["cooking"])
+        assert sorted(self.names(fts)) == ["cake.md", "soup.md"]
+        assert set(self.names(fts)) | {self.names(dense)[0]} <= set(self.names(hybrid))
+
+    @pytest.mark.parametrize("mode", MODES)
+    def test_hits_carry_their_stored_vector(
+        self, searcher: ChunkSearcher, embedder: Embedder, mode: SearchMode
+    ) -> None:
+        """The reranker reuses these instead of embedding the candidates again: they must be the text's."""
+        hits = self.find(searcher, embedder, "cooking", "bake the sourdough", mode)
+        assert hits
+        for hit in hits:
+            assert hit.vector is not None
+            assert np.allclose(hit.vector, embedder.embed_passages([hit.chunk.text])[0], atol=1e-5)
+
+    def test_the_synopsis_counts_chunks_and_words_and_its_centroids_route(
+        self, searcher: ChunkSearcher, embedder: Embedder
+    ) -> None:
+        cooking, bikes = searcher.synopsis("cooking"), searcher.synopsis("bikes")
+        assert cooking is not None and bikes is not None
+        assert (cooking.collection, cooking.chunk_count) == ("cooking", 3)
+        assert cooking.terms is not None and cooking.terms["sourdough"] == 1 and cooking.terms["minutes"] == 2
+        assert "bicycle" not in cooking.terms
+        assert cooking.term_total == sum(cooking.terms.values())
+        for synopsis, chunks in ((cooking, 3), (bikes, 2)):
+            assert 1 <= len(synopsis.centroids) <= chunks
+            assert all(len(c) == embedder.dim for c in synopsis.centroids)
+
+        def closeness(synopsis: Synopsis, text: str) -> float:
+            centroids = np.asarray(synopsis.centroids, np.float32)
+            centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+            return float(np.max(centroids @ embedder.embed_query([text])[0]))
+
+        cake = "whisk eggs and sugar and bake the cake"
+        tyres = "check the tyre pressure before riding"
+        assert closeness(cooking, cake) > closeness(bikes, cake)
+        assert closeness(bikes, tyres) > closeness(cooking, tyres)
+
+    def test_an_empty_collection_finds_nothing_and_has_no_synopsis(
+        self, searcher: ChunkSearcher, embedder: Embedder
+    ) -> None:
+        for mode in MODES:
+            assert self.find(searcher, embedder, "empty", "knead the dough", mode) == []
+        assert searcher.synopsis("empty") is None
+
+    def test_an_unknown_collection_is_our_error_and_has_no_synopsis(
+        self, searcher: ChunkSearcher, embedder: Embedder
+    ) -> None:
+        """The retrieval agent turns a ``KimasError`` into a failed search of that one collection."""
+        for mode in MODES:
+            with pytest.raises(CollectionNotFoundError):
+                self.find(searcher, embedder, "nowhere", "knead the dough", mode)
+        assert searcher.synopsis("nowhere") is None

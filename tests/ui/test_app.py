@@ -6,7 +6,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from tests.ui.session_fakes import make_rig
+from tests.rigs import make_rig
 from ui.app import build_app, launch_kwargs
 
 

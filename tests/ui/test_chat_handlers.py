@@ -11,7 +11,7 @@ from pathlib import Path
 from app.chats import ChatHistory
 from kimas_desktop.control import CancelToken
 from kimas_desktop.types import Message
-from tests.ui.session_fakes import ANSWER, Rig, SlowChat, make_rig, scripted, write_docs
+from tests.rigs import ANSWER, Rig, SlowChat, make_rig, scripted, write_docs
 from ui import chat_handlers, render
 
 LONG = ANSWER + " " + " ".join(f"word{i}" for i in range(60))

@@ -11,7 +11,7 @@ from kimas_desktop.answer.outcome import NO_KNOWLEDGE
 from kimas_desktop.errors import ModelError
 from kimas_desktop.trace import Trace
 from kimas_desktop.types import Chunk, Citation, Hit, Route
-from tests.ui.session_fakes import ANSWER, Rig, make_rig, write_docs
+from tests.rigs import ANSWER, Rig, make_rig, write_docs
 from ui import chat_handlers, handlers, render
 
 

@@ -29,8 +29,7 @@ from kimas_desktop.trace import (
     Trace,
 )
 from kimas_desktop.types import Message
-from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapReranker
-from tests.fakes import MemorySearcher
+from local_models.fake import HashEmbedder, MemorySearcher, ScriptedChatModel, WordOverlapReranker
 
 R = TypeVar("R", bound=StageRecord)
 

@@ -21,8 +21,7 @@ from kimas_desktop.control import CancelToken, IndexControl
 from kimas_desktop.errors import CollectionNotFoundError
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.types import Chunk, IndexProgress, IndexReport, Message
-from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapReranker
-from tests.fakes import MemorySearcher
+from local_models.fake import HashEmbedder, MemorySearcher, ScriptedChatModel, WordOverlapReranker
 
 ANSWER = "The launch code is PURPLE-OTTER-42 [1]."
 
@@ -237,3 +236,13 @@ def write_docs(folder: Path) -> Path:
         "The launch code of Project Heliotrope is PURPLE-OTTER-42.", "utf-8"
     )  # the fake indexer reads text; only the name says PDF
     return folder
+
+
+def indexed_rig(tmp_path: Path, **kw: Any) -> Rig:
+    """``make_rig(tmp_path, **kw)`` with the collection "docs" holding the Heliotrope file, indexed."""
+    rig = make_rig(tmp_path, **kw)
+    assert rig.session.add_uploads(
+        "docs", [(write_docs(tmp_path / "t") / "heliotrope.pdf", "heliotrope.pdf")]
+    ).ok
+    rig.wait_idle()
+    return rig

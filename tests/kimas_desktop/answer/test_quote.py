@@ -1,18 +1,13 @@
-"""The quote scorer, the answerability decision's arithmetic and the decline text, on fixtures.
+"""The quote scorer: the sentence that answers, verbatim with its offsets, on fixtures.
 
 The embedder is the shipped SHA-256 word-vector fake: these tests are about our scoring logic. The
-decision with the real models over real indexed files is in tests/local_models/test_grounding_real.py.
+grounder and the decline text are in test_grounding.py, the word weights in tests/kimas_desktop/text/.
 """
 
 from __future__ import annotations
 
-from kimas_desktop.answer.answerability import AnswerabilityModel
-from kimas_desktop.answer.grounding import Grounder
-from kimas_desktop.answer.outcome import DECLINE_START, decline_text
 from kimas_desktop.answer.quote import QuoteScorer, QuoteWeights, answer_type, pick_quotes
-from kimas_desktop.config import GroundingConfig
-from kimas_desktop.text.terms import TermWeights, coverage, stem, stems
-from kimas_desktop.types import Chunk, Evidence, Hit, Synopsis
+from kimas_desktop.types import Chunk, Hit
 from local_models.fake import HashEmbedder
 
 KENYA = (
@@ -24,25 +19,6 @@ HERMES = "Backups run every night. The backup server is called hermes. It keeps 
 
 def hit(text: str, score: float, source: str = "/docs/kenya.md", n: int = 0) -> Hit:
     return Hit(Chunk(f"c{n}-{abs(hash(text)) % 999}", "docs", source, text, line_start=1, line_end=3), score)
-
-
-def test_stems_match_inflections() -> None:
-    assert stem("cities") == stem("city") == "city"
-    assert stem("founded") == stem("founding") == "found"
-    assert stem("class") == "class"
-    assert stems("The servers were founded") == {"server", "found"}
-
-
-def test_idf_from_synopses_weighs_rare_words_up_and_falls_back_without_counts() -> None:
-    syn = Synopsis("docs", (), chunk_count=100, terms={"kenya": 90, "population": 3}, term_total=93)
-    idf = TermWeights.from_synopses([syn])
-    assert idf is not None
-    assert idf.idf("population") > idf.idf("kenya") > 0
-    assert idf.idf("nairobi") > idf.idf("population")  # never seen: the rarest of all
-    assert TermWeights.from_synopses([Synopsis("docs", ())]) is None  # no counts yet
-    weights = idf.weights(["kenya", "population"])
-    # Covering the rare word is worth more than covering the common one.
-    assert coverage(weights, {"population"}) > coverage(weights, {"kenya"})
 
 
 def test_the_quote_is_the_sentence_that_answers_verbatim_with_offsets() -> None:
@@ -86,31 +62,3 @@ def test_two_close_neighbouring_sentences_become_one_verbatim_quote() -> None:
         len(pick_quotes(scored, sentences=1)) == 1
         and pick_quotes(scored, sentences=1)[0].text.count(".") == 1
     )
-
-
-def test_answerability_is_a_logistic_decision_with_its_threshold() -> None:
-    model = AnswerabilityModel(coefficients=(4.0, 0.0, 0.0, 0.0), intercept=-2.0, threshold=0.5)
-    yes = model.decide(Evidence(0.9, 0.9, 0.5, 0.5))
-    no = model.decide(Evidence(0.2, 0.9, 0.5, 0.5))
-    assert yes.answerable and yes.score > 0.8
-    assert not no.answerable and no.score < 0.5
-    assert not model.decide(None).answerable
-
-
-def test_grounder_declines_without_the_key_word_and_answers_with_it() -> None:
-    grounder = Grounder(HashEmbedder(), GroundingConfig())
-    hits = [hit(KENYA, 0.6), hit(HERMES, 0.1, "/docs/it.pdf", 1)]
-    good = grounder.ground("What is the capital of Kenya?", hits)
-    bad = grounder.ground("What is the national bird of Peru?", hits)
-    assert "Its capital and largest city is Nairobi." in good.quotes[0].text
-    assert good.answerability.score > bad.answerability.score
-    assert good.idf_from == "evidence"  # no synopsis given: IDF over the hits
-
-
-def test_decline_text_names_the_closest_passages() -> None:
-    grounder = Grounder(HashEmbedder(), GroundingConfig())
-    g = grounder.ground("What is the national bird of Peru?", [hit(KENYA, 0.3)])
-    text = decline_text("What is the national bird of Peru?", g.quotes)
-    assert text.startswith("Your documents don't say “What is the national bird of Peru”")
-    assert "[1] kenya.md, lines 1-3" in text
-    assert text.startswith(DECLINE_START)

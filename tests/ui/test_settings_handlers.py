@@ -18,7 +18,7 @@ from kimas_desktop.errors import ModelError
 from local_models.fake import ScriptedChatModel
 from tests.local_models.hub_server import HubState, hub_server, throttle
 from tests.local_models.test_download import FILE, REPO, _gguf, served_catalog
-from tests.ui.session_fakes import Rig, make_rig, scripted
+from tests.rigs import Rig, make_rig, scripted
 from ui import settings_handlers as sh
 
 
