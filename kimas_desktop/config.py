@@ -195,8 +195,8 @@ class GroundingConfig(_Section):
     # The chat model's extract-and-verify check (answer/verify.py) refines the decision near the threshold
     # (answer/policy.py): "auto" = with a chat model whose description says it judges (not the embedded
     # 135M one, whose check is noise). A verified copy answers from ``model_rescues_from`` up; a check that
-    # finds nothing declines below ``model_doubts_below``. Chosen on half of the dev kit, measured on the
-    # other half (bench/RESULTS.md, "Answer policy (issue 22)").
+    # finds nothing declines below ``model_doubts_below``. Both bands are empty by default: with the 0.5B
+    # benchmark model neither rule helped (bench/RESULTS.md, "Answer policy (issue 22)").
     llm_check: Literal["auto", "on", "off"] = "auto"
     model_rescues_from: float = Field(0.4, ge=0, le=1)
     model_doubts_below: float = Field(0.4, ge=0, le=1)
