@@ -97,9 +97,7 @@ class SupportChecker:
         if not sentences or not hits:
             return SupportReport(tuple(self._unsupported(s) for s in sentences))
         pool: list[tuple[int, Sentence]] = [
-            (n, s)
-            for n, hit in enumerate(hits, 1)
-            for s in chunk_sentences(hit.chunk)
+            (n, s) for n, hit in enumerate(hits, 1) for s in chunk_sentences(hit.chunk)
         ]
         if not pool:
             return SupportReport(tuple(self._unsupported(s) for s in sentences))

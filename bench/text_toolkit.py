@@ -1,0 +1,250 @@
+"""The text toolkit of issue 22 on the development kit: the Snowball stemmer against the hand-written one
+it replaced, and the whole toolkit change against the product before it, in one run.
+
+    nice -n 19 .venv/bin/python bench/text_toolkit.py [--answerable 300] [--unanswerable 100]
+        [--old-ref fa03570]
+
+Three sides, each in its own process over the same SQuAD-Shifts hold-out as bench/answers.py part 1:
+- ``old``: the product at ``--old-ref`` (``git archive``), indexed and retrieved by its own code;
+- ``new-light``: this checkout with the old hand-written stemmer put back into ``words.stem``;
+- ``new``: this checkout (Snowball stems).
+The two ``new`` sides share one index and one retrieval, so they differ only in the stemmer; ``old`` also
+differs in the chunker's sentence cuts (its own index) and in the name and number rules.
+
+Figures: part 1's (the quote contains a gold string; unanswerable declined; answerable falsely declined),
+and the support check's agreement with the gold, on answerable questions, against the gold passage alone:
+- the **gold sentence** (the passage's sentence holding the gold answer, verbatim) is supported;
+- a **short answer** ("<the question without '?'>: <gold answer>.", the shape of a small model's reply)
+  is supported;
+- each of the two with the gold answer's number changed (+1) or its name replaced by a name from another
+  passage of the domain is **not** supported (only for answers holding a number or a capitalised name).
+Nothing is tuned here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_CAPITALISED = re.compile(r"(?<=\s)[A-Z][a-z]{2,}")
+
+
+class _LightStemmer:
+    """The hand-written stemmer the toolkit replaced (kimas_desktop/text/terms.py at fa03570), after
+    ``words.stem`` has lower-cased the word and dropped a possessive and any word holding a digit."""
+
+    _SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "es", "ed", "ly", "s")
+
+    def stem_word(self, w: str) -> str:
+        for suffix in self._SUFFIXES:
+            if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+                if suffix in ("ies", "ied"):
+                    return w[: -len(suffix)] + "y"
+                if suffix == "s" and w.endswith("ss"):
+                    return w
+                w = w[: -len(suffix)]
+                break
+        return w[:-1] if len(w) > 4 and w.endswith("e") else w
+
+
+# -- the support-check cases (independent of the code under test) ---------------------------------------
+
+
+def _gold_passages(devkit: Path, collection: str) -> dict[str, str]:
+    """Question id → the text of its gold passage."""
+    text = {}
+    for line in (devkit / collection / "corpus.jsonl").read_text("utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            text[row["_id"]] = row["text"]
+    out = {}
+    for line in (devkit / collection / "qrels" / "test.tsv").read_text().splitlines()[1:]:
+        qid, pid, _ = line.split("\t")
+        out[qid] = text[pid]
+    return out
+
+
+def _altered(answer: str, other_names: list[str], passage: str) -> str | None:
+    """The answer with its numbers changed (+1), else its first capitalised word swapped for a name the
+    passage does not hold; None when it has neither."""
+    if re.search(r"\d", answer):
+        return re.sub(r"\d+", lambda m: str(int(m.group()) + 1), answer)
+    names = re.findall(r"\b[A-Z][a-z]+\b", answer)
+    if not names:
+        return None
+    swap = next((n for n in other_names if n not in passage and n not in answer), None)
+    return None if swap is None else answer.replace(names[0], swap, 1)
+
+
+def support_cases(questions: list[Any], devkit: Path) -> list[dict[str, Any]]:
+    """Per answerable question: the gold passage, the texts that must be supported and those that must
+    not (see the module docstring)."""
+    from bench.devkit import normalize
+
+    passages: dict[str, dict[str, str]] = {}
+    cases = []
+    for q in questions:
+        if q.collection not in passages:
+            passages[q.collection] = _gold_passages(devkit, q.collection)
+        passage = passages[q.collection].get(q.qid, "")
+        answer = next((a for a in q.answers if a and a in passage), None)
+        if answer is None:
+            continue
+        sentence = next((s for s in _SENTENCE_END.split(passage) if answer in s), None)
+        if sentence is None:
+            continue
+        short = f"{q.text.strip().rstrip('?').strip()}: {answer}."
+        others = sorted(
+            {n for p in passages[q.collection].values() if p != passage for n in _CAPITALISED.findall(p)},
+            key=lambda n: (zlib.crc32((n + q.qid).encode()), n),  # a fixed shuffle
+        )[:50]
+        wrong = _altered(answer, others, passage)
+        negatives = (
+            [] if wrong is None else [sentence.replace(answer, wrong, 1), short.replace(answer, wrong)]
+        )
+        if wrong is not None and normalize(wrong) == normalize(answer):
+            negatives = []
+        cases.append(
+            {"qid": q.qid, "question": q.text, "passage": passage, "positives": [sentence, short],
+             "negatives": negatives}
+        )  # fmt: skip
+    return cases
+
+
+def support_figures(cases: list[dict[str, Any]], embedder: Any) -> dict[str, Any]:
+    from kimas_desktop.answer.support import SupportChecker
+    from kimas_desktop.types import Chunk, Hit
+
+    checker = SupportChecker(embedder)
+    judged: dict[str, list[bool]] = {"gold_sentence": [], "short_answer": [], "altered": []}
+    for c in cases:
+        hits = [Hit(Chunk(f"gold-{c['qid']}", "gold", "passage.txt", c["passage"]), 1.0)]
+
+        def supported(text: str, hits: list[Any] = hits, question: str = c["question"]) -> bool:
+            report = checker.check(text, hits, question)
+            return bool(report.sentences) and all(s.supported for s in report.sentences)
+
+        sentence, short = c["positives"]
+        judged["gold_sentence"].append(supported(sentence))
+        judged["short_answer"].append(supported(short))
+        judged["altered"] += [not supported(text) for text in c["negatives"]]
+    flags = [f for v in judged.values() for f in v]
+    return {
+        "cases": len(cases),
+        "altered_cases": len(judged["altered"]),
+        "gold_sentence_supported": _rate(judged["gold_sentence"]),
+        "short_answer_supported": _rate(judged["short_answer"]),
+        "altered_not_supported": _rate(judged["altered"]),
+        "support_agreement": _rate(flags),
+    }
+
+
+def _rate(flags: list[bool]) -> float | None:
+    return round(sum(flags) / len(flags), 3) if flags else None
+
+
+# -- one side, in its own process -----------------------------------------------------------------------
+
+
+def worker(args: argparse.Namespace) -> dict[str, Any]:
+    tree = Path(args.tree).resolve()
+    sys.path.insert(0, str(tree))
+    if args.stemmer == "light":
+        import kimas_desktop.text.words as words
+
+        words._ENGLISH = _LightStemmer()  # type: ignore[assignment]  # before anything stems
+        words.stem.cache_clear()
+    from bench.answers import Grounding1, prepare_squad, squad_items
+    from bench.devkit import DEVKIT, contains_answer, kimas_batch
+    from kimas_desktop.config import GroundingConfig
+
+    cache = Path(args.cache)
+    t = time.perf_counter()
+    data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable)
+    index_s = time.perf_counter() - t
+    saved = cache / f"retrieved-{len(answerable)}-{len(unanswerable)}.json"
+    if saved.exists():
+        results = json.loads(saved.read_text())
+    else:
+        results = kimas_batch("retrieve", data, squad_items([*answerable, *unanswerable]), root=tree)
+        saved.write_text(json.dumps(results))
+    g = Grounding1(data, GroundingConfig())
+    runs_a = [g.run(q.text, results[q.qid]) for q in answerable]
+    runs_u = [g.run(q.text, results[q.qid]) for q in unanswerable]
+    report = {
+        "answerable": len(answerable),
+        "unanswerable": len(unanswerable),
+        "retrieval_has_gold (top 3 hits)": _rate(
+            [
+                any(contains_answer(h.chunk.text, q.answers) for h in r["hits"][:3])
+                for q, r in zip(answerable, runs_a, strict=True)
+            ]
+        ),
+        "quote_contains_gold": _rate(
+            [contains_answer(r["quote"], q.answers) for q, r in zip(answerable, runs_a, strict=True)]
+        ),
+        "unanswerable_declined": _rate([not r["answerable"] for r in runs_u]),
+        "answerable_falsely_declined": _rate([not r["answerable"] for r in runs_a]),
+        "grounding_ms_median": round(sorted(r["ms"] for r in runs_a + runs_u)[len(runs_a + runs_u) // 2], 1),
+        "index_seconds": round(index_s, 1),
+    }
+    cases = support_cases(answerable, DEVKIT)
+    report |= support_figures(cases, g.services.embedder(g.services.config))
+    return report
+
+
+def old_tree(cache: Path, ref: str) -> Path:
+    dest = cache / f"tree-{ref}"
+    if not (dest / "cli" / "main.py").exists():
+        dest.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    return dest
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--answerable", type=int, default=300)
+    p.add_argument("--unanswerable", type=int, default=100)
+    p.add_argument("--old-ref", default="fa03570", help="the product before the toolkit change")
+    p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "text_toolkit"))
+    p.add_argument("--sides", nargs="+", default=["new", "new-light", "old"])
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--tree", default=str(ROOT), help=argparse.SUPPRESS)
+    p.add_argument("--stemmer", default="snowball", choices=["snowball", "light"], help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args)))
+        return
+    cache = Path(args.cache)
+    sides = {
+        "new": (ROOT, "snowball", cache / "new"),
+        "new-light": (ROOT, "light", cache / "new"),
+        "old": (old_tree(cache, args.old_ref), "snowball", cache / "old"),
+    }
+    report: dict[str, Any] = {"old_ref": args.old_ref}
+    for name in args.sides:
+        tree, stemmer, side_cache = sides[name]
+        cmd = [sys.executable, __file__, "--worker", "--tree", str(tree), "--stemmer", stemmer,
+               "--cache", str(side_cache), "--answerable", str(args.answerable),
+               "--unanswerable", str(args.unanswerable)]  # fmt: skip
+        out = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=tree)
+        if out.returncode:
+            raise SystemExit(f"side {name} failed:\n{out.stderr[-3000:]}")
+        report[name] = json.loads(out.stdout.splitlines()[-1])
+        print(name, json.dumps(report[name]), file=sys.stderr, flush=True)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
