@@ -18,6 +18,9 @@ and the support check's agreement with the gold, on answerable questions, agains
   is supported;
 - each of the two with the gold answer's number changed (+1) or its name replaced by a name from another
   passage of the domain is **not** supported (only for answers holding a number or a capitalised name).
+And the answer check's word matching (``verify``: are the model's copied words in a source?), against the
+gold passage: the gold sentence is held, the altered gold sentence is not, and the gold sentence cut after
+80, 120, 160 and 200 characters (the copy's length limit cuts a long one mid-word) is held.
 Nothing is tuned here.
 """
 
@@ -139,13 +142,36 @@ def support_figures(cases: list[dict[str, Any]], embedder: Any) -> dict[str, Any
         judged["short_answer"].append(supported(short))
         judged["altered"] += [not supported(text) for text in c["negatives"]]
     flags = [f for v in judged.values() for f in v]
-    return {
+    return answer_check_figures(cases) | {
         "cases": len(cases),
         "altered_cases": len(judged["altered"]),
         "gold_sentence_supported": _rate(judged["gold_sentence"]),
         "short_answer_supported": _rate(judged["short_answer"]),
         "altered_not_supported": _rate(judged["altered"]),
         "support_agreement": _rate(flags),
+    }
+
+
+def answer_check_figures(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    from kimas_desktop.answer.verify import verify
+    from kimas_desktop.types import Chunk, Hit
+
+    not_held = "the model's words are not in the sources"
+    judged: dict[str, list[bool]] = {"sentence": [], "altered": [], "cut": []}
+    for c in cases:
+        hits = [Hit(Chunk(f"gold-{c['qid']}", "gold", "passage.txt", c["passage"]), 1.0)]
+        sentence = c["positives"][0]
+        judged["sentence"].append(verify(sentence, c["question"], hits).reason != not_held)
+        if c["negatives"]:
+            judged["altered"].append(verify(c["negatives"][0], c["question"], hits).reason == not_held)
+        for cut in (80, 120, 160, 200):
+            if len(sentence) > cut + 10:
+                judged["cut"].append(verify(sentence[:cut], c["question"], hits).reason != not_held)
+    return {
+        "check_gold_sentence_held": _rate(judged["sentence"]),
+        "check_altered_not_held": _rate(judged["altered"]),
+        "check_cut_copies": len(judged["cut"]),
+        "check_cut_copy_held": _rate(judged["cut"]),
     }
 
 
