@@ -1,13 +1,14 @@
-"""The text toolkit of issue 22 on the development kit: the Snowball stemmer against the hand-written one
-it replaced, and the whole toolkit change against the product before it, in one run.
+"""The text toolkit of issue 22 on the development kit: the Snowball stemmer against the toolkit's light
+hand-written one, and the whole toolkit change against the product before it, in one run.
 
     nice -n 19 .venv/bin/python bench/text_toolkit.py [--answerable 300] [--unanswerable 100]
         [--old-ref fa03570]
 
 Three sides, each in its own process over the same SQuAD-Shifts hold-out as bench/answers.py part 1:
 - ``old``: the product at ``--old-ref`` (``git archive``), indexed and retrieved by its own code;
-- ``new-light``: this checkout with the old hand-written stemmer put back into ``words.stem``;
-- ``new``: this checkout (Snowball stems).
+- ``new``: this checkout (its light hand-written stemmer);
+- ``new-snowball``: this checkout with the Snowball stemmer (``py_rust_stemmers``, which fastembed
+  installs) put into ``words.stem``.
 The two ``new`` sides share one index and one retrieval, so they differ only in the stemmer; ``old`` also
 differs in the chunker's sentence cuts (its own index) and in the name and number rules.
 
@@ -40,24 +41,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CAPITALISED = re.compile(r"(?<=\s)[A-Z][a-z]{2,}")
-
-
-class _LightStemmer:
-    """The hand-written stemmer the toolkit replaced (kimas_desktop/text/terms.py at fa03570), after
-    ``words.stem`` has lower-cased the word and dropped a possessive and any word holding a digit."""
-
-    _SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "es", "ed", "ly", "s")
-
-    def stem_word(self, w: str) -> str:
-        for suffix in self._SUFFIXES:
-            if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-                if suffix in ("ies", "ied"):
-                    return w[: -len(suffix)] + "y"
-                if suffix == "s" and w.endswith("ss"):
-                    return w
-                w = w[: -len(suffix)]
-                break
-        return w[:-1] if len(w) > 4 and w.endswith("e") else w
 
 
 # -- the support-check cases (independent of the code under test) ---------------------------------------
@@ -185,10 +168,12 @@ def _rate(flags: list[bool]) -> float | None:
 def worker(args: argparse.Namespace) -> dict[str, Any]:
     tree = Path(args.tree).resolve()
     sys.path.insert(0, str(tree))
-    if args.stemmer == "light":
+    if args.stemmer == "snowball":  # fastembed's BM25 stemmer (py_rust_stemmers), before anything stems
+        from py_rust_stemmers import SnowballStemmer
+
         import kimas_desktop.text.words as words
 
-        words._ENGLISH = _LightStemmer()  # type: ignore[assignment]  # before anything stems
+        words._stem_word = SnowballStemmer("english").stem_word
         words.stem.cache_clear()
     from bench.answers import Grounding1, prepare_squad, squad_items
     from bench.devkit import DEVKIT, contains_answer, kimas_batch
@@ -196,7 +181,11 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
 
     cache = Path(args.cache)
     t = time.perf_counter()
-    data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable)
+    if args.index_from:  # an index of the same hold-out built earlier (e.g. bench/answers.py's cache)
+        data = Path(args.index_from)
+        answerable, unanswerable = holdout_questions(cache, args.answerable, args.unanswerable)
+    else:
+        data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable)
     index_s = time.perf_counter() - t
     saved = cache / f"retrieved-{len(answerable)}-{len(unanswerable)}.json"
     if saved.exists():
@@ -229,6 +218,23 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+def holdout_questions(cache: Path, n_answerable: int, n_unanswerable: int) -> tuple[list[Any], list[Any]]:
+    """bench/answers.py's ``prepare_squad`` questions, without indexing."""
+    import math
+
+    from bench.devkit import SQUAD, write_squad_holdout
+
+    answerable: list[Any] = []
+    unanswerable: list[Any] = []
+    for name in SQUAD:
+        h = write_squad_holdout(
+            name, cache / "docs" / name, math.ceil(n_unanswerable / 4), math.ceil(n_answerable / 4)
+        )
+        answerable += h.answerable
+        unanswerable += h.unanswerable
+    return answerable[:n_answerable], unanswerable[:n_unanswerable]
+
+
 def old_tree(cache: Path, ref: str) -> Path:
     dest = cache / f"tree-{ref}"
     if not (dest / "cli" / "main.py").exists():
@@ -244,26 +250,29 @@ def main() -> None:
     p.add_argument("--unanswerable", type=int, default=100)
     p.add_argument("--old-ref", default="fa03570", help="the product before the toolkit change")
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "text_toolkit"))
-    p.add_argument("--sides", nargs="+", default=["new", "new-light", "old"])
+    p.add_argument("--sides", nargs="+", default=["new", "new-snowball", "old"])
+    p.add_argument(
+        "--index-from", default="", help="use this data dir's index of the same hold-out (all sides)"
+    )
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--tree", default=str(ROOT), help=argparse.SUPPRESS)
-    p.add_argument("--stemmer", default="snowball", choices=["snowball", "light"], help=argparse.SUPPRESS)
+    p.add_argument("--stemmer", default="light", choices=["snowball", "light"], help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
         print(json.dumps(worker(args)))
         return
     cache = Path(args.cache)
     sides = {
-        "new": (ROOT, "snowball", cache / "new"),
-        "new-light": (ROOT, "light", cache / "new"),
-        "old": (old_tree(cache, args.old_ref), "snowball", cache / "old"),
+        "new": (ROOT, "light", cache / "new"),
+        "new-snowball": (ROOT, "snowball", cache / "new"),
+        "old": (old_tree(cache, args.old_ref), "light", cache / "old"),
     }
     report: dict[str, Any] = {"old_ref": args.old_ref}
     for name in args.sides:
         tree, stemmer, side_cache = sides[name]
         cmd = [sys.executable, __file__, "--worker", "--tree", str(tree), "--stemmer", stemmer,
                "--cache", str(side_cache), "--answerable", str(args.answerable),
-               "--unanswerable", str(args.unanswerable)]  # fmt: skip
+               "--unanswerable", str(args.unanswerable), "--index-from", args.index_from]  # fmt: skip
         out = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=tree)
         if out.returncode:
             raise SystemExit(f"side {name} failed:\n{out.stderr[-3000:]}")

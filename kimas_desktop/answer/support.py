@@ -8,7 +8,7 @@ For every sentence of the finished answer:
   module is named TANGERINE" from a source about the beta module takes the question's premise for a fact;
   a word of the question that no source has at all counts as missing;
 - otherwise it is supported when a source sentence contains enough of its words (``lexical``: the share
-  of its content words in the best source sentence, by their Snowball stems) or means nearly the same
+  of its content words in the best source sentence, by a light stem) or means nearly the same
   (``cosine``: embedding similarity to the best source sentence).
 Each result points at the source sentence that supports it best, so a citation can highlight a sentence,
 not only a chunk.

@@ -3,7 +3,7 @@
 ``TermWeights`` gives a word's inverse frequency: from the collections' synopses (exact word counts the
 indexer keeps, ``Synopsis.terms``) when they have them, else from the candidate texts themselves (document
 frequency over the evidence; weaker, but never missing). ``coverage`` is the IDF-weighted share of the
-question's content words that a text contains, compared by their Snowball stems (``words.stem``).
+question's content words that a text contains, compared by their stems (``words.stem``).
 """
 
 from __future__ import annotations
