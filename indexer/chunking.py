@@ -1,7 +1,7 @@
 """Structure-aware chunking, sized in the embedding model's own tokens.
 
-Blocks from a parser are cut into *pieces* (lines; a line longer than a chunk is cut at sentences, then
-words), and pieces are packed greedily into chunks of at most ``chunk_tokens`` (never more than the
+Blocks from a parser are cut into *pieces* (lines; a line longer than a chunk is cut at sentences, by the
+sentence splitter the quote and the support check use, then words), and pieces are packed greedily into chunks of at most ``chunk_tokens`` (never more than the
 embedder's window). A chunk never crosses a change of heading path or PDF page, so each chunk has one
 heading and one page. Consecutive chunks of the same section overlap by up to ``overlap_tokens``: the
 trailing pieces of one chunk (or the tail words of its last piece) start the next.
@@ -16,10 +16,11 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 
 from indexer.documents import Block
+from kimas_desktop.text.sentences import split_sentences
 
-_SENTENCE = re.compile(r"(?<=[.!?;:])\s+")
 _WORD_START = re.compile(r"(?<!\S)\S")
 
 
@@ -75,7 +76,7 @@ class Chunker:
         if tokens <= self.limit:
             yield text, tokens
             return
-        sentences = _SENTENCE.split(text)
+        sentences = self._sentences(text)
         if len(sentences) > 1:
             for sentence in sentences:
                 yield from self._fit(sentence)
@@ -89,6 +90,13 @@ class Chunker:
         half = max(1, len(text) // 2)  # one enormous "word" (base64, a hash dump): cut by characters
         yield from self._fit(text[:half])
         yield from self._fit(text[half:])
+
+    def _sentences(self, text: str) -> list[str]:
+        """``text`` cut where the project's sentence splitter starts a sentence (a sentence longer than
+        about a chunk is cut at ``;``/``:`` too); the cuts keep every character but the spaces at them."""
+        cuts = [s.start for s in split_sentences(text, max_chars=self.limit * 4)[1:]]
+        bounds = [0, *cuts, len(text)]
+        return [part for a, b in pairwise(bounds) if (part := text[a:b].strip())]
 
     def _pieces(self, block: Block, index: int) -> Iterator[_Piece]:
         for offset, line in enumerate(block.text.split("\n")):

@@ -19,18 +19,11 @@ from indexer.parse_office import parse_docx, parse_pptx
 from indexer.parse_packaged import parse_eml, parse_epub, parse_odt, parse_rtf
 from indexer.parse_pdf import PdfExtractor, parse_pdf, recognize_pages
 from indexer.parse_text import parse_plain
+from kimas_desktop.text.file_types import CODE_SUFFIXES, MARKDOWN_SUFFIXES
 
-MARKDOWN = {".md", ".markdown", ".mdown", ".mkd", ".mdx"}
 HTML = {".html", ".htm", ".xhtml"}
+# Code and Markdown suffixes: kimas_desktop/text/file_types.py (the sentence splitter reads them too).
 TEXT = {".txt", ".text", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".csv", ".tsv", ".log", ".srt"}
-CODE = {
-    ".py", ".pyi", ".ipynb", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".java", ".kt", ".kts", ".scala",
-    ".groovy", ".gradle", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".cs", ".go", ".rs",
-    ".rb", ".php", ".swift", ".m", ".mm", ".r", ".jl", ".lua", ".pl", ".pm", ".sh", ".bash", ".zsh",
-    ".fish", ".ps1", ".bat", ".sql", ".css", ".scss", ".less", ".vue", ".svelte", ".toml", ".yaml", ".yml",
-    ".json", ".ini", ".cfg", ".conf", ".xml", ".cmake", ".mk", ".proto", ".graphql", ".dart", ".ex", ".exs",
-    ".erl", ".hs", ".ml", ".clj", ".el", ".vim", ".tf", ".nix", ".zig", ".sol", ".f90", ".asm", ".s",
-}  # fmt: skip
 IMAGES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"}
 # Formats with a parser of their own: bytes → blocks.
 PARSERS: dict[str, tuple[str, Callable[[bytes], Iterable[Block]]]] = {
@@ -54,13 +47,13 @@ def file_kind(path: Path) -> str | None:
         return "image"
     if suffix in PARSERS:
         return PARSERS[suffix][0]
-    if suffix in MARKDOWN:
+    if suffix in MARKDOWN_SUFFIXES:
         return "markdown"
     if suffix in HTML:
         return "html"
     if suffix in TEXT:
         return "text"
-    if suffix in CODE:
+    if suffix in CODE_SUFFIXES:
         return "code"
     if not suffix or path.name.lower() in PLAIN_NAMES:
         return "text"

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kimas_desktop.answer.quote import ScoredSentence
-from kimas_desktop.text.terms import TermWeights, coverage, stems
+from kimas_desktop.text.terms import TermWeights, coverage
+from kimas_desktop.text.words import stems
 from kimas_desktop.types import Answerability, Evidence, Hit
 
 __all__ = ["Answerability", "AnswerabilityModel", "Evidence", "evidence_features"]

@@ -26,9 +26,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from kimas_desktop.protocols import Embedder
-from kimas_desktop.text.sentences import Sentence, split_sentences, text_kind
-from kimas_desktop.text.terms import TermWeights, coverage, stems
-from kimas_desktop.text.words import content_words, words
+from kimas_desktop.text.sentences import Sentence, chunk_sentences
+from kimas_desktop.text.terms import TermWeights, coverage
+from kimas_desktop.text.words import content_words, names, numbers, stem, stems, words
 from kimas_desktop.types import Chunk, Hit, Quote
 
 __all__ = [
@@ -106,14 +106,9 @@ def answer_type(question: str) -> str:
 
 def _has_type(kind: str, sentence: str, question_stems: set[str]) -> bool:
     if kind == "number":
-        return any(ch.isdigit() for ch in sentence) or any(
-            w.lower() in _NUMBER_WORDS for w in words(sentence)
-        )
+        return bool(numbers(sentence)) or any(w.lower() in _NUMBER_WORDS for w in words(sentence))
     if kind == "name":
-        tokens = words(sentence)
-        return any(
-            w[0].isupper() and i > 0 and stems(w).isdisjoint(question_stems) for i, w in enumerate(tokens)
-        )
+        return any(stem(name) not in question_stems for name in names(sentence))
     return False
 
 
@@ -139,7 +134,7 @@ class QuoteScorer:
         top = list(hits[: self._sources])
         if not top:
             return []
-        per_hit = [split_sentences(h.chunk.text, text_kind(h.chunk.source)) for h in top]
+        per_hit = [chunk_sentences(h.chunk) for h in top]
         flat = [(i, s) for i, sentences in enumerate(per_hit) for s in sentences]
         if not flat:
             return []

@@ -23,16 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from kimas_desktop.protocols import Embedder
-from kimas_desktop.text.sentences import Sentence, split_sentences, text_kind
-from kimas_desktop.text.terms import stem, stems
-from kimas_desktop.text.words import STOPWORDS, content_words, words
+from kimas_desktop.text.sentences import Sentence, chunk_sentences, split_sentences
+from kimas_desktop.text.words import content_words, names, numbers, stem, stems, words
 from kimas_desktop.types import Hit, SentenceSupport
 
 __all__ = ["SentenceSupport", "SupportChecker", "SupportReport", "facts", "uses_quote"]
 
-_NUMBER = re.compile(r"\d[\d,.:/-]*\d|\d")
 _MARKER = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")  # "[1]", "[1, 3]": citation markers, not facts
-_SKIP_NAMES = frozenset({"i", "source", "sources", "according", "yes", "no"})
+_SKIP_NAMES = frozenset({"source", "sources", "according"})  # "Source 2 says", "According to"
 # Words about the sources and the answer itself ("The answer is: 30", "the document mentions …"): they
 # make no claim, so a source need not hold them.
 _ABOUT = frozenset(
@@ -54,27 +52,16 @@ class SupportReport:
         return sum(1 for s in self.sentences if not s.supported)
 
 
-def _norm_number(token: str) -> str:
-    return token.replace(",", "").rstrip(".")
-
-
 def facts(sentence: str) -> list[str]:
     """Numbers and names (capitalized words not starting the sentence) that a source must contain."""
     sentence = _MARKER.sub(" ", sentence)
-    found = [_norm_number(m.group()) for m in _NUMBER.finditer(sentence)]
-    tokens = words(sentence)
-    for i, w in enumerate(tokens):
-        if i == 0 or not w[0].isupper() or w.lower() in STOPWORDS or w.lower() in _SKIP_NAMES:
-            continue
-        if any(ch.isdigit() for ch in w):
-            continue
-        found.append(w)
+    found = numbers(sentence) + [w for w in names(sentence) if w.lower() not in _SKIP_NAMES]
     return list(dict.fromkeys(found))
 
 
-def _contains_fact(fact: str, text_lower: str, numbers: set[str]) -> bool:
+def _contains_fact(fact: str, text_lower: str, text_numbers: set[str]) -> bool:
     if fact[0].isdigit():
-        return fact in numbers
+        return fact in text_numbers
     return re.search(r"(?<!\w)" + re.escape(fact.lower()), text_lower) is not None
 
 
@@ -89,8 +76,7 @@ def uses_quote(answer: str, quote: str, question: str) -> bool | None:
     quote_facts = [f for f in facts(quote) if f.lower() not in asked]
     if quote_facts:
         lower = answer.lower()
-        numbers = {_norm_number(m.group()) for m in _NUMBER.finditer(answer)}
-        return any(_contains_fact(f, lower, numbers) for f in quote_facts)
+        return any(_contains_fact(f, lower, set(numbers(answer))) for f in quote_facts)
     own = stems(quote) - stems(question)
     if not own:
         return None
@@ -111,17 +97,15 @@ class SupportChecker:
         if not sentences or not hits:
             return SupportReport(tuple(self._unsupported(s) for s in sentences))
         pool: list[tuple[int, Sentence]] = [
-            (n, s)
-            for n, hit in enumerate(hits, 1)
-            for s in split_sentences(hit.chunk.text, text_kind(hit.chunk.source))
+            (n, s) for n, hit in enumerate(hits, 1) for s in chunk_sentences(hit.chunk)
         ]
         if not pool:
             return SupportReport(tuple(self._unsupported(s) for s in sentences))
         all_text = " ".join(h.chunk.text for h in hits)
         all_lower = all_text.lower()
-        all_numbers = {_norm_number(m.group()) for m in _NUMBER.finditer(all_text)}
+        all_numbers = set(numbers(all_text))
         pool_lower = [s.text.lower() for _, s in pool]
-        pool_numbers = [{_norm_number(m.group()) for m in _NUMBER.finditer(s.text)} for _, s in pool]
+        pool_numbers = [set(numbers(s.text)) for _, s in pool]
         avec = self._embedder.embed_query([s.text for s in sentences])
         pvec = self._embedder.embed_passages([s.text for _, s in pool])
         sims = np.asarray(avec @ pvec.T, dtype=np.float64)

@@ -26,8 +26,7 @@ from typing import Any, Literal
 from kimas_desktop.answer.summarizer import SYSTEM, sources_block
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.structured import ask_json, string_field
-from kimas_desktop.text.terms import stem
-from kimas_desktop.text.words import STOPWORDS, words
+from kimas_desktop.text.words import meaningful_stems as _meaningful
 from kimas_desktop.types import Hit, Message
 
 __all__ = ["AnswerCheck", "Verdict", "VerdictKind", "check_messages", "copied_share", "verify"]
@@ -68,15 +67,6 @@ def check_messages(question: str, hits: Sequence[Hit]) -> list[Message]:
         'reply with an empty string. Reply as JSON: {"answer": "..."}'
     )
     return [Message("system", SYSTEM), Message("user", body)]
-
-
-def _meaningful(text: str) -> list[str]:
-    """Numbers and content words, stemmed, in order."""
-    return [
-        stem(w)
-        for w in words(text.lower())
-        if any(ch.isdigit() for ch in w) or (len(w) > 1 and w not in STOPWORDS)
-    ]
 
 
 def _held(copied: list[str], source: list[str]) -> bool:

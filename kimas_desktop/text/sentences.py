@@ -1,4 +1,5 @@
-"""Split a chunk's text into sentences that keep their character offsets in the chunk.
+"""Split a chunk's text into sentences that keep their character offsets in the chunk: the one sentence
+splitter of the project (chunking cuts an overlong line with it too).
 
 The grounded quote and the support check work on sentences, and the UI highlights a quoted sentence inside
 its chunk, so every ``Sentence`` is a verbatim slice: ``chunk_text[s.start:s.end] == s.text``.
@@ -18,21 +19,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import PurePath
-from typing import Literal
 
-__all__ = ["Sentence", "TextKind", "split_sentences", "text_kind"]
+from kimas_desktop.text.file_types import TextKind, text_kind
+from kimas_desktop.types import Chunk
 
-TextKind = Literal["prose", "markdown", "code"]
-
-# What indexer/parsers.py parses as code (kimas_desktop cannot import the indexer).
-_CODE_SUFFIXES = frozenset(
-    """.py .pyi .ipynb .js .mjs .cjs .jsx .ts .tsx .java .kt .kts .scala .groovy .gradle .c .h .cc .cpp .cxx
-    .hpp .hh .hxx .cs .go .rs .rb .php .swift .m .mm .r .jl .lua .pl .pm .sh .bash .zsh .fish .ps1 .bat .sql
-    .css .scss .less .vue .svelte .toml .yaml .yml .json .ini .cfg .conf .xml .cmake .mk .proto .graphql
-    .dart .ex .exs .erl .hs .ml .clj .el .vim .tf .nix .zig .sol .f90 .asm .s""".split()
-)
-_MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd", ".mdx"})
+__all__ = ["Sentence", "TextKind", "chunk_sentences", "split_sentences", "text_kind"]
 
 # Words that end with a period without ending the sentence (compared lower-case, without the period).
 _ABBREVIATIONS = frozenset(
@@ -56,16 +47,6 @@ class Sentence:
     start: int
     end: int
     index: int = 0
-
-
-def text_kind(source: str) -> TextKind:
-    """How to split a chunk of the file at ``source`` (a path or file name)."""
-    suffix = PurePath(source).suffix.lower()
-    if suffix in _CODE_SUFFIXES:
-        return "code"
-    if suffix in _MARKDOWN_SUFFIXES:
-        return "markdown"
-    return "prose"
 
 
 def _is_sentence_end(text: str, match: re.Match[str]) -> bool:
@@ -178,3 +159,8 @@ def split_sentences(text: str, kind: TextKind = "prose", *, max_chars: int = 400
                 if d > c and any(ch.isalnum() for ch in text[c:d]):
                     out.append(Sentence(text[c:d], c, d, len(out)))
     return out
+
+
+def chunk_sentences(chunk: Chunk, *, max_chars: int = 400) -> list[Sentence]:
+    """The sentences of a chunk, split as its file's kind reads (``file_types.text_kind``)."""
+    return split_sentences(chunk.text, text_kind(chunk.source), max_chars=max_chars)

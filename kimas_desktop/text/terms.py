@@ -3,7 +3,7 @@
 ``TermWeights`` gives a word's inverse frequency: from the collections' synopses (exact word counts the
 indexer keeps, ``Synopsis.terms``) when they have them, else from the candidate texts themselves (document
 frequency over the evidence; weaker, but never missing). ``coverage`` is the IDF-weighted share of the
-question's content words that a text contains, compared by a light stem (plural and verb endings).
+question's content words that a text contains, compared by their stems (``words.stem``).
 """
 
 from __future__ import annotations
@@ -13,35 +13,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kimas_desktop.text.words import content_words
+from kimas_desktop.text.words import content_words, stem
 from kimas_desktop.types import Synopsis
 
-__all__ = ["TermWeights", "coverage", "stem", "stems"]
-
-_SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "es", "ed", "ly", "s")
-
-
-def stem(word: str) -> str:
-    """A crude stem, enough to match 'founded'/'founding'/'founds' or 'cities'/'city'."""
-    w = word.lower().strip(".'-")
-    if w.endswith("'s"):
-        w = w[:-2]
-    if any(ch.isdigit() for ch in w):
-        return w
-    for suffix in _SUFFIXES:
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            if suffix in ("ies", "ied"):
-                return w[: -len(suffix)] + "y"
-            if suffix == "s" and w.endswith("ss"):
-                return w
-            w = w[: -len(suffix)]
-            break
-    # "change"/"changed"/"changing" → "chang"
-    return w[:-1] if len(w) > 4 and w.endswith("e") else w
-
-
-def stems(text: str) -> set[str]:
-    return {stem(w) for w in content_words(text)}
+__all__ = ["TermWeights", "coverage"]
 
 
 @dataclass(frozen=True)

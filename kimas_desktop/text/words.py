@@ -1,11 +1,59 @@
-"""Small, model-free text helpers shared by the LLM-free paths (keyword rewrite, heuristic context)."""
+"""The word toolkit every stage shares, model-free: tokens (``words``), content words, names, numbers
+and stems.
+
+- ``words``: word tokens in their original case; ``content_words``: lower-cased, without stopwords and
+  single characters.
+- ``is_name``/``names``: a capitalised word that does not start the text and is not a stopword is taken
+  for a name ("Tesla", "Paris"); the support check requires it in a source, the quote scorer looks for one
+  when the question asks who or where, and the topic carried into a follow-up weighs it up.
+- ``numbers``: numbers and dates as written ("1,200" → "1200", "3.5", "12:30", "1/2/2020").
+- ``stem``: a light hand-written stemmer (plural and verb endings: "cities"/"city", "founded"/"founding");
+  a token holding a digit is kept as it is. The Snowball stemmer was measured in its place on the dev kit
+  and not kept: it declined 0.03 fewer unanswerable questions (bench/RESULTS.md, "Text toolkit (issue 22)").
+  ``stems``: the stems of a text's content words; ``meaningful_stems``: its numbers and content words,
+  stemmed, in order.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
+
+__all__ = [
+    "STOPWORDS",
+    "content_words",
+    "is_name",
+    "keywords",
+    "meaningful_stems",
+    "names",
+    "numbers",
+    "salient_terms",
+    "stem",
+    "stems",
+    "truncate",
+    "words",
+]
 
 _WORD = re.compile(r"[\w][\w'\-.]*[\w]|[\w]", re.UNICODE)
+_NUMBER = re.compile(r"\d[\d,.:/-]*\d|\d")
+_SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "es", "ed", "ly", "s")
+
+
+def _suffix_stem(w: str) -> str:
+    """A lower-case word without its plural or verb ending ("changed"/"changing" → "chang")."""
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            if suffix in ("ies", "ied"):
+                return w[: -len(suffix)] + "y"
+            if suffix == "s" and w.endswith("ss"):
+                return w
+            w = w[: -len(suffix)]
+            break
+    return w[:-1] if len(w) > 4 and w.endswith("e") else w
+
+
+_stem_word = _suffix_stem  # bench/text_toolkit.py puts the Snowball stemmer here to compare the two
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are aren't as at be because been before
@@ -34,6 +82,52 @@ def content_words(text: str) -> list[str]:
     return [w.lower() for w in words(text) if w.lower() not in STOPWORDS and len(w) > 1]
 
 
+def is_name(word: str, position: int) -> bool:
+    """Whether the token ``word``, the ``position``-th of its text, reads as a name: capitalised, not the
+    text's first word, not a stopword ("I", "The"), no digit."""
+    return (
+        position > 0
+        and word[0].isupper()
+        and word.lower() not in STOPWORDS
+        and not any(ch.isdigit() for ch in word)
+    )
+
+
+def names(text: str) -> list[str]:
+    """The names in ``text`` (see ``is_name``), in order, as written."""
+    return [w for i, w in enumerate(words(text)) if is_name(w, i)]
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers in ``text``, in order, without thousands separators or a trailing period."""
+    return [m.group().replace(",", "").rstrip(".") for m in _NUMBER.finditer(text)]
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """The stem of ``word``, lower-cased ("Cities" → "city", "founded" → "found")."""
+    w = word.lower().strip(".'-’")
+    if w.endswith(("'s", "’s")):
+        w = w[:-2]
+    if any(ch.isdigit() for ch in w):
+        return w
+    return _stem_word(w)
+
+
+def stems(text: str) -> set[str]:
+    """The stems of ``text``'s content words."""
+    return {stem(w) for w in content_words(text)}
+
+
+def meaningful_stems(text: str) -> list[str]:
+    """Numbers and content words of ``text``, stemmed, in order (a run to compare with another text's)."""
+    return [
+        stem(w)
+        for w in words(text.lower())
+        if any(ch.isdigit() for ch in w) or (len(w) > 1 and w not in STOPWORDS)
+    ]
+
+
 def keywords(text: str) -> str:
     """The keyword rewrite without an LLM: the question's content words, in order, once each."""
     seen: dict[str, None] = {}
@@ -57,8 +151,7 @@ def salient_terms(texts: Iterable[str], *, exclude: Iterable[str] = (), limit: i
             low = w.lower()
             if low in STOPWORDS or low in skip or len(w) < 3:
                 continue
-            # A capitalized word that does not start a sentence is probably a name: weigh it up.
-            weight = 2.0 if w[0].isupper() and i > 0 else 1.0
+            weight = 2.0 if is_name(w, i) else 1.0
             if any(ch.isdigit() for ch in w):
                 weight = 1.5
             counts[low] = counts.get(low, 0.0) + weight

@@ -1,17 +1,10 @@
-"""The word weights the quote scorer and the answerability decision share: stems, and IDF from the
-collections' synopses."""
+"""The word weights the quote scorer and the answerability decision share: IDF from the collections'
+synopses (the stems are tested with the word toolkit, test_words.py)."""
 
 from __future__ import annotations
 
-from kimas_desktop.text.terms import TermWeights, coverage, stem, stems
+from kimas_desktop.text.terms import TermWeights, coverage
 from kimas_desktop.types import Synopsis
-
-
-def test_stems_match_inflections() -> None:
-    assert stem("cities") == stem("city") == "city"
-    assert stem("founded") == stem("founding") == "found"
-    assert stem("class") == "class"
-    assert stems("The servers were founded") == {"server", "found"}
 
 
 def test_idf_from_synopses_weighs_rare_words_up_and_falls_back_without_counts() -> None:
