@@ -28,6 +28,7 @@ __all__ = [
     "RerankConfig",
     "RetrievalConfig",
     "RoutingConfig",
+    "ServerConfig",
     "StorageConfig",
     "SummarizerConfig",
     "default_data_dir",
@@ -114,6 +115,15 @@ class IndexerConfig(_Section):
     debounce_s: float = Field(1.0, ge=0)
     watch: bool = True
     max_file_mb: float = Field(200.0, gt=0)
+
+
+class ServerConfig(_Section):
+    """``kimas serve``: which addresses may reach the app, and how much one upload may carry."""
+
+    # Host names besides 127.0.0.1, localhost and [::1] (with or without :PORT) that the app answers to.
+    allowed_hosts: list[str] = Field(default_factory=list)
+    max_upload_file_mb: float = Field(200.0, gt=0)
+    max_upload_request_mb: float = Field(1000.0, gt=0)
 
 
 class ContextConfig(_Section):
@@ -210,6 +220,7 @@ class Config(_Section):
     rerank: RerankConfig = RerankConfig()
     storage: StorageConfig = StorageConfig()
     indexer: IndexerConfig = IndexerConfig()
+    server: ServerConfig = ServerConfig()
     context: ContextConfig = ContextConfig()
     routing: RoutingConfig = RoutingConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
