@@ -39,6 +39,7 @@ from pathlib import Path
 
 from indexer.chunking import Chunker
 from indexer.collection_tables import CollectionTables
+from indexer.file_limits import FileBudget
 from indexer.identity import EmbedderIdentity, identity_of
 from indexer.lease import Lease
 from indexer.manifest import FileRecord, plan_sync, scan_folders
@@ -86,7 +87,7 @@ class _Sync:
     records: list[FileRecord]  # the manifest now
     indexed: int
     deleted: int
-    problems: list[FileProblem]  # folders not found
+    problems: list[FileProblem]  # folders not found, file names that are not UTF-8 (kind "skipped")
     writer: BatchWriter | None  # None when nothing had to be written
     cancelled: bool = False
 
@@ -237,7 +238,7 @@ class Indexer:
         """One pass: bring ``tables`` in line with ``roots``. ``interrupted``: a writer was killed
         mid-sync (recover what it left); ``state``: the synopsis, for an incremental update."""
         manifest = tables.manifest()
-        files, missing = scan_folders(roots)
+        files, missing, unnamable = scan_folders(roots)
         plan = plan_sync(manifest, files, roots, missing)
         stale: set[str] = set()
         if interrupted:
@@ -256,6 +257,9 @@ class Indexer:
                 str(m), "folder not found; its files stay in the collection until it is back", "failed"
             )
             for m in missing
+        ] + [
+            FileProblem(p, "its name is not valid UTF-8 text: rename the file to index it", "skipped")
+            for p in unnamable
         ]
         if not jobs and not plan.vanished:
             meter.report(force=True, finished=True)
@@ -281,6 +285,11 @@ class Indexer:
                 max_tokens=self._embedder.max_tokens,
             ),
             max_file_mb=self._config.max_file_mb,
+            budget=FileBudget(
+                max_chunks=self._config.max_file_chunks,
+                max_seconds=self._config.max_file_seconds,
+                max_memory_mb=self._config.max_file_memory_mb,
+            ),
             by_hash=_stored_by_hash(manifest, vanished_paths),
             pdf_page_timeout_s=self._pdf_timeout,
             on_file=on_file,
@@ -330,10 +339,12 @@ class Indexer:
             if control is not None:
                 control.checkpoint()
             segments = [i for i in inbox if isinstance(i, Segment)]
-            embed_window(self._embedder, segments)
+            embed_window(self._embedder, segments, control, reader.given_up)
             now = time.time()
             for item in inbox:
                 if isinstance(item, Segment):
+                    if item.job.path in reader.given_up:
+                        continue  # skipped while its chunks waited: nothing of it is embedded or written
                     writer.add_segment(item, now)
                     meter.embedded(item)
                 else:
@@ -372,7 +383,8 @@ class Indexer:
             indexed=run.indexed,
             unchanged=unchanged,
             deleted=run.deleted,
-            skipped=sum(1 for r in records if r.status == "skipped"),
+            skipped=sum(1 for r in records if r.status == "skipped")
+            + sum(1 for p in run.problems if p.kind == "skipped"),
             failed=sum(1 for r in records if r.status == "failed"),
             chunks_added=0 if run.writer is None else run.writer.stats.rows,
             seconds=time.monotonic() - start,

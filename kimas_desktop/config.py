@@ -115,6 +115,11 @@ class IndexerConfig(_Section):
     debounce_s: float = Field(1.0, ge=0)
     watch: bool = True
     max_file_mb: float = Field(200.0, gt=0)
+    # Per-file limits while a file is parsed and chunked (indexer/file_limits.py): a file over one is
+    # skipped with the reason, and tried again only once it changes.
+    max_file_chunks: int = Field(5000, ge=1)
+    max_file_seconds: float = Field(300.0, gt=0)
+    max_file_memory_mb: float = Field(1024.0, gt=0)
 
 
 class ServerConfig(_Section):
