@@ -167,6 +167,12 @@ class Knowledge:
         if not path.is_dir():
             raise ConfigError(f"There is no folder at {path}.")
         path = path.resolve()
+        try:
+            str(path).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ConfigError(
+                "That folder's name is not valid UTF-8 text, so it cannot be kept in the settings; rename it."
+            ) from None
         virtual = virtual_file_system(path)
         if virtual is not None:
             raise ConfigError(virtual)

@@ -50,3 +50,12 @@ def test_the_data_directory_and_what_is_inside_it_are_refused(rig: Rig, tmp_path
     docs = tmp_path / "docs"
     docs.mkdir()
     assert rig.session.add_folder("own", str(docs)).ok
+
+
+def test_a_folder_whose_name_is_not_utf8_is_refused(rig: Rig, tmp_path: Path) -> None:
+    import os
+
+    bad = os.fsencode(tmp_path) + b"/docs\xff"
+    os.mkdir(bad)
+    outcome = rig.session.add_folder("bad", os.fsdecode(bad))
+    assert not outcome.ok and "not valid UTF-8" in outcome.message
