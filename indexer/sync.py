@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import re
 import threading
 import time
 from collections import defaultdict
@@ -170,26 +171,49 @@ class Indexer:
                 folders=[str(r) for r in roots],
                 probe=identity.probe,
             )
-            interrupted = lease.recovered or store.legacy_interrupted(collection)
+            repaired = store.repair_tables(collection)
+            interrupted = repaired or lease.recovered or store.legacy_interrupted(collection)
             state = None if interrupted else store.synopsis_state(collection)
             tables = store.tables(collection)
-            run = self._sync(tables, roots, on_progress, control, lease, interrupted=interrupted, state=state)
-            if run.writer is None:
-                self._synopses.repair(tables)
-            else:
-                self._synopses.refresh(tables, run.writer.stats, state_known=state is not None)
-            report = self._report(collection, run, start)
-            if run.writer is not None or interrupted:
-                lease.check()
-                store.finish_sync(
-                    collection,
-                    files=sum(1 for r in run.records if r.status == "indexed"),
-                    chunks=tables.count_chunks(),
-                    problems=report.problems,
+            try:
+                run = self._sync(
+                    tables, roots, on_progress, control, lease, interrupted=interrupted, state=state
                 )
+                if run.writer is None:
+                    self._synopses.repair(tables)
+                else:
+                    self._synopses.refresh(tables, run.writer.stats, state_known=state is not None)
+                report = self._report(collection, run, start)
+                files = sum(1 for r in run.records if r.status == "indexed")
+                chunks = tables.count_chunks()
+                recorded = store.collection(collection)
+                if (
+                    run.writer is not None
+                    or interrupted
+                    or (recorded.files, recorded.chunks) != (files, chunks)
+                ):
+                    lease.check()
+                    store.finish_sync(collection, files=files, chunks=chunks, problems=report.problems)
+            except (OSError, RuntimeError) as err:  # a failed write: the disk is full, a permission
+                self._record_what_is_there(tables)
+                raise IndexingError(
+                    f"could not write the index of '{collection}': {write_error(err)}. What was written "
+                    "is kept; once the cause is fixed, index again (kimas index, or Re-index) to complete it."
+                ) from err
             if run.cancelled:
                 raise Cancelled(f"indexing collection '{collection}' was cancelled")
             return report
+
+    def _record_what_is_there(self, tables: CollectionTables) -> None:
+        """Best effort after a failed write: the collection's counts as its tables hold them (the write
+        may fail too, on a full disk; the unfinished-sync mark makes the next sync correct them anyway)."""
+        try:
+            files = sum(1 for r in tables.manifest().values() if r.status == "indexed")
+            self._store.record_counts(tables.collection, files=files, chunks=tables.count_chunks())
+        except Exception as err:
+            log.warning(
+                "could not record the counts of '%s' after a failed write: %s", tables.collection, err
+            )
 
     def reembed(
         self,
@@ -264,6 +288,7 @@ class Indexer:
         if not jobs and not plan.vanished:
             meter.report(force=True, finished=True)
             return _Sync(plan.unchanged + plan.kept, 0, 0, folder_problems, None)
+        self._store.mark_syncing(tables.collection)  # until finish_sync: a failed write is recovered
 
         total_before = sum(r.chunks for r in manifest.values())
         track_limit = int(self._resync_share * total_before) - (state.changes if state else 0)
@@ -390,6 +415,13 @@ class Indexer:
             seconds=time.monotonic() - start,
             problems=tuple([*run.problems, *_problems(records)]),
         )
+
+
+def write_error(err: BaseException) -> str:
+    """The cause of a failed write in words: LanceDB's message without the Rust source location."""
+    text = str(err).strip() or type(err).__name__
+    match = re.search(r"LanceError\(\w+\): (.*?)(?:, /\S+\.rs:\d+:\d+)?$", text, re.S)
+    return (match.group(1) if match else text).strip()
 
 
 def _roots(folders: Sequence[Path]) -> list[Path]:
