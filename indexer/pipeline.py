@@ -100,7 +100,7 @@ class ProgressMeter:
         )
 
 
-EMBED_SLICE = 32  # texts per embedding call: Cancel is honoured between two calls (~1 s on a slow laptop)
+EMBED_SLICE = 16  # texts per embedding call (the default batch): Cancel is honoured between two calls
 
 
 def embed_window(
