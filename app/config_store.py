@@ -5,19 +5,28 @@ read, modify and write under one lock, so two changes made at the same time are 
 held across processes too (``filelock`` on a lock file next to the config), and a config
 another process wrote meanwhile (``kimas index`` while the app runs) is read again before it is changed.
 The file is replaced atomically (``save_config``): a crash leaves the old one.
+
+``save_config`` writes with ``tomlkit``, a TOML library: every string is escaped (a control character typed
+into a description or found in a folder's name can no longer make the file unreadable), and the file the
+user wrote keeps its comments, its order and the settings they spelled out.
 """
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
+import tomlkit
 from filelock import FileLock
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import Table
 
-from kimas_desktop.config import Config, load_config, save_config
+from kimas_desktop.config import Config, load_config, preset_data
 
-__all__ = ["ConfigStore"]
+__all__ = ["ConfigStore", "save_config"]
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -53,3 +62,67 @@ class ConfigStore:
             self._config = new
             self._seen = _stamp(self.path)
             return new
+
+
+# -- writing ------------------------------------------------------------------------------------------
+
+
+def _existing(path: Path) -> tomlkit.TOMLDocument:
+    """The user's file as a document (comments and all), or an empty one."""
+    try:
+        return tomlkit.parse(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, TOMLKitError):
+        return tomlkit.document()
+
+
+def _plain(value: Any) -> Any:
+    return value.unwrap() if hasattr(value, "unwrap") else value
+
+
+def _put(table: Any, key: str, value: Any) -> None:
+    """``table[key] = value`` unless it holds that already (so its comment and layout stay)."""
+    if key not in table or _plain(table[key]) != value:
+        table[key] = value
+
+
+def _section(doc: Any, name: str) -> Any:
+    if name not in doc or not isinstance(doc[name], Table):
+        doc[name] = tomlkit.table()
+    return doc[name]
+
+
+def _write_section(doc: Any, name: str, values: Mapping[str, Any], base: Mapping[str, Any]) -> None:
+    """A settings section: the values that differ from the preset, and those the file spells out."""
+    present = doc.get(name)
+    for key, value in values.items():
+        if value != base.get(key) or (isinstance(present, Table) and key in present):
+            _put(_section(doc, name), key, value)
+
+
+def save_config(config: Config, path: Path) -> None:
+    """Write ``config`` to ``path`` atomically (a crash leaves the old file): the settings that differ
+    from its preset, the collections in full, and the user's comments and explicit settings kept."""
+    doc = _existing(path)
+    base = Config.model_validate(preset_data(config.preset)).model_dump()
+    data = config.model_dump()
+    _put(doc, "preset", config.preset)
+    for name, values in data.items():
+        if name not in ("preset", "collections"):
+            _write_section(doc, name, values, base[name])
+    collections = data["collections"]
+    if collections or "collections" in doc:
+        table = doc.get("collections")
+        if not isinstance(table, Table):
+            table = tomlkit.table(is_super_table=True)  # written as [collections.NAME] headers
+            doc["collections"] = table
+        for gone in [n for n in table if n not in collections]:
+            del table[gone]
+        for name, values in collections.items():
+            if name not in table or not isinstance(table[name], Table):
+                table[name] = tomlkit.table()
+            for key, value in values.items():
+                _put(table[name], key, value)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text(tomlkit.dumps(doc), "utf-8")
+    os.replace(tmp, path)

@@ -11,6 +11,7 @@ __all__ = ["doctor_report", "llama_cpu_report"]
 
 
 def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
+    """Models, data dir, network use, OCR, and each collection's state (a damaged index says so)."""
     from kimas_desktop.errors import ModelError
     from local_models.resolve import resolve_chat, resolve_embedding, resolve_reranker
 
@@ -46,7 +47,26 @@ def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
     from indexer.ocr import ocr_status
 
     report["OCR"] = ocr_status()
+    report["collections"] = collections_report(paths, config) or "none yet"
     return report
+
+
+def collections_report(paths: Paths, config: Config) -> dict[str, str]:
+    """Each collection's counts, or why its tables cannot be read (and that indexing again rebuilds it)."""
+    from indexer import LanceStore
+
+    if not config.storage.uri and not (paths.data_dir / "lancedb").exists():
+        return {}  # nothing indexed yet (and the doctor creates nothing)
+    store = LanceStore(paths.db_uri(config), dict(config.storage.options))
+    try:
+        infos = store.collections()
+    except Exception as err:
+        return {"(store)": f"cannot be read: {err}"}
+    out = {}
+    for info in infos:
+        damaged = [p.reason for p in info.problems if p.path == info.name and p.kind == "failed"]
+        out[info.name] = damaged[0] if damaged else f"ok ({info.files} files, {info.chunks} chunks)"
+    return out
 
 
 def llama_cpu_report() -> dict[str, str]:

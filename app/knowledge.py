@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.config_store import ConfigStore
+from app.file_systems import virtual_file_system
 from app.uploads import CopiedFile, check_collection_name, copy_uploads
 from kimas_desktop.config import CollectionConfig, Config
 from kimas_desktop.errors import CollectionNotFoundError, ConfigError, IndexingError, KimasError
@@ -166,9 +167,23 @@ class Knowledge:
         if not path.is_dir():
             raise ConfigError(f"There is no folder at {path}.")
         path = path.resolve()
+        try:
+            str(path).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ConfigError(
+                "That folder's name is not valid UTF-8 text, so it cannot be kept in the settings; rename it."
+            ) from None
+        virtual = virtual_file_system(path)
+        if virtual is not None:
+            raise ConfigError(virtual)
         data = self.data_dir.resolve()
         if path == data or data.is_relative_to(path):
             raise ConfigError("That folder holds KIMAs' own data directory; choose a folder of documents.")
+        if path.is_relative_to(data):
+            raise ConfigError(
+                "That folder is inside KIMAs' own data directory; choose a folder of documents "
+                "(files dropped onto a collection are kept there already)."
+            )
         return path
 
     def add_folder(self, name: str, folder: str | Path) -> tuple[Path, list[Path]]:

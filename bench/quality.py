@@ -23,6 +23,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.config_store import save_config  # noqa: E402
 from app.paths import resolve_paths  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
 from bench.devkit import (  # noqa: E402
@@ -34,7 +35,7 @@ from bench.devkit import (  # noqa: E402
     write_quac,
     write_squad,
 )
-from kimas_desktop.config import CollectionConfig, load_config, save_config  # noqa: E402
+from kimas_desktop.config import CollectionConfig, load_config  # noqa: E402
 
 K = 5
 

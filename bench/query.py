@@ -22,12 +22,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.config_store import save_config  # noqa: E402
 from app.paths import resolve_paths  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
 from bench.devkit import SQUAD, squad_questions, write_squad  # noqa: E402
 from kimas_desktop.answer.filter import pack  # noqa: E402
 from kimas_desktop.answer.summarizer import answer_messages  # noqa: E402
-from kimas_desktop.config import CollectionConfig, load_config, parse_config, save_config  # noqa: E402
+from kimas_desktop.config import CollectionConfig, load_config, parse_config  # noqa: E402
 from kimas_desktop.events import AnswerDelta, TraceReady  # noqa: E402
 
 PRESETS = ("full", "routed", "turbo")

@@ -120,18 +120,30 @@ def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
 
     from ui import app as ui_app
     from ui.render import SOURCE_ROUTE
+    from ui.server import ServeLimits, serve
 
     desk = build_app(paths, config)
     desk.start()
     demo = ui_app.build_app(desk)
+    limits = ServeLimits(
+        allowed_hosts=tuple(config.server.allowed_hosts),
+        max_upload_file_mb=config.server.max_upload_file_mb,
+        max_upload_request_mb=config.server.max_upload_request_mb,
+    )
     try:
-        fastapi_app, url, _ = demo.launch(**ui_app.launch_kwargs(args.port))
+        running = serve(
+            demo,
+            args.port,
+            limits,
+            routes=[lambda app: add_source_route(app, desk.sources, SOURCE_ROUTE)],
+            launch=ui_app.launch_kwargs(),
+        )
     except OSError as err:
         desk.close()
         log.warning("could not start the web server: %s", err)
         print(_port_message(args.port), file=sys.stderr)
         return 2
-    add_source_route(fastapi_app, desk.sources, SOURCE_ROUTE)
+    url = running.url
     log.info("serving on %s (data dir %s)", url, paths.data_dir)
     print(f"KIMAs Desktop is running at {url}  (data: {paths.data_dir}; press Ctrl+C to stop)", flush=True)
     signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: shut down like Ctrl+C
@@ -142,5 +154,5 @@ def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
         print("kimas: stopping…", file=sys.stderr)
     finally:
         desk.close()
-        demo.close()
+        running.close()
     return 0

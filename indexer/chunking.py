@@ -1,7 +1,9 @@
 """Structure-aware chunking, sized in the embedding model's own tokens.
 
 Blocks from a parser are cut into *pieces* (lines; a line longer than a chunk is cut at sentences, by the
-sentence splitter the quote and the support check use, then words), and pieces are packed greedily into chunks of at most ``chunk_tokens`` (never more than the
+sentence splitter the quote and the support check use, then words; a very long line, such as a 50 MB file
+without line breaks, is first cut into windows of a few thousand characters without counting its tokens, so
+the tokenizer never sees more than a window), and pieces are packed greedily into chunks of at most ``chunk_tokens`` (never more than the
 embedder's window). A chunk never crosses a change of heading path or PDF page, so each chunk has one
 heading and one page. Consecutive chunks of the same section overlap by up to ``overlap_tokens``: the
 trailing pieces of one chunk (or the tail words of its last piece) start the next.
@@ -22,6 +24,9 @@ from indexer.documents import Block
 from kimas_desktop.text.sentences import split_sentences
 
 _WORD_START = re.compile(r"(?<!\S)\S")
+WINDOW_TOKENS_FACTOR = 64  # a line longer than this many characters per token of a chunk is windowed first
+# Where a window of a very long line may end: after a sentence's end mark (found without tokenizing).
+_WINDOW_CUT = re.compile(r"(?<=[.!?…])\s+")
 
 
 def chunk_id(collection: str, source: str, ordinal: int, text: str) -> str:
@@ -66,12 +71,37 @@ class Chunker:
         self._base = max(0, count_tokens(""))
         self.limit = max(8, min(chunk_tokens - self._base, max_tokens - max(self._base, 2)))
         self.overlap = min(overlap_tokens, self.limit // 2)
+        self._window = WINDOW_TOKENS_FACTOR * self.limit  # characters: far more than a chunk can hold
+
+    def _windows(self, text: str) -> Iterator[str]:
+        """``text`` in windows of at most ``self._window`` characters, each cut after its last sentence end
+        (else at its last space), found without tokenizing: linear in the length of ``text``."""
+        start, n = 0, len(text)
+        while n - start > self._window:
+            window = text[start : start + self._window]
+            cut = 0
+            for m in _WINDOW_CUT.finditer(window):
+                cut = m.start()
+            if cut <= 0:
+                cut = window.rfind(" ")
+            if cut <= 0:
+                cut = len(window)
+            yield window[:cut]
+            start += cut
+            while start < n and text[start].isspace():
+                start += 1
+        if start < n:
+            yield text[start:]
 
     def _tokens(self, text: str) -> int:
         return max(0, self._count(text) - self._base)
 
     def _fit(self, text: str) -> Iterator[tuple[str, int]]:
         """``text`` cut into parts that each fit the limit: at sentences first, then halving by words."""
+        if len(text) > self._window:
+            for window in self._windows(text):
+                yield from self._fit(window)
+            return
         tokens = self._tokens(text)
         if tokens <= self.limit:
             yield text, tokens

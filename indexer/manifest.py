@@ -51,11 +51,27 @@ def ignored_name(name: str) -> bool:
     )
 
 
-def scan_folders(folders: Sequence[Path]) -> tuple[dict[str, FileStat], list[Path]]:
-    """Every indexable-looking file under ``folders`` (symlinked folders are not followed), and the
-    folders that do not exist."""
+def shown_path(path: str) -> str:
+    """``path`` as text that can be stored and printed: bytes of a name that are not UTF-8 as ``\\xff``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _unnamable(path: str) -> bool:
+    """A path the OS gave as bytes that are not UTF-8 (Python keeps them as surrogates): no table, log or
+    terminal can hold it as it is."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def scan_folders(folders: Sequence[Path]) -> tuple[dict[str, FileStat], list[Path], list[str]]:
+    """Every indexable-looking file under ``folders`` (symlinked folders are not followed), the folders
+    that do not exist, and the files whose names are not valid UTF-8 (``shown_path``), which are skipped."""
     files: dict[str, FileStat] = {}
     missing: list[Path] = []
+    unnamable: list[str] = []
     for folder in folders:
         if not folder.is_dir():
             missing.append(folder)
@@ -66,13 +82,17 @@ def scan_folders(folders: Sequence[Path]) -> tuple[dict[str, FileStat], list[Pat
                 if ignored_name(name):
                     continue
                 path = os.path.join(root, name)
+                if _unnamable(path):
+                    if os.path.isfile(path):
+                        unnamable.append(shown_path(path))
+                    continue
                 try:
                     st = os.stat(path)
                 except OSError:  # vanished while we walked, or a dangling link
                     continue
                 if os.path.isfile(path):
                     files[path] = FileStat(path, st.st_size, st.st_mtime_ns)
-    return files, missing
+    return files, missing, unnamable
 
 
 def under(path: str, folder: Path) -> bool:

@@ -17,11 +17,12 @@ By role: ``ingest_items`` (the values passed along), ``reader`` (the reader thre
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 
 from indexer.batch_writer import BatchWriter, WriteStats
 from indexer.ingest_items import Done, Failure, Item, Job, Segment, content_hash
 from indexer.reader import Reader
+from kimas_desktop.control import IndexControl
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.types import IndexProgress
 
@@ -99,13 +100,28 @@ class ProgressMeter:
         )
 
 
-def embed_window(embedder: Embedder, segments: Sequence[Segment]) -> None:
-    """Fill the missing vectors of ``segments`` in one call, texts sorted by length so each of the
-    embedder's batches pads to similar lengths."""
+EMBED_SLICE = 16  # texts per embedding call (the default batch): Cancel is honoured between two calls
+
+
+def embed_window(
+    embedder: Embedder,
+    segments: Sequence[Segment],
+    control: IndexControl | None = None,
+    given_up: Container[str] = (),
+) -> None:
+    """Fill the missing vectors of ``segments``, texts sorted by length so each of the embedder's batches
+    pads to similar lengths, in slices of ``EMBED_SLICE`` with ``control.checkpoint()`` between them.
+    Texts of files in ``given_up`` (skipped meanwhile by the reader) are left without vectors."""
     todo = [(s, i) for s in segments for i, v in enumerate(s.vectors) if v is None]
     if not todo:
         return
     todo.sort(key=lambda si: (si[0].drafts[si[1]].tokens, len(si[0].drafts[si[1]].text)))
-    vectors = embedder.embed_passages([s.drafts[i].text for s, i in todo])
-    for (segment, i), vector in zip(todo, vectors, strict=True):
-        segment.vectors[i] = vector
+    for start in range(0, len(todo), EMBED_SLICE):
+        if control is not None and start:
+            control.checkpoint()
+        part = [(s, i) for s, i in todo[start : start + EMBED_SLICE] if s.job.path not in given_up]
+        if not part:
+            continue
+        vectors = embedder.embed_passages([s.drafts[i].text for s, i in part])
+        for (segment, i), vector in zip(part, vectors, strict=True):
+            segment.vectors[i] = vector

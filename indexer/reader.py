@@ -16,6 +16,7 @@ from pathlib import Path
 from indexer.chunking import ChunkDraft, Chunker
 from indexer.collection_tables import CollectionTables
 from indexer.documents import Block, Document, SkipFile
+from indexer.file_limits import FileBudget
 from indexer.ingest_items import Done, Failure, Item, Job, Segment, content_hash
 from indexer.manifest import FileRecord
 from indexer.parsers import FileParser
@@ -59,6 +60,7 @@ class Reader:
         tables: CollectionTables,
         chunker: Chunker,
         max_file_mb: float,
+        budget: FileBudget,
         by_hash: Mapping[str, Sequence[FileRecord]],
         pdf_page_timeout_s: float,
         on_file: Callable[[str], None],
@@ -68,6 +70,7 @@ class Reader:
         self._control = control
         self._chunker = chunker
         self._max_mb = max_file_mb
+        self._budget = budget
         self._by_hash = by_hash
         self._pdf_timeout = pdf_page_timeout_s
         self._on_file = on_file
@@ -75,6 +78,9 @@ class Reader:
         self.stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._later: list[_Later] = []  # OCR queues behind every file that needs none
+        # Files skipped or failed after some of their chunks were queued: the embedder drops those chunks
+        # instead of embedding them (a file over max_file_chunks costs no embedding).
+        self.given_up: set[str] = set()
         self.ocr_waiting = 0
 
     def start(self, jobs: Sequence[Job]) -> None:
@@ -150,6 +156,7 @@ class Reader:
         )
 
     def _read(self, job: Job, parser: FileParser) -> Iterator[Item]:
+        self._budget.start()
         path = Path(job.path)
         if job.stat.size > self._max_mb * 1024**2:
             reason = f"larger than the {self._max_mb:g} MB limit (max_file_mb)"
@@ -217,10 +224,14 @@ class Reader:
             for segment in self._segments(job, doc, doc.blocks, known, digest, 0):
                 count += len(segment.drafts)
                 yield segment
+        except Cancelled:
+            raise
         except SkipFile as skip:
+            self.given_up.add(job.path)
             yield Done(job, self._record(job, "skipped", str(skip), digest))
             return
         except Exception as err:  # a file that breaks its parser fails alone
+            self.given_up.add(job.path)
             reason = str(err) or type(err).__name__
             yield Done(job, self._record(job, "failed", reason, digest))
             return
@@ -243,11 +254,14 @@ class Reader:
                     self.ocr_waiting -= 1
                 yield block
 
+        self._budget.start()
         try:
             blocks = counted(parser.recognize(later.path, doc))
             for segment in self._segments(later.job, doc, blocks, later.known, later.digest, count):
                 count += len(segment.drafts)
                 yield segment
+        except Cancelled:
+            raise
         except Exception as err:  # the text layer's chunks stay; the failure is noted
             self.ocr_waiting -= left
             if count == 0:  # nothing was readable: the file failed, like a broken PDF
@@ -271,12 +285,21 @@ class Reader:
     ) -> Iterator[Segment]:
         batch: list[ChunkDraft] = []
         for draft in self._chunker.chunks(blocks, first_ordinal=first):
+            self._check_stop()
+            self._budget.check(draft.ordinal + 1)
             batch.append(draft)
             if len(batch) >= SEGMENT_CHUNKS:
+                self._budget.pause()
                 yield self._segment(job, batch, known, digest, doc.pages, draft.page, self.ocr_waiting)
+                self._budget.resume()
                 batch = []
         if batch:
             yield self._segment(job, batch, known, digest, doc.pages, None, self.ocr_waiting)
+
+    def _check_stop(self) -> None:
+        """Inside a file too: Cancel and Remove must not wait for a long file to end."""
+        if self.stop.is_set() or (self._control is not None and self._control.cancelled):
+            raise Cancelled("indexing was cancelled")
 
     def _done(self, job: Job, doc: Document, digest: str, count: int, *, ocr: bool) -> Done:
         if count == 0:

@@ -32,6 +32,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -231,15 +232,37 @@ class LanceStore:
 
     def collections(self) -> list[CollectionInfo]:
         rows = self._records.all()
-        return [info_of(rows[name], stale=self._stale(rows[name])) for name in sorted(rows)]
+        return [self._checked(info_of(rows[name], stale=self._stale(rows[name]))) for name in sorted(rows)]
 
     def collection(self, collection: str) -> CollectionInfo:
         row = self._records.require(collection)
-        return info_of(row, stale=self._stale(row))
+        return self._checked(info_of(row, stale=self._stale(row)))
+
+    def _checked(self, info: CollectionInfo) -> CollectionInfo:
+        """``info``, with a first problem when its tables are missing or unreadable (``damage``)."""
+        why = self.damage(info.name)
+        if why is None:
+            return info
+        return replace(info, problems=(FileProblem(info.name, why, "failed"), *info.problems))
 
     def legacy_interrupted(self, collection: str) -> bool:
-        """Whether a version before writer leases left its crash flag set (it never finished a sync)."""
+        """Whether a sync set the flag (``mark_syncing``) and never finished: a failed write, or a version
+        before writer leases that was killed."""
         return bool(self._records.require(collection).get("syncing"))
+
+    def mark_syncing(self, collection: str) -> None:
+        """Before a sync writes: until ``finish_sync``, the collection counts as interrupted, so a sync
+        that failed half-way (a full disk, a permission) is recovered by the next one, as after a kill."""
+        with self._lock:
+            row = self._records.require(collection)
+            if not row.get("syncing"):
+                self._records.put({**row, "syncing": True})
+
+    def record_counts(self, collection: str, *, files: int, chunks: int) -> None:
+        """After a failed sync: the counts the tables hold now (the sync stays marked unfinished)."""
+        with self._lock:
+            row = self._records.require(collection)
+            self._records.put({**row, "files": files, "chunks": chunks})
 
     def finish_sync(
         self, collection: str, *, files: int, chunks: int, problems: Sequence[FileProblem]
@@ -338,9 +361,43 @@ class LanceStore:
     # -- tables -----------------------------------------------------------------------------------------
 
     def tables(self, collection: str) -> CollectionTables:
-        """The collection's current chunk and manifest tables."""
+        """The collection's current chunk and manifest tables; ``IndexingError`` when one of them is gone
+        (``repair_tables`` before a sync recreates it)."""
         prefix, dim = self._layout(collection)
+        gone = [s.strip("_") for s in ("_chunks", "_files") if self._open(prefix + s) is None]
+        if gone:
+            raise IndexingError(
+                f"the index of collection '{collection}' is damaged: its {' and '.join(gone)} table is "
+                "missing. Index it again (kimas index, or Re-index) to rebuild it from its files."
+            )
         return self._tables_at(collection, prefix, dim)
+
+    def damage(self, collection: str) -> str | None:
+        """Why the collection's tables cannot be read (a sentence), or None when they can."""
+        try:
+            self.tables(collection).count_chunks()
+        except IndexingError as err:
+            return str(err)
+        except Exception as err:  # a table that is there but unreadable
+            return f"the index of collection '{collection}' cannot be read ({err}); index it again"
+        return None
+
+    def repair_tables(self, collection: str) -> bool:
+        """Recreate a collection's missing tables (call under its writer lease). Without its chunks table,
+        its manifest describes chunks that are gone: it is emptied too, so every file is read again.
+        True when something was repaired."""
+        with self._lock:
+            prefix, dim = self._layout(collection)
+            chunks_gone = self._open(f"{prefix}_chunks") is None
+            files_gone = self._open(f"{prefix}_files") is None
+            if not (chunks_gone or files_gone):
+                return False
+            log.warning("collection '%s' lost its tables (chunks: %s, files: %s): rebuilding", collection,
+                        chunks_gone, files_gone)  # fmt: skip
+            if chunks_gone:
+                self._drop(f"{prefix}_files")
+            self._create_tables(prefix, dim)
+            return True
 
     def _tables_at(self, collection: str, prefix: str, dim: int) -> CollectionTables:
         return CollectionTables(

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import re
 import threading
 import time
 from collections import defaultdict
@@ -39,6 +40,7 @@ from pathlib import Path
 
 from indexer.chunking import Chunker
 from indexer.collection_tables import CollectionTables
+from indexer.file_limits import FileBudget
 from indexer.identity import EmbedderIdentity, identity_of
 from indexer.lease import Lease
 from indexer.manifest import FileRecord, plan_sync, scan_folders
@@ -86,7 +88,7 @@ class _Sync:
     records: list[FileRecord]  # the manifest now
     indexed: int
     deleted: int
-    problems: list[FileProblem]  # folders not found
+    problems: list[FileProblem]  # folders not found, file names that are not UTF-8 (kind "skipped")
     writer: BatchWriter | None  # None when nothing had to be written
     cancelled: bool = False
 
@@ -169,26 +171,49 @@ class Indexer:
                 folders=[str(r) for r in roots],
                 probe=identity.probe,
             )
-            interrupted = lease.recovered or store.legacy_interrupted(collection)
+            repaired = store.repair_tables(collection)
+            interrupted = repaired or lease.recovered or store.legacy_interrupted(collection)
             state = None if interrupted else store.synopsis_state(collection)
             tables = store.tables(collection)
-            run = self._sync(tables, roots, on_progress, control, lease, interrupted=interrupted, state=state)
-            if run.writer is None:
-                self._synopses.repair(tables)
-            else:
-                self._synopses.refresh(tables, run.writer.stats, state_known=state is not None)
-            report = self._report(collection, run, start)
-            if run.writer is not None or interrupted:
-                lease.check()
-                store.finish_sync(
-                    collection,
-                    files=sum(1 for r in run.records if r.status == "indexed"),
-                    chunks=tables.count_chunks(),
-                    problems=report.problems,
+            try:
+                run = self._sync(
+                    tables, roots, on_progress, control, lease, interrupted=interrupted, state=state
                 )
+                if run.writer is None:
+                    self._synopses.repair(tables)
+                else:
+                    self._synopses.refresh(tables, run.writer.stats, state_known=state is not None)
+                report = self._report(collection, run, start)
+                files = sum(1 for r in run.records if r.status == "indexed")
+                chunks = tables.count_chunks()
+                recorded = store.collection(collection)
+                if (
+                    run.writer is not None
+                    or interrupted
+                    or (recorded.files, recorded.chunks) != (files, chunks)
+                ):
+                    lease.check()
+                    store.finish_sync(collection, files=files, chunks=chunks, problems=report.problems)
+            except (OSError, RuntimeError) as err:  # a failed write: the disk is full, a permission
+                self._record_what_is_there(tables)
+                raise IndexingError(
+                    f"could not write the index of '{collection}': {write_error(err)}. What was written "
+                    "is kept; once the cause is fixed, index again (kimas index, or Re-index) to complete it."
+                ) from err
             if run.cancelled:
                 raise Cancelled(f"indexing collection '{collection}' was cancelled")
             return report
+
+    def _record_what_is_there(self, tables: CollectionTables) -> None:
+        """Best effort after a failed write: the collection's counts as its tables hold them (the write
+        may fail too, on a full disk; the unfinished-sync mark makes the next sync correct them anyway)."""
+        try:
+            files = sum(1 for r in tables.manifest().values() if r.status == "indexed")
+            self._store.record_counts(tables.collection, files=files, chunks=tables.count_chunks())
+        except Exception as err:
+            log.warning(
+                "could not record the counts of '%s' after a failed write: %s", tables.collection, err
+            )
 
     def reembed(
         self,
@@ -237,7 +262,7 @@ class Indexer:
         """One pass: bring ``tables`` in line with ``roots``. ``interrupted``: a writer was killed
         mid-sync (recover what it left); ``state``: the synopsis, for an incremental update."""
         manifest = tables.manifest()
-        files, missing = scan_folders(roots)
+        files, missing, unnamable = scan_folders(roots)
         plan = plan_sync(manifest, files, roots, missing)
         stale: set[str] = set()
         if interrupted:
@@ -256,10 +281,14 @@ class Indexer:
                 str(m), "folder not found; its files stay in the collection until it is back", "failed"
             )
             for m in missing
+        ] + [
+            FileProblem(p, "its name is not valid UTF-8 text: rename the file to index it", "skipped")
+            for p in unnamable
         ]
         if not jobs and not plan.vanished:
             meter.report(force=True, finished=True)
             return _Sync(plan.unchanged + plan.kept, 0, 0, folder_problems, None)
+        self._store.mark_syncing(tables.collection)  # until finish_sync: a failed write is recovered
 
         total_before = sum(r.chunks for r in manifest.values())
         track_limit = int(self._resync_share * total_before) - (state.changes if state else 0)
@@ -281,6 +310,11 @@ class Indexer:
                 max_tokens=self._embedder.max_tokens,
             ),
             max_file_mb=self._config.max_file_mb,
+            budget=FileBudget(
+                max_chunks=self._config.max_file_chunks,
+                max_seconds=self._config.max_file_seconds,
+                max_memory_mb=self._config.max_file_memory_mb,
+            ),
             by_hash=_stored_by_hash(manifest, vanished_paths),
             pdf_page_timeout_s=self._pdf_timeout,
             on_file=on_file,
@@ -330,10 +364,12 @@ class Indexer:
             if control is not None:
                 control.checkpoint()
             segments = [i for i in inbox if isinstance(i, Segment)]
-            embed_window(self._embedder, segments)
+            embed_window(self._embedder, segments, control, reader.given_up)
             now = time.time()
             for item in inbox:
                 if isinstance(item, Segment):
+                    if item.job.path in reader.given_up:
+                        continue  # skipped while its chunks waited: nothing of it is embedded or written
                     writer.add_segment(item, now)
                     meter.embedded(item)
                 else:
@@ -372,12 +408,20 @@ class Indexer:
             indexed=run.indexed,
             unchanged=unchanged,
             deleted=run.deleted,
-            skipped=sum(1 for r in records if r.status == "skipped"),
+            skipped=sum(1 for r in records if r.status == "skipped")
+            + sum(1 for p in run.problems if p.kind == "skipped"),
             failed=sum(1 for r in records if r.status == "failed"),
             chunks_added=0 if run.writer is None else run.writer.stats.rows,
             seconds=time.monotonic() - start,
             problems=tuple([*run.problems, *_problems(records)]),
         )
+
+
+def write_error(err: BaseException) -> str:
+    """The cause of a failed write in words: LanceDB's message without the Rust source location."""
+    text = str(err).strip() or type(err).__name__
+    match = re.search(r"LanceError\(\w+\): (.*?)(?:, /\S+\.rs:\d+:\d+)?$", text, re.S)
+    return (match.group(1) if match else text).strip()
 
 
 def _roots(folders: Sequence[Path]) -> list[Path]:

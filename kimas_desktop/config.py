@@ -1,7 +1,8 @@
 """One typed, validated configuration, loaded from TOML once and passed down.
 
 Layers, later wins: built-in defaults → the preset named by ``preset`` (``presets/NAME.toml``) → the
-user's file. Unknown keys are errors that name the key; closed choices are ``Literal``s.
+user's file. Unknown keys are errors that name the key; closed choices are ``Literal``s. Writing it
+back is the application's (``app.config_store.save_config``, with a TOML library).
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ __all__ = [
     "RerankConfig",
     "RetrievalConfig",
     "RoutingConfig",
+    "ServerConfig",
     "StorageConfig",
     "SummarizerConfig",
     "default_data_dir",
     "load_config",
     "parse_config",
-    "save_config",
+    "preset_data",
 ]
 
 PRESETS = ("full", "routed", "turbo")
@@ -114,6 +116,20 @@ class IndexerConfig(_Section):
     debounce_s: float = Field(1.0, ge=0)
     watch: bool = True
     max_file_mb: float = Field(200.0, gt=0)
+    # Per-file limits while a file is parsed and chunked (indexer/file_limits.py): a file over one is
+    # skipped with the reason, and tried again only once it changes.
+    max_file_chunks: int = Field(5000, ge=1)
+    max_file_seconds: float = Field(300.0, gt=0)
+    max_file_memory_mb: float = Field(1024.0, gt=0)
+
+
+class ServerConfig(_Section):
+    """``kimas serve``: which addresses may reach the app, and how much one upload may carry."""
+
+    # Host names besides 127.0.0.1, localhost and [::1] (with or without :PORT) that the app answers to.
+    allowed_hosts: list[str] = Field(default_factory=list)
+    max_upload_file_mb: float = Field(200.0, gt=0)
+    max_upload_request_mb: float = Field(1000.0, gt=0)
 
 
 class ContextConfig(_Section):
@@ -223,6 +239,7 @@ class Config(_Section):
     rerank: RerankConfig = RerankConfig()
     storage: StorageConfig = StorageConfig()
     indexer: IndexerConfig = IndexerConfig()
+    server: ServerConfig = ServerConfig()
     context: ContextConfig = ContextConfig()
     routing: RoutingConfig = RoutingConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
@@ -299,46 +316,3 @@ def load_config(path: Path | None, *, preset: str | None = None) -> Config:
     if preset is not None:
         data = {**data, "preset": preset}
     return parse_config(data, origin=str(path) if path else "")
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-        return f'"{escaped}"'
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
-    raise ConfigError(f"cannot write {value!r} to TOML")
-
-
-def _key(name: str) -> str:
-    bare = name.replace("_", "").replace("-", "").isalnum() and name.isascii()
-    return name if bare else _toml_value(name)
-
-
-def save_config(config: Config, path: Path) -> None:
-    """Write the settings that differ from the preset, atomically (a crash leaves the old file)."""
-    base = Config.model_validate(preset_data(config.preset)).model_dump()
-    data = config.model_dump()
-    lines = [f"preset = {_toml_value(config.preset)}", ""]
-    for section, values in data.items():
-        if section in ("preset", "collections"):
-            continue
-        changed = {k: v for k, v in values.items() if base[section].get(k) != v}
-        if changed:
-            lines.append(f"[{section}]")
-            lines += [f"{_key(k)} = {_toml_value(v)}" for k, v in changed.items()]
-            lines.append("")
-    for name, values in data["collections"].items():
-        lines.append(f"[collections.{_key(name)}]")
-        lines += [f"{_key(k)} = {_toml_value(v)}" for k, v in values.items()]
-        lines.append("")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text("\n".join(lines), "utf-8")
-    os.replace(tmp, path)

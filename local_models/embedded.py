@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -120,16 +121,33 @@ def _write_onnx(zf: zipfile.ZipFile, target: Path) -> None:
     onnx.save(build_bert_onnx(load(zf.read("model.safetensors")), shape), str(target))
 
 
+_LEFTOVER_AGE_S = 3600  # a hidden build folder this old is a crashed build's, not one under way
+
+
+def _sweep_leftovers(cache_dir: Path) -> None:
+    """Remove the hidden build folders of builds that crashed (a failed one removes its own)."""
+    for leftover in cache_dir.glob(f".{MINILM_DIR_NAME}-*"):
+        try:
+            if leftover.is_dir() and time.time() - leftover.stat().st_mtime > _LEFTOVER_AGE_S:
+                shutil.rmtree(leftover, ignore_errors=True)
+        except OSError:
+            continue
+
+
 def _build(cache_dir: Path, archive: Path, max_tokens: int) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix=f".{MINILM_DIR_NAME}-", dir=cache_dir))
-    with zipfile.ZipFile(archive) as zf:
-        for name in _TOKENIZER_FILES:
-            if name == "tokenizer_config.json":
-                _write_tokenizer_config(tmp, json.loads(zf.read(name)), max_tokens)
-            else:
-                (tmp / name).write_bytes(zf.read(name))
-        _write_onnx(zf, tmp / "model.onnx")
-    (tmp / _MARKER).write_text(json.dumps({**_fingerprint(archive), "source": str(archive)}), "utf-8")
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            for name in _TOKENIZER_FILES:
+                if name == "tokenizer_config.json":
+                    _write_tokenizer_config(tmp, json.loads(zf.read(name)), max_tokens)
+                else:
+                    (tmp / name).write_bytes(zf.read(name))
+            _write_onnx(zf, tmp / "model.onnx")
+        (tmp / _MARKER).write_text(json.dumps({**_fingerprint(archive), "source": str(archive)}), "utf-8")
+    except BaseException:  # a full disk, a bad archive: no half-built model stays behind
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return tmp
 
 
@@ -154,6 +172,7 @@ def _materialize(cache_dir: Path, archive: Path, max_tokens: int) -> Path:
     target = cache_dir / MINILM_DIR_NAME
     if not _is_complete(target, archive):
         cache_dir.mkdir(parents=True, exist_ok=True)
+        _sweep_leftovers(cache_dir)
         tmp = _build(cache_dir, archive, max_tokens)
         if target.exists():
             stale = target.with_name(f".{MINILM_DIR_NAME}-stale-{os.getpid()}")

@@ -353,15 +353,10 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
     return demo
 
 
-def launch_kwargs(port: int) -> dict[str, Any]:
-    """How the app is served: this computer only, no share link, no analytics, no API page."""
+def launch_kwargs() -> dict[str, Any]:
+    """How Gradio shows the app (``ui.server.serve`` serves it on 127.0.0.1 only): no footer links, no
+    API page, no server-side rendering, no MCP server, errors as sentences."""
     return {
-        "server_name": "127.0.0.1",
-        "server_port": port,
-        "share": False,
-        "inbrowser": False,
-        "prevent_thread_lock": True,
-        "quiet": True,
         "show_error": False,
         "footer_links": [],
         "ssr_mode": False,

@@ -14,6 +14,7 @@ from typing import Any
 
 from app.conversation import Conversation
 from app.desktop import DesktopApp
+from app.sources import shown_sources
 from ui import render
 
 __all__ = [
@@ -58,11 +59,17 @@ def sidebar(desk: DesktopApp, conv_id: str | None, search: str = "") -> Sidebar:
     )
 
 
+def _shown(desk: DesktopApp, conv: Conversation) -> Messages:
+    """A stored chat drawn again: the files it cites may be opened from it (in this run)."""
+    desk.sources.remember(shown_sources(conv))
+    return render.chat_messages(conv)
+
+
 def restore(desk: DesktopApp, search: str = "", page: str = "") -> tuple[Messages, str, Sidebar]:
     """On page load: the conversation open last (before a reload or a restart), or a new one."""
     conv = desk.history.current()
     desk.history.show(page, conv.id)
-    return render.chat_messages(conv), conv.id, sidebar(desk, conv.id, search)
+    return _shown(desk, conv), conv.id, sidebar(desk, conv.id, search)
 
 
 def _stream(
@@ -132,11 +139,11 @@ def open_chat(
 ) -> tuple[Messages, str, Sidebar]:
     if not wanted or wanted == conv_id:
         conv = desk.history.get(conv_id)
-        return render.chat_messages(conv), conv.id, sidebar(desk, conv.id, search)
+        return _shown(desk, conv), conv.id, sidebar(desk, conv.id, search)
     conv = desk.history.open(wanted)
     desk.history.show(page, conv.id)  # first: the stream of the chat left stops drawing at once
     stop(desk, conv_id)
-    return render.chat_messages(conv), conv.id, sidebar(desk, conv.id, search)
+    return _shown(desk, conv), conv.id, sidebar(desk, conv.id, search)
 
 
 def rename_chat(desk: DesktopApp, conv_id: str | None, title: str, search: str = "") -> Sidebar:

@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from kimas_desktop.config import CollectionConfig, Config, load_config, parse_config, save_config
+from app.config_store import save_config
+from kimas_desktop.config import CollectionConfig, Config, load_config, parse_config
 from kimas_desktop.errors import ConfigError
 
 

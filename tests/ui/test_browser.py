@@ -70,12 +70,15 @@ class App:
 
 
 @contextlib.contextmanager
-def running_app(data: Path, artifacts: Path, env: dict[str, str] | None = None) -> Iterator[str]:
-    """``launch.py`` on a free port with ``data`` as its data dir; yields its URL once it answers.
+def running_app(
+    data: Path, artifacts: Path, env: dict[str, str] | None = None, port: int | None = None
+) -> Iterator[str]:
+    """``launch.py`` on ``port`` (default: a free one) with ``data`` as its data dir; yields its URL once it
+    answers.
 
     The server's output goes to ``artifacts/server.log``; its ``kimas.log`` is copied there at the end.
     """
-    port = _free_port()
+    port = port or _free_port()
     log = artifacts / "server.log"
     artifacts.mkdir(parents=True, exist_ok=True)
     full_env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1", **(env or {})}
