@@ -290,9 +290,7 @@ class IndexScheduler:
     def _record(self, report: IndexReport, trigger: str) -> None:
         with self._cond:
             self._reports[report.collection] = report
-        dismissed = sum(
-            1 for p in report.problems if p.kind == "failed" and self._hides(report.collection, p)
-        )
+        dismissed = sum(1 for p in report.problems if p.kind == "failed" and self._hides(report.collection, p))
         failed = report.failed - dismissed
         changed = report.indexed or report.deleted or failed
         if trigger in QUIET_TRIGGERS and not changed:
