@@ -1,6 +1,6 @@
 """The embedded embedder in fp32 and int8, side by side in one run: ingest speed, query latency, retrieval.
 
-    nice -n 5 .venv/bin/python bench/embed_precision.py [--per-domain 100] [--domains 4] [--bare 2048]
+    nice -n 5 .venv/bin/python bench/embed_precision.py [--per-domain 100] [--domains 4] [--bare 2048] [--passages N]
 
 Both variants of the embedded all-MiniLM-L6-v2 (``embedding.precision``) are loaded in this process, each
 with its own data dir, and measured turn about so that a busy machine slows both alike:
@@ -35,8 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.paths import resolve_paths  # noqa: E402
 from app.runtime import Runtime  # noqa: E402
-from bench.devkit import SQUAD, Question, contains_answer, squad_questions, write_squad  # noqa: E402
-from bench.ingest import link_subset  # noqa: E402
+from bench.devkit import DEVKIT, SQUAD, Question, contains_answer, squad_questions, write_squad  # noqa: E402
 from bench.llama_runtime import cpu_model  # noqa: E402
 from kimas_desktop.config import CollectionConfig, load_config  # noqa: E402
 
@@ -167,29 +166,41 @@ def retrieval(
     }
 
 
+def _write_first(domain: str, n: int, dest: Path) -> dict[str, str]:
+    """The domain's first ``n`` passages, one file per article as ``write_squad`` writes them."""
+    rows = [json.loads(line) for line in (DEVKIT / domain / "corpus.jsonl").read_text("utf-8").splitlines()]
+    by_article: dict[str, list[dict[str, Any]]] = {}
+    for row in rows[:n]:
+        by_article.setdefault(row["_id"].rsplit("_p", 1)[0], []).append(row)
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    where = {}
+    for article, kept in by_article.items():
+        body = "\n\n".join(r["text"].strip() for r in kept)
+        (dest / f"{article}.md").write_text(f"# {kept[0]['title'] or article}\n\n{body}\n", "utf-8")
+        where.update({r["_id"]: f"{article}.md" for r in kept})
+    return where
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--per-domain", type=int, default=100)
     p.add_argument("--domains", type=int, default=len(SQUAD), help="the first N SQuAD-Shifts domains")
     p.add_argument("--bare", type=int, default=2048, help="chunk texts for the bare embedding comparison")
-    p.add_argument("--articles", type=int, default=0, help="only the first N articles per domain (0: all)")
+    p.add_argument("--passages", type=int, default=0, help="only the first N passages per domain (0: all)")
     p.add_argument("--cache", type=Path, default=ROOT / "bench" / ".cache" / "precision")
     args = p.parse_args()
     domains = SQUAD[: args.domains]
-    folders = {name: args.cache / "docs" / name for name in domains}
     questions: list[Question] = []
     for precision in PRECISIONS:  # a fresh index each run: every chunk is embedded in the measurement
         shutil.rmtree(args.cache / precision, ignore_errors=True)
-    shutil.rmtree(args.cache / "subset", ignore_errors=True)
+    folders = {name: args.cache / "docs" / name for name in domains}
     for name in domains:
         where = write_squad(name, folders[name])
-        if args.articles:
-            kept = sorted(set(where.values()))[: args.articles]
-            folders[name] = args.cache / "subset" / name
-            link_subset(args.cache / "docs" / name, kept, folders[name])
-            where = {pid: f"{name}-{file}" for pid, file in where.items() if file in kept}
-        asked = squad_questions(name, where, 10**6)
-        questions += asked[: args.per_domain]
+        if args.passages:
+            folders[name] = args.cache / f"first-{args.passages}" / name
+            where = _write_first(name, args.passages, folders[name])
+        questions += squad_questions(name, where, 10**6)[: args.per_domain]
     runtimes = {p: _runtime(args.cache / p, folders, p, args.cache) for p in PRECISIONS}
     load = {}
     for precision, runtime in runtimes.items():

@@ -63,6 +63,10 @@ class ChatModelConfig(_Section):
     # 64 MB holds one full answer prompt of the embedded model (~23 KB a token); a bigger model needs
     # more (an 8B model ~130 KB a token): raise it with the model.
     prompt_cache_mb: int = Field(64, ge=0)
+    # Prompt-lookup (n-gram) speculative decoding for llama.cpp: drafts tokens by copying from the prompt,
+    # which grounded answers often do. "auto": as the model's catalog entry says (measured per model in
+    # bench/RESULTS.md; off for a model the catalog does not know), "on"/"off" force it.
+    prompt_lookup: Literal["auto", "on", "off"] = "auto"
 
 
 class EmbeddingModelConfig(_Section):
