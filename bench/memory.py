@@ -159,9 +159,17 @@ def app_run(root: Path, data: Path, items: list[dict[str, Any]]) -> tuple[int, f
                     raise SystemExit(f"the app in {root} did not start") from None
                 time.sleep(1)
         started = time.perf_counter()
+        answered = 0
         for item in items:
-            client.predict(item["question"], api_name="/on_submit")
+            # As the page does: the question box's submit puts the question into a session state
+            # ("/lambda"), then "/on_submit" answers it in the session's conversation (its input is the
+            # sidebar search); it returns the chat messages first.
+            client.predict(item["question"], api_name="/lambda")
+            messages, *_ = client.predict("", api_name="/on_submit")
+            answered += bool(messages) and messages[-1].get("role") == "assistant"
         elapsed = time.perf_counter() - started
+        if answered < len(items):
+            raise SystemExit(f"the app answered {answered} of {len(items)} questions")
     finally:
         proc.terminate()
         try:
