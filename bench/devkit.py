@@ -67,7 +67,7 @@ def squad_questions(folder: str, where: dict[str, str], n: int, seed: int = 7) -
     return [
         Question(r["_id"], r["text"], folder, where[gold[r["_id"]]], answers.get(r["_id"], ()))
         for r in rows[:n]
-        if r["_id"] in gold
+        if r["_id"] in gold and gold[r["_id"]] in where
     ]
 
 

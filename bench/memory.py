@@ -1,6 +1,6 @@
 """Peak memory (RSS of the whole process tree: the app and its model workers) while answering questions.
 
-    .venv/bin/python bench/memory.py --root /tmp/before --root . [--questions 50]
+    .venv/bin/python bench/memory.py --root /tmp/before --root . [--questions 50] [--articles N]
 
 Each ``--root`` is a checkout of KIMAs Desktop run with this interpreter (say, the last release in a git
 worktree next to the current tree), measured one after the other on the same indexed collections:
@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.devkit import squad_questions, write_squad  # noqa: E402
+from bench.ingest import link_subset  # noqa: E402
 from bench.llama_runtime import cpu_model  # noqa: E402
 
 DOMAINS = ("squadshifts_new_wiki", "squadshifts_nyt")
@@ -73,13 +74,21 @@ class PeakSampler:
         return self.peak
 
 
-def prepare(cache: Path, n: int) -> tuple[Path, list[dict[str, Any]]]:
-    data = cache / "data"
+def prepare(cache: Path, n: int, articles: int = 0) -> tuple[Path, list[dict[str, Any]]]:
+    """Index the domains once (``articles``: only their first N articles, in a data dir of its own) and
+    pick ``n`` questions whose passages are indexed."""
+    data = cache / ("data" if not articles else f"data-first-{articles}")
     questions = []
     for name in DOMAINS:
         folder = cache / "docs" / name
         where = write_squad(name, folder)
-        questions += squad_questions(name, where, n // len(DOMAINS) + 1)
+        if articles:
+            kept = sorted(set(where.values()))[:articles]
+            folder = cache / f"first-{articles}" / name
+            if not folder.exists():
+                link_subset(cache / "docs" / name, kept, folder)
+            where = {pid: f"{name}-{file}" for pid, file in where.items() if file in kept}
+        questions += squad_questions(name, where, 10**6)[: n // len(DOMAINS) + 1]
         if not (data / f".indexed-{name}").exists():
             subprocess.run(
                 [
@@ -150,9 +159,17 @@ def app_run(root: Path, data: Path, items: list[dict[str, Any]]) -> tuple[int, f
                     raise SystemExit(f"the app in {root} did not start") from None
                 time.sleep(1)
         started = time.perf_counter()
+        answered = 0
         for item in items:
-            client.predict(item["question"], api_name="/on_submit")
+            # As the page does: the question box's submit puts the question into a session state
+            # ("/lambda"), then "/on_submit" answers it in the session's conversation (its input is the
+            # sidebar search); it returns the chat messages first.
+            client.predict(item["question"], api_name="/lambda")
+            messages, *_ = client.predict("", api_name="/on_submit")
+            answered += bool(messages) and messages[-1].get("role") == "assistant"
         elapsed = time.perf_counter() - started
+        if answered < len(items):
+            raise SystemExit(f"the app answered {answered} of {len(items)} questions")
     finally:
         proc.terminate()
         try:
@@ -167,9 +184,10 @@ def main() -> None:
     p.add_argument("--root", action="append", required=True, type=Path)
     p.add_argument("--questions", type=int, default=50)
     p.add_argument("--parts", nargs="+", choices=["cli", "app"], default=["cli", "app"])
+    p.add_argument("--articles", type=int, default=0, help="index only each domain's first N articles")
     p.add_argument("--cache", type=Path, default=ROOT / "bench" / ".cache" / "memory")
     args = p.parse_args()
-    data, items = prepare(args.cache, args.questions)
+    data, items = prepare(args.cache, args.questions, args.articles)
     print(f"CPU: {cpu_model()}; {len(items)} questions")
     print("| code | what | peak RSS (process tree) | wall time |")
     print("|---|---|---|---|")

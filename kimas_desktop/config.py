@@ -65,6 +65,10 @@ class ChatModelConfig(_Section):
     # 64 MB holds one full answer prompt of the embedded model (~23 KB a token); a bigger model needs
     # more (an 8B model ~130 KB a token): raise it with the model.
     prompt_cache_mb: int = Field(64, ge=0)
+    # Prompt-lookup (n-gram) speculative decoding for llama.cpp: drafts tokens by copying from the prompt,
+    # which grounded answers often do. "auto": as the model's catalog entry says (measured per model in
+    # bench/RESULTS.md; off for a model the catalog does not know), "on"/"off" force it.
+    prompt_lookup: Literal["auto", "on", "off"] = "auto"
 
 
 class EmbeddingModelConfig(_Section):
@@ -78,6 +82,12 @@ class EmbeddingModelConfig(_Section):
     path: str = ""  # a local directory holding model.onnx + tokenizer files
     max_tokens: int = Field(128, ge=16)  # the model's real window
     batch_size: int = Field(16, ge=1)
+    # The embedded model's weights (not name/path models): "int8" is its dynamic quantization, on the dev
+    # kit 1.9x the bare embedding speed and 2.3x faster query embedding of "fp32" (the exact model), with
+    # full-path recall@5 and MRR within 0.005 (bench/RESULTS.md, issue 28). Each has its own model id:
+    # switching re-embeds the collections. fp32 stays the default until a quiet run confirms int8 (the
+    # measurement was taken on a loaded machine, and existing collections would all be re-embedded).
+    precision: Literal["int8", "fp32"] = "fp32"
 
 
 class RerankConfig(_Section):

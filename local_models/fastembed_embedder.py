@@ -23,7 +23,13 @@ import numpy as np
 from kimas_desktop.config import EmbeddingModelConfig
 from kimas_desktop.errors import ModelError, ModelUnavailableError
 from kimas_desktop.protocols import Vector
-from local_models.embedded import MINILM_DIM, MINILM_MODEL_ID, MINILM_OUTPUT
+from local_models.embedded import (
+    MINILM_DIM,
+    MINILM_INT8_MODEL_ID,
+    MINILM_MODEL_ID,
+    MINILM_OUTPUT,
+    minilm_model_id,
+)
 from local_models.hub import fastembed_description, fastembed_snapshot, hub_unreachable_reason
 from local_models.resolve import ModelOrigin, onnx_model_file, resolve_embedding
 
@@ -47,8 +53,8 @@ class _CustomModel:
 def _custom_model(origin: ModelOrigin) -> _CustomModel:
     directory = Path(origin.location)
     model_file = onnx_model_file(directory) or "model.onnx"
-    if origin.name == MINILM_MODEL_ID:
-        return _CustomModel(MINILM_MODEL_ID, model_file, MINILM_DIM, False, MINILM_OUTPUT)
+    if origin.name in (MINILM_MODEL_ID, MINILM_INT8_MODEL_ID):
+        return _CustomModel(origin.name, model_file, MINILM_DIM, False, MINILM_OUTPUT)
     # A user's directory: its token-embedding output, mean-pooled unless its sentence-transformers
     # pooling config says CLS.
     dim = _config_dim(directory)
@@ -127,7 +133,7 @@ class FastEmbedEmbedder:
     def model_id(self) -> str:
         if self._cfg.path:
             return f"local/{Path(self._cfg.path).expanduser().name}"
-        return self._cfg.name or MINILM_MODEL_ID
+        return self._cfg.name or minilm_model_id(self._cfg.precision)
 
     @property
     def dim(self) -> int:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from kimas_desktop.config import ChatModelConfig
 from kimas_desktop.errors import Cancelled, ModelCrashedError, ModelError, ModelUnavailableError
 from kimas_desktop.types import ChatModelDescription, Message
+from local_models.catalog import CatalogEntry, entry_for_file, load_catalog
 from local_models.embedded import SMOLLM2_FILE
 from local_models.hub import hub_unreachable_reason
 from local_models.llama_process import LlamaProcess, WorkerGone
@@ -34,7 +35,7 @@ from local_models.resolve import resolve_chat
 if TYPE_CHECKING:
     from kimas_desktop.control import CancelToken
 
-__all__ = ["LlamaChatModel", "llama_runtime_info"]
+__all__ = ["LlamaChatModel", "llama_runtime_info", "prompt_lookup_tokens"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,7 @@ log = logging.getLogger(__name__)
 # for 2 of 20 answerable questions, the 0.5B benchmark model's check declines 0.55-0.75 of the unanswerable
 # ones (bench/RESULTS.md). A model file that does not say its size is not trusted to judge.
 JUDGE_MIN_PARAMETERS = 300_000_000
+DRAFT_TOKENS = 10  # tokens a prompt lookup drafts per step (llama-cpp-python's default)
 CANCEL_GRACE_S = 5.0  # a cancelled call that has not ended by then: the worker is killed and restarted
 LOAD_TIMEOUT_S = 600.0
 
@@ -62,6 +64,19 @@ def llama_runtime_info(timeout_s: float = 60.0) -> dict[str, Any]:
     finally:
         process.stop()
     return {k: v for k, v in frame.items() if k not in ("id", "t")}
+
+
+def prompt_lookup_tokens(
+    cfg: ChatModelConfig, file_name: str, catalog: list[CatalogEntry] | None = None
+) -> int:
+    """Tokens drafted per step by prompt-lookup decoding for this model (0: off). ``auto`` follows the
+    model's entry in ``catalog`` (default: ours), found by its GGUF file name (``chat.hf_file`` for a
+    hub model)."""
+    if cfg.prompt_lookup != "auto":
+        return DRAFT_TOKENS if cfg.prompt_lookup == "on" else 0
+    entries = load_catalog() if catalog is None else catalog
+    entry = entry_for_file(entries, cfg.hf_file if cfg.hf_repo and not cfg.path else file_name)
+    return DRAFT_TOKENS if entry is not None and entry.prompt_lookup else 0
 
 
 class LlamaChatModel:
@@ -129,6 +144,7 @@ class LlamaChatModel:
             "cache_bytes": cfg.prompt_cache_mb * 1024 * 1024,
         }
         origin = resolve_chat(cfg)
+        params["prompt_lookup_tokens"] = prompt_lookup_tokens(cfg, Path(origin.location).name)
         if origin.network:
             reason = hub_unreachable_reason()
             if reason is not None:
@@ -175,7 +191,9 @@ class LlamaChatModel:
             raise self._load_error(params, str(frame.get("error", "")))
         self._process = process
         self._closed = False
-        self._loaded = {k: frame[k] for k in ("parameters", "prompt_tokens_per_s", "chat_template") if k in frame}
+        self._loaded = {
+            k: frame[k] for k in ("parameters", "prompt_tokens_per_s", "chat_template") if k in frame
+        }
         return process
 
     def _crashed(self, reason: str) -> ModelCrashedError:

@@ -11,6 +11,13 @@ Replies go to stdout as frames (a 4-byte big-endian length, then JSON), each car
 ``id``: ``{"t": "delta", "text": ...}`` while a chat streams, then exactly one final frame per request:
 ``ok`` (with its fields), ``cancelled`` or ``error``. Anything a library prints goes to stderr.
 
+Prompt-lookup decoding (``params["prompt_lookup_tokens"]`` > 0): llama-cpp-python's
+``LlamaPromptLookupDecoding`` drafts the next tokens by finding the last two tokens earlier in the prompt
+and copying what followed; one decode step checks the whole draft, and greedy output stays the same.
+The library turns on ``logits_all`` for it, which would compute the vocabulary's logits for every prompt
+token and keep an n_ctx × n_vocab float array (0.8 GB for SmolLM2 at n_ctx 4096, 2.5 GB for Qwen), so
+``_decode`` asks for all positions' logits only in the short draft-checking steps and keeps no copy.
+
 Cancellation: the parent writes the id of the request to stop into the 8-byte ``CANCEL_FILE``, which both
 processes map. It is checked before every token is evaluated, and while a prompt is being evaluated
 llama.cpp's abort callback checks it after every compute step, so a stop lands within milliseconds.
@@ -127,6 +134,7 @@ class Worker:
         self.cache: PromptCache | None = None
         self.request = -1
         self.amx_guard = False
+        self.draft_tokens = 0
         address = ctypes.addressof(ctypes.c_char.from_buffer(cancel_map))
         self._cancel_word = ctypes.c_int64.from_address(address)
         # Checked by llama.cpp after every compute step of a prompt batch (not during one-token steps,
@@ -147,6 +155,7 @@ class Worker:
             "system_info": info,
             "features": cpu_features(info),
             "amx_guard": self.amx_guard,
+            "prompt_lookup_tokens": self.draft_tokens,
             "llama_cpp": getattr(llama_cpp, "__version__", "?"),
             "pid": os.getpid(),
         }
@@ -162,6 +171,11 @@ class Worker:
         kwargs = dict(params["kwargs"])
         if "flash_attn" in inspect.signature(llama_cpp.Llama.__init__).parameters:
             kwargs["flash_attn"] = True  # ~10% faster prompt processing on CPU
+        self.draft_tokens = int(params.get("prompt_lookup_tokens") or 0)
+        if self.draft_tokens:
+            from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+
+            kwargs["draft_model"] = LlamaPromptLookupDecoding(num_pred_tokens=self.draft_tokens)
         started = time.perf_counter()
         if params.get("hf_repo"):
             llama = llama_cpp.Llama.from_pretrained(
@@ -170,10 +184,11 @@ class Worker:
         else:
             llama = llama_cpp.Llama(model_path=params["path"], **kwargs)
         scores = getattr(llama, "scores", None)
-        if isinstance(scores, np.ndarray) and scores.ndim == 2 and scores.shape[0] > 1:
+        if isinstance(scores, np.ndarray) and scores.ndim == 2 and scores.shape[0] > 1 + self.draft_tokens:
             # Without logits_all llama.cpp samples from its own buffer and these n_batch × n_vocab floats
             # are never read (only row -1 is passed to stopping criteria); one row keeps that working.
-            llama.scores = np.zeros((1, scores.shape[1]), dtype=np.single)
+            # With a draft, stopping criteria index the rows of the draft's positions (1 + draft).
+            llama.scores = np.zeros((1 + self.draft_tokens, scores.shape[1]), dtype=np.single)
         self.cache = PromptCache(int(params["cache_bytes"]))
         llama.set_cache(self.cache)
         self.llama = llama
@@ -219,13 +234,14 @@ class Worker:
         }
         if request.get("schema") is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": request["schema"]}
-        original_eval = llama.eval
+        original_eval = self._decode if self.draft_tokens else llama.eval
 
         def eval_with_abort(tokens: Sequence[int]) -> None:
-            # Called with the prompt, then with each sampled token: the per-token check of a stop.
+            # Called with the prompt, then with each sampled token (and its draft): the per-token check
+            # of a stop.
             if self.cancelled():
                 raise Cancelled
-            if len(tokens) <= 1:
+            if len(tokens) <= 1 + self.draft_tokens:
                 original_eval(tokens)
                 return
             llama_cpp.llama_set_abort_callback(llama.ctx, self._abort, None)
@@ -262,6 +278,22 @@ class Worker:
             return
         self.reply(t="ok", text="".join(parts))
 
+    def _decode(self, tokens: Sequence[int]) -> None:
+        """``Llama.eval`` (llama-cpp-python 0.3.36) for prompt-lookup decoding: logits of every position
+        only for a sampled token and its draft (each position is sampled), of the last one for a prompt;
+        no copy into ``Llama.scores`` (sampling reads llama.cpp's own buffer)."""
+        llama = self.llama
+        every = len(tokens) <= 1 + self.draft_tokens
+        llama._ctx.kv_cache_seq_rm(-1, llama.n_tokens, -1)
+        for i in range(0, len(tokens), llama.n_batch):
+            batch = tokens[i : i + llama.n_batch]
+            n_past = llama.n_tokens
+            llama._batch.set_batch(batch=batch, n_past=n_past, logits_all=every)
+            llama._ctx.decode(llama._batch)
+            llama.input_ids[n_past : n_past + len(batch)] = batch
+            llama.n_tokens += len(batch)
+            llama._requires_eval = False
+
     def handle(self, request: dict[str, Any]) -> None:
         self.request = int(request.get("id", -1))
         op = request.get("op")
@@ -289,6 +321,7 @@ class Worker:
                 cache_bytes=self.cache.cache_size,
                 cache_capacity=self.cache.capacity_bytes,
                 rss_bytes=_rss_bytes(),
+                prompt_lookup_tokens=self.draft_tokens,
             )
         else:
             self.reply(t="error", error=f"unknown request {op!r}")

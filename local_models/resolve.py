@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig, RerankConfig
 from kimas_desktop.errors import ModelUnavailableError
 from local_models.download import read_receipt
-from local_models.embedded import MINILM_MODEL_ID, materialize_minilm, smollm2_path
+from local_models.embedded import materialize_minilm, minilm_model_id, smollm2_path
 from local_models.hub import fastembed_description, fastembed_snapshot, hub_endpoint
 
 __all__ = [
@@ -159,8 +159,11 @@ def resolve_embedding(cfg: EmbeddingModelConfig, cache_dir: Path) -> ModelOrigin
                 "from fastembed's supported models, or set embedding.path to a local ONNX model directory."
             )
         return _fastembed_origin("embedding", "fastembed", description, cache_dir)
-    directory = materialize_minilm(cache_dir, cfg.max_tokens)
-    return ModelOrigin("embedding", "onnx-dir", MINILM_MODEL_ID, str(directory), "embedded default", False)
+    directory = materialize_minilm(cache_dir, cfg.max_tokens, cfg.precision)
+    name = minilm_model_id(cfg.precision)
+    return ModelOrigin(
+        "embedding", "onnx-dir", name, str(directory), f"embedded default, {cfg.precision}", False
+    )
 
 
 def resolve_reranker(cfg: RerankConfig, cache_dir: Path) -> ModelOrigin:

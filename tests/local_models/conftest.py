@@ -37,7 +37,7 @@ def models_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def real_embedder(models_cache: Path) -> FastEmbedEmbedder:
-    embedder = FastEmbedEmbedder(EmbeddingModelConfig(), models_cache)
+    embedder = FastEmbedEmbedder(EmbeddingModelConfig(precision="fp32"), models_cache)
     embedder.warm_up()
     return embedder
 

@@ -133,7 +133,7 @@ class TestFastEmbedEmbedder(EmbedderContract):
 
 def test_constructor_is_cheap(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    embedder = build_embedder(EmbeddingModelConfig(), cache)
+    embedder = build_embedder(EmbeddingModelConfig(precision="fp32"), cache)
     assert embedder.model_id == "local/all-MiniLM-L6-v2"
     assert not cache.exists()
 

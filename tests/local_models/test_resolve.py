@@ -70,7 +70,7 @@ def test_openai_without_base_url_says_what_to_set() -> None:
 
 
 def test_embedded_embedding_is_materialized_once_with_the_real_window(tmp_path: Path) -> None:
-    origin = resolve_embedding(EmbeddingModelConfig(), tmp_path)
+    origin = resolve_embedding(EmbeddingModelConfig(precision="fp32"), tmp_path)
     directory = Path(origin.location)
     assert directory == tmp_path / "all-MiniLM-L6-v2"
     assert (origin.name, origin.network) == ("local/all-MiniLM-L6-v2", False)
@@ -86,7 +86,7 @@ def test_embedded_embedding_is_materialized_once_with_the_real_window(tmp_path: 
     assert [p.name for p in tmp_path.iterdir()] == ["all-MiniLM-L6-v2"]  # no temp dirs left
 
     stamp = (directory / "kimas-embedded.json").stat().st_mtime_ns
-    again = resolve_embedding(EmbeddingModelConfig(max_tokens=256), tmp_path)
+    again = resolve_embedding(EmbeddingModelConfig(precision="fp32", max_tokens=256), tmp_path)
     assert again.location == origin.location
     assert (directory / "kimas-embedded.json").stat().st_mtime_ns == stamp
     assert json.loads((directory / "tokenizer_config.json").read_text())["model_max_length"] == 256
