@@ -5,7 +5,8 @@
 1. The answer prompts of a dev-kit run: ``--questions`` SQuAD-Shifts (new_wiki) questions asked through
    ``Pipeline.ask`` with the default config and the embedded models, over the first ``--articles``
    articles of that domain (the questions come from them); a chat model wrapper records the messages of
-   every answer (``stream``) call.
+   every answer (``stream``) call. ``--no-llm-steps`` (quicker on a busy machine): the answer stage's own
+   ``answer_messages`` over the top 4 hits of ``Pipeline.retrieve``, without the LLM steps before it.
 2. Each prompt replayed to two workers of one model, ``chat.prompt_lookup`` "off" and "on", turn about
    (the order alternates), each with its prompt cache cleared first so both pay for the whole prompt, at
    temperature 0 with the answer's token limit: time to first token, generation tokens/s (tokens after
@@ -39,10 +40,12 @@ from bench.ingest import link_subset  # noqa: E402
 from bench.llama_runtime import cpu_model  # noqa: E402
 from kimas_desktop.config import ChatModelConfig, CollectionConfig, load_config  # noqa: E402
 from kimas_desktop.protocols import ChatModel  # noqa: E402
+from kimas_desktop.summarizer import answer_messages  # noqa: E402
 from kimas_desktop.types import Message  # noqa: E402
 from local_models.llama_chat import LlamaChatModel  # noqa: E402
 
 DOMAIN = "squadshifts_new_wiki"
+SOURCES = 4  # sources in a prompt built with --no-llm-steps
 
 
 class RecordingChat:
@@ -79,7 +82,9 @@ class RecordingChat:
         return self.inner.count_tokens(text)
 
 
-def record_prompts(cache: Path, n_questions: int, n_articles: int) -> tuple[list[list[Message]], int]:
+def record_prompts(
+    cache: Path, n_questions: int, n_articles: int, llm_steps: bool = True
+) -> tuple[list[list[Message]], int]:
     docs = cache / "docs"
     where = write_squad(DOMAIN, docs)
     kept = sorted(set(where.values()))[:n_articles]
@@ -102,11 +107,16 @@ def record_prompts(cache: Path, n_questions: int, n_articles: int) -> tuple[list
 
     runtime = Runtime(paths, config, replace(real_builders(), chat=chat))
     runtime.indexer().index("wiki", [folder])
+    built: list[list[Message]] = []
     for q in questions:
-        for _event in runtime.pipeline().ask(q.text):
-            pass
+        if llm_steps:
+            for _event in runtime.pipeline().ask(q.text):
+                pass
+        else:  # the answer stage's own prompt over the retrieved evidence, without the LLM steps before it
+            hits = runtime.pipeline().retrieve(q.text).hits[:SOURCES]
+            built.append(answer_messages(q.text, hits, []))
     runtime.close()
-    prompts = [m for r in recorders for m in r.answers]
+    prompts = [m for r in recorders for m in r.answers] + built
     return prompts, config.summarizer.max_answer_tokens
 
 
@@ -176,6 +186,12 @@ def main() -> None:
     p.add_argument("--articles", type=int, default=60)
     p.add_argument("--models", nargs="+", choices=["embedded", "bigger"], default=["embedded", "bigger"])
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument(
+        "--no-llm-steps",
+        dest="llm_steps",
+        action="store_false",
+        help="build each answer prompt from Pipeline.retrieve's top hits (no LLM call before the answer)",
+    )
     p.add_argument("--prompts", type=Path, help="reuse recorded prompts (JSON) instead of recording them")
     p.add_argument("--cache", type=Path, default=ROOT / "bench" / ".cache" / "prompt_lookup")
     args = p.parse_args()
@@ -184,7 +200,7 @@ def main() -> None:
         prompts = [[Message(m["role"], m["content"]) for m in msgs] for msgs in saved["prompts"]]
         max_tokens = int(saved["max_tokens"])
     else:
-        prompts, max_tokens = record_prompts(args.cache, args.questions, args.articles)
+        prompts, max_tokens = record_prompts(args.cache, args.questions, args.articles, args.llm_steps)
         saved_prompts: Mapping[str, Any] = {
             "max_tokens": max_tokens,
             "prompts": [[{"role": m.role, "content": m.content} for m in msgs] for msgs in prompts],
