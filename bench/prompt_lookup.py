@@ -38,9 +38,9 @@ from app.runtime import Runtime, real_builders  # noqa: E402
 from bench.devkit import squad_questions, write_squad  # noqa: E402
 from bench.ingest import link_subset  # noqa: E402
 from bench.llama_runtime import cpu_model  # noqa: E402
+from kimas_desktop.answer.summarizer import answer_messages  # noqa: E402
 from kimas_desktop.config import ChatModelConfig, CollectionConfig, load_config  # noqa: E402
 from kimas_desktop.protocols import ChatModel  # noqa: E402
-from kimas_desktop.summarizer import answer_messages  # noqa: E402
 from kimas_desktop.types import Message  # noqa: E402
 from local_models.llama_chat import LlamaChatModel  # noqa: E402
 
