@@ -180,7 +180,8 @@ class _Meter:
         self._start_bytes = 0
 
     def begin(self, done: int) -> None:
-        self._start, self._start_bytes = time.monotonic(), done
+        """A transfer starts: its first block is reported at once, whatever was reported just before."""
+        self._start, self._start_bytes, self._last = time.monotonic(), done, 0.0
 
     def __call__(self, phase: Phase, done: int, total: int | None, *, force: bool = False) -> None:
         if self._report is None:

@@ -248,7 +248,9 @@ def test_cancel_stops_and_the_next_call_resumes(
     token = CancelToken()
 
     def stop_after_some(progress: DownloadProgress) -> None:
-        if progress.phase == "downloading" and progress.done > 5_000_000:
+        # The first report comes with the first block; later ones at most every _REPORT_EVERY_S, and on a
+        # fast machine the local server sends the rest of the file in less than that.
+        if progress.phase == "downloading" and progress.done > 0:
             token.cancel()
 
     with pytest.raises(Cancelled):
