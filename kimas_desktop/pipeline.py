@@ -187,10 +187,11 @@ class Pipeline:
 
     def _llm_stages(self, chat: ChatModel) -> _LlmStages:
         config = self.config
-        judges = self.describe_chat().judges
         return _LlmStages(
             chat=chat,
-            contextualizer=QueryContextualizer(chat, config.context, small_model=not judges),
+            contextualizer=QueryContextualizer(
+                chat, config.context, small_model=lambda: not self.describe_chat().judges
+            ),
             analyzer=ContextAnalyzer(chat, config.context),
             summarizer=Summarizer(
                 chat,

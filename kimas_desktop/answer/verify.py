@@ -88,10 +88,11 @@ def copied_share(copied: str, hits: Sequence[Hit]) -> float:
     found = _meaningful(copied)
     if not found:
         return 0.0
-    return max(
-        (len([w for w in found if w in set(_meaningful(h.chunk.text))]) / len(found) for h in hits),
-        default=0.0,
-    )
+    best = 0
+    for h in hits:
+        source = set(_meaningful(h.chunk.text))
+        best = max(best, sum(1 for w in found if w in source))
+    return best / len(found)
 
 
 NEAR = 0.6  # share of the copied words one source holds, for a copy that is "near" a real sentence

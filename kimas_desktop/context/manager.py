@@ -12,7 +12,7 @@ the raw question (rewrite) or the last few turns (analysis).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -77,13 +77,23 @@ REWRITE_SYSTEM = (
 class QueryContextualizer:
     """Context manager, job 1: conversation-contextual query rewrite for the retrieval agents."""
 
-    def __init__(self, chat: ChatModel, config: ContextConfig, *, small_model: bool = False) -> None:
+    def __init__(
+        self, chat: ChatModel, config: ContextConfig, *, small_model: bool | Callable[[], bool] = False
+    ) -> None:
+        """``small_model``: whether the chat model is too small to rewrite (measured on QuAC: the tiny
+        embedded model rewrites worse than the heuristic); a function is asked only when a follow-up
+        needs a rewrite, so a first question never loads the model to learn it."""
         self._chat = chat
         self._config = config
-        mode = config.rewrite
-        if mode == "auto":  # measured on QuAC: the tiny embedded model rewrites worse than the heuristic
-            mode = "heuristic" if small_model else "llm"
-        self._mode = mode if config.enabled else "none"
+        self._small_model = small_model
+        self._fixed_mode = config.rewrite if config.enabled else "none"
+
+    @property
+    def _mode(self) -> str:
+        if self._fixed_mode != "auto":
+            return self._fixed_mode
+        small = self._small_model() if callable(self._small_model) else self._small_model
+        return "heuristic" if small else "llm"
 
     @property
     def uses_llm(self) -> bool:

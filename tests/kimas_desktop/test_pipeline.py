@@ -431,3 +431,20 @@ def test_the_key_sentences_take_the_place_of_evidence() -> None:
     )
     prompt = next(m for m, schema in chat.calls if schema is None)[1].content
     assert "Most relevant sentences:\n[1] The engine oil must be changed every 10000 km." in prompt
+
+
+def test_retrieving_a_first_question_does_not_load_the_chat_model_to_describe_it() -> None:
+    class Counting(ScriptedChatModel):
+        described = 0
+
+        def describe(self):  # type: ignore[no-untyped-def]
+            Counting.described += 1
+            return super().describe()
+
+    chat = Counting(by_schema({}, "ok"))
+    pipe, _ = make(chat)
+    assert pipe.retrieve("How often must the engine oil be changed?").hits
+    assert Counting.described == 0  # a first question needs no rewrite, so no model description
+    history = [Message("user", "Tell me about cars"), Message("assistant", "They have engines.")]
+    pipe.retrieve("How often is it changed?", history)
+    assert Counting.described == 1  # a follow-up's rewrite asks once; the pipeline keeps the answer
