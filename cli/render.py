@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kimas_desktop.answer.markers import insert_markers, place_markers
+from kimas_desktop.context.dependence import TurnDecision
 from kimas_desktop.errors import KimasError
 from kimas_desktop.pipeline import RetrievalResult
 from kimas_desktop.trace import Trace, stage_fields
@@ -142,7 +143,13 @@ def retrieval_json(r: RetrievalResult) -> dict[str, Any]:
         "routes": [route_json(x) for x in r.routes if x.collection in r.active],
         "hits": [hit_json(h) for h in r.hits],
         "timings_ms": r.trace.timings_ms,
+        **({"decision": decision_json(r.decision)} if r.decision is not None else {}),
     }
+
+
+def decision_json(d: TurnDecision) -> dict[str, Any]:
+    """Whether the question needed the conversation, on which earlier messages, and why."""
+    return {"depends": d.depends, "turns": list(d.turns), "method": d.method, "reason": d.reason}
 
 
 def parse_history(data: object, origin: str) -> list[Message]:

@@ -44,7 +44,8 @@ from kimas_desktop.answer.support import SupportChecker, uses_quote
 from kimas_desktop.answer.verify import AnswerCheck, Verdict
 from kimas_desktop.cancel import CancellableChat
 from kimas_desktop.config import Config
-from kimas_desktop.context.manager import ContextAnalysis, ContextAnalyzer, QueryContextualizer
+from kimas_desktop.context.dependence import TurnDecision, TurnDependence
+from kimas_desktop.context.manager import ContextAnalysis, ContextAnalyzer, QueryContextualizer, Rewrite
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
 from kimas_desktop.events import (
@@ -109,6 +110,7 @@ class RetrievalResult:
     hits: tuple[Hit, ...]  # reranked evidence, best first
     trace: Trace
     analysis: ContextAnalysis | None = None
+    decision: TurnDecision | None = None  # whether (and on which turns) the question needs the history
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,7 @@ class Pipeline:
         self._filter = EvidenceFilter(reranker, config.rerank.top_n, config.rerank.min_score)
         self._grounder = Grounder(embedder, config.grounding)
         self._support = SupportChecker(embedder)
+        self._dependence = TurnDependence(embedder)
         self._described: ChatModelDescription | None = None
         self._describe_lock = threading.Lock()
         self._pool = cf.ThreadPoolExecutor(max_workers=6, thread_name_prefix="kimas")
@@ -190,7 +193,7 @@ class Pipeline:
         return _LlmStages(
             chat=chat,
             contextualizer=QueryContextualizer(
-                chat, config.context, small_model=lambda: not self.describe_chat().judges
+                chat, config.context, self._dependence, small_model=lambda: not self.describe_chat().judges
             ),
             analyzer=ContextAnalyzer(chat, config.context),
             summarizer=Summarizer(
@@ -222,15 +225,21 @@ class Pipeline:
         names: Sequence[str],
         trace: TraceBuilder,
         stages: _LlmStages,
-    ) -> tuple[str, list[Route]]:
-        """Rewrite ∥ routing on the raw question; re-route on the rewritten query."""
+    ) -> tuple[Rewrite, list[Route]]:
+        """The turn's decision and rewrite ∥ routing on the raw question; re-route on a rewritten query
+        (a follow-up routes with the topic it carries, so it stays with the conversation's collections)."""
         clock = _Clock()
-        rewrite_future = self._pool.submit(stages.contextualizer.rewrite, question, history)
         raw_vec = self._embedder.embed_query([question])[0]
+        rewrite_future = self._pool.submit(stages.contextualizer.rewrite, question, history, raw_vec)
         routes = self._router.score(question, raw_vec, names)
         route_ms = clock.ms()
         rewrite = rewrite_future.result()
-        trace.add(RewriteStage(clock.ms(), rewrite.method, rewrite.query, rewrite.note))
+        d = rewrite.decision
+        trace.add(
+            RewriteStage(
+                clock.ms(), rewrite.method, rewrite.query, rewrite.note, d.depends, d.turns, d.reason
+            )
+        )
         trace.add(RouteStage(route_ms, "question", {r.collection: round(r.score, 4) for r in routes}))
         if rewrite.query != question and self.config.routing.recheck and names:
             t = _Clock()
@@ -239,7 +248,7 @@ class Pipeline:
             trace.add(RouteStage(t.ms(), "query", {r.collection: round(r.score, 4) for r in routes}))
         trace.query = rewrite.query
         trace.routes = list(routes)
-        return rewrite.query, routes
+        return rewrite, routes
 
     def _agents(self, names: Sequence[str], chat: ChatModel) -> list[RetrievalAgent]:
         return [
@@ -261,10 +270,15 @@ class Pipeline:
         names: Sequence[str],
     ) -> RetrievalResult:
         trace.question = question
-        query, routes = self._stage1(question, history, names, trace, stages)
+        rewrite, routes = self._stage1(question, history, names, trace, stages)
+        query = rewrite.query
         active = [r.collection for r in self._router.select(routes)]
         clock = _Clock()
-        analysis_future = self._pool.submit(stages.analyzer.analyze, question, history) if analyze else None
+        analysis_future = (
+            self._pool.submit(stages.analyzer.analyze, question, history, rewrite.decision)
+            if analyze
+            else None
+        )
         results = self._search_agents(query, active, stages.chat)
         trace.add(RetrieveStage(clock.ms(), {r.collection: r.ms for r in results}))
         for r in results:
@@ -280,7 +294,9 @@ class Pipeline:
         hits = self._filter.rerank(query, candidates)
         trace.add(RerankStage(t.ms(), len(candidates), len(hits)))
         snapshot = trace.snapshot()
-        return RetrievalResult(question, query, tuple(routes), tuple(active), tuple(hits), snapshot, analysis)
+        return RetrievalResult(
+            question, query, tuple(routes), tuple(active), tuple(hits), snapshot, analysis, rewrite.decision
+        )
 
     def retrieve(self, question: str, history: Sequence[Message] = ()) -> RetrievalResult:
         """Steps up to the filter: the best evidence for ``question`` in this conversation."""
@@ -297,6 +313,8 @@ class Pipeline:
         sc, count = self.config.summarizer, self._chat.count_tokens
         if first.analysis is not None:
             related = list(first.analysis.messages)
+        elif first.decision is not None and first.decision.method != "first-turn":
+            related = [run.history[i] for i in first.decision.turns if i < len(run.history)]
         else:
             turns = self.config.context.history_turns
             related = run.history[-2 * turns :] if turns else []

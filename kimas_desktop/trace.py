@@ -50,6 +50,9 @@ class RewriteStage:
     method: str
     query: str
     note: str = ""  # why it fell back, when it did
+    depends: str = "self-contained"  # the turn's decision: self-contained, topic or previous
+    turns: tuple[int, ...] = ()  # the earlier messages it used (indices into the history)
+    reason: str = ""  # why the decision was taken
 
 
 @dataclass(frozen=True)

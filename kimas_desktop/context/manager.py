@@ -1,6 +1,7 @@
 """The KIMAs *context manager* (the paper's name; nothing to do with Python's ``with``).
 
-Two jobs, as in the paper (§3.2):
+Two jobs, as in the paper (§3.2), after one decision (``dependence.TurnDependence``): does this turn need
+the conversation at all, and which earlier turns?
 - ``QueryContextualizer`` rewrites the latest question into a self-contained retrieval query using the
   conversation (resolve references, carry omitted keywords, merge a rephrased earlier question).
 - ``ContextAnalyzer`` picks which earlier messages matter for the answer (``analysis`` +
@@ -13,17 +14,20 @@ the raw question (rewrite) or the last few turns (analysis).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from kimas_desktop.config import ContextConfig
+from kimas_desktop.context.dependence import Dependence, TurnDecision, TurnDependence
 from kimas_desktop.optional import optional, run_with_timeout
-from kimas_desktop.protocols import ChatModel
+from kimas_desktop.protocols import ChatModel, Vector
 from kimas_desktop.structured import ask_json, int_list_field, string_field
 from kimas_desktop.text.words import content_words, salient_terms, truncate
 from kimas_desktop.types import Message
 
-RewriteMethod = Literal["first-turn", "none", "heuristic", "llm", "llm-fallback"]
+RewriteMethod = Literal["first-turn", "none", "as-asked", "heuristic", "llm", "llm-fallback"]
+
+_NO_HISTORY = TurnDecision("self-contained", (), "first-turn", "the conversation's first question")
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,7 @@ class Rewrite:
     query: str
     method: RewriteMethod
     note: str = ""
+    decision: TurnDecision = _NO_HISTORY
 
 
 @dataclass(frozen=True)
@@ -59,18 +64,26 @@ def heuristic_rewrite(question: str, history: Sequence[Message], *, max_terms: i
     return f"{question.strip()} {' '.join(terms)}".strip()
 
 
+_NEEDS: dict[str, Dependence] = {"no": "self-contained", "topic": "topic", "previous": "previous"}
+
 REWRITE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"query": {"type": "string", "maxLength": 300}},
-    "required": ["query"],
+    "properties": {
+        "needs_history": {"type": "string", "enum": list(_NEEDS)},
+        "query": {"type": "string", "maxLength": 300},
+    },
+    "required": ["needs_history", "query"],
 }
 
 REWRITE_SYSTEM = (
-    "You rewrite the user's latest question into one self-contained search query. Replace pronouns and "
-    "vague references (it, they, that, the code) with what they refer to in the conversation, keep every "
-    "keyword of the question, and add the topic from earlier turns when the question omits it. If the "
-    "user is rephrasing an earlier question, merge both into one query. Do not answer the question. "
-    'Reply as JSON: {"query": "..."}'
+    "You decide whether the user's latest question needs the conversation, then rewrite it into one "
+    'self-contained search query. needs_history is "no" when the question makes sense on its own (also '
+    'when it changes the subject), "topic" when it omits the subject the conversation is about, and '
+    '"previous" when it refers to the previous question or answer. Replace pronouns and vague references '
+    "(it, they, that, the code) with what they refer to, keep every keyword of the question, and add the "
+    "topic from earlier turns only when the question needs it. If the user is rephrasing an earlier "
+    "question, merge both into one query. Do not answer the question. "
+    'Reply as JSON: {"needs_history": "no" | "topic" | "previous", "query": "..."}'
 )
 
 
@@ -78,13 +91,19 @@ class QueryContextualizer:
     """Context manager, job 1: conversation-contextual query rewrite for the retrieval agents."""
 
     def __init__(
-        self, chat: ChatModel, config: ContextConfig, *, small_model: bool | Callable[[], bool] = False
+        self,
+        chat: ChatModel,
+        config: ContextConfig,
+        dependence: TurnDependence,
+        *,
+        small_model: bool | Callable[[], bool] = False,
     ) -> None:
         """``small_model``: whether the chat model is too small to rewrite (measured on QuAC: the tiny
         embedded model rewrites worse than the heuristic); a function is asked only when a follow-up
         needs a rewrite, so a first question never loads the model to learn it."""
         self._chat = chat
         self._config = config
+        self._dependence = dependence
         self._small_model = small_model
         self._fixed_mode = config.rewrite if config.enabled else "none"
 
@@ -99,42 +118,63 @@ class QueryContextualizer:
     def uses_llm(self) -> bool:
         return self._mode == "llm"
 
-    def rewrite(self, question: str, history: Sequence[Message]) -> Rewrite:
-        history = list(history)[-2 * self._config.history_turns :] if self._config.history_turns else []
+    def rewrite(
+        self, question: str, history: Sequence[Message], question_vec: Vector | None = None
+    ) -> Rewrite:
+        """The query the retrieval agents search: the question as asked when it stands alone, else the
+        question with what it needs from the turns it depends on (``Rewrite.decision`` says which)."""
+        whole = list(history)
+        history = whole[-2 * self._config.history_turns :] if self._config.history_turns else []
         if not history:
             return Rewrite(question, "first-turn")
+        rewrite = self._rewrite(question, history, question_vec)
+        return replace(rewrite, decision=rewrite.decision.shifted(len(whole) - len(history)))
+
+    def _rewrite(self, question: str, history: list[Message], question_vec: Vector | None) -> Rewrite:
         if self._mode == "none":
-            return Rewrite(question, "none")
-        fallback = heuristic_rewrite(question, history)
+            everything = TurnDecision("topic", tuple(range(len(history))), "rules", "context manager off")
+            return Rewrite(question, "none", decision=everything)
+        decision = self._dependence.decide(question, history, question_vec)
+        by_rules = self._by_rules(question, history, decision)
         if self._mode == "heuristic":
-            return Rewrite(fallback, "heuristic")
+            return by_rules
+
+        def fallback(reason: str) -> Rewrite:
+            return replace(by_rules, method="llm-fallback", note=reason)
 
         def by_model() -> Rewrite:
-            query = run_with_timeout(lambda: self._ask(question, history), self._config.timeout_s)
+            needs, query = run_with_timeout(lambda: self._ask(question, history), self._config.timeout_s)
+            judged = decision.relabelled(_NEEDS[needs], history, f"the chat model: needs_history={needs}")
+            if not judged.uses_history:
+                return Rewrite(question, "as-asked", decision=judged)
             if not query or len(query) > 4 * len(question) + 300:
-                return Rewrite(fallback, "llm-fallback", note="rewrite was empty or too long")
+                return fallback("rewrite was empty or too long")
             # Never lose the user's own words: keep the question's content words the rewrite dropped.
             missing = [w for w in content_words(question) if w not in content_words(query)]
-            return Rewrite(f"{query} {' '.join(missing)}".strip(), "llm")
+            return Rewrite(f"{query} {' '.join(missing)}".strip(), "llm", decision=judged)
 
-        return optional(
-            "the query rewrite (the heuristic one instead)",
-            by_model,
-            lambda reason: Rewrite(fallback, "llm-fallback", note=reason),
-        )
+        return optional("the query rewrite (the heuristic one instead)", by_model, fallback)
 
-    def _ask(self, question: str, history: Sequence[Message]) -> str:
+    @staticmethod
+    def _by_rules(question: str, history: Sequence[Message], decision: TurnDecision) -> Rewrite:
+        if not decision.uses_history:
+            return Rewrite(question, "as-asked", decision=decision)
+        used = [history[i] for i in decision.turns]
+        return Rewrite(heuristic_rewrite(question, used), "heuristic", decision=decision)
+
+    def _ask(self, question: str, history: Sequence[Message]) -> tuple[str, str]:
         messages = [
             Message("system", REWRITE_SYSTEM),
             Message("user", f"Conversation:\n{_transcript(history)}\n\nLatest question: {question}"),
         ]
-        return ask_json(
-            self._chat,
-            messages,
-            REWRITE_SCHEMA,
-            lambda d: string_field(d, "query", max_len=600),
-            max_tokens=96,
-        )
+
+        def parse(d: dict[str, Any]) -> tuple[str, str]:
+            needs = string_field(d, "needs_history", max_len=20)
+            if needs not in _NEEDS:
+                raise ValueError(f"needs_history is {needs!r}")
+            return needs, string_field(d, "query", max_len=600)
+
+        return ask_json(self._chat, messages, REWRITE_SCHEMA, parse, max_tokens=110)
 
 
 ANALYSIS_SCHEMA: dict[str, Any] = {
@@ -166,28 +206,36 @@ class ContextAnalyzer:
     def enabled(self) -> bool:
         return self._config.enabled and self._config.analysis
 
-    def analyze(self, question: str, history: Sequence[Message]) -> ContextAnalysis:
+    def analyze(
+        self, question: str, history: Sequence[Message], decision: TurnDecision | None = None
+    ) -> ContextAnalysis:
+        """The earlier messages the summarizer sees: among the turns ``decision`` says the question
+        depends on (none for a self-contained question), the ones the model finds related."""
         history = list(history)
         if not history:
             return ContextAnalysis("", (), "none")
+        if decision is not None and not decision.uses_history:
+            return ContextAnalysis(decision.reason, (), "none")
         if not self.enabled:
             return ContextAnalysis("", tuple(range(len(history))), "disabled", tuple(history))
-        recent = len(history) - 2 * self._config.history_turns
-        start = max(0, recent)
-        window = history[start:]
+        if decision is not None:
+            candidates = list(decision.turns)
+        else:
+            candidates = list(range(max(0, len(history) - 2 * self._config.history_turns), len(history)))
+        window = [history[i] for i in candidates]
 
-        def last_turns(reason: str) -> ContextAnalysis:
-            keep = tuple(range(max(0, len(history) - 2 * self._fallback_turns), len(history)))
+        def fallback(reason: str) -> ContextAnalysis:
+            keep = tuple(candidates if decision is not None else candidates[-2 * self._fallback_turns :])
             return ContextAnalysis(
                 f"(analysis unavailable: {reason})", keep, "fallback", tuple(history[i] for i in keep)
             )
 
         def by_model() -> ContextAnalysis:
             analysis, indices = run_with_timeout(lambda: self._ask(question, window), self._config.timeout_s)
-            related = tuple(start + i for i in indices)
+            related = tuple(candidates[i] for i in indices)
             return ContextAnalysis(analysis, related, "llm", tuple(history[i] for i in related))
 
-        return optional("the context analysis (the last turns instead)", by_model, last_turns)
+        return optional("the context analysis (the last turns instead)", by_model, fallback)
 
     def _ask(self, question: str, window: Sequence[Message]) -> tuple[str, tuple[int, ...]]:
         messages = [

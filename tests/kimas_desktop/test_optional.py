@@ -9,11 +9,12 @@ import pytest
 
 from kimas_desktop.answer.agentic import SufficiencyJudge
 from kimas_desktop.config import ContextConfig
+from kimas_desktop.context.dependence import TurnDependence
 from kimas_desktop.context.manager import QueryContextualizer
 from kimas_desktop.errors import Cancelled, ModelError
 from kimas_desktop.optional import optional, run_with_timeout
 from kimas_desktop.types import Chunk, Hit, Message
-from local_models.fake import ScriptedChatModel
+from local_models.fake import HashEmbedder, ScriptedChatModel
 
 
 def _raise(err: BaseException) -> str:
@@ -38,7 +39,9 @@ def test_a_cancel_and_a_bug_are_not_degraded_answers() -> None:
 def test_the_reason_reaches_what_the_user_and_the_trace_see() -> None:
     history = [Message("user", "Tell me about the pump."), Message("assistant", "It moves water.")]
     rewrite = QueryContextualizer(
-        ScriptedChatModel([ModelError("the chat server is unreachable")]), ContextConfig(rewrite="llm")
+        ScriptedChatModel([ModelError("the chat server is unreachable")]),
+        ContextConfig(rewrite="llm"),
+        TurnDependence(HashEmbedder()),
     ).rewrite("How loud is it?", history)
     assert rewrite.method == "llm-fallback" and rewrite.note == "the chat server is unreachable"
 

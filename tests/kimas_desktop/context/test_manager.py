@@ -2,10 +2,20 @@ import json
 import time
 
 from kimas_desktop.config import ContextConfig
-from kimas_desktop.context.manager import ContextAnalyzer, QueryContextualizer, heuristic_rewrite
+from kimas_desktop.context.dependence import TurnDependence
+from kimas_desktop.context.manager import ContextAnalyzer, heuristic_rewrite
+from kimas_desktop.context.manager import QueryContextualizer as _Contextualizer
 from kimas_desktop.errors import ModelError
+from kimas_desktop.protocols import ChatModel
 from kimas_desktop.types import Message
-from local_models.fake import ScriptedChatModel
+from local_models.fake import HashEmbedder, ScriptedChatModel
+
+
+def QueryContextualizer(chat: ChatModel, config: ContextConfig, **kw: bool) -> _Contextualizer:
+    """The contextualizer over a deterministic embedder (these tests are about its mechanics; the
+    decision itself is tested with the real embedder in test_dependence.py)."""
+    return _Contextualizer(chat, config, TurnDependence(HashEmbedder()), **kw)
+
 
 HISTORY = [
     Message("user", "How do I configure the Zephyr scheduler plugin?"),
@@ -27,7 +37,9 @@ def test_heuristic_carries_the_topic_into_a_follow_up() -> None:
 
 
 def test_llm_rewrite_is_used_and_keeps_the_users_words() -> None:
-    chat = ScriptedChatModel([json.dumps({"query": "Zephyr scheduler plugin source location"})])
+    chat = ScriptedChatModel(
+        [json.dumps({"needs_history": "previous", "query": "Zephyr scheduler plugin source location"})]
+    )
     out = QueryContextualizer(chat, ContextConfig(rewrite="llm")).rewrite(
         "Where is the code for it?", HISTORY
     )
@@ -39,7 +51,14 @@ def test_llm_rewrite_is_used_and_keeps_the_users_words() -> None:
 
 def test_every_llm_failure_falls_back_to_the_heuristic() -> None:
     expected = heuristic_rewrite("Where is the code for it?", HISTORY)
-    for reply in ("not json", '{"query": 5}', '{"other": "x"}', ModelError("boom"), '{"query": ""}'):
+    for reply in (
+        "not json",
+        '{"needs_history": "previous", "query": 5}',
+        '{"other": "x"}',
+        '{"needs_history": "maybe", "query": "x"}',
+        ModelError("boom"),
+        '{"needs_history": "topic", "query": ""}',
+    ):
         chat = ScriptedChatModel([reply])
         out = QueryContextualizer(chat, ContextConfig(rewrite="llm")).rewrite(
             "Where is the code for it?", HISTORY
@@ -59,7 +78,7 @@ def test_timeout_falls_back() -> None:
 
 
 def test_auto_uses_the_heuristic_for_the_tiny_model_and_none_when_disabled() -> None:
-    chat = ScriptedChatModel(['{"query": "q"}'])
+    chat = ScriptedChatModel(['{"needs_history": "previous", "query": "q"}'])
     assert (
         QueryContextualizer(chat, ContextConfig(), small_model=True).rewrite("it?", HISTORY).method
         == "heuristic"

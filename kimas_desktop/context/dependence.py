@@ -1,0 +1,211 @@
+"""Does this turn need the conversation, and which part of it? (the context manager's first decision)
+
+People change topic in a long chat all the time. Carrying the conversation into a question that does not
+need it sends retrieval after the old topic (issue 23: after two turns about Kenya, a question about
+Warsaw's metro found Kenya.pdf). So every turn is first labelled as TREC CAsT 2019 labels its utterances:
+
+- ``self-contained`` (CAsT "SE"): searched as asked, no earlier turn reaches the summarizer;
+- ``topic`` ("FT"): needs the topic of the conversation, i.e. the exchange that started it;
+- ``previous`` ("PT"): refers to the previous exchange (and through it to the topic).
+
+Without an LLM the decision reads three signals: a reference or ellipsis the question cannot resolve on its
+own ("it", "they", "what about …"), the embedding similarity between the question and each earlier
+message, and whether the question has enough of its own to stand alone. The thresholds were chosen on the
+tuning half of the dev kit's sets and are reported on the held-out half (bench/topic_shift.py,
+bench/RESULTS.md "Topic changes (issue 23)").
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from threading import Lock
+from typing import Literal
+
+import numpy as np
+
+from kimas_desktop.protocols import Embedder, Vector
+from kimas_desktop.text.words import STOPWORDS, content_words, is_name, truncate, words
+from kimas_desktop.types import Message
+
+Dependence = Literal["self-contained", "topic", "previous"]
+DecisionMethod = Literal["first-turn", "rules", "llm"]
+
+# Words that point outside the question; a name before them resolves them inside it ("When did Tsar
+# Nicholas II give up his throne?"). "that"/"those" right after a content word are relative pronouns
+# ("crystals that fall"); "one" is left out ("one of the …").
+_REFERENCES = frozenset(
+    "it its it's they them their theirs he him his she her hers this these that those there ones same former"
+    " latter".split()
+)
+_DEMONSTRATIVES = frozenset(["that", "those"])
+_DETERMINERS = frozenset(["this", "these", "that", "those"])
+_THERE_IS = frozenset("is are was were be".split())
+_ELLIPSIS = ("and ", "but ", "so ", "also ", "what about", "how about", "what else", "anything else", "then ")
+_QUESTION_WORDS = frozenset("what who whom whose which when where why how".split())
+
+RELATED_SIMILARITY = 0.3  # a question this close to an earlier message continues it
+SUBJECT_WORDS = 3  # content words a named question needs to stand alone
+LONG_WORD = 10  # a word this long is rare enough to carry a question alone ("disenclavement")
+
+
+@dataclass(frozen=True)
+class TurnDecision:
+    depends: Dependence
+    turns: tuple[int, ...]  # indices into the history of the messages the turn depends on
+    method: DecisionMethod
+    reason: str
+    similarity: float | None = None  # the closest earlier message's, when measured
+    topic: tuple[int, ...] = ()  # the exchange that started the conversation's current topic
+
+    def shifted(self, offset: int) -> TurnDecision:
+        """The same decision with its indices moved by ``offset`` (from a window to the whole history)."""
+        move = lambda ix: tuple(i + offset for i in ix)  # noqa: E731
+        return replace(self, turns=move(self.turns), topic=move(self.topic))
+
+    def relabelled(self, depends: Dependence, history: Sequence[Message], reason: str) -> TurnDecision:
+        """The same turn under another label (a capable model's judgement), with the turns it implies."""
+        last = exchanges(history)[-1] if history else ()
+        used = {"self-contained": (), "topic": self.topic, "previous": tuple(sorted({*self.topic, *last}))}
+        return TurnDecision(depends, used[depends], "llm", reason, self.similarity, self.topic)
+
+    @property
+    def uses_history(self) -> bool:
+        return self.depends != "self-contained"
+
+
+def unresolved_reference(question: str) -> str | None:
+    """The word that makes ``question`` point back at the conversation, if any."""
+    low = question.strip().lower()
+    for lead in _ELLIPSIS:
+        if low.startswith(lead):
+            return lead.strip()
+    tokens = words(question)
+    for i, w in enumerate(tokens):
+        lw = w.lower()
+        if lw not in _REFERENCES:
+            continue
+        near = {tokens[j].lower() for j in (i - 1, i + 1) if 0 <= j < len(tokens)}
+        if lw == "there" and near & _THERE_IS:
+            continue  # "are there", "there is": existential, not a place
+        # "… start it?", "… that year?": at the very end, nothing in the question resolves it
+        at_end = i == len(tokens) - 1 or (lw in _DETERMINERS and i == len(tokens) - 2)
+        if lw in _DEMONSTRATIVES and not at_end and i > 0 and tokens[i - 1].lower() not in STOPWORDS:
+            continue  # "crystals that fall": a relative pronoun after its noun
+        if not at_end and any(is_name(x, j) or _acronym(x) for j, x in enumerate(tokens[:i])):
+            continue  # resolved inside the question ("When did Nicholas II give up his throne?")
+        return w
+    return None
+
+
+def _acronym(word: str) -> bool:
+    return len(word) > 1 and word.isupper() and word.isalpha()
+
+
+def too_vague(question: str) -> bool:
+    """Too little of its own to stand alone: no name, at most two content words, none of them rare."""
+    tokens = words(question)
+    if any(is_name(w, i) or _acronym(w) for i, w in enumerate(tokens)):
+        return False
+    own = [w for w in content_words(question) if w not in _QUESTION_WORDS]
+    return len(own) <= 2 and not any(len(w) >= LONG_WORD for w in own)
+
+
+def names_its_subject(question: str) -> bool:
+    """A name (or acronym) and enough words around it to stand alone ("What is the PA average salary vs
+    an RN?", "Where did Jennifer Aniston and David Schwimmer both work?")."""
+    tokens = words(question)
+    named = any(is_name(w, i) or _acronym(w) for i, w in enumerate(tokens))
+    own = [w for w in content_words(question) if w not in _QUESTION_WORDS]
+    return named and len(own) >= SUBJECT_WORDS
+
+
+def exchanges(history: Sequence[Message]) -> list[tuple[int, ...]]:
+    """The history's user turns, each with the answer that follows it: [(0, 1), (2, 3), …]."""
+    out: list[tuple[int, ...]] = []
+    for i, m in enumerate(history):
+        if m.role == "user":
+            nxt = i + 1 < len(history) and history[i + 1].role == "assistant"
+            out.append((i, i + 1) if nxt else (i,))
+    return out
+
+
+class TurnDependence:
+    """The LLM-free decision. Holds the embedder and a small cache of the conversation's message
+    vectors (each earlier message is embedded once per conversation, not once per turn)."""
+
+    def __init__(self, embedder: Embedder, *, cache_size: int = 512) -> None:
+        self._embedder = embedder
+        self._cache: OrderedDict[str, Vector] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = Lock()
+
+    def _vectors(self, texts: Sequence[str]) -> list[Vector]:
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            fresh = self._embedder.embed_query([truncate(t, 600) for t in missing])
+            with self._lock:
+                for t, v in zip(missing, fresh, strict=True):
+                    self._cache[t] = v
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        with self._lock:
+            for t in texts:
+                self._cache.move_to_end(t)
+            return [self._cache[t] for t in texts]
+
+    def decide(
+        self, question: str, history: Sequence[Message], question_vec: Vector | None = None
+    ) -> TurnDecision:
+        history = list(history)
+        turns = exchanges(history)
+        if not turns:
+            return TurnDecision("self-contained", (), "first-turn", "the conversation's first question")
+        q = question_vec if question_vec is not None else self._vectors([question])[0]
+        vectors = self._vectors([m.content for m in history])
+        sims = np.asarray([float(np.dot(q, v)) for v in vectors])
+        topic = self._topic_start(history, turns, vectors)
+        return self._label(question, history, turns, topic, sims)
+
+    def _label(
+        self,
+        question: str,
+        history: Sequence[Message],
+        turns: Sequence[tuple[int, ...]],
+        topic: tuple[int, ...],
+        sims: np.ndarray,
+    ) -> TurnDecision:
+        closest = max(turns, key=lambda ex: max(sims[i] for i in ex))
+        best = round(float(max(sims[i] for i in closest)), 3)
+        quoted = truncate(history[closest[0]].content, 80)
+        ref = unresolved_reference(question)
+        if ref is not None:
+            used = tuple(sorted({*topic, *turns[-1]}))
+            return TurnDecision("previous", used, "rules", f"refers back ('{ref}')", best, topic)
+        if names_its_subject(question):
+            reason = "names its own subject"
+            return TurnDecision("self-contained", (), "rules", reason, best, topic)
+        if best >= RELATED_SIMILARITY:
+            used = tuple(sorted({*topic, *closest}))
+            reason = f"continues the earlier question '{quoted}'"
+            return TurnDecision("topic", used, "rules", reason, best, topic)
+        if too_vague(question):
+            return TurnDecision("topic", topic, "rules", "too short to stand alone", best, topic)
+        reason = f"unrelated to the conversation (closest: {best:.2f})"
+        return TurnDecision("self-contained", (), "rules", reason, best, topic)
+
+    def _topic_start(
+        self, history: Sequence[Message], turns: Sequence[tuple[int, ...]], vectors: Sequence[Vector]
+    ) -> tuple[int, ...]:
+        """The exchange that started the current topic: the latest earlier question that stood alone."""
+        start = turns[0]
+        for k in range(1, len(turns)):
+            u = turns[k][0]
+            earlier = [i for ex in turns[:k] for i in ex]
+            sims = np.asarray([float(np.dot(vectors[u], vectors[i])) for i in range(len(vectors))])
+            label = self._label(history[u].content, history, turns[:k], start, sims)
+            if label.depends == "self-contained" and earlier:
+                start = turns[k]
+        return start

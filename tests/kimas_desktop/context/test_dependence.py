@@ -1,0 +1,133 @@
+"""The turn decision (issue 23) with the real embedded embedding model: a question that changes topic is
+searched as asked; a follow-up uses the turns it depends on, and only those reach the summarizer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import local_models
+from kimas_desktop.config import ContextConfig, EmbeddingModelConfig
+from kimas_desktop.context.dependence import TurnDependence, exchanges, too_vague, unresolved_reference
+from kimas_desktop.context.manager import ContextAnalyzer, QueryContextualizer
+from kimas_desktop.protocols import Embedder
+from kimas_desktop.types import Message
+from local_models.fake import ScriptedChatModel
+
+KENYA = [
+    Message("user", "What is the capital of Kenya?"),
+    Message("assistant", "The capital of Kenya is Nairobi."),
+    Message("user", "How many people live there?"),
+    Message("assistant", "In July 2014 Kenya's population was approximately 45 million."),
+]
+WARSAW = "What is the name of Warsaw's first metro line's chief engineer?"
+
+
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    return local_models.build_embedder(EmbeddingModelConfig(), tmp_path_factory.mktemp("models"))
+
+
+@pytest.fixture
+def judge(embedder: Embedder) -> TurnDependence:
+    return TurnDependence(embedder)
+
+
+def test_references_and_vague_questions() -> None:
+    assert unresolved_reference("How many people live there?") == "there"
+    assert unresolved_reference("What about in the US?") == "what about"
+    assert unresolved_reference("Who won the World Cup that year?") == "that"
+    assert unresolved_reference("Why did Elon Musk start it?") == "it"  # nothing after it resolves it
+    assert unresolved_reference("When did Tsar Nicholas II give up his throne?") is None
+    assert unresolved_reference("Where do ice crystals that fall to the ground form?") is None
+    assert unresolved_reference("How many moons are there around Mars?") is None
+    assert too_vague("What are the risks?") and too_vague("What is the best?")
+    assert not too_vague("What is disenclavement?")  # one rare word can carry a question
+    assert not too_vague("What did Tesla study?")
+    assert exchanges(KENYA) == [(0, 1), (2, 3)]
+
+
+def test_a_change_of_topic_is_searched_as_asked(judge: TurnDependence) -> None:
+    d = judge.decide(WARSAW, KENYA)
+    assert d.depends == "self-contained" and d.turns == ()
+    assert "unrelated" in d.reason or "own subject" in d.reason
+
+
+def test_follow_ups_name_the_turns_they_need(judge: TurnDependence) -> None:
+    there = judge.decide("How many people live there?", KENYA[:2])
+    assert there.depends == "previous" and there.turns == (0, 1)
+    vague = judge.decide("What are the risks?", KENYA)
+    assert vague.depends == "topic" and vague.turns == (0, 1)  # the exchange that started the topic
+    assert judge.decide("What is the capital of Kenya?", []).method == "first-turn"
+
+
+def test_the_topic_restarts_where_the_conversation_changed_subject(judge: TurnDependence) -> None:
+    history = [
+        *KENYA,
+        Message("user", WARSAW),
+        Message("assistant", "The chief engineer of Warsaw's first metro line was Jerzy Lewandowski."),
+    ]
+    d = judge.decide("When did it open?", history)
+    assert d.depends == "previous"
+    assert d.turns == (4, 5)  # Warsaw, not Kenya
+
+
+def test_the_rewrite_follows_the_decision(embedder: Embedder) -> None:
+    ctx = QueryContextualizer(
+        ScriptedChatModel([]), ContextConfig(rewrite="heuristic"), TurnDependence(embedder)
+    )
+    asked = ctx.rewrite(WARSAW, KENYA)
+    assert asked.method == "as-asked" and asked.query == WARSAW
+    follow = ctx.rewrite("How many people live there?", KENYA[:2])
+    assert follow.method == "heuristic" and "Kenya" in follow.query
+
+
+def test_decision_indices_point_into_the_whole_history(embedder: Embedder) -> None:
+    long = [Message("user", "Tell me about the pump."), Message("assistant", "It pumps.")] * 3
+    history = [*long, *KENYA[:2]]
+    ctx = QueryContextualizer(
+        ScriptedChatModel([]), ContextConfig(rewrite="heuristic", history_turns=1), TurnDependence(embedder)
+    )
+    out = ctx.rewrite("How many people live there?", history)
+    assert out.decision.turns == (6, 7)
+    assert [history[i].content for i in out.decision.turns] == [m.content for m in KENYA[:2]]
+
+
+def test_a_capable_models_judgement_wins_and_no_means_as_asked(embedder: Embedder) -> None:
+    no = json.dumps({"needs_history": "no", "query": "Kenya Warsaw metro engineer"})
+    chat = ScriptedChatModel([no])
+    out = QueryContextualizer(chat, ContextConfig(rewrite="llm"), TurnDependence(embedder)).rewrite(
+        "What is the population?", KENYA
+    )
+    assert out.method == "as-asked" and out.query == "What is the population?"
+    assert out.decision.method == "llm" and not out.decision.uses_history
+    assert chat.calls[0][1] is not None and "needs_history" in json.dumps(chat.calls[0][1])
+
+
+def test_the_summarizer_sees_only_the_turns_the_question_needs(judge: TurnDependence) -> None:
+    analyzer = ContextAnalyzer(ScriptedChatModel([]), ContextConfig(analysis=False))
+    alone = analyzer.analyze(WARSAW, KENYA, judge.decide(WARSAW, KENYA))
+    assert alone.messages == () and alone.method == "none"
+    reply = json.dumps({"analysis": "needs Kenya", "indices_of_related_messages": [0]})
+    picked = ContextAnalyzer(ScriptedChatModel([reply]), ContextConfig()).analyze(
+        "How many people live there?", KENYA[:2], judge.decide("How many people live there?", KENYA[:2])
+    )
+    assert picked.related == (0,) and picked.messages == (KENYA[0],)
+
+
+def test_each_earlier_message_is_embedded_once(embedder: Embedder, tmp_path: Path) -> None:
+    class Counting:
+        def __init__(self) -> None:
+            self.texts: list[str] = []
+
+        def embed_query(self, texts):  # type: ignore[no-untyped-def]
+            self.texts += list(texts)
+            return embedder.embed_query(texts)
+
+    counting = Counting()
+    judge = TurnDependence(counting)  # type: ignore[arg-type]
+    judge.decide("How many people live there?", KENYA[:2])
+    judge.decide("What is the capital of Uganda?", KENYA)
+    assert counting.texts.count(KENYA[0].content) == 1
