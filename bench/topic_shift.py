@@ -120,6 +120,7 @@ def shift(args: argparse.Namespace, cache: Path, data: Path, where: dict[str, st
     out["new decisions"] = dict(
         Counter(r.get("decision", {}).get("depends") for r in runs["after a conversation (new)"].values())
     )
+    (cache / "shift-runs.json").write_text(json.dumps(runs))
     return out
 
 
