@@ -59,7 +59,13 @@ def test_retrieve_json_contract_and_routing(data_dir: Path) -> None:
     out = kimas(data_dir, "retrieve", "At what temperature should the loaf be baked?", "--json")
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
-    assert set(result) == {"question", "query", "routes", "hits", "timings_ms"}
+    assert set(result) == {"question", "query", "routes", "hits", "timings_ms", "decision"}
+    assert result["decision"] == {
+        "depends": "self-contained",
+        "turns": [],
+        "method": "first-turn",
+        "reason": "the conversation's first question",
+    }
     assert result["routes"][0]["collection"] == "baking"
     top = result["hits"][0]
     assert set(top) == {"collection", "source", "page", "ocr", "lines", "chunk_id", "text", "score"}

@@ -185,7 +185,7 @@ def test_agentic_failure_keeps_the_first_round() -> None:
 
 def test_follow_up_is_rewritten_and_history_is_analysed() -> None:
     replies = {
-        "query": json.dumps({"query": "dogs walks"}),
+        "needs_history": json.dumps({"needs_history": "previous", "query": "dogs walks"}),
         "analysis": json.dumps({"analysis": "about dogs", "indices_of_related_messages": [0]}),
         "is_sufficient": json.dumps({"is_sufficient": True, "missing_info": "", "queries": []}),
         "sources": '{"sources": [1]}',
