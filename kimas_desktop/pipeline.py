@@ -235,9 +235,10 @@ class Pipeline:
         route_ms = clock.ms()
         rewrite = rewrite_future.result()
         d = rewrite.decision
+        earlier = tuple(history[i].content for i in d.turns if history[i].role == "user")
         trace.add(
             RewriteStage(
-                clock.ms(), rewrite.method, rewrite.query, rewrite.note, d.depends, d.turns, d.reason
+                clock.ms(), rewrite.method, rewrite.query, rewrite.note, d.depends, d.turns, d.reason, earlier
             )
         )
         trace.add(RouteStage(route_ms, "question", {r.collection: round(r.score, 4) for r in routes}))

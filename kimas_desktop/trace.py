@@ -53,6 +53,7 @@ class RewriteStage:
     depends: str = "self-contained"  # the turn's decision: self-contained, topic or previous
     turns: tuple[int, ...] = ()  # the earlier messages it used (indices into the history)
     reason: str = ""  # why the decision was taken
+    earlier: tuple[str, ...] = ()  # the earlier questions among those messages, as the user asked them
 
 
 @dataclass(frozen=True)

@@ -57,12 +57,22 @@ DECISION_RULES = {
 }
 
 
+def conversation_use(rewrite: RewriteStage) -> str:
+    """What the context manager took from the conversation, in the user's words."""
+    if rewrite.depends == "self-contained":
+        return f"searched as asked: {esc(rewrite.reason)}"
+    asked = ", ".join(f"“{esc(truncate(q, 80))}”" for q in rewrite.earlier) or "the earlier answers"
+    return f"used the earlier question {asked}: {esc(rewrite.reason)}"
+
+
 def trace_markdown(trace: Trace) -> str:
     """The trace: rewritten query, routing, agents' queries, evidence, agentic round, timings."""
     lines = []
     rewrite = trace.find(RewriteStage)
     method = f" _(by {esc(rewrite.method)})_" if rewrite is not None and rewrite.method else ""
     lines.append(f"**Search query:** {esc(trace.query or trace.question)}{method}")
+    if rewrite is not None and rewrite.reason and rewrite.method != "first-turn":
+        lines.append(f"\n**Conversation:** {conversation_use(rewrite)}")
     stale = trace.find(ReembedStage)
     if stale is not None:
         lines.append(

@@ -179,21 +179,20 @@ class TurnDependence:
     ) -> TurnDecision:
         closest = max(turns, key=lambda ex: max(sims[i] for i in ex))
         best = round(float(max(sims[i] for i in closest)), 3)
-        quoted = truncate(history[closest[0]].content, 80)
         ref = unresolved_reference(question)
         if ref is not None:
             used = tuple(sorted({*topic, *turns[-1]}))
-            return TurnDecision("previous", used, "rules", f"refers back ('{ref}')", best, topic)
+            return TurnDecision("previous", used, "rules", f"it refers back ('{ref}')", best, topic)
         if names_its_subject(question):
-            reason = "names its own subject"
+            reason = "it names its own subject"
             return TurnDecision("self-contained", (), "rules", reason, best, topic)
         if best >= RELATED_SIMILARITY:
             used = tuple(sorted({*topic, *closest}))
-            reason = f"continues the earlier question '{quoted}'"
+            reason = f"it continues that topic (similarity {best:.2f})"
             return TurnDecision("topic", used, "rules", reason, best, topic)
         if too_vague(question):
-            return TurnDecision("topic", topic, "rules", "too short to stand alone", best, topic)
-        reason = f"unrelated to the conversation (closest: {best:.2f})"
+            return TurnDecision("topic", topic, "rules", "it is too short to stand alone", best, topic)
+        reason = f"it is unrelated to the conversation (closest similarity {best:.2f})"
         return TurnDecision("self-contained", (), "rules", reason, best, topic)
 
     def _topic_start(

@@ -65,6 +65,11 @@ def heuristic_rewrite(question: str, history: Sequence[Message], *, max_terms: i
 
 
 _NEEDS: dict[str, Dependence] = {"no": "self-contained", "topic": "topic", "previous": "previous"}
+_JUDGED = {
+    "no": "the chat model found it makes sense on its own",
+    "topic": "the chat model found it omits the conversation's subject",
+    "previous": "the chat model found it refers to the previous question or answer",
+}
 
 REWRITE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -144,7 +149,7 @@ class QueryContextualizer:
 
         def by_model() -> Rewrite:
             needs, query = run_with_timeout(lambda: self._ask(question, history), self._config.timeout_s)
-            judged = decision.relabelled(_NEEDS[needs], history, f"the chat model: needs_history={needs}")
+            judged = decision.relabelled(_NEEDS[needs], history, _JUDGED[needs])
             if not judged.uses_history:
                 return Rewrite(question, "as-asked", decision=judged)
             if not query or len(query) > 4 * len(question) + 300:

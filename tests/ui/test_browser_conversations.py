@@ -46,15 +46,15 @@ def _free_port() -> int:
 class Server:
     """``launch.py`` on a fixed port and data dir; ``restart()`` stops it and starts it again at once."""
 
-    def __init__(self, data: Path, port: int) -> None:
-        self.data, self.port = data, port
+    def __init__(self, data: Path, port: int, preset: str = "turbo", artifacts: Path = ARTIFACTS) -> None:
+        self.data, self.port, self.preset, self.artifacts = data, port, preset, artifacts
         self.url = f"http://127.0.0.1:{port}/"
         self.proc: subprocess.Popen[bytes] | None = None
         self.runs = 0
 
     def start(self) -> None:
         self.runs += 1
-        log = ARTIFACTS / f"server-{self.runs}.log"
+        log = self.artifacts / f"server-{self.runs}.log"
         env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1"}
         with log.open("w") as out:
             self.proc = subprocess.Popen(
@@ -66,7 +66,7 @@ class Server:
                     "--data-dir",
                     str(self.data),
                     "--preset",
-                    "turbo",
+                    self.preset,
                 ],
                 cwd=ROOT,
                 stdout=out,

@@ -4,6 +4,7 @@ from kimas_desktop.trace import (
     AnswerCheckStage,
     DecisionStage,
     FirstTokenStage,
+    RewriteStage,
     RouteStage,
     TotalStage,
     TraceBuilder,
@@ -34,3 +35,32 @@ def test_the_trace_speaks_the_users_language_and_shows_the_models_check() -> Non
     )
     assert "**Decision:** decline (the chat model found no source that states it" in text
     assert "| first word of the answer | 900 |" in text and "| choosing collections | 3 |" in text
+
+
+def test_the_trace_says_what_the_conversation_contributed() -> None:
+    alone = TraceBuilder(question="Who built Warsaw's first metro line?")
+    alone.add(
+        RewriteStage(
+            1.0, "as-asked", "Who built Warsaw's first metro line?", reason="it names its own subject"
+        )
+    )
+    assert "**Conversation:** searched as asked: it names its own subject" in trace_markdown(alone.snapshot())
+    follow = TraceBuilder(question="How many people live there?")
+    follow.add(
+        RewriteStage(
+            1.0,
+            "heuristic",
+            "How many people live there? Kenya capital",
+            depends="previous",
+            turns=(0, 1),
+            reason="it refers back ('there')",
+            earlier=("What is the capital of Kenya?",),
+        )
+    )
+    assert (
+        "**Conversation:** used the earlier question “What is the capital of Kenya?”: it refers back ('there')"
+        in trace_markdown(follow.snapshot())
+    )
+    first = TraceBuilder(question="What is the capital of Kenya?")
+    first.add(RewriteStage(0.0, "first-turn", "What is the capital of Kenya?"))
+    assert "Conversation:" not in trace_markdown(first.snapshot())
