@@ -400,7 +400,7 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
         t for t in turns if not t.unanswerable
     ][: args.llm_quac // 2]
     old = old_tree(cache, args.old_ref)
-    head = subprocess.run(
+    head = args.new_key or subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
     ).stdout.strip()  # the "new" side's batches are kept per commit
     configs = {m: chat_config(cache, data, m) for m in args.chat_models}
@@ -497,6 +497,9 @@ def main() -> None:
         choices=["all", "tune", "holdout"],
         default="all",
         help="part 2's questions: all, or the half the answer policy was (tune) or was not (holdout) chosen on",
+    )
+    p.add_argument(
+        "--new-key", default="", help="the label of the new side's kept batches (default: HEAD's short hash)"
     )
     p.add_argument("--fit", action="store_true", help="grid-search quote weights, fit answerability")
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "answers"))
