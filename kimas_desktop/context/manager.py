@@ -151,6 +151,11 @@ class QueryContextualizer:
             needs, query = run_with_timeout(lambda: self._ask(question, history), self._config.timeout_s)
             judged = decision.relabelled(_NEEDS[needs], history, _JUDGED[needs])
             if not judged.uses_history:
+                # The model may add the history to a question the rules let stand alone, never take it
+                # away: the 0.5B benchmark model answered "no" for all of 80 CAsT follow-ups
+                # (bench/RESULTS.md, "Topic changes (issue 23)").
+                if decision.uses_history:
+                    return replace(by_rules, note=f"{_JUDGED[needs]}; kept: {decision.reason}")
                 return Rewrite(question, "as-asked", decision=judged)
             if not query or len(query) > 4 * len(question) + 300:
                 return fallback("rewrite was empty or too long")

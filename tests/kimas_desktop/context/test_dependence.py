@@ -95,15 +95,22 @@ def test_decision_indices_point_into_the_whole_history(embedder: Embedder) -> No
     assert [history[i].content for i in out.decision.turns] == [m.content for m in KENYA[:2]]
 
 
-def test_a_capable_models_judgement_wins_and_no_means_as_asked(embedder: Embedder) -> None:
-    no = json.dumps({"needs_history": "no", "query": "Kenya Warsaw metro engineer"})
-    chat = ScriptedChatModel([no])
-    out = QueryContextualizer(chat, ContextConfig(rewrite="llm"), TurnDependence(embedder)).rewrite(
-        "What is the population?", KENYA
-    )
-    assert out.method == "as-asked" and out.query == "What is the population?"
-    assert out.decision.method == "llm" and not out.decision.uses_history
+def test_a_capable_model_can_add_the_history_but_never_take_it_away(embedder: Embedder) -> None:
+    def ctx(needs: str, query: str) -> tuple[QueryContextualizer, ScriptedChatModel]:
+        chat = ScriptedChatModel([json.dumps({"needs_history": needs, "query": query})])
+        return QueryContextualizer(chat, ContextConfig(rewrite="llm"), TurnDependence(embedder)), chat
+
+    alone, chat = ctx("no", "Warsaw metro first line chief engineer")
+    out = alone.rewrite(WARSAW, KENYA)
+    assert out.method == "as-asked" and out.query == WARSAW and out.decision.method == "llm"
     assert chat.calls[0][1] is not None and "needs_history" in json.dumps(chat.calls[0][1])
+    added, _ = ctx("topic", "Kenya Nairobi metro chief engineer")
+    out = added.rewrite(WARSAW, KENYA)  # the rules let it stand alone; the model says it needs the topic
+    assert out.method == "llm" and out.query.startswith("Kenya Nairobi") and out.decision.turns == (0, 1)
+    kept, _ = ctx("no", "How many people live there?")
+    out = kept.rewrite("How many people live there?", KENYA[:2])  # "there" needs the previous turn
+    assert out.method == "heuristic" and "Kenya" in out.query and out.decision.depends == "previous"
+    assert "kept: it refers back" in out.note
 
 
 def test_the_summarizer_sees_only_the_turns_the_question_needs(judge: TurnDependence) -> None:
