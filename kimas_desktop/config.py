@@ -30,6 +30,7 @@ __all__ = [
     "RetrievalConfig",
     "RoutingConfig",
     "ServerConfig",
+    "SourceConfig",
     "StorageConfig",
     "SummarizerConfig",
     "default_data_dir",
@@ -242,6 +243,47 @@ class CollectionConfig(_Section):
     prompt: str = ""  # instruction for the prompt strategy
 
 
+class SourceConfig(_Section):
+    """An online knowledge source (KIMAs §3.3.1): a web search engine or an HTTP search API.
+
+    Off until the user enables it; a question leaves the machine only for an enabled source. ``use``:
+    ``always`` asks it with every routed question, ``weak`` only when the local collections do not answer
+    well, ``ask`` only when the user names it for a question.
+    """
+
+    kind: Literal["searxng", "ddgs", "http"]
+    enabled: bool = False
+    use: Literal["always", "weak", "ask"] = "weak"
+    base_url: str = ""  # searxng: the instance, e.g. http://127.0.0.1:8888; http: the request URL
+    site: str = ""  # restrict results to this domain (example.org also keeps docs.example.org)
+    description: str = ""  # what it knows, for routing (it has no local embeddings)
+    examples: list[str] = Field(default_factory=list)
+    scale: float = Field(1.0, gt=0)
+    timeout_s: float = Field(8.0, gt=0, le=120)  # the whole source: search and page fetches
+    max_results: int = Field(5, ge=1, le=20)
+    max_pages: int = Field(3, ge=0, le=10)  # result pages fetched and read (0 = snippets only)
+    max_page_kb: int = Field(2048, ge=16)  # a page's download is cut here
+    cache_minutes: float = Field(60.0, ge=0)  # fetched pages are kept this long
+    # kind = "http": the request and where the response keeps the results
+    method: Literal["GET", "POST"] = "GET"
+    query_param: str = "q"  # GET: the query goes into this parameter ("{query}" in base_url also works)
+    params: dict[str, str] = Field(default_factory=dict)  # more GET parameters
+    json_body: dict[str, Any] = Field(default_factory=dict)  # POST: "{query}" in any string is replaced
+    headers: dict[str, str] = Field(default_factory=dict)  # "${NAME}" is read from the environment
+    token_env: str = ""  # an environment variable holding a bearer token
+    results_path: str = ""  # dotted path to the list of results ("" = the response is the list)
+    title_field: str = "title"
+    url_field: str = "url"
+    text_field: str = "text"
+    date_field: str = ""
+
+    @model_validator(mode="after")
+    def _needs_address(self) -> SourceConfig:
+        if self.kind in ("searxng", "http") and not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"a {self.kind} source needs base_url, an http(s) address")
+        return self
+
+
 class Config(_Section):
     preset: Literal["full", "routed", "turbo", "custom"] = "full"
     chat: ChatModelConfig = ChatModelConfig()
@@ -257,6 +299,7 @@ class Config(_Section):
     summarizer: SummarizerConfig = SummarizerConfig()
     grounding: GroundingConfig = GroundingConfig()
     collections: dict[str, CollectionConfig] = Field(default_factory=dict)
+    sources: dict[str, SourceConfig] = Field(default_factory=dict)
 
     def collection(self, name: str) -> CollectionConfig:
         return self.collections.get(name, CollectionConfig())

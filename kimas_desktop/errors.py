@@ -10,7 +10,9 @@
     │   ├── EmbedderMismatchError   collection built with another embedding model (needs re-embedding)
     │   └── CollectionBusyError     another writer holds the collection's writer lease
     ├── CollectionNotFoundError     no collection of that name
-    └── StructuredOutputError       an LLM answer did not match its JSON schema
+    ├── StructuredOutputError       an LLM answer did not match its JSON schema
+    └── SourceError                 an online source failed (unreachable, time limit, bad response)
+        └── UnsafeAddressError      an address the source may not reach (private range, not http(s))
 
 Product code raises these; only the edges (CLI, UI) turn them into sentences for people.
 """
@@ -28,7 +30,9 @@ __all__ = [
     "ModelCrashedError",
     "ModelError",
     "ModelUnavailableError",
+    "SourceError",
     "StructuredOutputError",
+    "UnsafeAddressError",
 ]
 
 
@@ -74,3 +78,11 @@ class CollectionNotFoundError(KimasError):
 
 class StructuredOutputError(KimasError):
     """An LLM's structured answer did not parse or validate against its schema."""
+
+
+class SourceError(KimasError):
+    """An online knowledge source failed: unreachable, over its time limit, or an answer we cannot read."""
+
+
+class UnsafeAddressError(SourceError):
+    """An address a source may not reach: not http(s), or on a loopback, link-local or private range."""

@@ -13,7 +13,14 @@ import numpy as np
 import numpy.typing as npt
 
 from kimas_desktop.control import CancelToken
-from kimas_desktop.types import ChatModelDescription, CollectionInfo, Hit, Message, Synopsis
+from kimas_desktop.types import (
+    ChatModelDescription,
+    CollectionInfo,
+    Hit,
+    Message,
+    OnlineDocument,
+    Synopsis,
+)
 
 Vector = npt.NDArray[np.float32]
 SearchMode = Literal["dense", "fts", "hybrid"]
@@ -127,3 +134,22 @@ class ChunkSearcher(Protocol):
     ) -> list[Hit]:
         """Best ``k`` chunks of ``collection``, best first. Hybrid fuses dense and full-text."""
         ...
+
+
+@runtime_checkable
+class OnlineSource(Protocol):
+    """A knowledge source on the network (KIMAs §3.3.1): a web search engine or a domain's search API.
+
+    ``search`` returns within ``timeout_s`` (what has not arrived by then is dropped), raises only
+    ``SourceError`` (``UnsafeAddressError`` for an address it may not reach) or ``Cancelled``, and reaches
+    no address but the source's own and the http(s) pages its results name.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    def search(
+        self, query: str, *, timeout_s: float, cancel: CancelToken | None = None
+    ) -> list[OnlineDocument]: ...
+
+    def close(self) -> None: ...

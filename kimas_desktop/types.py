@@ -240,3 +240,17 @@ class ChatModelDescription:
     parameters: int | None = None  # from the model file, when it says
     prompt_tokens_per_s: float | None = None  # measured at load
     chat_template: str = ""  # the template's name, or "built-in" when the model file carries one
+
+
+@dataclass(frozen=True)
+class OnlineDocument:
+    """A result of an online source: a fetched page's main text, or the result's own snippet when the
+    page was not read (``page_read`` False)."""
+
+    source: str  # the source's name in the config
+    url: str
+    title: str
+    text: str
+    retrieved_at: float  # when it was fetched (seconds since the epoch)
+    date: str = ""  # the page's own date, when it states one
+    page_read: bool = False

@@ -1,6 +1,6 @@
 """Dependencies flow one way, with no exceptions:
 
-    ipc, kimas_desktop  ←  indexer, local_models  ←  app (the application layer)  ←  ui  ←  cli  ←  launch.py
+    ipc, kimas_desktop  ←  indexer, local_models, web  ←  app (the application layer)  ←  ui  ←  cli  ←  launch.py
 
 Inside ``kimas_desktop`` the stage folders follow the question (KIMAs §3):
 
@@ -48,15 +48,16 @@ BACKEND_LIBS = {
     "onnxruntime",
     "pyarrow",
 }
-LAYERS = {"ipc", "kimas_desktop", "indexer", "local_models", "app", "ui", "cli", "launch"}
+LAYERS = {"ipc", "kimas_desktop", "indexer", "local_models", "web", "app", "ui", "cli", "launch"}
 RULES = {
     "ipc": LAYERS - {"ipc"},
-    "kimas_desktop": {"ipc", "indexer", "local_models", "app", "ui", "cli", "launch", *IO_OR_MODEL_LIBS},
-    "indexer": {"local_models", "app", "ui", "cli", "launch"},
-    "local_models": {"indexer", "app", "ui", "cli", "launch"},
+    "kimas_desktop": {"ipc", "indexer", "local_models", "web", "app", "ui", "cli", "launch", *IO_OR_MODEL_LIBS},
+    "indexer": {"local_models", "web", "app", "ui", "cli", "launch"},
+    "local_models": {"indexer", "web", "app", "ui", "cli", "launch"},
+    "web": {"ipc", "indexer", "local_models", "app", "ui", "cli", "launch", "gradio", *BACKEND_LIBS},
     "app": {"ui", "cli", "launch", "gradio"},
-    "ui": {"indexer", "local_models", "cli", "launch", *BACKEND_LIBS},
-    "cli": {"indexer", "local_models", "launch", *BACKEND_LIBS},
+    "ui": {"indexer", "local_models", "web", "cli", "launch", *BACKEND_LIBS},
+    "cli": {"indexer", "local_models", "web", "launch", *BACKEND_LIBS},
     "launch": LAYERS - {"cli", "launch"},
 }
 

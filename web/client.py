@@ -1,0 +1,109 @@
+"""``SafeClient``: every HTTP request an online source makes.
+
+Redirects are followed by hand so each hop's address is checked (``web.address``); a body is read up
+to a size limit and the whole request, redirects included, ends by its deadline. Errors are
+``SourceError`` with a sentence that names the host.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin
+
+import httpx
+
+from kimas_desktop.control import CancelToken
+from kimas_desktop.errors import SourceError
+from web.address import check_url, host_of
+
+__all__ = ["Fetched", "SafeClient"]
+
+USER_AGENT = "KIMAs-Desktop/0.1 (a private knowledge assistant; one request per question)"
+MAX_REDIRECTS = 5
+
+
+@dataclass(frozen=True)
+class Fetched:
+    url: str  # after redirects
+    status: int
+    content_type: str  # the media type, lower-cased, without parameters
+    body: bytes
+    truncated: bool  # the body was cut at the size limit
+    encoding: str = ""  # the charset the server declared
+
+
+class SafeClient:
+    """One connection pool for one source. ``allowed_hosts``: private hosts it may reach (its own)."""
+
+    def __init__(self, *, allowed_hosts: frozenset[str] = frozenset()) -> None:
+        self.allowed_hosts = allowed_hosts
+        self._http: httpx.Client | None = None
+
+    def _client(self) -> httpx.Client:
+        if self._http is None:
+            self._http = httpx.Client(follow_redirects=False, headers={"User-Agent": USER_AGENT})
+        return self._http
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        timeout_s: float,
+        max_bytes: int,
+        params: Mapping[str, str] | None = None,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Fetched:
+        deadline = time.monotonic() + timeout_s
+        for _hop in range(MAX_REDIRECTS + 1):
+            check_url(url, allowed_hosts=self.allowed_hosts)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SourceError(f"{host_of(url)} did not answer within {timeout_s:g} s")
+            try:
+                with self._client().stream(
+                    method, url, params=params, json=json, headers=headers, timeout=httpx.Timeout(left)
+                ) as r:
+                    if r.is_redirect and "location" in r.headers:
+                        url = urljoin(str(r.url), r.headers["location"])
+                        if r.status_code == 303 or (r.status_code in (301, 302) and method != "GET"):
+                            method, json = "GET", None
+                        params = None  # the new location carries its own query
+                        continue
+                    if r.status_code >= 400:
+                        raise SourceError(f"{host_of(url)} answered HTTP {r.status_code}")
+                    body, truncated = _read(r, max_bytes, deadline, cancel)
+                    kind = r.headers.get("content-type", "").split(";")[0].strip().lower()
+                    return Fetched(str(r.url), r.status_code, kind, body, truncated, r.charset_encoding or "")
+            except httpx.TimeoutException:
+                raise SourceError(f"{host_of(url)} did not answer within {timeout_s:g} s") from None
+            except httpx.HTTPError as err:
+                raise SourceError(f"{host_of(url)} could not be reached: {type(err).__name__}") from None
+        raise SourceError(f"{host_of(url)}: more than {MAX_REDIRECTS} redirects")
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+            self._http = None
+
+
+def _read(
+    r: httpx.Response, max_bytes: int, deadline: float, cancel: CancelToken | None
+) -> tuple[bytes, bool]:
+    parts: list[bytes] = []
+    size = 0
+    for piece in r.iter_bytes():
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        parts.append(piece)
+        size += len(piece)
+        if size >= max_bytes:
+            return b"".join(parts)[:max_bytes], True
+        if time.monotonic() > deadline:
+            return b"".join(parts), True  # what arrived in time
+    return b"".join(parts), False
