@@ -24,6 +24,11 @@ class Paths:
         return self.data_dir / "uploads"
 
     @property
+    def web_cache(self) -> Path:
+        """Pages the online sources fetched, kept for their ``cache_minutes``."""
+        return self.data_dir / "web-cache"
+
+    @property
     def log_file(self) -> Path:
         return self.data_dir / "kimas.log"
 

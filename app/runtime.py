@@ -26,10 +26,11 @@ from kimas_desktop.config import (
     EmbeddingModelConfig,
     IndexerConfig,
     RerankConfig,
+    SourceConfig,
     StorageConfig,
 )
 from kimas_desktop.pipeline import Pipeline
-from kimas_desktop.protocols import ChatModel, Embedder, Reranker
+from kimas_desktop.protocols import ChatModel, Embedder, OnlineSource, Reranker
 
 if TYPE_CHECKING:
     from indexer import LanceStore
@@ -37,6 +38,12 @@ if TYPE_CHECKING:
 __all__ = ["Builders", "Runtime", "real_builders"]
 
 log = logging.getLogger(__name__)
+
+
+def _web_source(name: str, spec: SourceConfig, cache: Path) -> OnlineSource:
+    from web import build_source
+
+    return build_source(name, spec, cache)
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,7 @@ class Builders:
     store: Callable[[StorageConfig, Path], LanceStore]
     indexer: Callable[[LanceStore, Embedder, IndexerConfig], IndexService]
     watcher: Callable[[Callable[[str], None]], FolderFeed]
+    source: Callable[[str, SourceConfig, Path], OnlineSource] = _web_source  # cache dir for its pages
 
 
 def real_builders() -> Builders:
@@ -217,6 +225,11 @@ class Runtime:
                 embedder=self.embedder(config),
                 reranker=self.reranker(config),
                 searcher=self.store(config),
+                sources=[
+                    (self._builders.source(name, spec, self.paths.web_cache), spec)
+                    for name, spec in config.sources.items()
+                    if spec.enabled
+                ],
             )
 
         part: Pipeline = self._get("pipeline", config, build)

@@ -43,7 +43,7 @@ from kimas_desktop.answer.summarizer import Summarizer, answer_messages, key_sen
 from kimas_desktop.answer.support import SupportChecker, uses_quote
 from kimas_desktop.answer.verify import AnswerCheck, Verdict
 from kimas_desktop.cancel import CancellableChat
-from kimas_desktop.config import Config
+from kimas_desktop.config import Config, SourceConfig
 from kimas_desktop.context.dependence import TurnDecision, TurnDependence
 from kimas_desktop.context.manager import ContextAnalysis, ContextAnalyzer, QueryContextualizer, Rewrite
 from kimas_desktop.control import CancelToken
@@ -59,9 +59,10 @@ from kimas_desktop.events import (
     TraceReady,
 )
 from kimas_desktop.optional import optional
-from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, Reranker
+from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, OnlineSource, Reranker
 from kimas_desktop.retrieval.agents import AgentResult, RetrievalAgent
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
+from kimas_desktop.retrieval.online import OnlineRound, OnlineSources
 from kimas_desktop.routing.router import CentroidRouter
 from kimas_desktop.trace import (
     AgenticStage,
@@ -71,6 +72,7 @@ from kimas_desktop.trace import (
     ContextStage,
     DecisionStage,
     FirstTokenStage,
+    OnlineStage,
     PackStage,
     QuoteStage,
     ReembedStage,
@@ -99,6 +101,7 @@ class AskOptions:
 
     temperature: float | None = None  # sample the answer warmer (Regenerate), else the configured one
     try_anyway: bool = False  # let the model answer even when the evidence was judged not to
+    sources: tuple[str, ...] = ()  # online sources the user asks for this question (beyond their `use`)
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,7 @@ class _Run:
     history: list[Message]
     stages: _LlmStages
     options: AskOptions
+    cancel: CancelToken | None = None
     clock: _Clock = field(default_factory=_Clock)
     trace: TraceBuilder = field(default_factory=TraceBuilder)
 
@@ -167,6 +171,7 @@ class Pipeline:
         embedder: Embedder,
         reranker: Reranker,
         searcher: ChunkSearcher,
+        sources: Sequence[tuple[OnlineSource, SourceConfig]] = (),
     ) -> None:
         self.config = config
         self._chat = chat
@@ -180,6 +185,7 @@ class Pipeline:
         self._described: ChatModelDescription | None = None
         self._describe_lock = threading.Lock()
         self._pool = cf.ThreadPoolExecutor(max_workers=6, thread_name_prefix="kimas")
+        self._online = OnlineSources(sources, self._pool)
 
     def describe_chat(self) -> ChatModelDescription:
         """The chat model's description (loads the model the first time)."""
@@ -207,6 +213,7 @@ class Pipeline:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._online.close()
 
     # -- retrieve -------------------------------------------------------------------------------
 
@@ -423,6 +430,54 @@ class Pipeline:
         grounding = self._ground(run, first, evidence)
         return evidence, grounding, (yield from self._decide(run, evidence, grounding))
 
+    def _ask_online(
+        self, run: _Run, first: RetrievalResult, online: OnlineRound, answers: bool
+    ) -> Generator[Event, None, list[Hit] | None]:
+        """The online sources' evidence joined to the local (reranked together), or None when none was
+        asked or none brought any. Sources set to ``weak`` are asked only when the local evidence does
+        not answer; each is waited for no longer than its time limit."""
+        if not answers:
+            online.local_was_weak()
+        if online.asked:
+            yield Status("online", f"Asking {', '.join(online.asked)}…")
+        found: list[Hit] = []
+        for o in online.join():
+            r = o.result
+            if r is None:
+                run.trace.add(OnlineStage(0.0, o.source, skipped=o.skipped))
+                continue
+            record = OnlineStage(
+                r.ms, o.source, r.query, o.why, r.results, r.pages_read, len(r.hits), r.error
+            )
+            run.trace.add(record)
+            found += r.hits
+        if not found:
+            return None
+        t = _Clock()
+        hits = self._filter.rerank(first.query, [*first.hits, *found])
+        run.trace.add(RerankStage(t.ms(), len(first.hits) + len(found), len(hits)))
+        return hits
+
+    def _local_then_online(
+        self, run: _Run, first: RetrievalResult, online: OnlineRound
+    ) -> Generator[Event, None, tuple[Evidence, Grounding, Decision] | None]:
+        """Decide on the local evidence (its quote shows at once), then on it joined with the online
+        sources' when they are asked. None: no evidence at all."""
+        evidence = self._pack(run, first)
+        decided: tuple[Evidence, Grounding, Decision] | None = None
+        if evidence.hits:
+            grounding = self._ground(run, first, evidence)
+            yield QuoteReady(grounding.quotes, grounding.answerability)
+            decision = yield from self._decide(run, evidence, grounding)
+            decided = yield from self._search_again(run, first, evidence, grounding, decision)
+        hits = yield from self._ask_online(run, first, online, decided is not None and decided[2].answer)
+        if hits is None:
+            return decided
+        evidence = self._pack(run, first, hits)
+        grounding = self._ground(run, first, evidence)
+        yield QuoteReady(grounding.quotes, grounding.answerability)
+        return evidence, grounding, (yield from self._decide(run, evidence, grounding))
+
     # -- answer and verify ----------------------------------------------------------------------
 
     def _prompt(self, run: _Run, evidence: Evidence, grounding: Grounding) -> tuple[Evidence, list[Message]]:
@@ -513,7 +568,7 @@ class Pipeline:
         citations, the trace, then ``Done`` with the outcome. Cancelling ``cancel`` ends the model call in
         progress at once (``Cancelled`` is raised, after the trace of what was done)."""
         chat = self._chat if cancel is None else CancellableChat(self._chat, cancel)
-        run = _Run(question, list(history), self._llm_stages(chat), options)
+        run = _Run(question, list(history), self._llm_stages(chat), options, cancel)
         names = self._collections(run.trace)
         if not names:
             run.trace.question = question
@@ -524,16 +579,12 @@ class Pipeline:
             question, run.history, run.trace, analyze=bool(history), stages=run.stages, names=names
         )
         yield Status("retrieve", f"Searched {', '.join(first.active) or 'no collection'}.")
-        evidence = self._pack(run, first)
-        if not evidence.hits:
+        online = self._online.start(first.query, asked=options.sources, cancel=cancel)
+        decided = yield from self._local_then_online(run, first, online)
+        if decided is None:
             yield from self._finish(run, NothingFound(NOTHING_FOUND, "nothing close"))
             return
-        grounding = self._ground(run, first, evidence)
-        yield QuoteReady(grounding.quotes, grounding.answerability)
-        decision = yield from self._decide(run, evidence, grounding)
-        evidence, grounding, decision = yield from self._search_again(
-            run, first, evidence, grounding, decision
-        )
+        evidence, grounding, decision = decided
         if not decision.answer:
             text = decline_text(question, grounding.quotes)
             yield from self._finish(run, Declined(text, closest_passages(grounding.quotes), decision.rule))

@@ -24,6 +24,7 @@ __all__ = [
     "ContextStage",
     "DecisionStage",
     "FirstTokenStage",
+    "OnlineStage",
     "PackStage",
     "QuoteStage",
     "ReembedStage",
@@ -138,6 +139,22 @@ class AgenticStage:
 
 
 @dataclass(frozen=True)
+class OnlineStage:
+    """An online source asked for this question: with which query, what came back, or why nothing did."""
+
+    stage: ClassVar[str] = "online"
+    ms: float
+    source: str
+    query: str = ""  # what left the machine ("" when it was not asked)
+    why: str = ""  # "always", "local knowledge was weak", "you asked for it"
+    results: int = 0
+    pages_read: int = 0
+    passages: int = 0
+    error: str = ""  # unreachable, time limit, refused address: the local answer stands
+    skipped: str = ""  # not asked, and why
+
+
+@dataclass(frozen=True)
 class QuoteStage:
     """The grounded quote and the answerability decision, right after reranking."""
 
@@ -223,6 +240,7 @@ StageRecord = (
     | RerankStage
     | PackStage
     | AgenticStage
+    | OnlineStage
     | QuoteStage
     | AnswerCheckStage
     | DecisionStage

@@ -38,6 +38,11 @@ class Chunk:
         return (self.line_start, self.line_end)
 
     @property
+    def online(self) -> bool:
+        """The chunk is a passage of a web page an online source returned (``source`` is its address)."""
+        return self.source.startswith(("http://", "https://"))
+
+    @property
     def locator(self) -> str:
         """Human-readable position: 'p. 3', 'p. 3 (OCR)', 'lines 10-24' or ''."""
         if self.page is not None:

@@ -51,7 +51,17 @@ BACKEND_LIBS = {
 LAYERS = {"ipc", "kimas_desktop", "indexer", "local_models", "web", "app", "ui", "cli", "launch"}
 RULES = {
     "ipc": LAYERS - {"ipc"},
-    "kimas_desktop": {"ipc", "indexer", "local_models", "web", "app", "ui", "cli", "launch", *IO_OR_MODEL_LIBS},
+    "kimas_desktop": {
+        "ipc",
+        "indexer",
+        "local_models",
+        "web",
+        "app",
+        "ui",
+        "cli",
+        "launch",
+        *IO_OR_MODEL_LIBS,
+    },
     "indexer": {"local_models", "web", "app", "ui", "cli", "launch"},
     "local_models": {"indexer", "web", "app", "ui", "cli", "launch"},
     "web": {"ipc", "indexer", "local_models", "app", "ui", "cli", "launch", "gradio", *BACKEND_LIBS},

@@ -6,9 +6,8 @@ import pytest
 
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled, SourceError, UnsafeAddressError
+from tests.web_site import Site
 from web.client import SafeClient
-
-from .conftest import Site
 
 LOCAL = frozenset({"127.0.0.1"})
 

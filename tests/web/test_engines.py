@@ -6,10 +6,9 @@ import pytest
 
 from kimas_desktop.config import SourceConfig
 from kimas_desktop.errors import SourceError
+from tests.web_site import Site
 from web.client import SafeClient
 from web.engines import DdgsEngine, HttpApiEngine, SearxngEngine, dig, on_site
-
-from .conftest import Site
 
 LOCAL = SafeClient(allowed_hosts=frozenset({"127.0.0.1"}))
 

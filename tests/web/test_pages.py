@@ -5,10 +5,9 @@ from pathlib import Path
 import pytest
 
 from kimas_desktop.errors import SourceError
+from tests.web_site import Site
 from web.client import SafeClient
 from web.pages import PageReader
-
-from .conftest import Site
 
 
 def reader(tmp_path: Path, ttl_s: float = 600, max_bytes: int = 2 << 20) -> PageReader:

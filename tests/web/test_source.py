@@ -5,9 +5,8 @@ from pathlib import Path
 
 from kimas_desktop.config import SourceConfig
 from kimas_desktop.protocols import OnlineSource
+from tests.web_site import Site
 from web.source import build_source
-
-from .conftest import Site
 
 
 def searxng(site: Site, **over: object) -> SourceConfig:

@@ -1,9 +1,11 @@
-"""A real HTTP server on 127.0.0.1 for the online sources' tests: a SearXNG-style JSON search, a domain
+"""A real HTTP server on 127.0.0.1 for the online sources' tests (``tests/web``, the pipeline's, the
+browser's): a SearXNG-style JSON search, a domain
 API with its own response shape, and pages, some of them hostile (scripts, 10 MB of text, endless
 redirects, a redirect to a private address, slow answers, 500s)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -134,10 +136,15 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@pytest.fixture
-def site() -> Iterator[Site]:
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that stopped waiting (a time limit) is what some tests are about
+
+
+@contextlib.contextmanager
+def serve_site() -> Iterator[Site]:
     s = Site()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(s))
+    server = _Server(("127.0.0.1", 0), _handler(s))
     server.daemon_threads = True
     s.port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -147,3 +154,9 @@ def site() -> Iterator[Site]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    with serve_site() as s:
+        yield s

@@ -1,0 +1,181 @@
+"""The retrieval agent of an online source (KIMAs §3.3.1: a web search or a domain's search API).
+
+It rewrites the question into keywords (the paper's keyword rewrite, without an LLM), asks its source,
+and splits what came back (a page's main text, or a result's snippet) into passages the size of a local
+chunk. The passages go to the one reranker with the local evidence, so quotes, the support check and the
+citations treat them like any other source: ``Chunk.source`` is the page's address, ``heading`` its title,
+``indexed_at`` when it was retrieved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor, Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+
+from kimas_desktop.config import SourceConfig
+from kimas_desktop.control import CancelToken
+from kimas_desktop.errors import SourceError
+from kimas_desktop.protocols import OnlineSource
+from kimas_desktop.text.sentences import split_sentences
+from kimas_desktop.text.words import keywords
+from kimas_desktop.types import Chunk, Hit, OnlineDocument
+
+__all__ = ["OnlineAgent", "OnlineOutcome", "OnlineResult", "OnlineRound", "OnlineSources", "passages"]
+
+PASSAGE_CHARS = 600  # about a local chunk (120 embedding tokens)
+PASSAGES_PER_PAGE = 40  # a long page's first passages (the reranker reads every candidate)
+
+
+@dataclass(frozen=True)
+class OnlineResult:
+    source: str
+    query: str  # what was sent
+    hits: tuple[Hit, ...]
+    results: int  # documents the source returned
+    pages_read: int  # of them, pages whose text was read (the rest kept their snippets)
+    ms: float
+    error: str = ""
+
+
+def passages(text: str, max_chars: int = PASSAGE_CHARS) -> list[str]:
+    """``text`` in consecutive runs of whole sentences of at most ``max_chars`` (a longer sentence alone)."""
+    out: list[str] = []
+    current: list[str] = []
+    size = 0
+    for s in split_sentences(text, max_chars=max_chars):
+        if current and size + len(s.text) + 1 > max_chars:
+            out.append(" ".join(current))
+            current, size = [], 0
+        current.append(s.text)
+        size += len(s.text) + 1
+    if current:
+        out.append(" ".join(current))
+    return out
+
+
+def document_hits(doc: OnlineDocument, rank: int) -> list[Hit]:
+    """A document's passages as hits, scored by the source's rank (the reranker scores them again)."""
+    hits: list[Hit] = []
+    for i, text in enumerate(passages(doc.text)[:PASSAGES_PER_PAGE]):
+        key = hashlib.sha256(f"{doc.source}\0{doc.url}\0{i}\0{text}".encode()).hexdigest()[:32]
+        chunk = Chunk(key, doc.source, doc.url, text, heading=doc.title, indexed_at=doc.retrieved_at)
+        hits.append(Hit(chunk, 1.0 / (rank + 1 + i / 100), origin=f"{doc.source}:online"))
+    return hits
+
+
+class OnlineAgent:
+    def __init__(self, source: OnlineSource, timeout_s: float) -> None:
+        self.source = source
+        self.timeout_s = timeout_s
+
+    def retrieve(self, query: str, cancel: CancelToken | None = None) -> OnlineResult:
+        start = time.perf_counter()
+        sent = keywords(query)
+        name = self.source.name
+        try:
+            docs = self.source.search(sent, timeout_s=self.timeout_s, cancel=cancel)
+        except SourceError as err:
+            return OnlineResult(name, sent, (), 0, 0, _ms(start), str(err))
+        hits = [h for rank, d in enumerate(docs) for h in document_hits(d, rank)]
+        read = sum(d.page_read for d in docs)
+        return OnlineResult(name, sent, tuple(hits), len(docs), read, _ms(start))
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 1)
+
+
+WHY = {"always": "always asked", "weak": "local knowledge was weak", "ask": "you asked for it"}
+
+
+@dataclass(frozen=True)
+class OnlineOutcome:
+    """One source's part in an answer: its result, or why it was not asked."""
+
+    source: str
+    why: str = ""  # why it was asked
+    result: OnlineResult | None = None
+    skipped: str = ""
+
+
+class OnlineRound:
+    """The online sources of one question. ``always`` sources and those the user asked for start at
+    once (beside the local answer's grounding); ``weak`` ones start only when the local evidence does not
+    answer. ``join`` waits for each no longer than its own time limit."""
+
+    def __init__(
+        self,
+        agents: Mapping[str, OnlineAgent],
+        uses: Mapping[str, str],
+        pool: Executor,
+        query: str,
+        asked: Sequence[str],
+        cancel: CancelToken | None,
+    ) -> None:
+        self._agents, self._uses, self._pool, self._query, self._cancel = agents, uses, pool, query, cancel
+        self._started: dict[str, tuple[str, Future[OnlineResult]]] = {}
+        for name in agents:
+            if uses[name] == "always" or name in asked:
+                self._start(name, WHY["ask" if name in asked else "always"])
+
+    def _start(self, name: str, why: str) -> None:
+        self._started[name] = (why, self._pool.submit(self._agents[name].retrieve, self._query, self._cancel))
+
+    @property
+    def possible(self) -> bool:
+        """Some source is asked now or would be if the local evidence is weak."""
+        return bool(self._started) or any(u == "weak" for u in self._uses.values())
+
+    def local_was_weak(self) -> None:
+        for name, use in self._uses.items():
+            if use == "weak" and name not in self._started:
+                self._start(name, WHY["weak"])
+
+    @property
+    def asked(self) -> list[str]:
+        return list(self._started)
+
+    def join(self) -> list[OnlineOutcome]:
+        out: list[OnlineOutcome] = []
+        for name, agent in self._agents.items():
+            if name not in self._started:
+                use = self._uses[name]
+                why = "local knowledge answers" if use == "weak" else "only when you ask for it"
+                out.append(OnlineOutcome(name, skipped=why))
+                continue
+            why, future = self._started[name]
+            try:
+                result = future.result(timeout=agent.timeout_s + 1.0)
+            except FutureTimeout:
+                future.cancel()
+                result = OnlineResult(
+                    name, "", (), 0, 0, agent.timeout_s * 1000, "no answer within the time limit"
+                )
+            out.append(OnlineOutcome(name, why, result))
+        return out
+
+
+class OnlineSources:
+    """The enabled online sources, each with its agent and when it is asked."""
+
+    def __init__(self, sources: Sequence[tuple[OnlineSource, SourceConfig]], pool: Executor) -> None:
+        self._agents = {s.name: OnlineAgent(s, spec.timeout_s) for s, spec in sources}
+        self._uses = {s.name: spec.use for s, spec in sources}
+        self._pool = pool
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._agents)
+
+    def start(
+        self, query: str, *, asked: Sequence[str] = (), cancel: CancelToken | None = None
+    ) -> OnlineRound:
+        return OnlineRound(self._agents, self._uses, self._pool, query, asked, cancel)
+
+    def close(self) -> None:
+        for agent in self._agents.values():
+            agent.source.close()
