@@ -99,29 +99,38 @@ def _write_section(doc: Any, name: str, values: Mapping[str, Any], base: Mapping
             _put(_section(doc, name), key, value)
 
 
+NAMED = ("collections", "sources")  # tables of named entries, written in full as [collections.NAME]
+
+
+def _write_named(doc: Any, key: str, entries: Mapping[str, Mapping[str, Any]]) -> None:
+    if not entries and key not in doc:
+        return
+    table = doc.get(key)
+    if not isinstance(table, Table):
+        table = tomlkit.table(is_super_table=True)  # written as [key.NAME] headers
+        doc[key] = table
+    for gone in [n for n in table if n not in entries]:
+        del table[gone]
+    for name, values in entries.items():
+        if name not in table or not isinstance(table[name], Table):
+            table[name] = tomlkit.table()
+        for k, value in values.items():
+            _put(table[name], k, value)
+
+
 def save_config(config: Config, path: Path) -> None:
     """Write ``config`` to ``path`` atomically (a crash leaves the old file): the settings that differ
-    from its preset, the collections in full, and the user's comments and explicit settings kept."""
+    from its preset, the collections and online sources in full, and the user's comments and explicit
+    settings kept."""
     doc = _existing(path)
     base = Config.model_validate(preset_data(config.preset)).model_dump()
     data = config.model_dump()
     _put(doc, "preset", config.preset)
     for name, values in data.items():
-        if name not in ("preset", "collections"):
+        if name not in ("preset", *NAMED):
             _write_section(doc, name, values, base[name])
-    collections = data["collections"]
-    if collections or "collections" in doc:
-        table = doc.get("collections")
-        if not isinstance(table, Table):
-            table = tomlkit.table(is_super_table=True)  # written as [collections.NAME] headers
-            doc["collections"] = table
-        for gone in [n for n in table if n not in collections]:
-            del table[gone]
-        for name, values in collections.items():
-            if name not in table or not isinstance(table[name], Table):
-                table[name] = tomlkit.table()
-            for key, value in values.items():
-                _put(table[name], key, value)
+    for name in NAMED:
+        _write_named(doc, name, data[name])
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".toml.tmp")
     tmp.write_text(tomlkit.dumps(doc), "utf-8")

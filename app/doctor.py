@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.online_sources import network_sources
 from app.paths import Paths
 from kimas_desktop.config import Config
 
@@ -33,6 +34,7 @@ def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
             network.append(f"{name}: {origin.describe()}")
     if config.storage.uri.startswith(("s3://", "gs://", "az://")):
         network.append(f"storage: {config.storage.uri}")
+    network += network_sources(config)
     report: dict[str, Any] = {
         "version": __import__("kimas_desktop").__version__,
         "data_dir": str(paths.data_dir),

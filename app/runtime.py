@@ -235,6 +235,10 @@ class Runtime:
         part: Pipeline = self._get("pipeline", config, build)
         return part
 
+    def online_source(self, name: str, spec: SourceConfig) -> OnlineSource:
+        """A source built for one use (the caller closes it), e.g. trying a query before saving."""
+        return self._builders.source(name, spec, self.paths.web_cache)
+
     def watcher(self, on_change: Callable[[str], None]) -> FolderFeed:
         return self._builders.watcher(on_change)
 

@@ -55,6 +55,13 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
                 action="store_true",
                 help="let the model answer even when your documents do not seem to say",
             )
+            p.add_argument(
+                "--source",
+                action="append",
+                default=[],
+                metavar="NAME",
+                help="also ask this online source (an enabled [sources.NAME]) for this question",
+            )
         p.set_defaults(run=run)
 
 
@@ -119,6 +126,12 @@ def run_retrieve(args: argparse.Namespace) -> int:
 
 def run_ask(args: argparse.Namespace) -> int:
     stream_text = not args.json and not args.batch
+    if args.source:
+        sources = read_config(resolve_paths(args.data_dir, args.config)).sources
+        for name in args.source:
+            if name not in sources or not sources[name].enabled:
+                known = ", ".join(n for n, s in sources.items() if s.enabled) or "none is enabled"
+                raise KimasError(f"--source {name}: no enabled online source has that name ({known})")
 
     def one(pipeline: Pipeline, question: str, history: list[Message]) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -132,7 +145,9 @@ def run_ask(args: argparse.Namespace) -> int:
         }
         streamed: list[str] = []
         support: tuple[SentenceSupport, ...] = ()
-        for event in pipeline.ask(question, history, options=AskOptions(try_anyway=args.try_anyway)):
+        for event in pipeline.ask(
+            question, history, options=AskOptions(try_anyway=args.try_anyway, sources=tuple(args.source))
+        ):
             if isinstance(event, QuoteReady):
                 out["quote"] = quote_json(event.quotes)
                 out["answerable"] = answerable_json(event.answerability)
