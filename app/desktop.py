@@ -22,6 +22,7 @@ from app.documents import DISMISSED_FILE, Dismissals, Document, Documents
 from app.indexing import FolderFeed
 from app.knowledge import Knowledge
 from app.model_downloads import ModelDownloads
+from app.online_sources import OnlineSourcesAdmin
 from app.outcomes import ModelState, Outcome
 from app.runtime import Runtime
 from app.scheduler import IndexScheduler
@@ -70,6 +71,7 @@ class DesktopApp(SettingsActions):
             hides=dismissals.hides,
         )
         self.sources = SourceRegistry(self._all_folders)
+        self.online = OnlineSourcesAdmin(config, runtime.online_source)
         self.history = ChatHistory(self.data_dir)
         self.models = ModelDownloads(runtime.paths, explain=self.explain)
         self.chat = ChatSession(

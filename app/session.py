@@ -11,7 +11,7 @@ Errors reach people through ``explain``: a sentence, with the details in the log
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from app.conversation import AnswerRun, Conversation, Turn
@@ -23,13 +23,14 @@ __all__ = ["ChatSession", "attempt_options"]
 REGENERATE_TEMPERATURES = (0.5, 0.7, 0.9, 1.1)
 
 
-def attempt_options(attempt: int, *, try_anyway: bool = False) -> AskOptions:
+def attempt_options(attempt: int, *, try_anyway: bool = False, sources: Sequence[str] = ()) -> AskOptions:
     """How a Regenerate answers: sampled warmer each time (so it differs); a first answer as configured.
-    The pipeline stays the same one (a Regenerate never rebuilds it)."""
+    The pipeline stays the same one (a Regenerate never rebuilds it). ``sources``: online sources the user
+    asked for with this question."""
     if attempt <= 0:
-        return AskOptions(try_anyway=try_anyway)
+        return AskOptions(try_anyway=try_anyway, sources=tuple(sources))
     step = REGENERATE_TEMPERATURES[min(attempt, len(REGENERATE_TEMPERATURES)) - 1]
-    return AskOptions(temperature=step, try_anyway=try_anyway)
+    return AskOptions(temperature=step, try_anyway=try_anyway, sources=tuple(sources))
 
 
 class ChatSession:
@@ -57,7 +58,13 @@ class ChatSession:
         return Conversation()
 
     def ask(
-        self, conv: Conversation, question: str, *, try_anyway: bool = False, replacing: Turn | None = None
+        self,
+        conv: Conversation,
+        question: str,
+        *,
+        try_anyway: bool = False,
+        replacing: Turn | None = None,
+        sources: Sequence[str] = (),
     ) -> Iterator[Turn]:
         """Answer ``question`` in ``conv``: yields the (same, updated) turn after every change. An answer
         still being written in ``conv`` is stopped first (it keeps what it had).
@@ -78,7 +85,7 @@ class ChatSession:
         self._persist(conv)
         saved_at = time.monotonic()
         yield turn
-        options = attempt_options(turn.attempt, try_anyway=try_anyway)
+        options = attempt_options(turn.attempt, try_anyway=try_anyway, sources=sources)
         run = AnswerRun(
             lambda cancel: self._pipeline().ask(question, history, cancel=cancel, options=options)
         ).start()
@@ -113,7 +120,7 @@ class ChatSession:
                 turn.state, turn.status = "stopped", ""
             self._persist(conv)
 
-    def regenerate(self, conv: Conversation) -> Iterator[Turn]:
+    def regenerate(self, conv: Conversation, sources: Sequence[str] = ()) -> Iterator[Turn]:
         """Ask the last question again, sampled warmer than the last try so the answer differs; the old
         answer stays in the new turn's ``earlier`` (and leaves the history). When that answer was a
         decline (the documents do not say), the model is let to try this time."""
@@ -122,7 +129,7 @@ class ChatSession:
             return
         last = conv.turns.pop()
         declined = last.answerability is not None and not last.answerability.answerable
-        yield from self.ask(conv, last.question, try_anyway=declined, replacing=last)
+        yield from self.ask(conv, last.question, try_anyway=declined, replacing=last, sources=sources)
 
     def stop(self, conv: Conversation) -> None:
         run = self._runs.get(conv.id)

@@ -12,7 +12,16 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import gradio as gr
 
 from app.desktop import DesktopApp
-from ui import chat_handlers, documents_handlers, documents_tab, handlers, render, settings_tab
+from ui import (
+    chat_handlers,
+    documents_handlers,
+    documents_tab,
+    handlers,
+    render,
+    settings_tab,
+    sources_handlers,
+    sources_tab,
+)
 from ui.style import CSS, DROP_FOLDERS_JS, THEME
 
 
@@ -35,7 +44,7 @@ def _sidebar_outputs(sb: chat_handlers.Sidebar) -> tuple[Any, ...]:
 
 def _chat_tab(
     desk: DesktopApp, conv: gr.State
-) -> tuple[gr.Markdown, gr.Markdown, Callable[[gr.Blocks], None]]:
+) -> tuple[gr.Markdown, gr.Markdown, Callable[[gr.Blocks], None], gr.CheckboxGroup]:
     with gr.Row():
         with gr.Column(scale=1, min_width=220, elem_id="chat-sidebar"):
             new = gr.Button("New chat", size="sm", variant="primary", elem_id="new-chat")
@@ -75,6 +84,13 @@ def _chat_tab(
                     max_lines=6,
                 )
                 send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
+            also = sources_handlers.also_ask_choices(desk)
+            also_ask = gr.CheckboxGroup(
+                choices=also,
+                label="Also ask online (this question)",
+                visible=bool(also),
+                elem_id="also-ask",
+            )
             with gr.Row():
                 stop = gr.Button("Stop", variant="stop", size="sm", elem_id="stop")
                 again = gr.Button("Regenerate", size="sm", elem_id="regenerate")
@@ -91,11 +107,15 @@ def _chat_tab(
             side = _sidebar_outputs(sb) if sb is not None else (gr.skip(),) * 3
             yield (messages, conv_id, *side)
 
-    def on_submit(c: str | None, text: str, q: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
-        yield from streamed(chat_handlers.submit(desk, c, text, q, _page(request)))
+    def on_submit(
+        c: str | None, text: str, q: str, online: list[str] | None, request: gr.Request
+    ) -> Iterator[tuple[Any, ...]]:
+        yield from streamed(chat_handlers.submit(desk, c, text, q, _page(request), online or ()))
 
-    def on_regenerate(c: str | None, q: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
-        yield from streamed(chat_handlers.regenerate(desk, c, q, _page(request)))
+    def on_regenerate(
+        c: str | None, q: str, online: list[str] | None, request: gr.Request
+    ) -> Iterator[tuple[Any, ...]]:
+        yield from streamed(chat_handlers.regenerate(desk, c, q, _page(request), online or ()))
 
     def shown(result: tuple[list[dict[str, Any]], str, chat_handlers.Sidebar]) -> tuple[Any, ...]:
         messages, conv_id, sb = result
@@ -124,13 +144,15 @@ def _chat_tab(
             lambda text: ("", text), [question], [question, sent], queue=False, trigger_mode="multiple"
         ).then(
             on_submit,
-            [conv, sent, search],
+            [conv, sent, search, also_ask],
             outputs,
             show_progress="hidden",
             trigger_mode="multiple",
             concurrency_limit=None,
         )
-    again.click(on_regenerate, [conv, search], outputs, show_progress="hidden", concurrency_limit=None)
+    again.click(
+        on_regenerate, [conv, search, also_ask], outputs, show_progress="hidden", concurrency_limit=None
+    )
     stop.click(lambda c: chat_handlers.stop(desk, c), [conv], None, queue=False)
     switched = [chatbot, conv, *listing]
     new.click(on_new, [conv, search], switched)
@@ -149,10 +171,10 @@ def _chat_tab(
 
         demo.load(on_load, [search], switched)
 
-    return model_status, hint, bind_restore
+    return model_status, hint, bind_restore, also_ask
 
 
-def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
+def _knowledge_tab(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> dict[str, Any]:
     names = handlers.collection_names(desk)
     with gr.Row():
         with gr.Column(scale=3):
@@ -221,6 +243,7 @@ def _knowledge_tab(desk: DesktopApp) -> dict[str, Any]:
                 )
                 cancel = gr.Button("Cancel", size="sm")
     docs = documents_tab.build()
+    sources_tab.build(desk, also_ask)
 
     def action_outputs(a: handlers.KnowledgeAction) -> tuple[Any, ...]:
         return (a.message, gr.update(choices=a.names, value=a.selected))
@@ -293,9 +316,9 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
         gr.Markdown("# KIMAs Desktop\nPrivate answers from your own documents, computed on this computer.")
         with gr.Tabs():
             with gr.Tab("Chat", id="chat"):
-                chat_status, chat_hint, bind_restore = _chat_tab(desk, conv)
+                chat_status, chat_hint, bind_restore, also_ask = _chat_tab(desk, conv)
             with gr.Tab("Knowledge", id="knowledge"):
-                k = _knowledge_tab(desk)
+                k = _knowledge_tab(desk, also_ask)
             with gr.Tab("Settings", id="settings"):
                 settings_status = settings_tab.build(desk)
 
@@ -350,6 +373,7 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
             [k["documents"]["list"], k["documents"]["pick"]],
         )
         bind_restore(demo)
+        demo.load(lambda: sources_tab.also_ask_update(desk), None, [also_ask])
     return demo
 
 

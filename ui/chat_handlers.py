@@ -8,7 +8,7 @@ tab stops drawing (and stops) once that tab opens another chat.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,7 +101,12 @@ def _stream(
 
 
 def submit(
-    desk: DesktopApp, conv_id: str | None, text: str, search: str = "", page: str = ""
+    desk: DesktopApp,
+    conv_id: str | None,
+    text: str,
+    search: str = "",
+    page: str = "",
+    sources: Sequence[str] = (),
 ) -> Iterator[Drawn]:
     """Ask ``text`` in the open conversation: yields the whole chat after every streamed change (never the
     question box, which the page clears when the question is sent, so a question typed meanwhile stays). An answer still streaming in this conversation is stopped first (it keeps
@@ -110,13 +115,15 @@ def submit(
     if not text.strip():
         yield render.chat_messages(conv), conv.id, None
         return
-    yield from _stream(desk, conv, desk.chat.ask(conv, text), search, page)
+    yield from _stream(desk, conv, desk.chat.ask(conv, text, sources=sources), search, page)
 
 
-def regenerate(desk: DesktopApp, conv_id: str | None, search: str = "", page: str = "") -> Iterator[Drawn]:
+def regenerate(
+    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = "", sources: Sequence[str] = ()
+) -> Iterator[Drawn]:
     conv = desk.history.get(conv_id)
     yield render.chat_messages(conv), conv.id, None
-    yield from _stream(desk, conv, desk.chat.regenerate(conv), search, page)
+    yield from _stream(desk, conv, desk.chat.regenerate(conv, sources), search, page)
 
 
 def stop(desk: DesktopApp, conv_id: str | None) -> None:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from app.conversation import Conversation, Turn
 from app.conversations import ConversationSummary
@@ -67,18 +67,40 @@ def chunk_html(chunk: Chunk, start: int | None = None, end: int | None = None) -
     return body.replace("\n", "<br>")
 
 
+def source_name(chunk: Chunk) -> str:
+    """What a source is called on the page: a file's name, or a web page's site."""
+    return urlsplit(chunk.source).hostname or chunk.source if chunk.online else Path(chunk.source).name
+
+
+def _open_link(chunk: Chunk) -> str:
+    if chunk.online:  # the page itself, opened by the browser outside the app (no referrer sent)
+        retrieved = (
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(chunk.indexed_at)) if chunk.indexed_at else ""
+        )
+        when = f" · retrieved {retrieved}" if retrieved else ""
+        return (
+            f"<div class='kimas-open'><a href='{html.escape(chunk.source, quote=True)}' target='_blank' "
+            f"rel='noopener noreferrer nofollow'>Open the page</a> <code>{html.escape(chunk.source)}</code>"
+            f"{when}</div>"
+        )
+    name = Path(chunk.source).name
+    return (
+        f"<div class='kimas-open'><a href='{source_url(chunk.source, chunk.page)}' target='_blank' "
+        f"rel='noopener'>Open {html.escape(name)}</a> <code>{html.escape(chunk.source)}</code></div>"
+    )
+
+
 def _source_details(
     n: int, chunk: Chunk, summary: str, start: int | None, end: int | None, anchor: str = ""
 ) -> str:
-    name = Path(chunk.source).name
     where = f" · {html.escape(chunk.locator)}" if chunk.locator else ""
+    if chunk.online:
+        where = f" · web ({html.escape(chunk.collection)})"
     heading = f"<div class='kimas-heading'>{html.escape(chunk.heading)}</div>" if chunk.heading else ""
     at = f" id='{anchor}'" if anchor else ""
     return (
-        f"<details class='kimas-citation'{at}><summary>[{n}] <b>{html.escape(name)}</b>{where}{summary}</summary>"
-        f"{heading}<div class='kimas-chunk'>{chunk_html(chunk, start, end)}</div>"
-        f"<div class='kimas-open'><a href='{source_url(chunk.source, chunk.page)}' target='_blank' "
-        f"rel='noopener'>Open {html.escape(name)}</a> <code>{html.escape(chunk.source)}</code></div>"
+        f"<details class='kimas-citation'{at}><summary>[{n}] <b>{html.escape(source_name(chunk))}</b>{where}{summary}</summary>"
+        f"{heading}<div class='kimas-chunk'>{chunk_html(chunk, start, end)}</div>{_open_link(chunk)}"
         "</details>"
     )
 

@@ -9,6 +9,7 @@ from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,
     DecisionStage,
+    OnlineStage,
     QuoteStage,
     ReembedStage,
     RewriteStage,
@@ -28,6 +29,7 @@ STAGE_LABELS = {
     "rerank": "ranking the evidence",
     "pack": "fitting the evidence",
     "agentic": "second search",
+    "online": "online sources",
     "quote": "finding the quote",
     "answer_check": "the model's check",
     "first_token": "first word of the answer",
@@ -43,8 +45,9 @@ __all__ = ["trace_markdown"]
 def _hit_line(n: int, h: Hit) -> str:
     c = h.chunk
     where = f" · {c.locator}" if c.locator else ""
+    name = c.source if c.online else Path(c.source).name
     return (
-        f"{n}. **{esc(Path(c.source).name)}**{esc(where)} · {esc(c.collection)} · score {h.score:.3f}"
+        f"{n}. **{esc(name)}**{esc(where)} · {esc(c.collection)} · score {h.score:.3f}"
         f" — {esc(truncate(' '.join(c.text.split()), 160))}"
     )
 
@@ -63,6 +66,27 @@ def conversation_use(rewrite: RewriteStage) -> str:
         return f"searched as asked: {esc(rewrite.reason)}"
     asked = ", ".join(f"“{esc(truncate(q, 80))}”" for q in rewrite.earlier) or "the earlier answers"
     return f"used the earlier question {asked}: {esc(rewrite.reason)}"
+
+
+def online_lines(trace: Trace) -> list[str]:
+    """Which online sources were asked, with which query (what left this computer), and what came back."""
+    records = [s for s in trace.stages if isinstance(s, OnlineStage)]
+    if not records:
+        return []
+    out = ["\n**Online sources**\n"]
+    for r in records:
+        if r.skipped:
+            out.append(f"- {esc(r.source)}: not asked ({esc(r.skipped)})")
+            continue
+        asked = f"asked “{esc(r.query)}” ({esc(r.why)})" if r.query else f"asked ({esc(r.why)})"
+        if r.error:
+            out.append(
+                f"- {esc(r.source)}: {asked}; **failed**: {esc(r.error)}. The answer used your documents only."
+            )
+        else:
+            found = f"{r.results} results, {r.pages_read} pages read, {r.passages} passages"
+            out.append(f"- {esc(r.source)}: {asked}: {found} ({r.ms / 1000:.1f} s)")
+    return out
 
 
 def trace_markdown(trace: Trace) -> str:
@@ -119,6 +143,7 @@ def trace_markdown(trace: Trace) -> str:
         lines.append(f"\n**Agentic round:** {text}")
     else:
         lines.append("\n**Agentic round:** did not run")
+    lines += online_lines(trace)
     quote = trace.find(QuoteStage)
     if quote is not None:
         verdict = "answers" if quote.answerable else "does not answer"
