@@ -72,7 +72,8 @@ class OnlineSourcesAdmin:
             return SourceConfig.model_validate(dict(values))
         except ValidationError as err:
             problems = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'source'}: {e['msg']}" for e in err.errors()
+                ".".join(map(str, e["loc"])) + ": " * bool(e["loc"]) + e["msg"].removeprefix("Value error, ")
+                for e in err.errors()
             )
             raise ConfigError(f"this source cannot be saved: {problems}") from None
 

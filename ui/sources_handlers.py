@@ -94,9 +94,12 @@ def source_choices(desk: DesktopApp) -> list[tuple[str, str]]:
 
 
 def load_source(desk: DesktopApp, name: str | None) -> SourceFields:
-    spec = desk.online.spec(name) if name else SourceConfig(kind="searxng", base_url="http://127.0.0.1:8888")
+    return load_source_spec(name, desk.online.spec(name)) if name else load_source_defaults()
+
+
+def load_source_spec(name: str, spec: SourceConfig) -> SourceFields:
     return SourceFields(
-        name or "",
+        name,
         spec.kind,
         spec.enabled,
         spec.use,
@@ -163,3 +166,8 @@ def try_source(desk: DesktopApp, fields: SourceFields, query: str) -> str:
 def also_ask_choices(desk: DesktopApp) -> list[tuple[str, str]]:
     """The enabled sources a question can ask besides those asked anyway (the chat's checkboxes)."""
     return [(r.name, r.name) for r in desk.online.rows() if r.spec.enabled and r.spec.use != "always"]
+
+
+def load_source_defaults() -> SourceFields:
+    """The form for a new source."""
+    return load_source_spec("", SourceConfig(kind="searxng", base_url="http://127.0.0.1:8888"))

@@ -143,6 +143,6 @@ def test_ddgs_results_are_mapped_and_its_failure_is_a_source_error(monkeypatch: 
 
 
 def test_a_source_needs_an_address_where_its_kind_does() -> None:
-    with pytest.raises(ValueError, match="base_url"):
+    with pytest.raises(ValueError, match="needs an address"):
         SourceConfig.model_validate({"kind": "searxng"})
     assert SourceConfig.model_validate({"kind": "ddgs"}).enabled is False  # off until the user turns it on
