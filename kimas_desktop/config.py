@@ -280,7 +280,9 @@ class SourceConfig(_Section):
     @model_validator(mode="after")
     def _needs_address(self) -> SourceConfig:
         if self.kind in ("searxng", "http") and not self.base_url.startswith(("http://", "https://")):
-            raise ValueError(f"a {self.kind} source needs an address (base_url) starting with http:// or https://")
+            raise ValueError(
+                f"a {self.kind} source needs an address (base_url) starting with http:// or https://"
+            )
         return self
 
 

@@ -80,7 +80,7 @@ def _open_link(chunk: Chunk) -> str:
         when = f" · retrieved {retrieved}" if retrieved else ""
         return (
             f"<div class='kimas-open'><a href='{html.escape(chunk.source, quote=True)}' target='_blank' "
-            f"rel='noopener noreferrer nofollow'>Open the page</a> <code>{html.escape(chunk.source)}</code>"
+            f"rel='noopener noreferrer'>Open the page</a> <code>{html.escape(chunk.source)}</code>"
             f"{when}</div>"
         )
     name = Path(chunk.source).name

@@ -67,6 +67,18 @@ def document_hits(doc: OnlineDocument, rank: int) -> list[Hit]:
     return hits
 
 
+def distinct(hits: list[Hit]) -> list[Hit]:
+    """The first of each passage whose words appear again (mirrors and syndicated copies on the web)."""
+    seen: set[str] = set()
+    out: list[Hit] = []
+    for h in hits:
+        key = " ".join(h.chunk.text.lower().split())
+        if key not in seen:
+            seen.add(key)
+            out.append(h)
+    return out
+
+
 class OnlineAgent:
     def __init__(self, source: OnlineSource, timeout_s: float) -> None:
         self.source = source
@@ -80,7 +92,7 @@ class OnlineAgent:
             docs = self.source.search(sent, timeout_s=self.timeout_s, cancel=cancel)
         except SourceError as err:
             return OnlineResult(name, sent, (), 0, 0, _ms(start), str(err))
-        hits = [h for rank, d in enumerate(docs) for h in document_hits(d, rank)]
+        hits = distinct([h for rank, d in enumerate(docs) for h in document_hits(d, rank)])
         read = sum(d.page_read for d in docs)
         return OnlineResult(name, sent, tuple(hits), len(docs), read, _ms(start))
 
