@@ -70,5 +70,16 @@ def test_cli_works_without_network(tmp_path: Path) -> None:
     )
     assert ask.returncode == 0, ask.stderr
     assert json.loads(ask.stdout)["answer"]
-    for out in (version, doctor, index, ask):
+    # Online sources configured but not enabled: a full answer (the `full` preset, a question the
+    # documents do not answer, where an enabled source would be asked) still opens no socket.
+    (tmp_path / "data" / "config.toml").write_text(
+        '[sources.web]\nkind = "ddgs"\n[sources.wiki]\nkind = "searxng"\nbase_url = "https://searx.example.org"\n'
+    )
+    unanswered = offline(
+        "ask", "Who won the 1998 World Cup?", "--preset", "full", "--json", "--data-dir", data
+    )
+    assert unanswered.returncode == 0, unanswered.stderr
+    stages = [s["stage"] for s in json.loads(unanswered.stdout)["trace"]["stages"]]
+    assert "online" not in stages  # no source is enabled, so none is even considered
+    for out in (version, doctor, index, ask, unanswered):
         assert "NETWORK ATTEMPT" not in out.stderr, out.stderr
