@@ -258,7 +258,10 @@ class SourceConfig(_Section):
     site: str = ""  # restrict results to this domain (example.org also keeps docs.example.org)
     description: str = ""  # what it knows, for routing (it has no local embeddings)
     examples: list[str] = Field(default_factory=list)
-    scale: float = Field(1.0, gt=0)
+    scale: float = Field(1.0, gt=0)  # multiplies its match
+    min_match: float = Field(
+        0.1, ge=0, le=1
+    )  # a described source matching a question less is not asked (bench/RESULTS.md)
     timeout_s: float = Field(8.0, gt=0, le=120)  # the whole source: search and page fetches
     max_results: int = Field(5, ge=1, le=20)
     max_pages: int = Field(3, ge=0, le=10)  # result pages fetched and read (0 = snippets only)

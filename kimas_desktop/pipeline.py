@@ -63,6 +63,7 @@ from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, OnlineSo
 from kimas_desktop.retrieval.agents import AgentResult, RetrievalAgent
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
 from kimas_desktop.retrieval.online import OnlineRound, OnlineSources
+from kimas_desktop.routing.online import SourceMatcher
 from kimas_desktop.routing.router import CentroidRouter
 from kimas_desktop.trace import (
     AgenticStage,
@@ -186,6 +187,7 @@ class Pipeline:
         self._describe_lock = threading.Lock()
         self._pool = cf.ThreadPoolExecutor(max_workers=6, thread_name_prefix="kimas")
         self._online = OnlineSources(sources, self._pool)
+        self._source_matcher = SourceMatcher(embedder)
 
     def describe_chat(self) -> ChatModelDescription:
         """The chat model's description (loads the model the first time)."""
@@ -430,6 +432,9 @@ class Pipeline:
         grounding = self._ground(run, first, evidence)
         return evidence, grounding, (yield from self._decide(run, evidence, grounding))
 
+    def _source_matches(self, query: str) -> dict[str, float]:
+        return self._source_matcher.matches(query, self._online.specs) if self._online.specs else {}
+
     def _ask_online(
         self, run: _Run, first: RetrievalResult, online: OnlineRound, answers: bool
     ) -> Generator[Event, None, list[Hit] | None]:
@@ -579,7 +584,9 @@ class Pipeline:
             question, run.history, run.trace, analyze=bool(history), stages=run.stages, names=names
         )
         yield Status("retrieve", f"Searched {', '.join(first.active) or 'no collection'}.")
-        online = self._online.start(first.query, asked=options.sources, cancel=cancel)
+        online = self._online.start(
+            first.query, asked=options.sources, cancel=cancel, matches=self._source_matches(first.query)
+        )
         decided = yield from self._local_then_online(run, first, online)
         if decided is None:
             yield from self._finish(run, NothingFound(NOTHING_FOUND, "nothing close"))

@@ -39,7 +39,11 @@ def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> None:
         site = gr.Textbox(
             label="Only this site (optional)", placeholder="docs.example.org", elem_id="source-site"
         )
-        description = gr.Textbox(label="Notes: what it knows", lines=2, elem_id="source-description")
+        description = gr.Textbox(
+            label="What it knows (a question far from this is not sent to it; empty: every question may be)",
+            lines=2,
+            elem_id="source-description",
+        )
         with gr.Row():
             enabled = gr.Checkbox(label="Enabled", value=False, elem_id="source-enabled")
             use = gr.Radio(choices=sh.USES, value="weak", label="Ask it", elem_id="source-use")

@@ -127,12 +127,16 @@ class OnlineRound:
         query: str,
         asked: Sequence[str],
         cancel: CancelToken | None,
+        off_topic: Mapping[str, str] | None = None,
     ) -> None:
         self._agents, self._uses, self._pool, self._query, self._cancel = agents, uses, pool, query, cancel
         self._started: dict[str, tuple[str, Future[OnlineResult]]] = {}
+        self._off_topic = dict(off_topic or {})
         for name in agents:
-            if uses[name] == "always" or name in asked:
-                self._start(name, WHY["ask" if name in asked else "always"])
+            if name in asked:
+                self._start(name, WHY["ask"])
+            elif uses[name] == "always" and name not in self._off_topic:
+                self._start(name, WHY["always"])
 
     def _start(self, name: str, why: str) -> None:
         self._started[name] = (why, self._pool.submit(self._agents[name].retrieve, self._query, self._cancel))
@@ -140,11 +144,13 @@ class OnlineRound:
     @property
     def possible(self) -> bool:
         """Some source is asked now or would be if the local evidence is weak."""
-        return bool(self._started) or any(u == "weak" for u in self._uses.values())
+        return bool(self._started) or any(
+            u == "weak" and n not in self._off_topic for n, u in self._uses.items()
+        )
 
     def local_was_weak(self) -> None:
         for name, use in self._uses.items():
-            if use == "weak" and name not in self._started:
+            if use == "weak" and name not in self._started and name not in self._off_topic:
                 self._start(name, WHY["weak"])
 
     @property
@@ -157,6 +163,7 @@ class OnlineRound:
             if name not in self._started:
                 use = self._uses[name]
                 why = "local knowledge answers" if use == "weak" else "only when you ask for it"
+                why = self._off_topic.get(name, why) if use != "ask" else why
                 out.append(OnlineOutcome(name, skipped=why))
                 continue
             why, future = self._started[name]
@@ -177,6 +184,7 @@ class OnlineSources:
     def __init__(self, sources: Sequence[tuple[OnlineSource, SourceConfig]], pool: Executor) -> None:
         self._agents = {s.name: OnlineAgent(s, spec.timeout_s) for s, spec in sources}
         self._uses = {s.name: spec.use for s, spec in sources}
+        self.specs = {s.name: spec for s, spec in sources}
         self._pool = pool
 
     @property
@@ -184,9 +192,21 @@ class OnlineSources:
         return list(self._agents)
 
     def start(
-        self, query: str, *, asked: Sequence[str] = (), cancel: CancelToken | None = None
+        self,
+        query: str,
+        *,
+        asked: Sequence[str] = (),
+        cancel: CancelToken | None = None,
+        matches: Mapping[str, float] | None = None,
     ) -> OnlineRound:
-        return OnlineRound(self._agents, self._uses, self._pool, query, asked, cancel)
+        """The round for ``query``. ``matches``: the routing match of each described source; one under
+        its ``min_match`` is not asked unless the user asked for it."""
+        off_topic = {
+            name: f"the question is not about what it knows (match {m:.2f} < {self.specs[name].min_match:.2f})"
+            for name, m in (matches or {}).items()
+            if name in self.specs and m < self.specs[name].min_match
+        }
+        return OnlineRound(self._agents, self._uses, self._pool, query, asked, cancel, off_topic)
 
     def close(self) -> None:
         for agent in self._agents.values():

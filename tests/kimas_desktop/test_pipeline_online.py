@@ -118,3 +118,15 @@ def test_an_unreachable_source_leaves_the_local_answer_and_says_so(tmp_path: Pat
     p.close()
     assert "could not be reached" in online(trace).error
     assert events[-1].outcome.kind == "declined"  # the documents do not say, and nothing else did
+
+
+def test_a_described_source_is_asked_only_for_questions_about_what_it_knows(
+    site: Site, tmp_path: Path
+) -> None:
+    described = {"use": "always", "description": "barges tonnes goods Rhine 2019 shipping", "min_match": 0.5}
+    p = make(site, tmp_path, answer="The engine oil must be changed every 10000 km.", **described)
+    _, trace = ask(p, LOCAL_Q)
+    assert not site.requests and online(trace).skipped.startswith("the question is not about what it knows")
+    _, trace = ask(p, WEB_Q)
+    p.close()
+    assert online(trace).why == "always asked" and site.hits["/search"] == 1
