@@ -124,6 +124,8 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
                 self._send(302, b"", Location="/loop")
             elif p == "/to-private":
                 self._send(302, b"", Location="http://169.254.169.254/latest/meta-data/")
+            elif p == "/redirect":
+                self._send(302, b"", Location=query["to"])
             elif p == "/to-article":
                 self._send(301, b"", Location="/article")
             elif p == "/broken":

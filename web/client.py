@@ -70,7 +70,9 @@ class SafeClient:
                     method, url, params=params, json=json, headers=headers, timeout=httpx.Timeout(left)
                 ) as r:
                     if r.is_redirect and "location" in r.headers:
-                        url = urljoin(str(r.url), r.headers["location"])
+                        before, url = url, urljoin(str(r.url), r.headers["location"])
+                        if host_of(url) != host_of(before):
+                            headers = None  # a token for one host is never sent to another
                         if r.status_code == 303 or (r.status_code in (301, 302) and method != "GET"):
                             method, json = "GET", None
                         params = None  # the new location carries its own query

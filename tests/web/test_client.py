@@ -68,3 +68,20 @@ def test_a_cancelled_read_stops(site: Site) -> None:
     token.cancel()
     with pytest.raises(Cancelled):
         get(site, "/huge", cancel=token)
+
+
+def test_a_token_is_not_sent_to_the_host_a_redirect_names(site: Site) -> None:
+    client = SafeClient(allowed_hosts=frozenset({"127.0.0.1", "localhost"}))
+    target = f"http://localhost:{site.port}/article"
+    got = client.request(
+        "GET",
+        f"{site.base}/redirect?to={target}",
+        timeout_s=5,
+        max_bytes=1 << 20,
+        headers={"Authorization": "Bearer s3cret"},
+    )
+    client.close()
+    assert got.url == target
+    first, second = site.requests[-2:]
+    assert first["headers"].get("Authorization") == "Bearer s3cret"
+    assert "Authorization" not in second["headers"]
