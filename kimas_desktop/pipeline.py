@@ -187,7 +187,7 @@ class Pipeline:
         self._describe_lock = threading.Lock()
         self._pool = cf.ThreadPoolExecutor(max_workers=6, thread_name_prefix="kimas")
         self._online = OnlineSources(sources, self._pool)
-        self._source_matcher = SourceMatcher(embedder)
+        self._source_matcher = SourceMatcher(embedder, self._router.mixin_vectors)
 
     def describe_chat(self) -> ChatModelDescription:
         """The chat model's description (loads the model the first time)."""

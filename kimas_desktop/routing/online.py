@@ -8,8 +8,7 @@ asked for that question, and the trace says so.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -20,19 +19,9 @@ __all__ = ["SourceMatcher"]
 
 
 class SourceMatcher:
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, mixin_vectors: Callable[[tuple[str, ...]], Vector]) -> None:
         self._embedder = embedder
-        self._vectors: dict[tuple[str, ...], Vector] = {}
-        self._lock = threading.Lock()
-
-    def _mixin(self, texts: tuple[str, ...]) -> Vector:
-        with self._lock:
-            vecs = self._vectors.get(texts)
-        if vecs is None:
-            vecs = self._embedder.embed_passages(list(texts))
-            with self._lock:
-                self._vectors[texts] = vecs
-        return vecs
+        self._mixin = mixin_vectors  # the router's cache of embedded descriptions
 
     def matches(self, query: str, specs: Mapping[str, SourceConfig]) -> dict[str, float]:
         """Each described source's match for ``query`` (sources without a description are left out)."""

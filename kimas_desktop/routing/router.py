@@ -137,7 +137,8 @@ class CentroidRouter:
         self._candidates: _Candidates | None = None
         self._lock = threading.Lock()
 
-    def _mixin_vectors(self, texts: tuple[str, ...]) -> Vector:
+    def mixin_vectors(self, texts: tuple[str, ...]) -> Vector:
+        """The embedded description and examples (cached): the mix-in, of a collection or an online source."""
         with self._lock:
             vecs = self._mixins.get(texts)
         if vecs is None:
@@ -174,7 +175,7 @@ class CentroidRouter:
         dense = centroid.copy()
         mixin: list[float | None] = [None] * n
         for i, texts, w in cands.mixins:
-            m = float(np.max(self._mixin_vectors(texts) @ q))
+            m = float(np.max(self.mixin_vectors(texts) @ q))
             mixin[i] = m
             dense[i] = (1 - w) * centroid[i] + w * m
         p_dense = softmax(dense / rc.temperature)

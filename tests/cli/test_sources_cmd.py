@@ -3,26 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli.test_query_cmd import kimas
 from tests.web_site import Site
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def kimas(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cli.main", *args, "--data-dir", str(data_dir)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
 
 
 def configure(data: Path, site: Site, **extra: str) -> None:
