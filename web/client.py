@@ -7,6 +7,7 @@ to a size limit and the whole request, redirects included, ends by its deadline.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -41,11 +42,13 @@ class SafeClient:
     def __init__(self, *, allowed_hosts: frozenset[str] = frozenset()) -> None:
         self.allowed_hosts = allowed_hosts
         self._http: httpx.Client | None = None
+        self._lock = threading.Lock()  # a source reads several pages at once
 
     def _client(self) -> httpx.Client:
-        if self._http is None:
-            self._http = httpx.Client(follow_redirects=False, headers={"User-Agent": USER_AGENT})
-        return self._http
+        with self._lock:
+            if self._http is None:
+                self._http = httpx.Client(follow_redirects=False, headers={"User-Agent": USER_AGENT})
+            return self._http
 
     def request(
         self,
@@ -89,9 +92,10 @@ class SafeClient:
         raise SourceError(f"{host_of(url)}: more than {MAX_REDIRECTS} redirects")
 
     def close(self) -> None:
-        if self._http is not None:
-            self._http.close()
-            self._http = None
+        with self._lock:
+            http, self._http = self._http, None
+        if http is not None:
+            http.close()
 
 
 def _read(

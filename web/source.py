@@ -7,6 +7,7 @@ reaches only its own address and the http(s) pages its results name (``SafeClien
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -23,6 +24,8 @@ from web.pages import Page, PageReader
 
 __all__ = ["WebSource", "build_source"]
 
+log = logging.getLogger(__name__)
+
 
 class WebSource:
     def __init__(
@@ -30,7 +33,7 @@ class WebSource:
     ) -> None:
         self._name, self._engine, self._reader, self._spec, self._client = name, engine, reader, spec, client
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix=f"source-{name}")
-        self.problems: list[str] = []  # the last search's pages that could not be read, for the trace
+        self.problems: list[str] = []  # the last search's pages that could not be read (also logged)
 
     @property
     def name(self) -> str:
@@ -41,17 +44,21 @@ class WebSource:
     ) -> list[OnlineDocument]:
         deadline = time.monotonic() + timeout_s
         results = self._engine.search(query, limit=self._spec.max_results, timeout_s=timeout_s, cancel=cancel)
-        pages = self._read(results[: self._spec.max_pages], deadline, cancel)
+        pages, self.problems = self._read(results[: self._spec.max_pages], deadline, cancel)
+        for problem in self.problems:
+            log.info("source %s: %s", self._name, problem)
         now = time.time()
         return [self._document(r, pages.get(r.url), now) for r in results]
 
     def _read(
         self, results: list[SearchResult], deadline: float, cancel: CancelToken | None
-    ) -> dict[str, Page]:
-        self.problems = []
+    ) -> tuple[dict[str, Page], list[str]]:
+        """The pages read by ``deadline``, and why the others were not (one list per call: a source
+        serves several questions at once)."""
+        problems: list[str] = []
         left = deadline - time.monotonic()
         if not results or left <= 0:
-            return {}
+            return {}, problems
         futures: dict[Future[Page], str] = {
             self._pool.submit(self._reader.read, r.url, timeout_s=left, cancel=cancel): r.url for r in results
         }
@@ -67,11 +74,11 @@ class WebSource:
                 try:
                     pages[futures[f]] = f.result()
                 except SourceError as err:
-                    self.problems.append(str(err))
+                    problems.append(str(err))
             if time.monotonic() >= deadline:
-                self.problems += [f"{host_of(futures[f])}: not read within the time limit" for f in pending]
+                problems += [f"{host_of(futures[f])}: not read within the time limit" for f in pending]
                 break
-        return pages
+        return pages, problems
 
     def _document(self, result: SearchResult, page: Page | None, now: float) -> OnlineDocument:
         if page is None:

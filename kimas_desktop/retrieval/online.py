@@ -130,7 +130,7 @@ class OnlineRound:
         off_topic: Mapping[str, str] | None = None,
     ) -> None:
         self._agents, self._uses, self._pool, self._query, self._cancel = agents, uses, pool, query, cancel
-        self._started: dict[str, tuple[str, Future[OnlineResult]]] = {}
+        self._started: dict[str, tuple[str, Future[OnlineResult], float]] = {}  # why, result, deadline
         self._off_topic = dict(off_topic or {})
         for name in agents:
             if name in asked:
@@ -139,7 +139,12 @@ class OnlineRound:
                 self._start(name, WHY["always"])
 
     def _start(self, name: str, why: str) -> None:
-        self._started[name] = (why, self._pool.submit(self._agents[name].retrieve, self._query, self._cancel))
+        deadline = time.monotonic() + self._agents[name].timeout_s + 1.0  # its own limit, from its start
+        self._started[name] = (
+            why,
+            self._pool.submit(self._agents[name].retrieve, self._query, self._cancel),
+            deadline,
+        )
 
     @property
     def possible(self) -> bool:
@@ -166,9 +171,9 @@ class OnlineRound:
                 why = self._off_topic.get(name, why) if use != "ask" else why
                 out.append(OnlineOutcome(name, skipped=why))
                 continue
-            why, future = self._started[name]
+            why, future, deadline = self._started[name]
             try:
-                result = future.result(timeout=agent.timeout_s + 1.0)
+                result = future.result(timeout=max(0.0, deadline - time.monotonic()))
             except FutureTimeout:
                 future.cancel()
                 result = OnlineResult(

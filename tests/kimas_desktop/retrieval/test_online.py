@@ -3,6 +3,8 @@ and, through the pipeline, in tests/kimas_desktop/test_pipeline_online.py)."""
 
 from __future__ import annotations
 
+import time
+
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import SourceError
 from kimas_desktop.retrieval.online import OnlineAgent, passages
@@ -57,3 +59,33 @@ def test_the_same_passage_at_two_addresses_is_kept_once_and_the_query_is_keyword
 def test_a_failing_source_is_an_empty_result_with_its_reason() -> None:
     result = OnlineAgent(Scripted(error="the web search failed: offline"), 5).retrieve("rhine")
     assert result.hits == () and result.error == "the web search failed: offline"
+
+
+class Stuck(Scripted):
+    """A source that overruns its own time limit (the round must not wait for it)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+    def search(
+        self, query: str, *, timeout_s: float, cancel: CancelToken | None = None
+    ) -> list[OnlineDocument]:
+        time.sleep(4)
+        return []
+
+
+def test_sources_started_together_are_waited_for_together_each_within_its_limit() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kimas_desktop.config import SourceConfig
+    from kimas_desktop.retrieval.online import OnlineSources
+
+    spec = SourceConfig(kind="ddgs", enabled=True, use="always", timeout_s=0.5)
+    with ThreadPoolExecutor(4) as pool:
+        sources = OnlineSources([(Stuck("a"), spec), (Stuck("b"), spec)], pool)
+        t = time.monotonic()
+        outcomes = sources.start("rhine").join()
+        took = time.monotonic() - t
+    assert took < 2.5  # each limit (0.5 s + 1 s grace) counts from the start, not after the other's wait
+    assert [o.result.error for o in outcomes if o.result] == ["no answer within the time limit"] * 2
