@@ -14,6 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -142,8 +143,14 @@ class _Failed:
 class AnswerRun:
     """One ``ask`` running in a worker thread; ``events()`` reads it, ``stop()`` ends it early."""
 
-    def __init__(self, start: Callable[[CancelToken], Iterator[Event]]) -> None:
+    def __init__(
+        self,
+        start: Callable[[CancelToken], Iterator[Event]],
+        hold: Callable[[], AbstractContextManager[None]] = nullcontext,
+    ) -> None:
+        """``hold``: held while the answer runs (the app's background indexing waits meanwhile)."""
         self._start = start
+        self._hold = hold
         self._queue: queue.Queue[Event | _End | _Failed] = queue.Queue()
         self._stop = CancelToken()
         self._thread = threading.Thread(target=self._work, name="kimas-answer", daemon=True)
@@ -163,6 +170,10 @@ class AnswerRun:
         self._thread.join(timeout)
 
     def _work(self) -> None:
+        with self._hold():
+            self._answer()
+
+    def _answer(self) -> None:
         events: Iterator[Event] | None = None
         try:
             events = self._start(self._stop)

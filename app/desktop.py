@@ -80,6 +80,7 @@ class DesktopApp(SettingsActions):
             explain=self.explain,
             on_sources=self.sources.remember,
             persist=self.history.save,
+            answering=self.indexing.answering,
         )
 
     @property

@@ -20,14 +20,15 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from app.indexing import Activity, IndexingState, IndexService, describe_report
 from kimas_desktop.control import IndexControl
-from kimas_desktop.errors import Cancelled, IndexingError, KimasError
+from kimas_desktop.errors import Cancelled, EmbedderMismatchError, IndexingError, KimasError
 from kimas_desktop.types import FileProblem, IndexProgress, IndexReport
 
 __all__ = ["IndexScheduler"]
@@ -35,6 +36,7 @@ __all__ = ["IndexScheduler"]
 log = logging.getLogger(__name__)
 
 WATCHER = "watcher"
+REEMBEDDED = "built with another embedding model"
 QUIET_TRIGGERS = (WATCHER, "start-up check")  # a sync that changed nothing is not worth a log line
 
 
@@ -76,6 +78,7 @@ class IndexScheduler:
         self._states: dict[str, IndexingState] = {}  # of the syncs under way
         self._removing: set[str] = set()  # not started while it is being removed
         self._paused = False
+        self._answers = 0  # answers being written now (``answering``)
         self._closing = False
         self._activity: deque[Activity] = deque(maxlen=history)
         self._reports: dict[str, IndexReport] = {}
@@ -125,17 +128,46 @@ class IndexScheduler:
         """Hold every sync: the one under way waits at its next step, the others do not start."""
         with self._cond:
             self._paused = True
-            for control in self._running.values():
-                control.pause()
+            self._hold_or_go()
         self.note("", "Indexing paused.")
 
     def resume(self) -> None:
         with self._cond:
             self._paused = False
-            for control in self._running.values():
-                control.resume()
-            self._cond.notify_all()
+            self._hold_or_go()
         self.note("", "Indexing resumed.")
+
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        """While an answer is being written, syncs wait at their next step (every few embedding calls)
+        and resume after it. The answer is what the user waits for, and two CPU-heavy jobs on a laptop's
+        few cores slow each other far more than their share: llama.cpp's threads spin at barriers
+        (bench/RESULTS.md, issue 28)."""
+        with self._cond:
+            self._answers += 1
+            self._hold_or_go()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._answers -= 1
+                self._hold_or_go()
+
+    @property
+    def answering_now(self) -> bool:
+        with self._cond:
+            return self._answers > 0
+
+    def _hold_or_go(self) -> None:
+        """Pause or resume the syncs under way after a change of ``_paused`` or ``_answers`` (locked)."""
+        hold = self._paused or self._answers > 0
+        for control in self._running.values():
+            if hold:
+                control.pause()
+            else:
+                control.resume()
+        if not hold:
+            self._cond.notify_all()
 
     @property
     def paused(self) -> bool:
@@ -224,14 +256,15 @@ class IndexScheduler:
                 now = time.monotonic()
                 free = [n for n in self._pending if n not in self._running and n not in self._removing]
                 ready = [n for n in free if self._pending[n].at <= now]
-                if ready and not self._paused:
+                if ready and not self._paused and not self._answers:
                     name = min(ready, key=lambda n: self._pending[n].at)
                     due = self._pending.pop(name)
                     control = IndexControl()
                     self._running[name] = control
                     return name, due, control
                 waits = [self._pending[n].at - now for n in free if self._pending[n].at > now]
-                self._cond.wait(None if self._paused or not waits else min(waits))
+                held = self._paused or self._answers
+                self._cond.wait(None if held or not waits else min(waits))
             return None
 
     def _work(self) -> None:
@@ -268,7 +301,14 @@ class IndexScheduler:
             if due.reembed:
                 report = service.reembed(name, list(folders), progress, control)
             else:
-                report = service.index(name, list(folders), progress, control)
+                try:
+                    report = service.index(name, list(folders), progress, control)
+                except EmbedderMismatchError:
+                    # Built with another embedding model than the one in use (a model switch, or a new
+                    # default after an update): the index follows the configured model.
+                    trigger = REEMBEDDED  # what the progress and the activity show from here on
+                    self._set(IndexingState(True, name, trigger, started_at=started))
+                    report = service.reembed(name, list(folders), progress, control)
         except Cancelled:
             self.note(name, "Indexing cancelled; what was indexed so far is kept.")
             return
@@ -297,6 +337,9 @@ class IndexScheduler:
         changed = report.indexed or report.deleted or failed
         if trigger in QUIET_TRIGGERS and not changed:
             return
-        prefix = "Files changed on disk: " if trigger == WATCHER else ""
+        prefix = {
+            WATCHER: "Files changed on disk: ",
+            REEMBEDDED: "Re-embedded with the embedding model in use: ",
+        }
         kind: Literal["info", "problem"] = "problem" if failed else "info"
-        self.note(report.collection, prefix + describe_report(report), kind)
+        self.note(report.collection, prefix.get(trigger, "") + describe_report(report), kind)

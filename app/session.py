@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 
 from app.conversation import AnswerRun, Conversation, Turn
@@ -45,6 +46,7 @@ class ChatSession:
         on_sources: Callable[[Iterable[str]], None],
         persist: Callable[[Conversation], None] = lambda conv: None,
         persist_every_s: float = 2.0,
+        answering: Callable[[], AbstractContextManager[None]] = nullcontext,
     ) -> None:
         self._pipeline = pipeline
         self._loading = loading
@@ -52,6 +54,7 @@ class ChatSession:
         self._on_sources = on_sources
         self._persist = persist
         self._persist_every_s = persist_every_s
+        self._answering = answering  # held while an answer runs (background indexing waits)
         self._runs: dict[str, AnswerRun] = {}
 
     def new_conversation(self) -> Conversation:
@@ -87,7 +90,8 @@ class ChatSession:
         yield turn
         options = attempt_options(turn.attempt, try_anyway=try_anyway, sources=sources)
         run = AnswerRun(
-            lambda cancel: self._pipeline().ask(question, history, cancel=cancel, options=options)
+            lambda cancel: self._pipeline().ask(question, history, cancel=cancel, options=options),
+            self._answering,
         ).start()
         self._runs[conv.id] = run
         try:

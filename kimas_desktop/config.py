@@ -83,12 +83,12 @@ class EmbeddingModelConfig(_Section):
     path: str = ""  # a local directory holding model.onnx + tokenizer files
     max_tokens: int = Field(128, ge=16)  # the model's real window
     batch_size: int = Field(16, ge=1)
-    # The embedded model's weights (not name/path models): "int8" is its dynamic quantization, on the dev
-    # kit 1.9x the bare embedding speed and 2.3x faster query embedding of "fp32" (the exact model), with
-    # full-path recall@5 and MRR within 0.005 (bench/RESULTS.md, issue 28). Each has its own model id:
-    # switching re-embeds the collections. fp32 stays the default until a quiet run confirms int8 (the
-    # measurement was taken on a loaded machine, and existing collections would all be re-embedded).
-    precision: Literal["int8", "fp32"] = "fp32"
+    # The embedded model's weights (not name/path models): "int8" is its dynamic quantization. On a quiet
+    # Xeon (AVX-512 VNNI) it indexed 1.91x the chunks/s of "fp32" (the exact model) and embedded a question
+    # 1.9x faster, with full-path recall@5 equal and MRR@10 +0.006 on the dev kit (bench/RESULTS.md, issue
+    # 28). Each has its own model id: switching (or an update that changes this default) re-embeds the
+    # collections in the background.
+    precision: Literal["int8", "fp32"] = "int8"
 
 
 class RerankConfig(_Section):
@@ -186,6 +186,10 @@ class AgenticConfig(_Section):
 
 class SummarizerConfig(_Section):
     context_tokens: int = Field(1536, ge=128)  # evidence + history budget, in chat-model tokens
+    # The first word of the answer is due this many seconds after the question: the answer prompt keeps
+    # only the sources the model reads in time at its measured prompt speed (the quoted ones always stay;
+    # answer/budget.py). 0: no time limit, the token budget alone.
+    first_token_s: float = Field(2.5, ge=0)
     max_answer_tokens: int = Field(384, ge=16)
     citations: bool = True
     temperature: float = Field(0.0, ge=0)

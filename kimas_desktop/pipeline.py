@@ -23,6 +23,7 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from kimas_desktop.answer.agentic import SufficiencyJudge
+from kimas_desktop.answer.budget import Budget, PromptSpeed, plan
 from kimas_desktop.answer.citations import closest_passages, supported_citations
 from kimas_desktop.answer.filter import EvidenceFilter, pack
 from kimas_desktop.answer.grounding import Grounder, Grounding
@@ -39,7 +40,7 @@ from kimas_desktop.answer.outcome import (
 )
 from kimas_desktop.answer.policy import AnswerPolicy, Decision
 from kimas_desktop.answer.quote import renumber_quotes
-from kimas_desktop.answer.summarizer import Summarizer, answer_messages, key_sentences_block
+from kimas_desktop.answer.summarizer import SYSTEM, Summarizer, answer_messages, key_sentences_block
 from kimas_desktop.answer.support import SupportChecker, uses_quote
 from kimas_desktop.answer.verify import AnswerCheck, Verdict
 from kimas_desktop.cancel import CancellableChat
@@ -69,6 +70,7 @@ from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,
     AnswerStage,
+    BudgetStage,
     CitationsStage,
     ContextStage,
     DecisionStage,
@@ -158,6 +160,8 @@ class _Run:
     cancel: CancelToken | None = None
     clock: _Clock = field(default_factory=_Clock)
     trace: TraceBuilder = field(default_factory=TraceBuilder)
+    checked: bool = False  # the chat model's check read the sources first (its state is in the cache)
+    prompt_tokens: int = 0  # the answer prompt's, as planned
 
 
 class Pipeline:
@@ -184,6 +188,7 @@ class Pipeline:
         self._support = SupportChecker(embedder)
         self._dependence = TurnDependence(embedder)
         self._described: ChatModelDescription | None = None
+        self._speed = PromptSpeed()
         self._describe_lock = threading.Lock()
         self._pool = cf.ThreadPoolExecutor(max_workers=6, thread_name_prefix="kimas")
         self._online = OnlineSources(sources, self._pool)
@@ -194,6 +199,7 @@ class Pipeline:
         with self._describe_lock:
             if self._described is None:
                 self._described = self._chat.describe()
+                self._speed.loaded(self._described.prompt_tokens_per_s)
             return self._described
 
     def _llm_stages(self, chat: ChatModel) -> _LlmStages:
@@ -355,6 +361,7 @@ class Pipeline:
         def failed(reason: str) -> None:
             run.trace.add(AnswerCheckStage(t.ms(), fallback=f"the check failed: {reason}"))
 
+        run.checked = True
         verdict = optional("answer check", lambda: run.stages.checker.judge(run.question, hits), failed)
         if verdict is not None:
             v = verdict
@@ -486,17 +493,47 @@ class Pipeline:
     # -- answer and verify ----------------------------------------------------------------------
 
     def _prompt(self, run: _Run, evidence: Evidence, grounding: Grounding) -> tuple[Evidence, list[Message]]:
-        """The answer prompt: the sources, with the grounded quote's sentences in place of the sources
-        ranked below every quoted one (so the prompt, and the time to the first token, does not grow)."""
+        """The answer prompt: the sources the model can read before its first word is due (the latency
+        budget, ``answer/budget.py``), with the grounded quote's sentences in place of the sources ranked
+        below every quoted one (so the key sentences do not make the prompt grow). The quoted sources
+        always stay: the key sentences and the citations refer to them."""
         quotes = renumber_quotes(grounding.quotes, evidence.hits)
-        if quotes:
-            count = self._chat.count_tokens
-            room = evidence.tokens - count(key_sentences_block(quotes))
-            kept, tokens = pack(evidence.hits, room, count, keep=max(q.n for q in quotes))
-            if len(kept) < len(evidence.hits):
-                evidence = replace(evidence, hits=tuple(kept), tokens=tokens)
-                run.trace.add(PackStage(0.0, len(kept), tokens, room, round=3))
-                run.trace.evidence = list(kept)
+        count = self._chat.count_tokens
+        keep = max((q.n for q in quotes), default=1)
+        room = evidence.tokens - count(key_sentences_block(quotes)) if quotes else evidence.tokens
+        fitting, tokens = pack(evidence.hits, room, count, keep=keep)
+        frame = answer_messages(run.question, (), evidence.related, key_sentences=quotes)
+        fixed = count(SYSTEM) + count(frame[1].content)
+        elapsed = run.clock.ms() / 1000
+        budget = (  # after a check the sources are in the model's cache: reading them again costs nothing
+            plan(self.config.summarizer.first_token_s, elapsed, self._speed)
+            if not run.checked
+            else Budget(self.config.summarizer.first_token_s, elapsed, None, "read by the check", None)
+        )
+        kept = fitting
+        if budget.tokens is not None and fixed + tokens > budget.tokens:
+            kept, tokens = pack(evidence.hits, budget.tokens - fixed, count, keep=keep)
+        if len(kept) < len(evidence.hits):
+            run.trace.add(PackStage(0.0, len(kept), tokens, room, round=3))
+            run.trace.evidence = list(kept)
+            evidence = replace(evidence, hits=tuple(kept), tokens=tokens)
+        over = budget.tokens is not None and fixed + tokens > budget.tokens
+        cut = len(fitting) - len(kept)
+        run.trace.add(
+            BudgetStage(
+                0.0,
+                budget.target_s,
+                round(budget.elapsed_s, 3),
+                budget.tokens_per_s,
+                budget.speed_from,
+                budget.tokens,
+                fixed + tokens,
+                len(kept),
+                cut,
+                over,
+            )
+        )
+        run.prompt_tokens = fixed + tokens
         messages = answer_messages(run.question, evidence.hits, evidence.related, key_sentences=quotes)
         return evidence, messages
 
@@ -509,6 +546,8 @@ class Pipeline:
             for delta in guard_stream(deltas, guard):
                 if not parts:
                     run.trace.add(FirstTokenStage(run.clock.ms()))
+                    if not run.checked and run.options.temperature is None:  # else the cache held a part
+                        self._speed.observe(run.prompt_tokens, t.ms() / 1000)
                 parts.append(delta)
                 yield AnswerDelta(delta)
         finally:

@@ -20,6 +20,7 @@ __all__ = [
     "AgenticStage",
     "AnswerCheckStage",
     "AnswerStage",
+    "BudgetStage",
     "CitationsStage",
     "ContextStage",
     "DecisionStage",
@@ -122,6 +123,26 @@ class PackStage:
     tokens: int
     budget: int | None = None
     round: int = 1  # 2: packed again after the agentic round; 3: made room for the key sentences
+
+
+@dataclass(frozen=True)
+class BudgetStage:
+    """The answer prompt planned so the first word comes within ``target_s`` of the question
+    (``answer/budget.py``): ``allowed`` prompt tokens at the model's prompt speed (None: no limit), the
+    ``prompt`` tokens given and the ``cut`` sources left out for time; ``over``: the quoted sources alone
+    need more than the budget (they stay)."""
+
+    stage: ClassVar[str] = "budget"
+    ms: float
+    target_s: float
+    elapsed_s: float
+    tokens_per_s: float | None
+    speed_from: str
+    allowed: int | None
+    prompt: int
+    sources: int
+    cut: int = 0
+    over: bool = False
 
 
 @dataclass(frozen=True)
@@ -239,6 +260,7 @@ StageRecord = (
     | ContextStage
     | RerankStage
     | PackStage
+    | BudgetStage
     | AgenticStage
     | OnlineStage
     | QuoteStage

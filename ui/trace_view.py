@@ -8,6 +8,7 @@ from kimas_desktop.text.words import truncate
 from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,
+    BudgetStage,
     DecisionStage,
     OnlineStage,
     QuoteStage,
@@ -28,6 +29,7 @@ STAGE_LABELS = {
     "context_analysis": "reading the conversation",
     "rerank": "ranking the evidence",
     "pack": "fitting the evidence",
+    "budget": "planning for the first word",
     "agentic": "second search",
     "online": "online sources",
     "quote": "finding the quote",
@@ -66,6 +68,24 @@ def conversation_use(rewrite: RewriteStage) -> str:
         return f"searched as asked: {esc(rewrite.reason)}"
     asked = ", ".join(f"“{esc(truncate(q, 80))}”" for q in rewrite.earlier) or "the earlier answers"
     return f"used the earlier question {asked}: {esc(rewrite.reason)}"
+
+
+def budget_line(b: BudgetStage) -> str:
+    """How the answer prompt was cut to start in time (issue 28), in the user's words."""
+    given = f"{b.sources} source{'s' if b.sources != 1 else ''} given to the model ({b.prompt} prompt tokens)"
+    if b.allowed is None:
+        why = "no time limit set" if b.target_s <= 0 else f"prompt speed {esc(b.speed_from)}"
+        return f"\n**Time budget:** none ({why}); {given}."
+    speed = f"{b.tokens_per_s:.0f} prompt tokens/s ({esc(b.speed_from)})" if b.tokens_per_s else ""
+    text = (
+        f"\n**Time budget:** the first word was due {b.target_s:g} s after the question, "
+        f"{b.elapsed_s:.1f} s had passed; at {speed} that left {b.allowed} prompt tokens: {given}"
+    )
+    if b.cut:
+        text += f", {b.cut} lower-ranked source{'s' if b.cut != 1 else ''} left out for time"
+    if b.over:
+        text += "; the quoted sources alone needed more, and they stay"
+    return text + "."
 
 
 def online_lines(trace: Trace) -> list[str]:
@@ -128,6 +148,9 @@ def trace_markdown(trace: Trace) -> str:
     if trace.evidence:
         lines.append("\n**Evidence given to the model**\n")
         lines += [_hit_line(i + 1, h) for i, h in enumerate(trace.evidence)]
+    budget = trace.find(BudgetStage)
+    if budget is not None:
+        lines.append(budget_line(budget))
     agentic = trace.find(AgenticStage)
     if agentic is not None:
         if agentic.skipped:

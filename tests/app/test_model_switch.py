@@ -73,3 +73,28 @@ def test_a_new_embedder_loads_then_is_saved_and_the_collections_are_re_embedded(
         assert wait_for(lambda: not desk.knowledge.collections()[0].needs_reembedding, 60)
     finally:
         desk.close()
+
+
+def test_an_update_that_changes_the_embedder_re_embeds_on_the_start_up_sync(tmp_path: Path) -> None:
+    """A release whose default embedder differs (issue 28's int8) finds collections built with the old one:
+    the start-up sync re-embeds them instead of stopping with 'needs re-embedding'."""
+    two = two_embedders(tmp_path)
+    builders, config, paths = two.builders, two.config, two.paths
+    desk = DesktopApp(Runtime(paths, config, builders), ConfigStore(paths.config_file, config))
+    try:
+        desk.start()
+        assert wait_for(lambda: [s.chunks > 0 for s in desk.knowledge.collections()] == [True])
+    finally:
+        desk.close()
+    updated = config.updated(embedding={"name": "other"})
+    desk = DesktopApp(Runtime(paths, updated, builders), ConfigStore(paths.config_file, updated))
+    try:
+        desk.start()
+        assert wait_for(lambda: not desk.knowledge.collections()[0].needs_reembedding, 60)
+        c = desk.knowledge.collections()[0]
+        assert c.chunks > 0 and c.files == 1
+        assert wait_for(lambda: any(a.text.startswith("Re-embedded with the embedding model in use: 1 file")
+                                    for a in desk.indexing.activity())), desk.indexing.activity()
+        assert not [a for a in desk.indexing.activity() if a.kind == "error"]
+    finally:
+        desk.close()

@@ -182,3 +182,21 @@ def test_the_quotes_source_opens_while_the_answer_is_still_streaming(tmp_path: P
             break
     else:
         pytest.fail("no quote arrived before the citations")
+
+
+def test_background_indexing_waits_while_an_answer_is_written(tmp_path: Path) -> None:
+    seen: list[bool] = []
+
+    def reply(messages, schema):  # type: ignore[no-untyped-def]
+        seen.append(rig.session.indexing.answering_now)
+        return scripted("The launch code is 7-4-1.")(messages, schema)
+
+    rig = indexed_rig(tmp_path, chat=ScriptedChatModel(reply))
+    conv = rig.session.chat.new_conversation()
+    assert not rig.session.indexing.answering_now
+    turns = list(rig.session.chat.ask(conv, "What is the launch code of Project Heliotrope?"))
+    assert turns[-1].answer and seen and all(seen)
+    deadline = time.monotonic() + 5  # the answer's thread lets go as it ends
+    while rig.session.indexing.answering_now and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not rig.session.indexing.answering_now

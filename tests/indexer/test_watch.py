@@ -236,3 +236,56 @@ def test_two_collections_index_side_by_side_and_a_third_waits(
     recorder.gate.set()
     assert wait_for(scheduler.idle)
     assert {names(store, n).pop() for n in ("c", "d", "e")} == {"c.md", "d.md", "e.md"}
+
+
+def test_a_sync_waits_while_an_answer_is_written(
+    tmp_path: Path,
+    store: LanceStore,
+    rig: tuple[Recorder, dict[str, list[Path]], IndexScheduler],
+) -> None:
+    """Issue 28: the answer the user waits for gets the CPU; indexing resumes after it (and a pause the user
+    set stays set)."""
+    recorder, folders, scheduler = rig
+    docs = tmp_path / "docs"
+    for i in range(300):
+        write(docs / f"f{i:03}.md", f"note number {i} " + "word " * 200)
+    folders["c"] = [docs]
+    progress: list[int] = []
+    original = recorder.indexer.index
+
+    def slow(
+        collection: str,
+        fs: Sequence[Path],
+        on_progress: ProgressCallback | None = None,
+        control: IndexControl | None = None,
+    ) -> IndexReport:
+        def tracked(p):  # type: ignore[no-untyped-def]
+            progress.append(p.files_done)
+            time.sleep(0.02)
+
+        return original(collection, fs, tracked, control)
+
+    recorder.indexer.index = slow  # type: ignore[method-assign]
+    scheduler.submit("c", "upload")
+    assert wait_for(lambda: progress and progress[-1] > 0)
+    with scheduler.answering():
+        time.sleep(0.5)
+        held = len(progress)
+        write(tmp_path / "d" / "d.md", "notes of d")
+        folders["d"] = [tmp_path / "d"]
+        scheduler.submit("d", "upload")
+        time.sleep(1.0)
+        assert len(progress) == held, "indexing went on while an answer was written"
+        assert not names(store, "d"), "a sync started while an answer was written"
+        assert scheduler.state().active and not scheduler.paused
+    assert wait_for(lambda: len(progress) > held)
+    scheduler.pause()
+    with scheduler.answering():
+        pass
+    assert scheduler.paused
+    time.sleep(0.5)
+    paused_at = len(progress)
+    time.sleep(1.0)
+    assert len(progress) == paused_at, "an answer's end undid the user's pause"
+    scheduler.resume()
+    assert wait_for(lambda: names(store, "d") == {"d.md"}, timeout=60)

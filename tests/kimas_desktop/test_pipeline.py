@@ -1,5 +1,6 @@
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from kimas_desktop.answer.filter import format_source
@@ -21,6 +22,7 @@ from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,
     AnswerStage,
+    BudgetStage,
     ContextStage,
     PackStage,
     QuoteStage,
@@ -448,3 +450,43 @@ def test_retrieving_a_first_question_does_not_load_the_chat_model_to_describe_it
     history = [Message("user", "Tell me about cars"), Message("assistant", "They have engines.")]
     pipe.retrieve("How often is it changed?", history)
     assert Counting.described == 1  # a follow-up's rewrite asks once; the pipeline keeps the answer
+
+
+def test_the_answer_prompt_keeps_the_sources_the_model_reads_before_the_first_word_is_due() -> None:
+    """Latency budget (issue 28): at the model's measured prompt speed, the sources beyond what it reads
+    within ``summarizer.first_token_s`` are cut, lowest ranked first; the quoted ones stay."""
+
+    class Slow(ScriptedChatModel):
+        def describe(self):  # type: ignore[no-untyped-def]
+            return replace(super().describe(), prompt_tokens_per_s=self.speed)
+
+    def ask(target: float, speed: float) -> tuple[Slow, list[Any]]:
+        chat = Slow(by_schema({}, "Change the engine oil every 10000 km."))
+        chat.speed = speed  # type: ignore[attr-defined]
+        pipe, searcher = make(chat, rerank={"min_score": 0.0}, summarizer={"first_token_s": target})
+        filler = "The workshop manual describes the engine, its oil filter, the gearbox and the brakes"
+        searcher.add("cars", [f"{filler}, part {i}. " * 3 for i in range(6)], "/k/manual.md")
+        return chat, list(pipe.ask("How often must the engine oil be changed?"))
+
+    def final(events: list[Any]) -> Trace:
+        return [e for e in events if isinstance(e, TraceReady)][-1].trace
+
+    unlimited = final(ask(0.0, 100.0)[1])
+    free = _found(unlimited, BudgetStage)
+    assert free.allowed is None and free.cut == 0 and free.sources == len(unlimited.evidence) > 3
+    chat, events = ask(3.0, 100.0)  # about 280 prompt tokens in time: the system prompt and two sources
+    trace = final(events)
+    budget = _found(trace, BudgetStage)
+    assert budget.tokens_per_s == 100.0 and budget.speed_from == "measured at load"
+    assert budget.allowed is not None and budget.allowed <= 3.0 * 100
+    assert budget.cut > 0 and budget.sources == len(trace.evidence) < free.sources
+    assert budget.prompt <= budget.allowed or budget.over
+    prompt = next(m for m, schema in chat.calls if schema is None)
+    assert chat.count_tokens(prompt[0].content) + chat.count_tokens(prompt[1].content) <= budget.prompt + 8
+    quote = next(e for e in events if isinstance(e, QuoteReady))
+    for q in quote.quotes:  # a quoted source keeps its place and its number, as the user was shown
+        assert trace.evidence[q.n - 1].chunk.chunk_id == q.chunk.chunk_id
+    # Far too slow for any source: the quoted ones stay anyway, and the trace says the budget was exceeded.
+    trace = final(ask(0.5, 10.0)[1])
+    tight = _found(trace, BudgetStage)
+    assert tight.over and tight.sources == max(q.n for q in quote.quotes) == len(trace.evidence)

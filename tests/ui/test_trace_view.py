@@ -2,6 +2,7 @@
 
 from kimas_desktop.trace import (
     AnswerCheckStage,
+    BudgetStage,
     DecisionStage,
     FirstTokenStage,
     RewriteStage,
@@ -64,3 +65,19 @@ def test_the_trace_says_what_the_conversation_contributed() -> None:
     first = TraceBuilder(question="What is the capital of Kenya?")
     first.add(RewriteStage(0.0, "first-turn", "What is the capital of Kenya?"))
     assert "Conversation:" not in trace_markdown(first.snapshot())
+
+
+def test_the_trace_says_what_the_time_budget_cut() -> None:
+    trace = TraceBuilder(question="How often is the oil changed?")
+    trace.add(BudgetStage(0.0, 2.5, 0.4, 212.0, "measured at load", 413, 398, 3, 4))
+    text = trace_markdown(trace.snapshot())
+    assert (
+        "**Time budget:** the first word was due 2.5 s after the question, 0.4 s had passed; at 212 prompt "
+        "tokens/s (measured at load) that left 413 prompt tokens: 3 sources given to the model (398 prompt "
+        "tokens), 4 lower-ranked sources left out for time." in text
+    )
+    free = TraceBuilder()
+    free.add(BudgetStage(0.0, 0.0, 0.4, None, "unknown", None, 900, 7))
+    assert "**Time budget:** none (no time limit set); 7 sources given to the model" in trace_markdown(
+        free.snapshot()
+    )
