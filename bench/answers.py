@@ -317,6 +317,26 @@ def first_words_ms(result: dict[str, Any]) -> float | None:
     return result["timings_ms"].get("first_token")
 
 
+def p90(values: list[float]) -> float:
+    return sorted(values)[max(0, round(0.9 * len(values)) - 1)]
+
+
+def median_or_none(values: list[float]) -> float | None:
+    return round(statistics.median(values), 1) if values else None
+
+
+def generation_speed(result: dict[str, Any]) -> float | None:
+    """Streamed pieces (about one token each) after the first, over the time from the first token to the
+    answer's end (the support check after it left out)."""
+    stages = result.get("trace", {}).get("stages", [])
+    answer = next((s for s in stages if s["stage"] == "answer"), None)
+    t = result["timings_ms"]
+    if answer is None or "first_token" not in t or answer.get("tokens", 0) < 2:
+        return None
+    seconds = (t["total"] - t["first_token"] - t.get("support", 0.0) - t.get("citations", 0.0)) / 1000
+    return (answer["tokens"] - 1) / seconds if seconds > 0 else None
+
+
 def ask_metrics(
     results: dict[str, dict[str, Any]], answerable: list[Any], unanswerable: list[Any]
 ) -> dict[str, Any]:
@@ -362,6 +382,9 @@ def ask_metrics(
         "unsupported_sentence_rate": rate([not s["supported"] for s in support]) if support else None,
         "first_answer_words_ms_median": round(statistics.median(grounded), 0) if grounded else None,
         "first_token_ms_median": round(statistics.median(ttft), 0) if ttft else None,
+        "first_token_ms_p90": round(p90(ttft), 0) if ttft else None,
+        "first_answer_words_ms_p90": round(p90(grounded), 0) if grounded else None,
+        "generation_tokens_per_s_median": median_or_none([g for g in map(generation_speed, ans + un) if g]),
         "total_ms_median": round(statistics.median(r["timings_ms"].get("total", 0.0) for r in ans + un), 0),
         "errors": [e["error"] for e in errors],
     }
@@ -378,15 +401,19 @@ def old_tree(cache: Path, ref: str) -> Path:
     return dest
 
 
-def chat_config(cache: Path, data: Path, model: str) -> Path:
+def chat_config(cache: Path, data: Path, model: str, precision: str = "") -> Path:
     """The data dir's config with the chat model of this run: the embedded default, or the bigger instruct
-    GGUF that ../shared/MODELS.md names for benchmarks (bench/bigger_model.py)."""
+    GGUF that ../shared/MODELS.md names for benchmarks (bench/bigger_model.py). ``precision``: the
+    embedded embedder's, when the index was built with another than the default (both sides then search
+    the same index)."""
     text = (data / "config.toml").read_text()
     if model == "bigger":
         from bench.bigger_model import bigger_model
 
         text += f'\n[chat]\npath = "{bigger_model()}"\nprompt_cache_mb = 256\n'
-    dest = cache / f"config-{data.name}-{model}.toml"
+    if precision:
+        text += f'\n[embedding]\nprecision = "{precision}"\n'
+    dest = cache / f"config-{data.name}-{model}{'-' + precision if precision else ''}.toml"
     dest.write_text(text)
     return dest
 
@@ -400,11 +427,17 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
         t for t in turns if not t.unanswerable
     ][: args.llm_quac // 2]
     old = old_tree(cache, args.old_ref)
-    head = args.new_key or subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-    ).stdout.strip()  # the "new" side's batches are kept per commit
-    configs = {m: chat_config(cache, data, m) for m in args.chat_models}
-    qconfigs = {m: chat_config(cache, qdata, m) for m in args.chat_models}
+    head = (
+        args.new_key
+        or subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )  # the "new" side's batches are kept per commit
+    configs = {m: chat_config(cache, data, m, args.embedding_precision) for m in args.chat_models}
+    qconfigs = {m: chat_config(cache, qdata, m, args.embedding_precision) for m in args.chat_models}
     report: dict[str, Any] = {
         "answerable": len(a),
         "unanswerable": len(u),
@@ -472,6 +505,9 @@ def paired_first_token(old: dict[str, dict[str, Any]], new: dict[str, dict[str, 
         "questions": len(both),
         "old_median_ms": round(statistics.median(o)),
         "new_median_ms": round(statistics.median(n)),
+        "old_p90_ms": round(p90(o)),
+        "new_p90_ms": round(p90(n)),
+        "median_ratio": round(statistics.median(b / a for a, b in zip(o, n, strict=True) if a), 3),
         "median_difference_ms": round(statistics.median(b - a for a, b in zip(o, n, strict=True))),
         "new_earlier": sum(b < a for a, b in zip(o, n, strict=True)),
     }
@@ -500,6 +536,12 @@ def main() -> None:
     )
     p.add_argument(
         "--new-key", default="", help="the label of the new side's kept batches (default: HEAD's short hash)"
+    )
+    p.add_argument(
+        "--embedding-precision",
+        choices=["", "fp32", "int8"],
+        default="",
+        help="the embedded embedder's precision for both sides (the kept index was built with fp32)",
     )
     p.add_argument("--fit", action="store_true", help="grid-search quote weights, fit answerability")
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "answers"))
