@@ -90,8 +90,10 @@ def hits_of(result: dict[str, Any]) -> list[Hit]:
 
 
 def prepare_squad(
-    cache: Path, n_answerable: int, n_unanswerable: int
+    cache: Path, n_answerable: int, n_unanswerable: int, precision: str = ""
 ) -> tuple[Path, list[Question], list[Question]]:
+    """``precision``: the embedded embedder's, saved in the data dir's config (the kept index was built
+    with fp32, before int8 became the default); both sides of a comparison read it from there."""
     folders = {name: cache / "docs" / name for name in SQUAD}
     answerable: list[Question] = []
     unanswerable: list[Question] = []
@@ -102,16 +104,18 @@ def prepare_squad(
         answerable += h.answerable
         unanswerable += h.unanswerable
     data = cache / "squad"
-    services = _services(data, folders, routing={"top_k": 2})
+    pinned = {"embedding": {"precision": precision}} if precision else {}
+    services = _services(data, folders, routing={"top_k": 2}, **pinned)
     _index(services, folders)
     return data, answerable[:n_answerable], unanswerable[:n_unanswerable]
 
 
-def prepare_quac(cache: Path, n: int) -> tuple[Path, list[Turn]]:
+def prepare_quac(cache: Path, n: int, precision: str = "") -> tuple[Path, list[Turn]]:
     folder = cache / "docs" / "quac"
     write_quac(folder)
     data = cache / "quac"
-    services = _services(data, {"quac": folder})
+    pinned = {"embedding": {"precision": precision}} if precision else {}
+    services = _services(data, {"quac": folder}, **pinned)
     _index(services, {"quac": folder})
     turns = [t for t in quac_turns(600, seed=12) if t.history]
     unans = [t for t in turns if t.unanswerable][: n // 2]
@@ -222,8 +226,9 @@ def fit_logistic(
 
 
 def part1(args: argparse.Namespace, cache: Path, config: GroundingConfig) -> dict[str, Any]:
-    data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable)
-    qdata, turns = prepare_quac(cache, args.quac)
+    precision = args.embedding_precision
+    data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable, precision)
+    qdata, turns = prepare_quac(cache, args.quac, precision)
     t = time.perf_counter()
     results = kimas_batch("retrieve", data, squad_items([*answerable, *unanswerable]))
     qresults = kimas_batch("retrieve", qdata, quac_items(turns))
@@ -401,26 +406,23 @@ def old_tree(cache: Path, ref: str) -> Path:
     return dest
 
 
-def chat_config(cache: Path, data: Path, model: str, precision: str = "") -> Path:
+def chat_config(cache: Path, data: Path, model: str) -> Path:
     """The data dir's config with the chat model of this run: the embedded default, or the bigger instruct
-    GGUF that ../shared/MODELS.md names for benchmarks (bench/bigger_model.py). ``precision``: the
-    embedded embedder's, when the index was built with another than the default (both sides then search
-    the same index)."""
+    GGUF that ../shared/MODELS.md names for benchmarks (bench/bigger_model.py)."""
     text = (data / "config.toml").read_text()
     if model == "bigger":
         from bench.bigger_model import bigger_model
 
         text += f'\n[chat]\npath = "{bigger_model()}"\nprompt_cache_mb = 256\n'
-    if precision:
-        text += f'\n[embedding]\nprecision = "{precision}"\n'
-    dest = cache / f"config-{data.name}-{model}{'-' + precision if precision else ''}.toml"
+    dest = cache / f"config-{data.name}-{model}.toml"
     dest.write_text(text)
     return dest
 
 
 def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
-    data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable)
-    qdata, turns = prepare_quac(cache, args.quac)
+    precision = args.embedding_precision
+    data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable, precision)
+    qdata, turns = prepare_quac(cache, args.quac, precision)
     a = split(answerable, args.split)[: args.llm_answerable]
     u = split(unanswerable, args.split)[: args.llm_unanswerable]
     qt = [t for t in turns if t.unanswerable][: args.llm_quac // 2] + [
@@ -436,8 +438,8 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
             check=True,
         ).stdout.strip()
     )  # the "new" side's batches are kept per commit
-    configs = {m: chat_config(cache, data, m, args.embedding_precision) for m in args.chat_models}
-    qconfigs = {m: chat_config(cache, qdata, m, args.embedding_precision) for m in args.chat_models}
+    configs = {m: chat_config(cache, data, m) for m in args.chat_models}
+    qconfigs = {m: chat_config(cache, qdata, m) for m in args.chat_models}
     report: dict[str, Any] = {
         "answerable": len(a),
         "unanswerable": len(u),
