@@ -24,7 +24,8 @@ from dataclasses import dataclass, field, replace
 
 from kimas_desktop.answer.agentic import SufficiencyJudge
 from kimas_desktop.answer.budget import Budget, PromptSpeed, plan
-from kimas_desktop.answer.citations import closest_passages, supported_citations
+from kimas_desktop.answer.citations import closest_passages, supported_citations, value_citations
+from kimas_desktop.answer.compare import Computed, compute
 from kimas_desktop.answer.filter import EvidenceFilter, pack
 from kimas_desktop.answer.grounding import Grounder, Grounding
 from kimas_desktop.answer.guard import StreamGuard, guard_stream
@@ -72,6 +73,7 @@ from kimas_desktop.trace import (
     AnswerStage,
     BudgetStage,
     CitationsStage,
+    ComputeStage,
     ContextStage,
     DecisionStage,
     FirstTokenStage,
@@ -162,6 +164,7 @@ class _Run:
     trace: TraceBuilder = field(default_factory=TraceBuilder)
     checked: bool = False  # the chat model's check read the sources first (its state is in the cache)
     prompt_tokens: int = 0  # the answer prompt's, as planned
+    computed: Computed | None = None  # a comparison the evidence answers in code
 
 
 class Pipeline:
@@ -375,11 +378,12 @@ class Pipeline:
         chat model's check."""
         policy = AnswerPolicy(self.config.grounding, judges=self.describe_chat().judges)
         lexical, try_anyway = grounding.answerability, run.options.try_anyway
+        run.computed = compute(run.question, evidence.hits)
         verdict = None
-        if policy.asks_model(lexical, try_anyway=try_anyway):
+        if run.computed is None and policy.asks_model(lexical, try_anyway=try_anyway):
             yield Status("check", "Checking that your documents answer this…")
             verdict = self._check(run, evidence.hits)
-        decision = policy.decide(lexical, verdict, try_anyway=try_anyway)
+        decision = policy.decide(lexical, verdict, try_anyway=try_anyway, computed=run.computed is not None)
         kind = verdict.kind if verdict is not None else ""
         run.trace.add(DecisionStage(0.0, decision.answer, decision.rule, lexical.score, kind))
         return decision
@@ -569,7 +573,24 @@ class Pipeline:
         run.trace.add(CitationsStage(0.0, tuple(c.n for c in citations), note or "from the support check"))
         yield from self._finish(run, Answered(answer, citations, note))
 
+    def _computed(self, run: _Run, evidence: Evidence, computed: Computed) -> Steps:
+        """A comparison answered in code: the two values with the sentences they were read from."""
+        c, values = computed.comparison, computed.values
+        run.trace.add(
+            ComputeStage(0.0, c.order, c.items, tuple(v.text for v in values), tuple(v.n for v in values))
+        )
+        run.trace.add(FirstTokenStage(run.clock.ms()))
+        yield AnswerDelta(computed.text)
+        citations = value_citations(values, evidence.hits)
+        run.trace.add(
+            CitationsStage(0.0, tuple(x.n for x in citations), "the sentences the values come from")
+        )
+        yield from self._finish(run, Answered(computed.text, citations, "compared in code"))
+
     def _answer(self, run: _Run, evidence: Evidence, grounding: Grounding) -> Steps:
+        if run.computed is not None:
+            yield from self._computed(run, evidence, run.computed)
+            return
         evidence, messages = self._prompt(run, evidence, grounding)
         yield TraceReady(run.trace.snapshot())  # so far: a stopped answer keeps it
         yield Status("answer", "Writing the answer…")

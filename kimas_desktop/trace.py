@@ -22,6 +22,7 @@ __all__ = [
     "AnswerStage",
     "BudgetStage",
     "CitationsStage",
+    "ComputeStage",
     "ContextStage",
     "DecisionStage",
     "FirstTokenStage",
@@ -123,6 +124,19 @@ class PackStage:
     tokens: int
     budget: int | None = None
     round: int = 1  # 2: packed again after the agentic round; 3: made room for the key sentences
+
+
+@dataclass(frozen=True)
+class ComputeStage:
+    """A comparison answered in code (``answer/compare.py``): the two things, the values read from the
+    sources numbered ``sources``, and the order asked for."""
+
+    stage: ClassVar[str] = "compute"
+    ms: float
+    order: str
+    items: tuple[str, ...]
+    values: tuple[str, ...]
+    sources: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -261,6 +275,7 @@ StageRecord = (
     | RerankStage
     | PackStage
     | BudgetStage
+    | ComputeStage
     | AgenticStage
     | OnlineStage
     | QuoteStage

@@ -9,6 +9,7 @@ from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,
     BudgetStage,
+    ComputeStage,
     DecisionStage,
     OnlineStage,
     QuoteStage,
@@ -30,6 +31,7 @@ STAGE_LABELS = {
     "rerank": "ranking the evidence",
     "pack": "fitting the evidence",
     "budget": "planning for the first word",
+    "compute": "comparing the values",
     "agentic": "second search",
     "online": "online sources",
     "quote": "finding the quote",
@@ -59,6 +61,7 @@ DECISION_RULES = {
     "rescued": "the chat model copied the answer from a source, though the match was weak",
     "doubted": "the chat model found no source that states it, though the match was good",
     "try anyway": "you asked the model to try",
+    "computed": "the sources give both values the question compares",
 }
 
 
@@ -151,6 +154,13 @@ def trace_markdown(trace: Trace) -> str:
     budget = trace.find(BudgetStage)
     if budget is not None:
         lines.append(budget_line(budget))
+    computed = trace.find(ComputeStage)
+    if computed is not None:
+        pairs = ", ".join(
+            f"{esc(item)} {esc(value)} [{n}]"
+            for item, value, n in zip(computed.items, computed.values, computed.sources, strict=True)
+        )
+        lines.append(f"\n**Computed, not written by the model:** compared {pairs} ({esc(computed.order)}).")
     agentic = trace.find(AgenticStage)
     if agentic is not None:
         if agentic.skipped:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kimas_desktop.answer.compare import Value
 from kimas_desktop.types import Citation, Hit, Quote, SentenceSupport
 
-__all__ = ["closest_passages", "supported_citations"]
+__all__ = ["closest_passages", "supported_citations", "value_citations"]
 
 
 def supported_citations(support: Sequence[SentenceSupport], hits: Sequence[Hit]) -> tuple[Citation, ...]:
@@ -30,6 +31,17 @@ def supported_citations(support: Sequence[SentenceSupport], hits: Sequence[Hit])
         assert a is not None and b is not None
         out.append(Citation(n, chunk, " ".join(chunk.text[a:b].split()), a, b))
     return tuple(out)
+
+
+def value_citations(values: Sequence[Value], hits: Sequence[Hit]) -> tuple[Citation, ...]:
+    """A computed answer's citations: the sentence each compared value was read from (one per source)."""
+    out: dict[int, Citation] = {}
+    for v in values:
+        chunk = hits[v.n - 1].chunk
+        out.setdefault(
+            v.n, Citation(v.n, chunk, " ".join(chunk.text[v.start : v.end].split()), v.start, v.end)
+        )
+    return tuple(out.values())
 
 
 def closest_passages(quotes: Sequence[Quote]) -> tuple[Citation, ...]:

@@ -20,6 +20,10 @@ chat model changes a decision and none pays for a check: with the 0.5B benchmark
 through) and found nothing ("none") for 0 of 18, so neither rule would help (bench/RESULTS.md, "Answer
 policy (issue 22)"). The rules stay, tested, for a model whose check measures better.
     try anyway    the user asked the model to try (Regenerate after a decline): answer
+    computed      the question compares two things by a date or a number, and the evidence gives both
+                  values (``compare.py``): answer, in code, with the two values and their sources. Such a
+                  question names its answer (one of the two things), so the lexical score, which looks for
+                  words beyond the question's, says little about it.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ __all__ = ["AnswerPolicy", "Decision"]
 @dataclass(frozen=True)
 class Decision:
     answer: bool
-    rule: str  # "lexical", "rescued", "doubted", "try anyway"
+    rule: str  # "lexical", "rescued", "doubted", "try anyway", "computed"
     lexical: Answerability
     verdict: Verdict | None = None
 
@@ -48,6 +52,8 @@ class Decision:
             return f"{score}; the chat model found no source that states the answer"
         if self.rule == "try anyway":
             return "you asked the model to try"
+        if self.rule == "computed":
+            return "the sources give both values the question compares"
         return score
 
 
@@ -65,8 +71,15 @@ class AnswerPolicy:
         return self._rescue_from <= lexical.score < self._doubt_below
 
     def decide(
-        self, lexical: Answerability, verdict: Verdict | None = None, *, try_anyway: bool = False
+        self,
+        lexical: Answerability,
+        verdict: Verdict | None = None,
+        *,
+        try_anyway: bool = False,
+        computed: bool = False,
     ) -> Decision:
+        if computed:
+            return Decision(True, "computed", lexical, verdict)
         if try_anyway or not self._decline:
             return Decision(True, "try anyway" if try_anyway else "lexical", lexical, verdict)
         if verdict is not None and self.asks_model(lexical):
