@@ -171,6 +171,19 @@ class RoutingConfig(_Section):
     lexical_mu: float = Field(100.0, gt=0)  # μ of the Dirichlet smoothing, in words
 
 
+class HopsConfig(_Section):
+    """Multi-hop retrieval without an LLM (``kimas_desktop/retrieval/hops.py``): when the best passage does
+    not cover the question, search again for the bridge from the best passages."""
+
+    enabled: bool = True
+    rounds: int = Field(1, ge=0, le=3)
+    cover: float = Field(0.9, ge=0, le=1)  # hop when the best passage covers less of the question's words
+    passages: int = Field(3, ge=1, le=8)  # one bridge query from each of this many best passages
+    terms: int = Field(4, ge=1, le=12)  # bridge words a query takes from its passage
+    per_hop: int = Field(2, ge=1, le=8)  # new passages each bridge query adds
+    keep: int = Field(4, ge=0)  # the first round's best passages that stay on top
+
+
 class RetrievalConfig(_Section):
     k: int = Field(12, ge=1)  # hits per agent query
     mode: Literal["dense", "fts", "hybrid"] = "hybrid"
@@ -304,6 +317,7 @@ class Config(_Section):
     context: ContextConfig = ContextConfig()
     routing: RoutingConfig = RoutingConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
+    hops: HopsConfig = HopsConfig()
     agentic: AgenticConfig = AgenticConfig()
     summarizer: SummarizerConfig = SummarizerConfig()
     grounding: GroundingConfig = GroundingConfig()

@@ -64,9 +64,11 @@ from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, OnlineSource, Reranker
 from kimas_desktop.retrieval.agents import AgentResult, RetrievalAgent
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
+from kimas_desktop.retrieval.hops import bridge_queries, covered, merge_hops
 from kimas_desktop.retrieval.online import OnlineRound, OnlineSources
 from kimas_desktop.routing.online import SourceMatcher
 from kimas_desktop.routing.router import CentroidRouter
+from kimas_desktop.text.terms import TermWeights
 from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,
@@ -77,6 +79,7 @@ from kimas_desktop.trace import (
     ContextStage,
     DecisionStage,
     FirstTokenStage,
+    HopStage,
     OnlineStage,
     PackStage,
     QuoteStage,
@@ -312,10 +315,53 @@ class Pipeline:
         candidates = [h for r in results for h in r.hits]
         hits = self._filter.rerank(query, candidates)
         trace.add(RerankStage(t.ms(), len(candidates), len(hits)))
+        hits = self._hops(query, hits, active, stages.chat, trace)
         snapshot = trace.snapshot()
         return RetrievalResult(
             question, query, tuple(routes), tuple(active), tuple(hits), snapshot, analysis, rewrite.decision
         )
+
+    def _hops(
+        self, query: str, hits: list[Hit], active: Sequence[str], chat: ChatModel, trace: TraceBuilder
+    ) -> list[Hit]:
+        """Multi-hop retrieval (``retrieval/hops.py``): when the best passage does not cover the question,
+        bounded rounds search for the bridge from the best passages; each hop goes into the trace."""
+        hc = self.config.hops
+        if not hc.enabled or hc.rounds == 0 or not hits:
+            return hits
+        t = _Clock()
+        weights = TermWeights.from_synopses(self._searcher.synopsis(n) for n in active)
+        weights = weights or TermWeights.from_texts([h.chunk.text for h in hits])
+        plan = covered(query, hits, weights, hc.cover)
+        if not plan.hop:
+            trace.add(HopStage(t.ms(), 0, why=plan.why))
+            return hits
+        agents = self._agents(active, chat)
+        current, bridge_from = list(hits), list(hits)
+        why = "the rounds are used up"
+        for r in range(1, hc.rounds + 1):
+            queries = bridge_queries(query, bridge_from, weights, passages=hc.passages, terms=hc.terms)
+
+            def search(q: str) -> list[Hit]:
+                return reciprocal_rank_fusion([a.search(q) for a in agents])
+
+            found = list(self._pool.map(search, queries))
+            limit = max(len(hits), self.config.rerank.top_n)
+            merged = merge_hops(current, found, keep=hc.keep, per_hop=hc.per_hop, limit=limit)
+            before = {h.chunk.chunk_id for h in current}
+            added = [h for h in merged if h.chunk.chunk_id not in before]
+            for q, lst in zip(queries, found, strict=True):
+                ids = {h.chunk.chunk_id for h in lst}
+                trace.add(
+                    HopStage(t.ms(), r, q, tuple(h.chunk.chunk_id for h in added if h.chunk.chunk_id in ids))
+                )
+            current = [replace(h, origin=h.origin or "hop") for h in merged]
+            if not added:
+                why = "a hop found nothing new"
+                break
+            bridge_from = added
+        trace.add(HopStage(t.ms(), 0, why=f"{plan.why}; stopped: {why}"))
+        return current
 
     def retrieve(self, question: str, history: Sequence[Message] = ()) -> RetrievalResult:
         """Steps up to the filter: the best evidence for ``question`` in this conversation."""

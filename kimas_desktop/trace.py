@@ -26,6 +26,7 @@ __all__ = [
     "ContextStage",
     "DecisionStage",
     "FirstTokenStage",
+    "HopStage",
     "OnlineStage",
     "PackStage",
     "QuoteStage",
@@ -124,6 +125,19 @@ class PackStage:
     tokens: int
     budget: int | None = None
     round: int = 1  # 2: packed again after the agentic round; 3: made room for the key sentences
+
+
+@dataclass(frozen=True)
+class HopStage:
+    """One hop of the multi-hop retrieval (``retrieval/hops.py``): the bridge ``query`` of ``round`` and
+    the passages it added (chunk ids); a record with round 0 says why no (further) hop was made."""
+
+    stage: ClassVar[str] = "hop"
+    ms: float
+    round: int
+    query: str = ""
+    added: tuple[str, ...] = ()
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -276,6 +290,7 @@ StageRecord = (
     | PackStage
     | BudgetStage
     | ComputeStage
+    | HopStage
     | AgenticStage
     | OnlineStage
     | QuoteStage

@@ -11,6 +11,7 @@ from kimas_desktop.trace import (
     BudgetStage,
     ComputeStage,
     DecisionStage,
+    HopStage,
     OnlineStage,
     QuoteStage,
     ReembedStage,
@@ -32,6 +33,7 @@ STAGE_LABELS = {
     "pack": "fitting the evidence",
     "budget": "planning for the first word",
     "compute": "comparing the values",
+    "hop": "searching for the bridge",
     "agentic": "second search",
     "online": "online sources",
     "quote": "finding the quote",
@@ -154,6 +156,16 @@ def trace_markdown(trace: Trace) -> str:
     budget = trace.find(BudgetStage)
     if budget is not None:
         lines.append(budget_line(budget))
+    hops = [s for s in trace.stages if isinstance(s, HopStage)]
+    if hops:
+        lines.append(
+            "\n**Hops** (searching again from the best passages for what the question leaves implicit)\n"
+        )
+        for h in hops:
+            if h.round:
+                lines.append(f"- round {h.round}: “{esc(h.query)}”: {len(h.added)} new passage(s)")
+            else:
+                lines.append(f"- {esc(h.why)}")
     computed = trace.find(ComputeStage)
     if computed is not None:
         pairs = ", ".join(

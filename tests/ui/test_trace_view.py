@@ -5,6 +5,7 @@ from kimas_desktop.trace import (
     BudgetStage,
     DecisionStage,
     FirstTokenStage,
+    HopStage,
     RewriteStage,
     RouteStage,
     TotalStage,
@@ -81,3 +82,18 @@ def test_the_trace_says_what_the_time_budget_cut() -> None:
     assert "**Time budget:** none (no time limit set); 7 sources given to the model" in trace_markdown(
         free.snapshot()
     )
+
+
+def test_the_trace_shows_each_hop_and_why_it_stopped() -> None:
+    trace = TraceBuilder(question="Is the birthplace of Ada Quill near the sea?")
+    trace.add(HopStage(2.0, 1, "birthplace sea Brindleford 1901", ("c7", "c9")))
+    trace.add(
+        HopStage(
+            2.0,
+            0,
+            why="the best passage covers 38% of the question's words; stopped: a hop found nothing new",
+        )
+    )
+    text = trace_markdown(trace.snapshot())
+    assert "- round 1: “birthplace sea Brindleford 1901”: 2 new passage(s)" in text
+    assert "- the best passage covers 38% of the question's words; stopped: a hop found nothing new" in text
