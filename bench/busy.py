@@ -7,7 +7,7 @@ The app as people run it (``DesktopApp`` over the real runtime and the embedded 
 collection ``wiki`` holds the first ``--articles`` SQuAD-Shifts new_wiki articles (the questions come from
 them); collection ``big`` holds ``--big`` passages of the other three domains, one file each (a large
 upload). Each question is asked three ways, turn about (the order rotates per question), each in a new
-conversation:
+conversation with the chat model's prompt cache emptied first:
 
 - ``quiet``: nothing else runs;
 - ``busy``: ``big`` is being re-embedded from its files (the indexer's whole work: reading, chunking,
@@ -83,6 +83,11 @@ def wait(condition: Any, timeout: float) -> bool:
 
 
 def ask(desk: DesktopApp, question: str) -> dict[str, Any]:
+    """One answer in a new conversation, the model's prompt cache emptied first (each way asks the same
+    question, and a cached prompt would start the later ways' answers at once)."""
+    clear = getattr(desk.runtime.chat(desk.config), "clear_cache", None)
+    if clear is not None:
+        clear()
     conv = desk.chat.new_conversation()
     turns = list(desk.chat.ask(conv, question))
     turn = turns[-1] if turns else None

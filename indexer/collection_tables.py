@@ -43,6 +43,11 @@ class CollectionTables:
         self._files = files
         self._vector_index_rows = vector_index_rows
 
+    @property
+    def chunks_table(self) -> str:
+        """The chunks table's name (a re-embedding moves the collection to new tables)."""
+        return str(self._chunks.name)
+
     # -- manifest -------------------------------------------------------------------------------------
 
     def manifest(self) -> dict[str, FileRecord]:

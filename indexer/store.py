@@ -444,4 +444,11 @@ class LanceStore:
                     f"not the configured embedding model {configured}: it needs re-embedding "
                     f"(kimas reindex {collection})"
                 )
-        return tables.search(text=text, vector=query, k=k, mode=mode)
+        try:
+            return tables.search(text=text, vector=query, k=k, mode=mode)
+        except Exception:
+            # A re-embedding finished while this search read the old tables, and dropped them: search
+            # the new ones (found by the bench/busy.py run, a question asked during re-embeddings).
+            if f"{self._records.require(collection)['table']}_chunks" == tables.chunks_table:
+                raise
+            return self.tables(collection).search(text=text, vector=query, k=k, mode=mode)

@@ -166,3 +166,28 @@ def test_kimas_collections_shows_needs_reembedding_and_kimas_reindex_fixes_it(
     assert "collection c: 4 files indexed" in capsys.readouterr().out
     assert main(["collections", "--data-dir", data]) == 0
     assert "needs re-embedding" not in capsys.readouterr().out
+
+
+def test_a_search_that_read_the_old_tables_while_a_reembedding_finished_searches_the_new_ones(
+    tmp_path: Path,
+) -> None:
+    """The race bench/busy.py hit: a question's search had opened the old tables when the re-embedding
+    switched to the new ones and dropped them (lance: 'Not found' for a data file)."""
+    folder, db = _folder(tmp_path), str(tmp_path / "db")
+    emb = HashEmbedder(dim=64)
+    Indexer(LanceStore(db, embedder=emb), emb, small_config()).index("c", [folder])
+
+    class Racing(LanceStore):
+        stale = None
+
+        def tables(self, collection: str):  # type: ignore[no-untyped-def]
+            if self.stale is not None:  # the first call after the swap: what the search had opened
+                tables, self.stale = self.stale, None
+                return tables
+            return super().tables(collection)
+
+    store = Racing(db, embedder=emb)
+    old_tables = store.tables("c")
+    Indexer(store, emb, small_config()).reembed("c")  # same model, new tables; the old ones dropped
+    store.stale = old_tables
+    assert _ask(store, emb) == "vacuum.md"
