@@ -180,8 +180,10 @@ class HopsConfig(_Section):
     cover: float = Field(0.9, ge=0, le=1)  # hop when the best passage covers less of the question's words
     passages: int = Field(3, ge=1, le=8)  # one bridge query from each of this many best passages
     terms: int = Field(4, ge=1, le=12)  # bridge words a query takes from its passage
-    per_hop: int = Field(2, ge=1, le=8)  # new passages each bridge query adds
-    keep: int = Field(4, ge=0)  # the first round's best passages that stay on top
+    # Tuned on the even half of StrategyQA (bench/RESULTS.md, issue 25): each bridge query adds its best new
+    # passage after the first round's best six (so a single-fact question's top five never changes).
+    per_hop: int = Field(1, ge=1, le=8)  # new passages each bridge query adds
+    keep: int = Field(6, ge=0)  # the first round's best passages that stay on top
 
 
 class RetrievalConfig(_Section):
