@@ -56,13 +56,16 @@ def recall(flags: list[bool]) -> float | None:
     return round(sum(flags) / len(flags), 3) if flags else None
 
 
-def prepare(cache: Path) -> tuple[Path, dict[str, str]]:
+def prepare(cache: Path, precision: str = "") -> tuple[Path, dict[str, str]]:
+    """``precision``: the embedded embedder's, saved in the data dir's config (the old side of the
+    comparison only knows the fp32 model, and both sides search the same index)."""
     docs = cache / "docs"
     where = write_squad(DOMAIN, docs / "wiki")
     write_quac(docs / "quac")
     data = cache / "data"
     folders = {"wiki": docs / "wiki", "quac": docs / "quac"}
-    _index(_services(data, folders), folders)
+    pinned = {"embedding": {"precision": precision}} if precision else {}
+    _index(_services(data, folders, **pinned), folders)
     return data, where
 
 
@@ -219,10 +222,11 @@ def main() -> None:
     p.add_argument("--old-ref", default="208a2f9", help="the product before the turn decision")
     p.add_argument("--cast-llm", type=int, default=0, help="CAsT test utterances judged by the bigger model")
     p.add_argument("--parts", nargs="+", choices=["shift", "quac", "cast"], default=["shift", "quac", "cast"])
+    p.add_argument("--embedding-precision", default="fp32", choices=["fp32", "int8"])
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "topic"))
     args = p.parse_args()
     cache = Path(args.cache)
-    data, where = prepare(cache)
+    data, where = prepare(cache, args.embedding_precision)
     report: dict[str, Any] = {}
     if "shift" in args.parts:
         report["shift"] = shift(args, cache, data, where)

@@ -70,7 +70,8 @@ DECISION_RULES = {
 def conversation_use(rewrite: RewriteStage) -> str:
     """What the context manager took from the conversation, in the user's words."""
     if rewrite.depends == "self-contained":
-        return f"searched as asked: {esc(rewrite.reason)}"
+        kept = f" ({esc(rewrite.note)})" if rewrite.note else ""
+        return f"searched as asked{kept}: {esc(rewrite.reason)}"
     asked = ", ".join(f"“{esc(truncate(q, 80))}”" for q in rewrite.earlier) or "the earlier answers"
     return f"used the earlier question {asked}: {esc(rewrite.reason)}"
 

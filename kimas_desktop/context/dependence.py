@@ -10,9 +10,12 @@ Warsaw's metro found Kenya.pdf). So every turn is first labelled as TREC CAsT 20
 
 Without an LLM the decision reads three signals: a reference or ellipsis the question cannot resolve on its
 own ("it", "they", "what about …"), the embedding similarity between the question and each earlier
-message, and whether the question has enough of its own to stand alone. The thresholds were chosen on the
-tuning half of the dev kit's sets and are reported on the held-out half (bench/topic_shift.py,
-bench/RESULTS.md "Topic changes (issue 23)").
+message, and whether the question has enough of its own to stand alone. A self-contained question that is
+still on the conversation's subject (close to it, and naming nothing the conversation has not named) keeps
+the subject in view: ``TurnDecision.subject`` names the exchanges whose few main terms its search keeps
+(the summarizer still sees none of them). The thresholds were chosen on the tuning half of the dev kit's
+sets and are reported on the held-out half (bench/topic_shift.py, bench/RESULTS.md "Conversations that
+change topic (issue 23)").
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ _ELLIPSIS = ("and ", "but ", "so ", "also ", "what about", "how about", "what el
 _QUESTION_WORDS = frozenset("what who whom whose which when where why how".split())
 
 RELATED_SIMILARITY = 0.3  # a question this close to an earlier message continues it
+SAME_SUBJECT = 0.2  # a self-contained question this close to an earlier message is on its subject
 SUBJECT_WORDS = 3  # content words a named question needs to stand alone
 LONG_WORD = 10  # a word this long is rare enough to carry a question alone ("disenclavement")
 
@@ -58,17 +62,21 @@ class TurnDecision:
     reason: str
     similarity: float | None = None  # the closest earlier message's, when measured
     topic: tuple[int, ...] = ()  # the exchange that started the conversation's current topic
+    # A self-contained question on the conversation's subject: the exchanges whose main terms its search
+    # keeps (none reach the summarizer). Empty for a change of subject and for follow-ups.
+    subject: tuple[int, ...] = ()
 
     def shifted(self, offset: int) -> TurnDecision:
         """The same decision with its indices moved by ``offset`` (from a window to the whole history)."""
         move = lambda ix: tuple(i + offset for i in ix)  # noqa: E731
-        return replace(self, turns=move(self.turns), topic=move(self.topic))
+        return replace(self, turns=move(self.turns), topic=move(self.topic), subject=move(self.subject))
 
     def relabelled(self, depends: Dependence, history: Sequence[Message], reason: str) -> TurnDecision:
         """The same turn under another label (a capable model's judgement), with the turns it implies."""
         last = exchanges(history)[-1] if history else ()
         used = {"self-contained": (), "topic": self.topic, "previous": tuple(sorted({*self.topic, *last}))}
-        return TurnDecision(depends, used[depends], "llm", reason, self.similarity, self.topic)
+        subject = self.subject if depends == "self-contained" else ()
+        return TurnDecision(depends, used[depends], "llm", reason, self.similarity, self.topic, subject)
 
     @property
     def uses_history(self) -> bool:
@@ -119,6 +127,13 @@ def names_its_subject(question: str) -> bool:
     named = any(is_name(w, i) or _acronym(w) for i, w in enumerate(tokens))
     own = [w for w in content_words(question) if w not in _QUESTION_WORDS]
     return named and len(own) >= SUBJECT_WORDS
+
+
+def names_something_new(question: str, history: Sequence[Message]) -> bool:
+    """Whether the question names something (a name or an acronym) the conversation never named."""
+    tokens = words(question)
+    names = {w.lower() for i, w in enumerate(tokens) if is_name(w, i) or _acronym(w)}
+    return bool(names - {w.lower() for m in history for w in words(m.content)})
 
 
 def exchanges(history: Sequence[Message]) -> list[tuple[int, ...]]:
@@ -183,17 +198,30 @@ class TurnDependence:
         if ref is not None:
             used = tuple(sorted({*topic, *turns[-1]}))
             return TurnDecision("previous", used, "rules", f"it refers back ('{ref}')", best, topic)
+        near = tuple(sorted({*topic, *closest}))
         if names_its_subject(question):
-            reason = "it names its own subject"
-            return TurnDecision("self-contained", (), "rules", reason, best, topic)
+            return self._alone(question, history, "it names its own subject", best, topic, near)
         if best >= RELATED_SIMILARITY:
-            used = tuple(sorted({*topic, *closest}))
             reason = f"it continues that topic (similarity {best:.2f})"
-            return TurnDecision("topic", used, "rules", reason, best, topic)
+            return TurnDecision("topic", near, "rules", reason, best, topic)
         if too_vague(question):
             return TurnDecision("topic", topic, "rules", "it is too short to stand alone", best, topic)
         reason = f"it is unrelated to the conversation (closest similarity {best:.2f})"
-        return TurnDecision("self-contained", (), "rules", reason, best, topic)
+        return self._alone(question, history, reason, best, topic, near)
+
+    @staticmethod
+    def _alone(
+        question: str,
+        history: Sequence[Message],
+        reason: str,
+        best: float,
+        topic: tuple[int, ...],
+        near: tuple[int, ...],
+    ) -> TurnDecision:
+        """Self-contained; on the conversation's subject when close to it and naming nothing new."""
+        on_subject = best >= SAME_SUBJECT and not names_something_new(question, history)
+        subject = near if on_subject else ()
+        return TurnDecision("self-contained", (), "rules", reason, best, topic, subject)
 
     def _topic_start(
         self, history: Sequence[Message], turns: Sequence[tuple[int, ...]], vectors: Sequence[Vector]

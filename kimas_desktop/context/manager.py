@@ -50,12 +50,20 @@ def _transcript(history: Sequence[Message], max_chars: int = 600) -> str:
     return "\n".join(f"[{i}] {m.role}: {truncate(m.content, max_chars)}" for i, m in enumerate(history))
 
 
+# Terms a follow-up takes from the turns it depends on, and a self-contained question on the
+# conversation's subject from that subject's exchanges. Chosen on the tuning half of bench/topic_shift.py
+# (QuAC follow-ups and self-contained questions after an unrelated conversation): 24 follow-up terms and
+# none for the subject gave 0.94 / 0.927 there; 10 and 3 give 0.96 / 0.927 (bench/RESULTS.md, issue 23).
+FOLLOW_UP_TERMS = 10
+SUBJECT_TERMS = 3
+
+
 def heuristic_rewrite(question: str, history: Sequence[Message], *, max_terms: int = 24) -> str:
     """The LLM-free rewrite: the question plus salient terms of the earlier turns it does not mention.
 
     Earlier user questions carry the topic (the latest counts twice); earlier answers carry the names a
-    follow-up refers to. Measured on QuAC follow-ups (bench/quality.py): 16 terms from the user turns and
-    the last answer reached recall@5 0.93; 24 terms from every answer 0.98, the whole-history figure.
+    follow-up refers to. Measured on QuAC follow-ups with every turn appended (bench/quality.py): 16 terms
+    from the user turns and the last answer reached recall@5 0.93; 24 terms from every answer 0.98.
     """
     users = [m.content for m in history if m.role == "user"]
     answers = [m.content[:600] for m in history if m.role == "assistant"]
@@ -156,7 +164,7 @@ class QueryContextualizer:
                 # (bench/RESULTS.md, "Topic changes (issue 23)").
                 if decision.uses_history:
                     return replace(by_rules, note=f"{_JUDGED[needs]}; kept: {decision.reason}")
-                return Rewrite(question, "as-asked", decision=judged)
+                return self._by_rules(question, history, judged)
             if not query or len(query) > 4 * len(question) + 300:
                 return fallback("rewrite was empty or too long")
             # Never lose the user's own words: keep the question's content words the rewrite dropped.
@@ -167,10 +175,18 @@ class QueryContextualizer:
 
     @staticmethod
     def _by_rules(question: str, history: Sequence[Message], decision: TurnDecision) -> Rewrite:
-        if not decision.uses_history:
+        if decision.uses_history:
+            used = [history[i] for i in decision.turns]
+            return Rewrite(
+                heuristic_rewrite(question, used, max_terms=FOLLOW_UP_TERMS), "heuristic", decision=decision
+            )
+        if not decision.subject:
             return Rewrite(question, "as-asked", decision=decision)
-        used = [history[i] for i in decision.turns]
-        return Rewrite(heuristic_rewrite(question, used), "heuristic", decision=decision)
+        subject = [history[i] for i in decision.subject]
+        query = heuristic_rewrite(question, subject, max_terms=SUBJECT_TERMS)
+        kept = query[len(question.strip()) :].strip()
+        note = f"kept the conversation's subject: {kept}" if kept else ""
+        return Rewrite(query, "as-asked", note=note, decision=decision)
 
     def _ask(self, question: str, history: Sequence[Message]) -> tuple[str, str]:
         messages = [

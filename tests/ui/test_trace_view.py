@@ -47,6 +47,11 @@ def test_the_trace_says_what_the_conversation_contributed() -> None:
         )
     )
     assert "**Conversation:** searched as asked: it names its own subject" in trace_markdown(alone.snapshot())
+    kept = TraceBuilder(question="Which languages are spoken in Kenya?")
+    note = "kept the conversation's subject: Nairobi capital"
+    query = "Which languages are spoken in Kenya? Nairobi capital"
+    kept.add(RewriteStage(1.0, "as-asked", query, note, reason="it names its own subject"))
+    assert f"searched as asked ({note}):" in trace_markdown(kept.snapshot())
     follow = TraceBuilder(question="How many people live there?")
     follow.add(
         RewriteStage(

@@ -84,6 +84,24 @@ def test_the_rewrite_follows_the_decision(embedder: Embedder) -> None:
     assert follow.method == "heuristic" and "Kenya" in follow.query
 
 
+def test_a_question_on_the_same_subject_keeps_a_few_of_its_terms(embedder: Embedder) -> None:
+    """It stands alone ("Kenya" is in it), so nothing reaches the summarizer, but it stays on the
+    conversation's subject; a question naming something new (Warsaw) keeps none of it."""
+    ctx = QueryContextualizer(
+        ScriptedChatModel([]), ContextConfig(rewrite="heuristic"), TurnDependence(embedder)
+    )
+    question = "Which languages are spoken in Kenya?"
+    same = ctx.rewrite(question, KENYA)
+    d = same.decision
+    assert d.depends == "self-contained" and d.turns == () and d.subject
+    assert same.method == "as-asked" and same.query.startswith(question)
+    added = same.query[len(question) :].split()
+    assert 1 <= len(added) <= 3 and same.note == f"kept the conversation's subject: {' '.join(added)}"
+    assert ctx.rewrite(WARSAW, KENYA).decision.subject == ()
+    far = ctx.rewrite("How do steam engines convert heat into work?", KENYA)
+    assert far.query == "How do steam engines convert heat into work?" and far.decision.subject == ()
+
+
 def test_decision_indices_point_into_the_whole_history(embedder: Embedder) -> None:
     long = [Message("user", "Tell me about the pump."), Message("assistant", "It pumps.")] * 3
     history = [*long, *KENYA[:2]]
