@@ -15,7 +15,16 @@ from kimas_desktop.errors import KimasError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from cli import collections_cmd, doctor_cmd, models_cmd, query_cmd, reindex_cmd, serve_cmd, sources_cmd
+    from cli import (
+        collections_cmd,
+        doctor_cmd,
+        eval_cmd,
+        models_cmd,
+        query_cmd,
+        reindex_cmd,
+        serve_cmd,
+        sources_cmd,
+    )
 
     parser = argparse.ArgumentParser(prog="kimas", description="KIMAs Desktop: private local knowledge QA.")
     parser.add_argument("--version", action="version", version=f"kimas {__version__}")
@@ -23,7 +32,16 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--data-dir", help="data directory (default: $KIMAS_HOME or ~/.kimas)")
     common.add_argument("--config", help="config file (default: <data dir>/config.toml)")
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (serve_cmd, doctor_cmd, collections_cmd, reindex_cmd, query_cmd, models_cmd, sources_cmd):
+    for module in (
+        serve_cmd,
+        doctor_cmd,
+        collections_cmd,
+        reindex_cmd,
+        query_cmd,
+        eval_cmd,
+        models_cmd,
+        sources_cmd,
+    ):
         module.add_parsers(sub, common)
     return parser
 

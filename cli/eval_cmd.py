@@ -1,0 +1,112 @@
+"""``kimas eval``: how good the answers are on your own documents (issue 26).
+
+kimas eval [--preset P] [--answers N] [--new-set] [--size N] [--json]   run (a test set is made once)
+kimas eval --list                                                       the saved runs, side by side
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+from dataclasses import asdict
+from typing import Any
+
+from app.eval_run import EvalRun
+from app.evaluation import Evaluation
+from app.paths import read_config, resolve_paths
+from app.runtime import Runtime
+from cli.render import Progress, dumps
+from kimas_desktop.config import PRESETS
+from kimas_desktop.control import CancelToken
+
+FIGURES = (
+    ("routing", "routing accuracy"),
+    ("recall@5", "expected passage in the top 5"),
+    ("mrr", "MRR"),
+    ("quote_has_answer", "grounded quote holds the answer"),
+    ("declined_controls", "unanswerable questions declined"),
+    ("falsely_declined", "answerable questions declined"),
+    ("supported", "answer sentences supported"),
+    ("first_grounded_ms_median", "first grounded words, median ms"),
+    ("first_grounded_ms_p90", "first grounded words, p90 ms"),
+    ("first_token_ms_median", "first word of the answer, median ms"),
+    ("first_token_ms_p90", "first word of the answer, p90 ms"),
+)
+
+
+def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "eval",
+        parents=[common],
+        help="measure retrieval and answers on a test set made from your collections",
+    )
+    p.add_argument("--preset", choices=PRESETS, help="run under this preset (default: the configured one)")
+    p.add_argument("--answers", type=int, default=40, help="questions also answered by the chat model")
+    p.add_argument("--size", type=int, default=200, help="questions in a new test set")
+    p.add_argument("--new-set", action="store_true", help="make a new test set from the collections")
+    p.add_argument("--collection", action="append", default=[], help="only this collection (repeatable)")
+    p.add_argument("--list", action="store_true", help="print the saved runs of the latest test set")
+    p.add_argument("--json", action="store_true", help="print the run as JSON")
+    p.set_defaults(run=run_eval)
+
+
+def _table(runs: list[EvalRun]) -> str:
+    head = "| figure | " + " | ".join(f"{r.label} ({r.status})" for r in runs) + " |"
+    lines = [head, "|---" * (len(runs) + 1) + "|"]
+    for key, name in FIGURES:
+        cells = []
+        for r in runs:
+            v = r.metrics.get("all", {}).get(key.replace("@5", f"@{r.k}"))
+            cells.append("—" if v is None else f"{v:g}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _per_collection(run: EvalRun) -> str:
+    rows = [
+        f"  {name}: recall@{run.k} {m.get(f'recall@{run.k}')}, routing {m.get('routing')}, MRR {m.get('mrr')}"
+        for name, m in run.metrics.items()
+        if name != "all"
+    ]
+    return "\n".join(rows)
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    paths = resolve_paths(args.data_dir, args.config)
+    runtime = Runtime(paths, read_config(paths))
+    evaluation = Evaluation(runtime, lambda: read_config(paths), paths.config_file)
+    try:
+        test_set = None if args.new_set else evaluation.latest_set()
+        if args.list:
+            runs = evaluation.store.runs(test_set.set_id) if test_set else []
+            print(_table(runs) if runs else "No evaluation run yet: `kimas eval` makes one.")
+            return 0
+        if test_set is None:
+            bar = Progress(args.size, "making the test set")
+            test_set = evaluation.build_set(args.size, args.collection, progress=lambda d, n: bar.update(d))
+        cancel = CancelToken()
+        previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())  # Ctrl-C stops it, saved as such
+        bar = Progress(len(test_set.questions), "evaluating")
+        try:
+            run = evaluation.run(
+                test_set.set_id,
+                args.preset,
+                answers=args.answers,
+                cancel=cancel,
+                progress=lambda d, n, q: bar.update(d, q),
+            )
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        if args.json:
+            out: dict[str, Any] = asdict(run)
+            print(dumps(out))
+        else:
+            print(
+                f"Test set {test_set.set_id}: {test_set.answerable} questions and "
+                f"{len(test_set.questions) - test_set.answerable} unanswerable controls; run {run.run_id}."
+            )
+            print(_table(evaluation.store.runs(test_set.set_id)[-4:]))
+            print(_per_collection(run))
+        return 0 if run.complete else 1
+    finally:
+        runtime.close()
