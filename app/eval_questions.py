@@ -200,9 +200,11 @@ def generate(
 
 def finds(evidence: str, source: str, chunk: Chunk) -> bool:
     """Whether ``chunk`` holds the expected evidence: the sentence (whitespace aside) in the same file, or
-    most of its words when a chunk boundary cuts it."""
-    if not evidence or Path(chunk.source) != Path(source):
+    most of its words when a chunk boundary cuts it; any chunk of the file when only the file is known."""
+    if not source or Path(chunk.source) != Path(source):
         return False
+    if not evidence:  # a question the user added names only the file
+        return True
     if " ".join(evidence.split()) in " ".join(chunk.text.split()):
         return True
     want = stems(evidence)

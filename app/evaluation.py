@@ -9,12 +9,14 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from app.eval_questions import TestSet, generate
+from app.eval_questions import EvalQuestion, TestSet, generate
 from app.eval_run import EvalRun, Progress, run_evaluation
 from app.eval_store import EvalStore, EvalStoreError
+from app.retrieval_test import RetrievalTest, inspect_retrieval
 from app.runtime import Runtime
 from kimas_desktop.config import PRESETS, Config, load_config
 from kimas_desktop.control import CancelToken
@@ -80,6 +82,42 @@ class Evaluation:
             raise EvalStoreError("the documents have no passage long enough to ask about")
         self.store.save_set(test_set)
         return test_set
+
+    def add_question(self, set_id: str, question: str, source: str, answer: str = "") -> TestSet:
+        """A question of the user's own, with the file that answers it (and, optionally, words the
+        answer must contain), added to the test set; runs judge it by that file."""
+        if not question.strip():
+            raise EvalStoreError("type the question to add")
+        test_set = self.store.get_set(set_id)
+        store = self._runtime.store(self._config())
+        path = str(Path(source).expanduser().resolve())
+        owner = next((c.name for c in store.collections() if path in store.manifest(c.name)), None)
+        if owner is None:
+            raise EvalStoreError(f"{source} is not an indexed file of any collection")
+        added = EvalQuestion(
+            f"user{sum(q.origin == 'user' for q in test_set.questions) + 1}",
+            question.strip(),
+            True,
+            owner,
+            path,
+            answer=answer.strip(),
+            origin="user",
+        )
+        updated = replace(test_set, questions=(*test_set.questions, added))
+        self.store.save_set(updated)
+        return updated
+
+    def inspect(self, question: str, preset: str | None = None) -> RetrievalTest:
+        """Retrieval testing: each passage's score in every stage for ``question`` (reads only)."""
+        if not question.strip():
+            raise EvalStoreError("type a question to test retrieval with")
+        config = self.config_for(preset)
+        return inspect_retrieval(
+            self._runtime.pipeline(config),
+            self._runtime.store(config),
+            self._runtime.embedder(config),
+            question,
+        )
 
     def latest_set(self) -> TestSet | None:
         sets = self.store.sets()

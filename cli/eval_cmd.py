@@ -9,15 +9,18 @@ from __future__ import annotations
 import argparse
 import signal
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from app.eval_run import EvalRun
 from app.evaluation import Evaluation
 from app.paths import read_config, resolve_paths
+from app.retrieval_test import RetrievalTest
 from app.runtime import Runtime
 from cli.render import Progress, dumps
 from kimas_desktop.config import PRESETS
 from kimas_desktop.control import CancelToken
+from kimas_desktop.errors import KimasError
 
 FIGURES = (
     ("routing", "routing accuracy"),
@@ -46,6 +49,10 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     p.add_argument("--new-set", action="store_true", help="make a new test set from the collections")
     p.add_argument("--collection", action="append", default=[], help="only this collection (repeatable)")
     p.add_argument("--list", action="store_true", help="print the saved runs of the latest test set")
+    p.add_argument("--add", metavar="QUESTION", help="add your own question to the latest test set")
+    p.add_argument("--file", help="with --add: the indexed file that answers it")
+    p.add_argument("--answer", default="", help="with --add: words the answer must contain")
+    p.add_argument("--query", help="retrieval testing: each passage's score in every stage for this question")
     p.add_argument("--json", action="store_true", help="print the run as JSON")
     p.set_defaults(run=run_eval)
 
@@ -71,12 +78,48 @@ def _per_collection(run: EvalRun) -> str:
     return "\n".join(rows)
 
 
+def _inspection(t: RetrievalTest, as_json: bool) -> str:
+    if as_json:
+        return dumps(asdict(t))
+
+    def cell(score: float | None, rank: int | None) -> str:
+        return "—" if rank is None else f"{rank}. {score:.3f}"
+
+    routes = ", ".join(f"{r.collection} {r.score:.3f}" for r in t.routes)
+    lines = [
+        f"Question: {t.question}",
+        f"Rewrite: {t.rewrite}",
+        f"Routing: {routes}; searched: {', '.join(t.searched) or 'none'}",
+        "Each stage's rank is within the passage's collection; final is the order the answer sees.",
+        "",
+        "| final | dense | full text | fused | passage |",
+        "|---|---|---|---|---|",
+    ]
+    for p in t.passages:
+        text = " ".join(p.chunk.text.split())[:90]
+        lines.append(
+            f"| {cell(p.reranked, p.rank)} | {cell(p.dense, p.dense_rank)} | "
+            f"{cell(p.fulltext, p.fulltext_rank)} | {cell(p.fused, p.fused_rank)} | "
+            f"{Path(p.chunk.source).name}: {text} |"
+        )
+    return "\n".join(lines)
+
+
 def run_eval(args: argparse.Namespace) -> int:
     paths = resolve_paths(args.data_dir, args.config)
     runtime = Runtime(paths, read_config(paths))
     evaluation = Evaluation(runtime, lambda: read_config(paths), paths.config_file)
     try:
+        if args.query:
+            print(_inspection(evaluation.inspect(args.query, args.preset), args.json))
+            return 0
         test_set = None if args.new_set else evaluation.latest_set()
+        if args.add:
+            if test_set is None or not args.file:
+                raise KimasError("--add needs --file and a test set (run `kimas eval` once first)")
+            test_set = evaluation.add_question(test_set.set_id, args.add, args.file, args.answer)
+            print(f"Added to test set {test_set.set_id} ({len(test_set.questions)} questions).")
+            return 0
         if args.list:
             runs = evaluation.store.runs(test_set.set_id) if test_set else []
             print(_table(runs) if runs else "No evaluation run yet: `kimas eval` makes one.")

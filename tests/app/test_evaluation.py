@@ -148,3 +148,32 @@ def test_kimas_eval_prints_the_figures_and_lists_the_runs(data_dir: Path) -> Non
     listed = kimas("--list")
     assert listed.returncode == 0 and "expected passage in the top 5" in listed.stdout
     assert "turbo" in listed.stdout and "(complete)" in listed.stdout
+
+
+def test_retrieval_testing_shows_every_stage(evaluation: Evaluation, data_dir: Path) -> None:
+    before = _tables(data_dir)
+    t = evaluation.inspect("How do I start the app on its embedded default models?")
+    assert t.rewrite.startswith("searched as asked") and t.searched == ("project",)
+    assert [r.collection for r in t.routes] == ["project"]
+    final = [p for p in t.passages if p.rank is not None]
+    assert [p.rank for p in final] == list(range(1, len(final) + 1)) and final == t.passages[: len(final)]
+    assert all(p.reranked is not None for p in final)
+    assert any(p.dense_rank == 1 for p in t.passages) and any(p.fulltext_rank == 1 for p in t.passages)
+    assert any(p.fused_rank == 1 for p in t.passages)
+    assert _tables(data_dir) == before
+    with pytest.raises(KimasError, match="type a question"):
+        evaluation.inspect("  ")
+
+
+def test_the_user_adds_a_question_of_their_own(evaluation: Evaluation, data_dir: Path) -> None:
+    test_set = evaluation.build_set(10)
+    readme = next((data_dir.parent / "docs").glob("README.md"))
+    added = evaluation.add_question(test_set.set_id, "How is the app installed?", str(readme))
+    mine = added.questions[-1]
+    assert mine.origin == "user" and mine.collection == "project" and mine.source == str(readme.resolve())
+    assert evaluation.store.get_set(test_set.set_id).questions[-1] == mine  # saved
+    run = evaluation.run(test_set.set_id, "turbo", answers=0)
+    (result,) = [r for r in run.results if r.qid == mine.qid]
+    assert result.rank is not None  # judged by its file
+    with pytest.raises(KimasError, match="not an indexed file"):
+        evaluation.add_question(test_set.set_id, "Where?", str(data_dir / "nowhere.md"))
