@@ -59,7 +59,7 @@ def test_follow_ups_name_the_turns_they_need(judge: TurnDependence) -> None:
     there = judge.decide("How many people live there?", KENYA[:2])
     assert there.depends == "previous" and there.turns == (0, 1)
     vague = judge.decide("What are the risks?", KENYA)
-    assert vague.depends == "topic" and vague.turns == (0, 1)  # the exchange that started the topic
+    assert vague.depends == "topic" and vague.turns == (0, 1, 2, 3)  # the topic's exchanges
     assert judge.decide("What is the capital of Kenya?", []).method == "first-turn"
 
 
