@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from app.eval_model_questions import generate_with_model
 from app.eval_questions import EvalQuestion, TestSet, generate
 from app.eval_run import EvalRun, Progress, run_evaluation
 from app.eval_store import EvalStore, EvalStoreError
@@ -62,9 +63,12 @@ class Evaluation:
         size: int = 200,
         collections: Sequence[str] = (),
         *,
+        with_model: bool = False,
+        cancel: CancelToken | None = None,
         progress: Callable[[int, int], None] | None = None,
     ) -> TestSet:
-        """An LLM-free test set from the collections (all with chunks unless named), saved."""
+        """A test set from the collections (all with chunks unless named), saved: LLM-free known-item
+        questions, or (``with_model``) questions the configured chat model writes."""
         if size < 5:
             raise EvalStoreError("a test set needs at least 5 questions")
         store = self._runtime.store(self._config())
@@ -77,7 +81,11 @@ class Evaluation:
         if not infos:
             raise EvalStoreError("there is nothing to test yet: add documents to a collection first")
         chunks = {c.name: store.chunks(c.name) for c in infos}
-        test_set = generate(chunks, size, progress=progress)
+        if with_model:
+            chat = self._runtime.chat(self._config())
+            test_set = generate_with_model(chat, chunks, size, cancel=cancel, progress=progress)
+        else:
+            test_set = generate(chunks, size, progress=progress)
         if not test_set.answerable:
             raise EvalStoreError("the documents have no passage long enough to ask about")
         self.store.save_set(test_set)

@@ -47,6 +47,9 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     p.add_argument("--answers", type=int, default=40, help="questions also answered by the chat model")
     p.add_argument("--size", type=int, default=200, help="questions in a new test set")
     p.add_argument("--new-set", action="store_true", help="make a new test set from the collections")
+    p.add_argument(
+        "--with-model", action="store_true", help="with --new-set: the chat model writes the questions"
+    )
     p.add_argument("--collection", action="append", default=[], help="only this collection (repeatable)")
     p.add_argument("--list", action="store_true", help="print the saved runs of the latest test set")
     p.add_argument("--add", metavar="QUESTION", help="add your own question to the latest test set")
@@ -126,7 +129,9 @@ def run_eval(args: argparse.Namespace) -> int:
             return 0
         if test_set is None:
             bar = Progress(args.size, "making the test set")
-            test_set = evaluation.build_set(args.size, args.collection, progress=lambda d, n: bar.update(d))
+            test_set = evaluation.build_set(
+                args.size, args.collection, with_model=args.with_model, progress=lambda d, n: bar.update(d)
+            )
         cancel = CancelToken()
         previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())  # Ctrl-C stops it, saved as such
         bar = Progress(len(test_set.questions), "evaluating")
