@@ -3,7 +3,8 @@
 It holds the chat (``chat``: a ``ChatSession``), the collections (``knowledge``), indexing (``indexing``:
 the one scheduler, which the folder watcher feeds), the files answers cited (``sources``), the models'
 loading state and the Settings tab. Every part comes from one ``Runtime`` and one ``ConfigStore``.
-``history`` keeps the conversations (``ChatHistory``).
+``history`` keeps the conversations (``ChatHistory``); ``evaluation`` the test sets and runs of the
+Evaluation tab (issue 26), which one job at a time makes or runs in the background (``EvalJob``).
 Actions the UI triggers return an ``Outcome``: a ``KimasError``'s sentence as it is, anything else as one
 line that points to the log file, where the traceback goes.
 """
@@ -13,12 +14,15 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from app.chats import ChatHistory
 from app.config_store import ConfigStore
 from app.desktop_settings import SettingsActions
 from app.documents import DISMISSED_FILE, Dismissals, Document, Documents
+from app.evaluation import Evaluation
 from app.indexing import FolderFeed
 from app.knowledge import Knowledge
 from app.model_downloads import ModelDownloads
@@ -30,12 +34,28 @@ from app.session import ChatSession
 from app.settings_form import describe_models
 from app.sources import SourceRegistry
 from kimas_desktop.config import Config
+from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import CollectionNotFoundError, ConfigError, KimasError
 from kimas_desktop.retrieval.strategies import strategy_names
 
-__all__ = ["DesktopApp", "ModelState", "Outcome"]
+__all__ = ["DesktopApp", "EvalJob", "ModelState", "Outcome"]
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EvalJob:
+    """The Evaluation tab's work in the background: a test set being made or a run going (``kind``), or
+    idle (``kind`` ""), with how the last one ended; ``ended`` counts the ended ones (the tab redraws)."""
+
+    kind: Literal["", "set", "run"] = ""  # a test set being made, a run going, or idle
+    done: int = 0
+    total: int = 0
+    question: str = ""  # the last one run
+    message: str = ""  # how the last one ended
+    ok: bool = True
+    ended: int = 0
+    stopping: bool = False  # Cancel was pressed; the run ends after its current question
 
 
 class DesktopApp(SettingsActions):
@@ -73,6 +93,9 @@ class DesktopApp(SettingsActions):
         self.sources = SourceRegistry(self._all_folders)
         self.online = OnlineSourcesAdmin(config, runtime.online_source)
         self.history = ChatHistory(self.data_dir)
+        self.evaluation = Evaluation(runtime, lambda: config.current, config.path)
+        self._eval = EvalJob()
+        self._eval_cancel = CancelToken()
         self.models = ModelDownloads(runtime.paths, explain=self.explain)
         self.chat = ChatSession(
             pipeline=lambda: runtime.pipeline(config.current),
@@ -99,6 +122,7 @@ class DesktopApp(SettingsActions):
         self._watch()
 
     def close(self) -> None:
+        self._eval_cancel.cancel()
         self.models.close()
         self.chat.close()
         if self._feed is not None:
@@ -347,3 +371,83 @@ class DesktopApp(SettingsActions):
             return f"Settings of '{name}' saved."
 
         return self._attempt("saving the collection settings", act)
+
+    # -- evaluation (issue 26) ----------------------------------------------------------------------
+
+    def eval_job(self) -> EvalJob:
+        return self._eval
+
+    def make_eval_set(self, size: int) -> Outcome:
+        """Make a new test set from every collection with chunks, in the background."""
+
+        def work(cancel: CancelToken) -> str:
+            made = self.evaluation.build_set(size, progress=lambda done, total: self._eval_at(done, total))
+            return f"A test set of {len(made.questions)} questions was made."
+
+        return self._eval_start("set", size, work, "making the test set", "Making a test set…")
+
+    def run_eval(self, preset: str, answers: int) -> Outcome:
+        """Run the latest test set under ``preset`` ("configured": the settings in use), in the
+        background; ``answers`` of its questions are also answered by the chat model."""
+        test_set = self.evaluation.latest_set()
+        if test_set is None:
+            return self._eval_refuse("Make a test set first: there is nothing to run yet.")
+
+        def work(cancel: CancelToken) -> str:
+            run = self.evaluation.run(
+                test_set.set_id,
+                preset,
+                answers=answers,
+                cancel=cancel,
+                progress=lambda done, total, question: self._eval_at(done, total, question),
+            )
+            if run.complete:
+                return f"Run '{run.label}' is complete."
+            return (
+                f"Run '{run.label}' was {run.status} after {len(run.results)} of "
+                f"{len(test_set.questions)} questions; it is listed, not plotted."
+            )
+
+        total = len(test_set.questions)
+        return self._eval_start("run", total, work, "running the evaluation", f"Running {total} questions…")
+
+    def cancel_eval(self) -> Outcome:
+        if self._eval.kind != "run":
+            return self._eval_refuse("No evaluation is running.")
+        with self._lock:
+            self._eval = replace(self._eval, stopping=True)
+        self._eval_cancel.cancel()
+        return Outcome(True, "Stopping the run after the current question…")
+
+    def _eval_refuse(self, message: str) -> Outcome:
+        """Say why nothing started (kept on the tab's progress line until the next start)."""
+        with self._lock:
+            if not self._eval.kind:
+                self._eval = replace(self._eval, message=message, ok=False)
+        return Outcome(False, message)
+
+    def _eval_at(self, done: int, total: int, question: str = "") -> None:
+        with self._lock:
+            self._eval = replace(self._eval, done=done, total=total, question=question)
+
+    def _eval_start(
+        self,
+        kind: Literal["set", "run"],
+        total: int,
+        work: Callable[[CancelToken], str],
+        doing: str,
+        started: str,
+    ) -> Outcome:
+        with self._lock:
+            if self._eval.kind:
+                return Outcome(False, "An evaluation is already going: wait for it or cancel it.")
+            cancel = self._eval_cancel = CancelToken()
+            self._eval = EvalJob(kind, 0, total, ended=self._eval.ended)
+
+        def go() -> None:
+            outcome = self._attempt(doing, lambda: work(cancel))
+            with self._lock:
+                self._eval = EvalJob(message=outcome.message, ok=outcome.ok, ended=self._eval.ended + 1)
+
+        threading.Thread(target=go, name=f"kimas-eval-{kind}", daemon=True).start()
+        return Outcome(True, started)

@@ -120,12 +120,13 @@ class Evaluation:
         if not question.strip():
             raise EvalStoreError("type a question to test retrieval with")
         config = self.config_for(preset)
-        return inspect_retrieval(
-            self._runtime.pipeline(config),
-            self._runtime.store(config),
-            self._runtime.embedder(config),
-            question,
-        )
+        pipeline = self._runtime.own_pipeline(config)
+        try:
+            return inspect_retrieval(
+                pipeline, self._runtime.store(config), self._runtime.embedder(config), question
+            )
+        finally:
+            pipeline.close()
 
     def latest_set(self) -> TestSet | None:
         sets = self.store.sets()
@@ -146,8 +147,11 @@ class Evaluation:
         config = self.config_for(preset)
         if not self._running.acquire(blocking=False):
             raise EvalStoreError("an evaluation is already running; wait for it or stop it")
+        pipeline = None
         try:
-            pipeline = self._runtime.pipeline(config)
+            # Its own pipeline, so a question asked in the chat meanwhile neither ends the run nor is
+            # ended by it (the runtime holds one pipeline: the chat's).
+            pipeline = self._runtime.own_pipeline(config)
             chat_id = self._runtime.chat(config).model_id
             embedder_id = self._runtime.embedder(config).model_id
             label = f"{config.preset} · {Path(chat_id).name}"
@@ -170,4 +174,6 @@ class Evaluation:
                 save=self.store.save_run,
             )
         finally:
+            if pipeline is not None:
+                pipeline.close()
             self._running.release()

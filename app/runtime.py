@@ -217,23 +217,24 @@ class Runtime:
     def pipeline(self, config: Config | None = None) -> Pipeline:
         """The answer pipeline for ``config`` (the one in use is closed when another config asks)."""
         config = config or self.config
-
-        def build() -> Pipeline:
-            return Pipeline(
-                config=config,
-                chat=self.chat(config),
-                embedder=self.embedder(config),
-                reranker=self.reranker(config),
-                searcher=self.store(config),
-                sources=[
-                    (self._builders.source(name, spec, self.paths.web_cache), spec)
-                    for name, spec in config.sources.items()
-                    if spec.enabled
-                ],
-            )
-
-        part: Pipeline = self._get("pipeline", config, build)
+        part: Pipeline = self._get("pipeline", config, lambda: self.own_pipeline(config))
         return part
+
+    def own_pipeline(self, config: Config) -> Pipeline:
+        """A pipeline for ``config`` that the caller holds and closes (an evaluation under another preset
+        beside the chat's): it shares the models, which a preset does not change, and replaces nothing."""
+        return Pipeline(
+            config=config,
+            chat=self.chat(config),
+            embedder=self.embedder(config),
+            reranker=self.reranker(config),
+            searcher=self.store(config),
+            sources=[
+                (self._builders.source(name, spec, self.paths.web_cache), spec)
+                for name, spec in config.sources.items()
+                if spec.enabled
+            ],
+        )
 
     def online_source(self, name: str, spec: SourceConfig) -> OnlineSource:
         """A source built for one use (the caller closes it), e.g. trying a query before saving."""

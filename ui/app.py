@@ -1,4 +1,5 @@
-"""The Gradio app: tabs Chat / Knowledge / Settings, bound to ``ui.handlers``. Layout and wiring only."""
+"""The Gradio app: tabs Chat / Knowledge / Evaluation / Settings, bound to ``ui.handlers``. Layout and
+wiring only."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ui import (
     chat_handlers,
     documents_handlers,
     documents_tab,
+    eval_tab,
     handlers,
     render,
     settings_tab,
@@ -319,6 +321,8 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
                 chat_status, chat_hint, bind_restore, also_ask = _chat_tab(desk, conv)
             with gr.Tab("Knowledge", id="knowledge"):
                 k = _knowledge_tab(desk, also_ask)
+            with gr.Tab("Evaluation", id="evaluation"):
+                evaluation = eval_tab.build(desk)
             with gr.Tab("Settings", id="settings"):
                 settings_status = settings_tab.build(desk)
 
@@ -366,6 +370,7 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
             show_progress="hidden",
             queue=False,
         )
+        eval_tab.bind(desk, evaluation, timer, demo)
         demo.load(lambda c: astuple(handlers.load_collection_settings(desk, c)), [k["selected"]], k["fields"])
         demo.load(
             lambda c, show: documents_tab.outputs(documents_handlers.documents_view(desk, c, show)),
@@ -385,7 +390,7 @@ def launch_kwargs() -> dict[str, Any]:
         "footer_links": [],
         "ssr_mode": False,
         "mcp_server": False,
-        "css": CSS + settings_tab.CSS,
+        "css": CSS + settings_tab.CSS + eval_tab.CSS,
         "theme": THEME,
         "js": DROP_FOLDERS_JS,
     }

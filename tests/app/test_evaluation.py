@@ -177,3 +177,21 @@ def test_the_user_adds_a_question_of_their_own(evaluation: Evaluation, data_dir:
     assert result.rank is not None  # judged by its file
     with pytest.raises(KimasError, match="not an indexed file"):
         evaluation.add_question(test_set.set_id, "Where?", str(data_dir / "nowhere.md"))
+
+
+def test_the_chat_keeps_answering_while_a_run_goes_under_another_preset(evaluation: Evaluation) -> None:
+    """The run has its own pipeline: the chat's (the runtime's one) neither ends it nor is ended by it."""
+    import threading
+
+    test_set = evaluation.build_set(20)
+    runs: list[EvalRun] = []
+    worker = threading.Thread(
+        target=lambda: runs.append(evaluation.run(test_set.set_id, "routed", answers=0))
+    )
+    worker.start()
+    chat_pipeline = evaluation._runtime.pipeline(evaluation.config_for("full"))
+    while worker.is_alive():
+        assert chat_pipeline.retrieve("How is the app installed?").hits
+    worker.join()
+    assert runs[0].complete and len(runs[0].results) == 20
+    assert evaluation._runtime.pipeline(evaluation.config_for("full")) is chat_pipeline  # not replaced
