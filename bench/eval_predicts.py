@@ -92,7 +92,9 @@ def predict(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
     runtimes: dict[str, Runtime] = {}
     for key, tokens in (("default", 120), ("small", 60)):
         runtime = _services(
-            cache / key, folders, indexer={"chunk_tokens": tokens, "overlap_tokens": tokens // 6}
+            cache / key,
+            folders,
+            indexer={"chunk_tokens": tokens, "overlap_tokens": tokens // 6, "max_file_chunks": 50_000},
         )
         _index(runtime, folders)
         runtimes[key] = runtime

@@ -93,8 +93,12 @@ def test_an_update_that_changes_the_embedder_re_embeds_on_the_start_up_sync(tmp_
         assert wait_for(lambda: not desk.knowledge.collections()[0].needs_reembedding, 60)
         c = desk.knowledge.collections()[0]
         assert c.chunks > 0 and c.files == 1
-        assert wait_for(lambda: any(a.text.startswith("Re-embedded with the embedding model in use: 1 file")
-                                    for a in desk.indexing.activity())), desk.indexing.activity()
+        assert wait_for(
+            lambda: any(
+                a.text.startswith("Re-embedded with the embedding model in use: 1 file")
+                for a in desk.indexing.activity()
+            )
+        ), desk.indexing.activity()
         assert not [a for a in desk.indexing.activity() if a.kind == "error"]
     finally:
         desk.close()
