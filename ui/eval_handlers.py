@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -274,3 +275,39 @@ def poll(desk: DesktopApp, seen: str | None) -> EvalPoll:
     job = desk.eval_job()
     key = f"{job.ended}:{job.kind}"
     return EvalPoll(key, progress_html(job), None if key == seen else eval_view(desk))
+
+
+INSPECT_HEADERS = ["final", "dense", "full text", "fused", "passage"]
+
+
+def _stage(score: float | None, rank: int | None) -> str:
+    return "—" if rank is None or score is None else f"{rank}. {score:.3f}"
+
+
+def inspect(desk: DesktopApp, question: str | None, preset: str | None) -> tuple[str, pd.DataFrame]:
+    """Retrieval testing: what the rewrite and the router did, and each passage's rank and score in
+    every stage (dense, full text, their fusion, and the final order after the reranker)."""
+    try:
+        t = desk.evaluation.inspect(question or "", None if preset in (None, "configured") else preset)
+    except KimasError as err:
+        return f"⚠ {esc(str(err))}", frame([], {h: "str" for h in INSPECT_HEADERS})
+    except Exception as err:  # anything else: one line that points to the log, the traceback there
+        return f"⚠ {esc(desk.explain(err, 'testing retrieval'))}", frame(
+            [], {h: "str" for h in INSPECT_HEADERS}
+        )
+    routes = ", ".join(f"{esc(r.collection)} {r.score:.3f}" for r in t.routes) or "none"
+    summary = (
+        f"**Query:** {esc(t.rewrite)}  \n**Routing:** {routes}; searched: {esc(', '.join(t.searched) or 'none')}"
+        "  \nEach stage's rank is within the passage's collection; *final* is the order the answer sees."
+    )
+    rows = [
+        (
+            _stage(p.reranked, p.rank),
+            _stage(p.dense, p.dense_rank),
+            _stage(p.fulltext, p.fulltext_rank),
+            _stage(p.fused, p.fused_rank),
+            f"{Path(p.chunk.source).name}: {' '.join(p.chunk.text.split())[:200]}",
+        )
+        for p in t.passages
+    ]
+    return summary, frame(rows, {h: "str" for h in INSPECT_HEADERS})

@@ -128,7 +128,29 @@ def build(desk: DesktopApp) -> dict[str, Any]:
         column_widths=["22%", "14%", "26%", "30%", "8%"],
         elem_id="eval-failed",
     )
+    with gr.Accordion("Retrieval testing: why a passage ranks where it does", open=False):
+        with gr.Row():
+            query = gr.Textbox(
+                label="Question",
+                placeholder="Type a question; the search runs under the preset chosen above",
+                scale=4,
+                elem_id="eval-query",
+            )
+            inspect = gr.Button("Test retrieval", scale=1, elem_id="eval-inspect")
+        inspect_summary = gr.Markdown("", elem_id="eval-inspect-summary")
+        inspected = gr.Dataframe(
+            headers=eh.INSPECT_HEADERS,
+            interactive=False,
+            wrap=True,
+            max_height=480,
+            column_widths=["10%", "10%", "10%", "10%", "60%"],
+            elem_id="eval-inspected",
+        )
     return {
+        "query": query,
+        "inspect": inspect,
+        "inspect_summary": inspect_summary,
+        "inspected": inspected,
         "size": size,
         "make": make,
         "set": set_line,
@@ -178,6 +200,9 @@ def bind(desk: DesktopApp, tab: dict[str, Any], timer: gr.Timer, demo: gr.Blocks
         lambda p, n: eh.start_run(desk, p, n), [tab["preset"], tab["answers"]], [tab["progress"]]
     )
     tab["cancel"].click(lambda: eh.cancel(desk), None, [tab["progress"]], queue=False)
+    tested = [tab["inspect_summary"], tab["inspected"]]
+    for trigger in (tab["inspect"].click, tab["query"].submit):
+        trigger(lambda q, p: eh.inspect(desk, q, p), [tab["query"], tab["preset"]], tested)
 
     def tick(seen: str) -> tuple[Any, ...]:
         p = eh.poll(desk, seen)

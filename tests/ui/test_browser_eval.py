@@ -135,6 +135,16 @@ def test_make_a_test_set_run_it_twice_and_compare(app_url: str) -> None:
                 expect(chart).to_contain_text(re.compile("#1 turbo.*#2 routed", re.S))
             expect(page.locator("#eval-over-time svg g.mark-line path")).to_have_count(1)
             shot(page, "04-two-runs")
+
+            # 4. Retrieval testing: each passage's place in every stage.
+            page.get_by_text("Retrieval testing: why a passage ranks where it does").click()
+            page.locator("#eval-query textarea").fill("Which signal box was rebuilt by a cooper?")
+            page.locator("#eval-inspect").click()
+            expect(page.locator("#eval-inspect-summary")).to_contain_text("searched as asked")
+            inspected = page.locator("#eval-inspected")
+            expect(inspected).to_contain_text("railway-")
+            expect(inspected).to_contain_text(re.compile(r"1\. \d\.\d{3}"))
+            shot(page, "05-retrieval-testing")
             page.screenshot(path="/tmp/eval-tab.png", full_page=True)
             assert not external, f"the page made requests beyond 127.0.0.1: {external}"
         except Exception:

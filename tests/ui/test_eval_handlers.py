@@ -225,3 +225,16 @@ def test_runs_are_named_so_that_the_charts_keep_their_order() -> None:
     assert names[:2] == ["#01 turbo", "#02 full"] and names[-1] == "#12 full"
     assert sorted(names) == names  # a chart orders its bars alphabetically
     assert list(eh.run_names(runs[:3]).values()) == ["#1 turbo", "#2 full", "#3 turbo"]
+
+
+def test_retrieval_testing_shows_each_stage(desk: DesktopApp) -> None:
+    summary, table = eh.inspect(desk, "Which signal box was rebuilt by a cooper called Dunmore?", "turbo")
+    assert summary.startswith("**Query:** searched as asked") and "searched: " in summary
+    assert list(table.columns) == eh.INSPECT_HEADERS and len(table) >= 3
+    assert table["final"].iloc[0] == "1. " + table["final"].iloc[0].split(". ", 1)[1]  # best first
+    assert any(cell.startswith("1. ") for cell in table["dense"]) and any(
+        cell.startswith("1. ") for cell in table["full text"]
+    )
+    assert all(p.endswith(".md") or ".md: " in p for p in table["passage"])
+    refused, empty = eh.inspect(desk, "   ", "configured")
+    assert refused.startswith("⚠ type a question") and empty.empty
