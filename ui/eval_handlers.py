@@ -311,3 +311,30 @@ def inspect(desk: DesktopApp, question: str | None, preset: str | None) -> tuple
         for p in t.passages
     ]
     return summary, frame(rows, {h: "str" for h in INSPECT_HEADERS})
+
+
+def question_files(desk: DesktopApp) -> list[tuple[str, str]]:
+    """(label, path) of every indexed file, for the own-question form's file choice."""
+    out: list[tuple[str, str]] = []
+    try:
+        names = sorted(desk.knowledge.folders_by_collection())
+        for name in names:
+            out += [(f"{name}: {d.name}", d.path) for d in desk.list_documents(name) if d.status == "indexed"]
+    except KimasError:
+        pass
+    return out
+
+
+def add_question(desk: DesktopApp, question: str | None, path: str | None, answer: str | None) -> str:
+    """Add the user's own question to the latest test set (a status line)."""
+    test_set = desk.evaluation.latest_set()
+    if test_set is None:
+        return "⚠ Make a test set first: your question is added to it."
+    if not path:
+        return "⚠ Choose the file that answers it."
+    try:
+        updated = desk.evaluation.add_question(test_set.set_id, question or "", path, answer or "")
+    except KimasError as err:
+        return f"⚠ {esc(str(err))}"
+    mine = sum(q.origin == "user" for q in updated.questions)
+    return f"Added. The test set has {len(updated.questions)} questions, {mine} of them yours; run it to see how it does."

@@ -146,7 +146,23 @@ def build(desk: DesktopApp) -> dict[str, Any]:
             column_widths=["10%", "10%", "10%", "10%", "60%"],
             elem_id="eval-inspected",
         )
+    with gr.Accordion("Add a question of your own to the test set", open=False):
+        with gr.Row():
+            own = gr.Textbox(label="Question", scale=3, elem_id="eval-own-question")
+            own_file = gr.Dropdown(
+                choices=[], label="The file that answers it", scale=2, elem_id="eval-own-file"
+            )
+            own_answer = gr.Textbox(
+                label="Words the answer holds (optional)", scale=2, elem_id="eval-own-answer"
+            )
+        add = gr.Button("Add to the test set", elem_id="eval-own-add")
+        added = gr.Markdown("", elem_id="eval-own-added")
     return {
+        "own": own,
+        "own_file": own_file,
+        "own_answer": own_answer,
+        "add": add,
+        "added": added,
         "query": query,
         "inspect": inspect,
         "inspect_summary": inspect_summary,
@@ -200,6 +216,13 @@ def bind(desk: DesktopApp, tab: dict[str, Any], timer: gr.Timer, demo: gr.Blocks
         lambda p, n: eh.start_run(desk, p, n), [tab["preset"], tab["answers"]], [tab["progress"]]
     )
     tab["cancel"].click(lambda: eh.cancel(desk), None, [tab["progress"]], queue=False)
+    tab["add"].click(
+        lambda q, f, a: eh.add_question(desk, q, f, a),
+        [tab["own"], tab["own_file"], tab["own_answer"]],
+        [tab["added"]],
+    )
+    demo.load(lambda: gr.update(choices=eh.question_files(desk)), None, [tab["own_file"]])
+    tab["own_file"].focus(lambda: gr.update(choices=eh.question_files(desk)), None, [tab["own_file"]])
     tested = [tab["inspect_summary"], tab["inspected"]]
     for trigger in (tab["inspect"].click, tab["query"].submit):
         trigger(lambda q, p: eh.inspect(desk, q, p), [tab["query"], tab["preset"]], tested)

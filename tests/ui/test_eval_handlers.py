@@ -238,3 +238,18 @@ def test_retrieval_testing_shows_each_stage(desk: DesktopApp) -> None:
     assert all(p.endswith(".md") or ".md: " in p for p in table["passage"])
     refused, empty = eh.inspect(desk, "   ", "configured")
     assert refused.startswith("⚠ type a question") and empty.empty
+
+
+def test_a_question_of_ones_own_is_added_to_the_test_set(desk: DesktopApp) -> None:
+    assert eh.add_question(desk, "Who rebuilt the signal box?", "x", "").startswith("⚠ Make a test set first")
+    assert "Making a test set" in eh.make_set(desk, 20)
+    assert wait_for(lambda: idle(desk))
+    files = eh.question_files(desk)
+    assert len(files) == 6 and files[0][0].startswith("orchard: ")
+    path = dict(files)["railway: railway-1.md"]
+    assert eh.add_question(desk, "Who rebuilt the signal box?", None, "").startswith("⚠ Choose the file")
+    line = eh.add_question(desk, "Who rebuilt the Calloway signal box?", path, "Oakhampton")
+    assert line.startswith("Added. The test set has 21 questions, 1 of them yours")
+    mine = desk.evaluation.latest_set().questions[-1]  # type: ignore[union-attr]
+    assert (mine.origin, mine.collection, mine.source, mine.answer) == ("user", "railway", path, "Oakhampton")
+    assert eh.add_question(desk, "  ", path, "").startswith("⚠ type the question")
