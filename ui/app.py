@@ -74,8 +74,9 @@ def _chat_tab(
                 height=560,
                 placeholder=render.READY_HINT,
                 buttons=["copy"],
-                feedback_options=None,
+                feedback_options=("Like", "Dislike"),
             )
+            feedback_line = gr.Markdown("", elem_id="chat-feedback")
             with gr.Row():
                 question = gr.Textbox(
                     elem_id="question",
@@ -156,6 +157,11 @@ def _chat_tab(
         on_regenerate, [conv, search, also_ask], outputs, show_progress="hidden", concurrency_limit=None
     )
     stop.click(lambda c: chat_handlers.stop(desk, c), [conv], None, queue=False)
+
+    def on_like(c: str, data: gr.LikeData) -> str:
+        return chat_handlers.feedback(desk, c, data.index, data.liked)
+
+    chatbot.like(on_like, [conv], [feedback_line])
     switched = [chatbot, conv, *listing]
     new.click(on_new, [conv, search], switched)
     chatbot.clear(on_new, [conv, search], switched)

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from app.conversation import Conversation
 from app.desktop import DesktopApp
 from app.sources import shown_sources
+from kimas_desktop.errors import KimasError
 from ui import render
+from ui.markup import esc
 
 __all__ = [
     "ChatUpdate",
@@ -167,3 +170,33 @@ def delete_chat(
         stop(desk, conv_id)
         desk.history.delete(conv_id)
     return new_chat(desk, None, search, page)
+
+
+def feedback(desk: DesktopApp, conv_id: str | None, index: Any, liked: Any) -> str:
+    """A 👍 or 👎 on an answer (issue 26). Good: its question joins the latest test set, judged by the
+    file the answer cited first. Wrong: where to add it with the file that does answer it."""
+    conv = desk.history.get(conv_id)
+    at = index[0] if isinstance(index, list | tuple) else index
+    messages = render.chat_messages(conv)
+    if not isinstance(at, int) or not 0 <= at < len(messages) or messages[at]["role"] != "assistant":
+        return ""
+    turn_no = sum(1 for m in messages[: at + 1] if m["role"] == "user") - 1
+    if not 0 <= turn_no < len(conv.turns):
+        return ""
+    turn = conv.turns[turn_no]
+    if liked is False or liked == "Dislike":
+        return (
+            "Marked wrong. To test this question, add it with the file that answers it under "
+            "Evaluation → Add a question of your own."
+        )
+    if not turn.citations:
+        return "Marked good, but the answer cites no file, so it cannot join the test set."
+    test_set = desk.evaluation.latest_set()
+    if test_set is None:
+        return "Marked good. Make a test set under Evaluation to keep questions like this one in it."
+    source = turn.citations[0].chunk.source
+    try:
+        desk.evaluation.add_question(test_set.set_id, turn.question, source)
+    except KimasError as err:
+        return f"⚠ {esc(str(err))}"
+    return f"Marked good: “{esc(turn.question)}” joins the test set, answered by {esc(Path(source).name)}."

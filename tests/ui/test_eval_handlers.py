@@ -253,3 +253,35 @@ def test_a_question_of_ones_own_is_added_to_the_test_set(desk: DesktopApp) -> No
     mine = desk.evaluation.latest_set().questions[-1]  # type: ignore[union-attr]
     assert (mine.origin, mine.collection, mine.source, mine.answer) == ("user", "railway", path, "Oakhampton")
     assert eh.add_question(desk, "  ", path, "").startswith("⚠ type the question")
+
+
+def test_a_good_answer_in_the_chat_joins_the_test_set(tmp_path: Path) -> None:
+    from ui import chat_handlers
+
+    answer = "The Calloway signal box near the Harcourt junction was rebuilt in 1864 by a cooper called Nairnshire."
+    desk = open_desk(tmp_path, scripted(answer))
+    try:
+        _good_answer_joins(desk, chat_handlers)
+    finally:
+        desk.close()
+
+
+def _good_answer_joins(desk: DesktopApp, chat_handlers: Any) -> None:
+    question = "Which cooper rebuilt the Calloway signal box near the Harcourt junction in 1864?"
+    for _ in chat_handlers.submit(desk, None, question):
+        pass
+    conv = desk.history.current()
+    (turn,) = conv.turns
+    assert turn.finished and turn.citations, turn.answer
+    early = chat_handlers.feedback(desk, conv.id, 1, True)
+    assert early.startswith("Marked good. Make a test set")  # nothing to add it to yet
+    assert "Making a test set" in eh.make_set(desk, 20)
+    assert wait_for(lambda: idle(desk))
+    wrong = chat_handlers.feedback(desk, conv.id, 1, False)
+    assert wrong.startswith("Marked wrong") and len(desk.evaluation.latest_set().questions) == 20  # type: ignore[union-attr]
+    good = chat_handlers.feedback(desk, conv.id, 1, True)
+    cited = turn.citations[0].chunk.source
+    assert good == f"Marked good: “{turn.question}” joins the test set, answered by {Path(cited).name}."
+    mine = desk.evaluation.latest_set().questions[-1]  # type: ignore[union-attr]
+    assert (mine.question, mine.source, mine.origin) == (turn.question, cited, "user")
+    assert chat_handlers.feedback(desk, conv.id, 7, True) == ""  # no such message
