@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -468,6 +469,8 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
             ),
         )
         for name, dd, cfg, items, ans, un in parts[: 2 if qt else 1]:
+            if not items:  # e.g. follow-ups only (--llm-answerable 0 --llm-unanswerable 0)
+                continue
             ref = args.old_ref if variant == "old" else head
             saved = cache / f"ask-{name}-{preset}-{model}-{variant}-{ref}-{len(items)}.json"
             if saved.exists():  # a finished batch is kept: a later failure does not cost it again
@@ -487,6 +490,9 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
         old_results = batches.get((preset, model, name, "old"))
         if variant == "new" and old_results is not None:
             report[f"{preset}/{model}/first_token_paired/{name}"] = paired_first_token(old_results, new)
+            report[f"{preset}/{model}/first_words_paired/{name}"] = paired_first_token(
+                old_results, new, first_words_ms
+            )
     return report
 
 
@@ -495,14 +501,23 @@ def split(questions: list[Any], which: str) -> list[Any]:
     return {"all": questions, "tune": questions[0::2], "holdout": questions[1::2]}[which]
 
 
-def paired_first_token(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The LLM's first token on the questions both sides let the model answer (a declined question has
-    no first token, so the two sides' own medians cover different questions)."""
-    both = [q for q in new if "first_token" in new[q]["timings_ms"] and "first_token" in old[q]["timings_ms"]]
+def _first_token(result: dict[str, Any]) -> float | None:
+    value: float | None = result["timings_ms"].get("first_token")
+    return value
+
+
+def paired_first_token(
+    old: dict[str, dict[str, Any]],
+    new: dict[str, dict[str, Any]],
+    when: Callable[[dict[str, Any]], float | None] = _first_token,
+) -> dict[str, Any]:
+    """The LLM's first token (or ``when``: another moment) on the questions where both sides have it (a
+    declined question has no first token, so the two sides' own medians cover different questions)."""
+    both = [q for q in new if q in old and when(new[q]) is not None and when(old[q]) is not None]
     if not both:
         return {"questions": 0}
-    o = [old[q]["timings_ms"]["first_token"] for q in both]
-    n = [new[q]["timings_ms"]["first_token"] for q in both]
+    o = [float(when(old[q]) or 0.0) for q in both]
+    n = [float(when(new[q]) or 0.0) for q in both]
     return {
         "questions": len(both),
         "old_median_ms": round(statistics.median(o)),
