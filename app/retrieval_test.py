@@ -29,6 +29,19 @@ class PassageScores:
     reranked: float | None = None
     rank: int | None = None  # place in the final evidence (1 = first), None: not kept
 
+    def stages(self) -> tuple[str, str, str, str]:
+        """ "rank. score" in the final order, the dense, the full-text and the fused search ("—": absent)."""
+
+        def cell(score: float | None, rank: int | None) -> str:
+            return "—" if rank is None or score is None else f"{rank}. {score:.3f}"
+
+        return (
+            cell(self.reranked, self.rank),
+            cell(self.dense, self.dense_rank),
+            cell(self.fulltext, self.fulltext_rank),
+            cell(self.fused, self.fused_rank),
+        )
+
 
 @dataclass(frozen=True)
 class RetrievalTest:

@@ -85,9 +85,6 @@ def _inspection(t: RetrievalTest, as_json: bool) -> str:
     if as_json:
         return dumps(asdict(t))
 
-    def cell(score: float | None, rank: int | None) -> str:
-        return "—" if rank is None else f"{rank}. {score:.3f}"
-
     routes = ", ".join(f"{r.collection} {r.score:.3f}" for r in t.routes)
     lines = [
         f"Question: {t.question}",
@@ -100,11 +97,7 @@ def _inspection(t: RetrievalTest, as_json: bool) -> str:
     ]
     for p in t.passages:
         text = " ".join(p.chunk.text.split())[:90]
-        lines.append(
-            f"| {cell(p.reranked, p.rank)} | {cell(p.dense, p.dense_rank)} | "
-            f"{cell(p.fulltext, p.fulltext_rank)} | {cell(p.fused, p.fused_rank)} | "
-            f"{Path(p.chunk.source).name}: {text} |"
-        )
+        lines.append(f"| {' | '.join(p.stages())} | {Path(p.chunk.source).name}: {text} |")
     return "\n".join(lines)
 
 

@@ -280,10 +280,6 @@ def poll(desk: DesktopApp, seen: str | None) -> EvalPoll:
 INSPECT_HEADERS = ["final", "dense", "full text", "fused", "passage"]
 
 
-def _stage(score: float | None, rank: int | None) -> str:
-    return "—" if rank is None or score is None else f"{rank}. {score:.3f}"
-
-
 def inspect(desk: DesktopApp, question: str | None, preset: str | None) -> tuple[str, pd.DataFrame]:
     """Retrieval testing: what the rewrite and the router did, and each passage's rank and score in
     every stage (dense, full text, their fusion, and the final order after the reranker)."""
@@ -302,10 +298,7 @@ def inspect(desk: DesktopApp, question: str | None, preset: str | None) -> tuple
     )
     rows = [
         (
-            _stage(p.reranked, p.rank),
-            _stage(p.dense, p.dense_rank),
-            _stage(p.fulltext, p.fulltext_rank),
-            _stage(p.fused, p.fused_rank),
+            *p.stages(),
             f"{Path(p.chunk.source).name}: {' '.join(p.chunk.text.split())[:200]}",
         )
         for p in t.passages

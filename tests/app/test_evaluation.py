@@ -5,6 +5,7 @@ evaluation never changes the collections."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -148,6 +149,11 @@ def test_kimas_eval_prints_the_figures_and_lists_the_runs(data_dir: Path) -> Non
     listed = kimas("--list")
     assert listed.returncode == 0 and "expected passage in the top 5" in listed.stdout
     assert "turbo" in listed.stdout and "(complete)" in listed.stdout
+    tested = kimas("--query", "How do I start the app on its embedded default models?")
+    assert tested.returncode == 0, tested.stderr
+    assert "Rewrite: searched as asked" in tested.stdout
+    assert "| final | dense | full text | fused | passage |" in tested.stdout
+    assert re.search(r"^\| 1\. \d\.\d{3} \| ", tested.stdout, re.M)  # the best passage, scored in each stage
 
 
 def test_retrieval_testing_shows_every_stage(evaluation: Evaluation, data_dir: Path) -> None:

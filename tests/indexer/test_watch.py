@@ -161,17 +161,9 @@ def test_changing_the_watched_folders_during_a_long_sync_returns_at_once_and_dro
         watcher.close()
 
 
-def test_pause_resume_and_cancel_a_sync_under_way(
-    tmp_path: Path,
-    store: LanceStore,
-    indexer: Indexer,
-    rig: tuple[Recorder, dict[str, list[Path]], IndexScheduler],
-) -> None:
-    recorder, folders, scheduler = rig
-    docs = tmp_path / "docs"
-    for i in range(400):
-        write(docs / f"f{i:03}.md", f"note number {i} " + "word " * 200)
-    folders["c"] = [docs]
+def slow_down(recorder: Recorder, *, report: bool) -> list[int]:
+    """Make the recorder's indexer take 20 ms a file; the files done so far are appended to the list
+    returned (and passed on to the scheduler's progress callback when ``report``)."""
     progress: list[int] = []
     original = recorder.indexer.index
 
@@ -184,12 +176,28 @@ def test_pause_resume_and_cancel_a_sync_under_way(
         def tracked(p):  # type: ignore[no-untyped-def]
             progress.append(p.files_done)
             time.sleep(0.02)
-            if on_progress is not None:
+            if report and on_progress is not None:
                 on_progress(p)
 
         return original(collection, fs, tracked, control)
 
     recorder.indexer.index = slow  # type: ignore[method-assign]
+    return progress
+
+
+def test_pause_resume_and_cancel_a_sync_under_way(
+    tmp_path: Path,
+    store: LanceStore,
+    indexer: Indexer,
+    rig: tuple[Recorder, dict[str, list[Path]], IndexScheduler],
+) -> None:
+    recorder, folders, scheduler = rig
+    docs = tmp_path / "docs"
+    for i in range(400):
+        write(docs / f"f{i:03}.md", f"note number {i} " + "word " * 200)
+    folders["c"] = [docs]
+    original = recorder.indexer.index
+    progress = slow_down(recorder, report=True)
     scheduler.submit("c", "upload")
     assert wait_for(lambda: progress and progress[-1] > 0)
     scheduler.pause()
@@ -250,22 +258,7 @@ def test_a_sync_waits_while_an_answer_is_written(
     for i in range(300):
         write(docs / f"f{i:03}.md", f"note number {i} " + "word " * 200)
     folders["c"] = [docs]
-    progress: list[int] = []
-    original = recorder.indexer.index
-
-    def slow(
-        collection: str,
-        fs: Sequence[Path],
-        on_progress: ProgressCallback | None = None,
-        control: IndexControl | None = None,
-    ) -> IndexReport:
-        def tracked(p):  # type: ignore[no-untyped-def]
-            progress.append(p.files_done)
-            time.sleep(0.02)
-
-        return original(collection, fs, tracked, control)
-
-    recorder.indexer.index = slow  # type: ignore[method-assign]
+    progress = slow_down(recorder, report=False)
     scheduler.submit("c", "upload")
     assert wait_for(lambda: progress and progress[-1] > 0)
     with scheduler.answering():

@@ -19,9 +19,10 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
+
+from tests.ui.outside import outside_requests
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -139,15 +140,7 @@ def test_upload_ask_cite_and_live_update(app: App, tmp_path: Path) -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.set_default_timeout(30_000)
-        external: list[str] = []  # the page must not reach beyond this computer (fonts, CDNs, analytics)
-        page.on(
-            "request",
-            lambda r: (
-                None
-                if urlsplit(r.url).scheme in ("data", "blob") or urlsplit(r.url).hostname == "127.0.0.1"
-                else external.append(r.url)
-            ),
-        )
+        external = outside_requests(page)  # fonts, CDNs, analytics: none may be fetched
         expect = sync_api.expect
         expect.set_options(timeout=30_000)
         try:

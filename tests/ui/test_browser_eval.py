@@ -13,10 +13,10 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
+from tests.ui.outside import outside_requests
 from tests.ui.test_browser import CHROMIUM, ROOT, running_app
 from tests.ui.test_eval_handlers import write_corpus
 
@@ -62,15 +62,7 @@ def test_make_a_test_set_run_it_twice_and_compare(app_url: str) -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(30_000)
-        external: list[str] = []  # the charts must not fetch anything from beyond this computer
-        page.on(
-            "request",
-            lambda r: (
-                None
-                if urlsplit(r.url).scheme in ("data", "blob") or urlsplit(r.url).hostname == "127.0.0.1"
-                else external.append(r.url)
-            ),
-        )
+        external = outside_requests(page)  # the charts must not fetch anything from beyond this computer
         expect = sync_api.expect
         expect.set_options(timeout=30_000)
         try:
