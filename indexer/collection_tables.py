@@ -137,6 +137,28 @@ class CollectionTables:
         column = self._chunks.search().select(["source"]).limit(None).to_arrow()
         return set(column.column("source").to_pylist())
 
+    def chunk_ids(self) -> set[str]:
+        column = self._chunks.search().select(["chunk_id"]).limit(None).to_arrow()
+        return set(column.column("chunk_id").to_pylist())
+
+    def sources_of(self, chunk_ids: Iterable[str]) -> set[str]:
+        """The sources of the chunks ``chunk_ids`` (those still stored)."""
+        out: set[str] = set()
+        for where in in_filters("chunk_id", chunk_ids):
+            part = self._chunks.search().where(where).select(["source"]).limit(None).to_arrow()
+            out.update(part.column("source").to_pylist())
+        return out
+
+    def chunk_texts(self, sources: Iterable[str]) -> Iterator[tuple[str, str, str]]:
+        """(chunk id, source, text) of the chunks of ``sources``, in no particular order."""
+        for part in self._scan(sources, ["chunk_id", "source", "text"]):
+            yield from zip(
+                part.column("chunk_id").to_pylist(),
+                part.column("source").to_pylist(),
+                part.column("text").to_pylist(),
+                strict=True,
+            )
+
     def chunks(self) -> list[Chunk]:
         """Every chunk of the collection (no vectors), by source and position."""
         rows = self._chunks.search().select([*chunk_columns(self._chunks), "ordinal"]).limit(None)

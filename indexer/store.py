@@ -9,6 +9,8 @@ Layout (all LanceDB tables, so an ``s3://`` URI shares everything with a team):
     c_<name>_<hash>[_<id>]_chunks  the chunks: every ``Chunk`` field, the chunk's ordinal in its file, the
                           vector; a full-text (BM25) index on ``text``; a vector index once the table is large
     c_<name>_<hash>[_<id>]_files   the file manifest (``FileRecord``)
+    c_<name>_<hash>_entities, _entity_links  the entity index (``indexer.entity_tables``), named from the
+                          collection alone: a re-embedding leaves it in place
     _kimas_leases/        one writer lease per collection (``indexer.lease``), beside the tables
 
 The read side is the ``ChunkSearcher`` protocol (``collections``, ``synopsis``, ``search``); it always
@@ -31,7 +33,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -42,6 +44,7 @@ import pyarrow as pa
 from lancedb.index import FTS
 
 from indexer.collection_tables import CollectionTables
+from indexer.entity_tables import ENTITIES_SCHEMA, ENTITY_SUFFIXES, LINKS_SCHEMA, EntityTables
 from indexer.identity import EmbedderIdentity, identity_of
 from indexer.lease import Lease, WriterLeases, slot_factory
 from indexer.manifest import FileRecord
@@ -59,6 +62,8 @@ from indexer.schema import FILES_SCHEMA, StoredChunk, chunks_schema, sql_str, ta
 from indexer.synopsis import SynopsisState
 from kimas_desktop.errors import EmbedderMismatchError, IndexingError
 from kimas_desktop.protocols import Embedder, SearchMode, Vector
+from kimas_desktop.retrieval.entity_lookup import LinkedEntity
+from kimas_desktop.text.entities import Entity
 from kimas_desktop.types import Chunk, CollectionInfo, FileProblem, Hit, Synopsis
 
 __all__ = ["LanceStore", "StoredChunk", "sql_str", "table_prefix"]
@@ -204,7 +209,7 @@ class LanceStore:
                     self._records.put({**row, **changes})
                 return
             prefix = table_prefix(collection)
-            for suffix in ("_chunks", "_files"):  # leftovers of a removal that was interrupted
+            for suffix in ("_chunks", "_files", *ENTITY_SUFFIXES):  # leftovers of an interrupted removal
                 self._drop(prefix + suffix)
             self._create_tables(prefix, dim)
             self._records.put(
@@ -229,6 +234,7 @@ class LanceStore:
             for prefix in filter(None, (row["table"], row.get("pending_table"))):
                 for suffix in ("_chunks", "_files"):
                     self._drop(prefix + suffix)
+            self.drop_entities(collection)
 
     def collections(self) -> list[CollectionInfo]:
         rows = self._records.all()
@@ -417,6 +423,35 @@ class LanceStore:
 
     def count_chunks(self, collection: str) -> int:
         return self.tables(collection).count_chunks()
+
+    # -- entity index (``indexer.entity_tables``; read side: ``EntityLookup``) ----------------------------
+
+    def entity_tables(self, collection: str, *, create: bool = False) -> EntityTables | None:
+        """The collection's entity index; None when it has none (unless ``create``: then made empty)."""
+        prefix = table_prefix(collection)
+        mentions_schema, links_schema = (ENTITIES_SCHEMA, LINKS_SCHEMA) if create else (None, None)
+        mentions = self._open(prefix + ENTITY_SUFFIXES[0], mentions_schema)
+        links = self._open(prefix + ENTITY_SUFFIXES[1], links_schema)
+        if mentions is None or links is None:
+            return None
+        return EntityTables(mentions, links)
+
+    def drop_entities(self, collection: str) -> None:
+        """Delete the collection's entity index (the indexer's ``entities`` switch is off)."""
+        for suffix in ENTITY_SUFFIXES:
+            self._drop(table_prefix(collection) + suffix)
+
+    def entities_in(self, collection: str, chunk_ids: Iterable[str]) -> dict[str, list[Entity]]:
+        tables = self.entity_tables(collection)
+        return {} if tables is None else tables.entities_in(chunk_ids)
+
+    def chunks_mentioning(self, collection: str, keys: Iterable[str], limit: int = 50) -> list[str]:
+        tables = self.entity_tables(collection)
+        return [] if tables is None else tables.chunks_mentioning(keys, limit)
+
+    def linked(self, collection: str, key: str, limit: int = 20) -> list[LinkedEntity]:
+        tables = self.entity_tables(collection)
+        return [] if tables is None else tables.linked(key, limit)
 
     # -- search ---------------------------------------------------------------------------------------
 

@@ -16,7 +16,8 @@ writer that was killed never released its lease: the next sync takes it over onl
 writer's unfinished files: those still in the folders are redone re-using the stored vectors of their
 unchanged texts (embedded work is not repeated), the others are deleted; the synopsis is refitted, and
 every file whose record does not match the disk is redone. So a sync after a kill -9 at any moment ends in
-the same state as an uninterrupted one. The synopsis is kept by ``indexer.synopsis_upkeep``.
+the same state as an uninterrupted one. The synopsis is kept by ``indexer.synopsis_upkeep``, the entity
+index by ``indexer.entity_upkeep`` (both after the chunk writes, so a kill before them is repaired too).
 
 Re-embedding (``reembed``, after a switch of the embedding model) is a full sync of the folders into new
 tables beside the collection's current ones, which keep answering (for the old model) until the new ones
@@ -40,6 +41,7 @@ from pathlib import Path
 
 from indexer.chunking import Chunker
 from indexer.collection_tables import CollectionTables
+from indexer.entity_upkeep import EntityUpkeep
 from indexer.file_limits import FileBudget
 from indexer.identity import EmbedderIdentity, identity_of
 from indexer.lease import Lease
@@ -125,6 +127,7 @@ class Indexer:
         self._lease_wait = lease_wait_s
         self._identity: EmbedderIdentity | None = None
         self._synopses = SynopsisUpkeep(store, config.centroids)
+        self._entities = EntityUpkeep(store) if config.entities else None
         self._locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
         self._locks_guard = threading.Lock()
 
@@ -183,6 +186,7 @@ class Indexer:
                     self._synopses.repair(tables)
                 else:
                     self._synopses.refresh(tables, run.writer.stats, state_known=state is not None)
+                self._keep_entities(tables)
                 report = self._report(collection, run, start)
                 files = sum(1 for r in run.records if r.status == "indexed")
                 chunks = tables.count_chunks()
@@ -203,6 +207,13 @@ class Indexer:
             if run.cancelled:
                 raise Cancelled(f"indexing collection '{collection}' was cancelled")
             return report
+
+    def _keep_entities(self, tables: CollectionTables) -> None:
+        """The entity index after a sync's writes (``indexer.entity_upkeep``), or none when switched off."""
+        if self._entities is None:
+            self._store.drop_entities(tables.collection)
+        else:
+            self._entities.refresh(tables)
 
     def _record_what_is_there(self, tables: CollectionTables) -> None:
         """Best effort after a failed write: the collection's counts as its tables hold them (the write
@@ -246,6 +257,7 @@ class Indexer:
                 chunks=tables.count_chunks(),
                 problems=report.problems,
             )
+            self._keep_entities(tables)  # the chunks whose text changed (a new tokenizer cuts anew)
             return report
 
     def _sync(

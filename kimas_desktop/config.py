@@ -132,6 +132,9 @@ class IndexerConfig(_Section):
     max_file_chunks: int = Field(5000, ge=1)
     max_file_seconds: float = Field(300.0, gt=0)
     max_file_memory_mb: float = Field(1024.0, gt=0)
+    # The entity index (issue 25): names, places, dates, numbers with units and defined terms of each
+    # chunk, and their co-mentions, extracted without a model (indexer/entity_upkeep.py); off drops it.
+    entities: bool = True
 
 
 class ServerConfig(_Section):

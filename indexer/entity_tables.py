@@ -1,0 +1,171 @@
+"""The two tables of a collection's entity index (issue 25), beside its chunks:
+
+    c_<name>_<hash>_entities      one row per (entity, chunk) mention: key, name, kind, chunk_id, source;
+                                  and one row per chunk with an empty key, written with its mentions: the
+                                  chunks whose entities are stored (``indexed``)
+    c_<name>_<hash>_entity_links  co-mentions, per source file: (a, b) with a < b by key, names and kinds of
+                                  both, and in how many of the file's chunks both are mentioned
+
+Everything is per source file, so a changed file replaces only its own rows (``indexer.entity_upkeep``).
+The tables are named from the collection, not from its chunk tables: a re-embedding moves the chunks to new
+tables and leaves the entities in place (their chunk ids follow the text, not the vectors).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+import pyarrow as pa
+
+from indexer.schema import in_filters, sql_str
+from kimas_desktop.retrieval.entity_lookup import LinkedEntity
+from kimas_desktop.text.entities import Entity, EntityKind
+
+__all__ = ["ENTITIES_SCHEMA", "ENTITY_SUFFIXES", "LINKS_SCHEMA", "EntityTables"]
+
+ENTITY_SUFFIXES = ("_entities", "_entity_links")
+
+ENTITIES_SCHEMA = pa.schema(
+    [
+        pa.field("key", pa.string()),
+        pa.field("name", pa.string()),
+        pa.field("kind", pa.string()),
+        pa.field("chunk_id", pa.string()),
+        pa.field("source", pa.string()),
+    ]
+)
+LINKS_SCHEMA = pa.schema(
+    [
+        pa.field("a", pa.string()),
+        pa.field("a_name", pa.string()),
+        pa.field("a_kind", pa.string()),
+        pa.field("b", pa.string()),
+        pa.field("b_name", pa.string()),
+        pa.field("b_kind", pa.string()),
+        pa.field("chunks", pa.int32()),
+        pa.field("source", pa.string()),
+    ]
+)
+LINKED_PER_CHUNK = 16  # co-mentions are counted between a chunk's first this many entities
+
+
+def _entity(key: str, name: str, kind: str) -> Entity:
+    return Entity(key, name, kind)  # type: ignore[arg-type]  # written from an EntityKind
+
+
+class EntityTables:
+    """The mentions and co-mention tables of one collection (LanceDB tables)."""
+
+    def __init__(self, mentions: Any, links: Any) -> None:
+        self._mentions = mentions
+        self._links = links
+
+    # -- write side -----------------------------------------------------------------------------------
+
+    def indexed(self) -> set[str]:
+        """The ids of the chunks whose entities are stored."""
+        part = self._mentions.search().where("key = ''").select(["chunk_id"]).limit(None).to_arrow()
+        return set(part.column("chunk_id").to_pylist())
+
+    def sources_of(self, chunk_ids: Iterable[str]) -> set[str]:
+        out: set[str] = set()
+        for where in in_filters("chunk_id", chunk_ids):
+            part = self._mentions.search().where(where).select(["source"]).limit(None).to_arrow()
+            out.update(part.column("source").to_pylist())
+        return out
+
+    def delete_sources(self, sources: Iterable[str]) -> None:
+        """Links first, then mentions: a file whose mentions are still there still has its links."""
+        items = sorted(set(sources))
+        for table in (self._links, self._mentions):
+            for where in in_filters("source", items):
+                table.delete(where)
+
+    def add(self, found: Iterable[tuple[str, str, list[Entity]]]) -> int:
+        """Store the entities of chunks, given as (chunk id, source, entities): their co-mention links,
+        then their mentions (one write each). Returns the number of chunks."""
+        mentions: dict[str, list[Any]] = {f.name: [] for f in ENTITIES_SCHEMA}
+        pairs: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
+        named: dict[str, Entity] = {}
+        count = 0
+        for chunk_id, source, entities in found:
+            count += 1
+            for key, name, kind in [("", "", ""), *((e.key, e.name, e.kind) for e in entities)]:
+                mentions["key"].append(key)
+                mentions["name"].append(name)
+                mentions["kind"].append(kind)
+                mentions["chunk_id"].append(chunk_id)
+                mentions["source"].append(source)
+            linked = sorted(entities[:LINKED_PER_CHUNK], key=lambda e: e.key)
+            for i, first in enumerate(linked):
+                named.setdefault(first.key, first)
+                for second in linked[i + 1 :]:
+                    pairs[source][(first.key, second.key)] += 1
+        links: dict[str, list[Any]] = {f.name: [] for f in LINKS_SCHEMA}
+        for source, counter in pairs.items():
+            for (a, b), n in counter.items():
+                for column, value in (
+                    ("a", a), ("a_name", named[a].name), ("a_kind", named[a].kind),
+                    ("b", b), ("b_name", named[b].name), ("b_kind", named[b].kind),
+                    ("chunks", n), ("source", source),
+                ):  # fmt: skip
+                    links[column].append(value)
+        if links["a"]:
+            self._links.add(pa.table(links, schema=LINKS_SCHEMA))
+        if mentions["key"]:
+            self._mentions.add(pa.table(mentions, schema=ENTITIES_SCHEMA))
+        return count
+
+    def compact(self) -> None:
+        """Merge the small fragments many syncs leave (as ``CollectionTables.refresh_indexes`` does)."""
+        for table in (self._mentions, self._links):
+            if int(table.stats()["fragment_stats"]["num_small_fragments"]) > 16:
+                table.optimize(cleanup_older_than=timedelta(hours=1))
+
+    def count_mentions(self) -> int:
+        return int(self._mentions.count_rows("key != ''"))
+
+    # -- read side (``EntityLookup``) -----------------------------------------------------------------------
+
+    def entities_in(self, chunk_ids: Iterable[str]) -> dict[str, list[Entity]]:
+        out: dict[str, list[Entity]] = {}
+        for where in in_filters("chunk_id", dict.fromkeys(chunk_ids)):
+            rows = (
+                self._mentions.search()
+                .where(f"({where}) AND key != ''")
+                .select(["chunk_id", "key", "name", "kind"])
+                .limit(None)
+                .to_arrow()
+                .to_pylist()
+            )
+            for r in rows:
+                out.setdefault(r["chunk_id"], []).append(_entity(r["key"], r["name"], r["kind"]))
+        return out
+
+    def chunks_mentioning(self, keys: Iterable[str], limit: int = 50) -> list[str]:
+        hits: Counter[str] = Counter()
+        wanted = [k for k in dict.fromkeys(keys) if k]
+        for where in in_filters("key", wanted):
+            part = self._mentions.search().where(where).select(["chunk_id"]).limit(None).to_arrow()
+            hits.update(part.column("chunk_id").to_pylist())
+        ranked = sorted(hits.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [chunk_id for chunk_id, _ in ranked[:limit]]
+
+    def linked(self, key: str, limit: int = 20) -> list[LinkedEntity]:
+        if not key:
+            return []
+        q = sql_str(key)
+        rows = self._links.search().where(f"a = {q} OR b = {q}").limit(None).to_arrow().to_pylist()
+        counts: Counter[str] = Counter()
+        named: dict[str, Entity] = {}
+        for r in rows:
+            side = "b" if r["a"] == key else "a"
+            other = r[side]
+            counts[other] += int(r["chunks"])
+            kind: EntityKind = r[f"{side}_kind"]
+            named.setdefault(other, Entity(other, r[f"{side}_name"], kind))
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [LinkedEntity(named[k], n) for k, n in ranked[:limit]]
