@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from indexer.cards import card_from_json
 from kimas_desktop.errors import ConfigError, IndexingError
-from kimas_desktop.types import FileProblem
+from kimas_desktop.types import DocumentCard, FileProblem
 
 if TYPE_CHECKING:
     from indexer import LanceStore
@@ -45,6 +46,7 @@ class Document:
     indexed_at: float
     uploaded: bool  # a copy in the collection's uploads folder (removing it deletes the copy)
     dismissed: bool = False  # its problem was dismissed
+    card: DocumentCard | None = None  # its title, outline and central sentences (``indexer.cards``)
 
     @property
     def problem(self) -> bool:
@@ -157,6 +159,7 @@ class Documents:
                     indexed_at=r.indexed_at,
                     uploaded=self._uploaded(collection, r.path),
                     dismissed=bool(r.reason) and dismissed.get(r.path) == r.reason,
+                    card=card_from_json(r.path, r.card),
                 )
             )
         return sorted(out, key=lambda d: d.name.lower())

@@ -24,6 +24,7 @@ from indexer.schema import (
     chunk_from_row,
     chunks_schema,
     in_filters,
+    sql_str,
 )
 from indexer.search import search_table
 from kimas_desktop.errors import EmbedderMismatchError
@@ -60,6 +61,7 @@ class CollectionTables:
         latest = {r.path: r for r in records}
         data = pa.Table.from_pylist([vars(r) for r in latest.values()], schema=FILES_SCHEMA)
         table = self._files
+        add_missing_columns(table, FILES_SCHEMA)  # a manifest made before the newer columns
         table.merge_insert("path").when_matched_update_all().when_not_matched_insert_all().execute(data)
 
     def delete_files(self, paths: Iterable[str]) -> None:
@@ -167,6 +169,16 @@ class CollectionTables:
 
     def count_chunks(self) -> int:
         return int(self._chunks.count_rows())
+
+    def section(self, source: str, heading: str, *, limit: int) -> list[Chunk]:
+        """The first ``limit`` chunks of ``source`` under ``heading`` or one of its sub-headings."""
+        rows = self._chunks.search().where(f"source = {sql_str(source)}")
+        rows = rows.select([*chunk_columns(self._chunks), "ordinal"]).limit(None).to_arrow().to_pylist()
+        inside = [
+            r for r in rows if r["heading"] == heading or (r["heading"] or "").startswith(heading + " > ")
+        ]
+        ordered = sorted(inside, key=lambda r: r["ordinal"])
+        return [chunk_from_row(r) for r in ordered[:limit]]
 
     def refresh_indexes(self) -> None:
         """Keep searches fast after writes: compact many small fragments, bring the full-text index up to

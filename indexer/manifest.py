@@ -33,6 +33,12 @@ class FileRecord:
     reason: str = ""  # why it was skipped or failed; notes about unreadable pages when indexed
     pages: int = 0
     indexed_at: float = 0.0
+    card: str | None = None  # the document's outline and card as JSON (``indexer.cards``)
+
+
+def lacks_card(record: FileRecord) -> bool:
+    """Indexed by a version before document cards: read again (its vectors are re-used) to make one."""
+    return record.status == "indexed" and record.card is None
 
 
 @dataclass(frozen=True)
@@ -122,7 +128,8 @@ def plan_sync(
     changed: list[FileStat] = []
     for path, stat in files.items():
         record = manifest.get(path)
-        if record is not None and record.size == stat.size and record.mtime_ns == stat.mtime_ns:
+        same = record is not None and record.size == stat.size and record.mtime_ns == stat.mtime_ns
+        if record is not None and same and not lacks_card(record):
             unchanged.append(record)
         else:
             changed.append(stat)

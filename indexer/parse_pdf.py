@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from indexer.documents import Block, Document, SkipFile
+from indexer.documents import Block, Document, SkipFile, join_heading
 from ipc.frames import pump_frames
 
 _WORKER = Path(__file__).with_name("pdf_worker.py")
@@ -29,6 +29,12 @@ class PdfPage(NamedTuple):
     of: int  # pages in the file
     text: str
     scan: bool = False  # (almost) no text layer, and an image: to be read by OCR
+
+
+class Bookmark(NamedTuple):
+    level: int  # 1 = top
+    title: str
+    page: int  # 1-based
 
 
 class PdfParseError(Exception):
@@ -91,10 +97,11 @@ class PdfExtractor:
             raise PdfParseError(f"the PDF reader crashed {what} (exit code {code})")
         return message
 
-    def pages(self, path: Path, notes: list[str]) -> Iterator[PdfPage]:
+    def pages(self, path: Path, notes: list[str], outline: list[Bookmark] | None = None) -> Iterator[PdfPage]:
         """The text layer of each readable page (``PdfPage``). Unreadable pages are noted and skipped;
-        ``SkipFile`` for encrypted files, ``PdfParseError`` when the file cannot be read at all."""
-        return self._stream({"path": str(path)}, notes, self._page_timeout_s)
+        ``SkipFile`` for encrypted files, ``PdfParseError`` when the file cannot be read at all. The PDF's
+        bookmarks go into ``outline`` before its first page."""
+        return self._stream({"path": str(path)}, notes, self._page_timeout_s, outline)
 
     def recognize(self, path: Path, notes: list[str], pages: list[int] | None) -> Iterator[PdfPage]:
         """Like ``pages``, but the text is recognized (OCR) from the rendered ``pages`` of a PDF, or from
@@ -108,7 +115,13 @@ class PdfExtractor:
         # The worker enforces the per-page OCR limit itself; rendering gets a little slack on top.
         return self._stream(request, notes, self._page_timeout_s + 30.0)
 
-    def _stream(self, request: dict[str, Any], notes: list[str], timeout_s: float) -> Iterator[PdfPage]:
+    def _stream(
+        self,
+        request: dict[str, Any],
+        notes: list[str],
+        timeout_s: float,
+        outline: list[Bookmark] | None = None,
+    ) -> Iterator[PdfPage]:
         if self._worker is None or not self._worker.alive():
             self.close()
             self._worker = _Worker()
@@ -132,6 +145,9 @@ class PdfExtractor:
                 elif kind == "page":
                     where = f"after page {message['i']}"
                     yield PdfPage(int(message["i"]), count, str(message["text"]), bool(message.get("scan")))
+                elif kind == "outline":
+                    if outline is not None:
+                        outline.extend(Bookmark(int(lv), str(t), int(p)) for lv, t, p in message["items"])
                 elif kind == "page_error":
                     notes.append(f"page {message['i']}: {message['error']}")
                 elif kind == "done":
@@ -157,15 +173,26 @@ def parse_pdf(path: Path, extractor: PdfExtractor, *, ocr: bool) -> Document:
     doc = Document(blocks=iter(()), kind="pdf")
 
     def blocks() -> Iterator[Block]:
-        for page in extractor.pages(path, doc.notes):
+        marks: list[Bookmark] = []
+        for page in extractor.pages(path, doc.notes, marks):
             doc.pages = page.of
             if ocr and page.scan:
                 doc.ocr_pages.append(page.number)
             if page.text.strip():  # a scan's few words of text layer (a stamp, a caption) are kept too
-                yield Block(page.text, page=page.number)
+                yield Block(page.text, page=page.number, heading=heading_at(marks, page.number))
 
     doc.blocks = blocks()
     return doc
+
+
+def heading_at(marks: list[Bookmark], page: int) -> str:
+    """The heading path a page is under: the bookmarks at or before it, by level ("Part I > Chapter 2")."""
+    path: list[str] = []
+    for mark in sorted(marks, key=lambda m: m.page):  # stable: the outline's order within a page
+        if mark.page > page:
+            continue
+        path = [*path[: mark.level - 1], mark.title]
+    return join_heading(path)
 
 
 def recognize_pages(path: Path, doc: Document, extractor: PdfExtractor) -> Iterator[Block]:

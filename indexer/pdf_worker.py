@@ -89,6 +89,33 @@ def _has_image(resources: Any, depth: int = 0) -> bool:
     return False
 
 
+def _bookmarks(reader: Any, limit: int = 500) -> list[list[Any]]:
+    """The PDF's outline (bookmarks) in document order: [level, title, 1-based page]. A broken outline is
+    no outline: the text still counts."""
+    found: list[list[Any]] = []
+
+    def walk(items: Any, level: int) -> None:
+        for item in items:
+            if len(found) >= limit:
+                return
+            if isinstance(item, list):
+                walk(item, level + 1)
+                continue
+            try:
+                page = reader.get_destination_page_number(item)
+            except Exception:  # a bookmark to nowhere
+                continue
+            title = " ".join(str(getattr(item, "title", "") or "").split())
+            if title and page is not None and page >= 0:
+                found.append([level, title[:200], page + 1])
+
+    try:
+        walk(reader.outline, 1)
+    except Exception:
+        return []
+    return found
+
+
 def _extract(path: str, out: BinaryIO) -> None:
     from pypdf import PasswordType, PdfReader
     from pypdf.errors import DependencyError, FileNotDecryptedError
@@ -110,6 +137,9 @@ def _extract(path: str, out: BinaryIO) -> None:
             return
     count = len(reader.pages)
     _send(out, {"t": "pages", "n": count})
+    marks = _bookmarks(reader)
+    if marks:
+        _send(out, {"t": "outline", "items": marks})
     for i in range(count):
         try:
             text = reader.pages[i].extract_text() or ""

@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from indexer.cards import CardBuilder, card_json
 from indexer.chunking import ChunkDraft, Chunker
 from indexer.collection_tables import CollectionTables
 from indexer.documents import Block, Document, SkipFile
 from indexer.file_limits import FileBudget
 from indexer.ingest_items import Done, Failure, Item, Job, Segment, content_hash
-from indexer.manifest import FileRecord
+from indexer.manifest import FileRecord, lacks_card
 from indexer.parsers import FileParser
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled
@@ -37,6 +38,7 @@ class _Later:
     digest: str
     known: Mapping[str, Vector]
     count: int  # chunks from its text layer
+    card: CardBuilder
 
 
 def _lower_priority() -> None:
@@ -141,7 +143,14 @@ class Reader:
             self._put(None)
 
     def _record(
-        self, job: Job, status: str, reason: str, file_hash: str = "", chunks: int = 0, pages: int = 0
+        self,
+        job: Job,
+        status: str,
+        reason: str,
+        file_hash: str = "",
+        chunks: int = 0,
+        pages: int = 0,
+        card: str | None = None,
     ) -> FileRecord:
         return FileRecord(
             path=job.path,
@@ -153,6 +162,7 @@ class Reader:
             reason=reason,
             pages=pages,
             indexed_at=time.time(),
+            card=card,
         )
 
     def _read(self, job: Job, parser: FileParser) -> Iterator[Item]:
@@ -169,7 +179,12 @@ class Reader:
             return
         digest = content_hash(data)
         previous = job.previous
-        if previous is not None and previous.hash == digest and previous.status != "failed":
+        if (
+            previous is not None
+            and previous.hash == digest
+            and previous.status != "failed"
+            and not lacks_card(previous)
+        ):
             yield Done(job, replace(previous, size=job.stat.size, mtime_ns=job.stat.mtime_ns), touched=True)
             return
         copied = self._copy(job, digest)
@@ -181,6 +196,8 @@ class Reader:
     def _copy(self, job: Job, digest: str) -> list[Item] | None:
         """Items re-using the stored chunks of a file with the same bytes (a move or a copy)."""
         for source in self._by_hash.get(digest, ()):
+            if lacks_card(source):
+                continue
             stored = self._tables.stored_chunks([source.path])
             if len(stored) != source.chunks or not stored:
                 continue
@@ -207,7 +224,9 @@ class Reader:
                 )
                 for i in range(0, len(drafts), SEGMENT_CHUNKS)
             ]
-            record = self._record(job, "indexed", source.reason, digest, len(drafts), source.pages)
+            record = self._record(
+                job, "indexed", source.reason, digest, len(drafts), source.pages, source.card
+            )
             items.append(Done(job, record, copied=True))
             return items
         return None
@@ -219,9 +238,10 @@ class Reader:
                 s.chunk.text: s.vector for s in self._tables.stored_chunks([job.path]) if s.vector is not None
             }
         count = 0
+        card = CardBuilder(job.path)
         try:
             doc = parser.parse(path, data)
-            for segment in self._segments(job, doc, doc.blocks, known, digest, 0):
+            for segment in self._segments(job, doc, doc.blocks, known, digest, 0, card):
                 count += len(segment.drafts)
                 yield segment
         except Cancelled:
@@ -236,11 +256,11 @@ class Reader:
             yield Done(job, self._record(job, "failed", reason, digest))
             return
         if doc.ocr_pages:
-            self._later.append(_Later(job, path, doc, digest, known, count))
+            self._later.append(_Later(job, path, doc, digest, known, count, card))
             self.ocr_waiting += len(doc.ocr_pages)
             yield Segment(job, [], [], digest, 1.0, self.ocr_waiting)  # only reports the OCR backlog
             return
-        yield self._done(job, doc, digest, count, ocr=parser.ocr)
+        yield self._done(job, doc, digest, count, card, ocr=parser.ocr)
 
     def _recognize(self, later: _Later, parser: FileParser) -> Iterator[Item]:
         """The OCR pass of a file: chunks of its recognized pages, numbered after its text-layer chunks."""
@@ -257,7 +277,9 @@ class Reader:
         self._budget.start()
         try:
             blocks = counted(parser.recognize(later.path, doc))
-            for segment in self._segments(later.job, doc, blocks, later.known, later.digest, count):
+            for segment in self._segments(
+                later.job, doc, blocks, later.known, later.digest, count, later.card
+            ):
                 count += len(segment.drafts)
                 yield segment
         except Cancelled:
@@ -272,7 +294,7 @@ class Reader:
             doc.notes.append(f"OCR: {err or type(err).__name__}")
             left = 0
         self.ocr_waiting -= left
-        yield self._done(later.job, doc, later.digest, count, ocr=True)
+        yield self._done(later.job, doc, later.digest, count, later.card, ocr=True)
 
     def _segments(
         self,
@@ -282,12 +304,14 @@ class Reader:
         known: Mapping[str, Vector],
         digest: str,
         first: int,
+        card: CardBuilder,
     ) -> Iterator[Segment]:
         batch: list[ChunkDraft] = []
         for draft in self._chunker.chunks(blocks, first_ordinal=first):
             self._check_stop()
             self._budget.check(draft.ordinal + 1)
             batch.append(draft)
+            card.add(draft)
             if len(batch) >= SEGMENT_CHUNKS:
                 self._budget.pause()
                 yield self._segment(job, batch, known, digest, doc.pages, draft.page, self.ocr_waiting)
@@ -301,7 +325,9 @@ class Reader:
         if self.stop.is_set() or (self._control is not None and self._control.cancelled):
             raise Cancelled("indexing was cancelled")
 
-    def _done(self, job: Job, doc: Document, digest: str, count: int, *, ocr: bool) -> Done:
+    def _done(
+        self, job: Job, doc: Document, digest: str, count: int, card: CardBuilder, *, ocr: bool
+    ) -> Done:
         if count == 0:
             reason = "no text to index"
             if doc.kind in ("pdf", "image") and doc.ocr_pages:
@@ -314,7 +340,8 @@ class Reader:
         note = ""
         if doc.notes:
             note = f"indexed without {len(doc.notes)} unreadable page(s): " + "; ".join(doc.notes[:3])
-        return Done(job, self._record(job, "indexed", note, digest, count, doc.pages))
+        record = self._record(job, "indexed", note, digest, count, doc.pages, card_json(card.card()))
+        return Done(job, record)
 
     @staticmethod
     def _segment(

@@ -43,6 +43,7 @@ import numpy as np
 import pyarrow as pa
 from lancedb.index import FTS
 
+from indexer.cards import card_from_json
 from indexer.collection_tables import CollectionTables
 from indexer.entity_tables import ENTITIES_SCHEMA, ENTITY_SUFFIXES, LINKS_SCHEMA, EntityTables
 from indexer.identity import EmbedderIdentity, identity_of
@@ -64,7 +65,7 @@ from kimas_desktop.errors import EmbedderMismatchError, IndexingError
 from kimas_desktop.protocols import Embedder, SearchMode, Vector
 from kimas_desktop.retrieval.entity_lookup import LinkedEntity
 from kimas_desktop.text.entities import Entity
-from kimas_desktop.types import Chunk, CollectionInfo, FileProblem, Hit, Synopsis
+from kimas_desktop.types import Chunk, CollectionInfo, DocumentCard, FileProblem, Hit, Synopsis
 
 __all__ = ["LanceStore", "StoredChunk", "sql_str", "table_prefix"]
 
@@ -423,6 +424,15 @@ class LanceStore:
 
     def count_chunks(self, collection: str) -> int:
         return self.tables(collection).count_chunks()
+
+    def cards(self, collection: str) -> list[DocumentCard]:
+        """The card of each indexed document that has one (files indexed before cards have none)."""
+        records = self.manifest(collection).values()
+        found = (card_from_json(r.path, r.card) for r in records if r.status == "indexed")
+        return [c for c in found if c is not None]
+
+    def section(self, collection: str, source: str, heading: str, *, limit: int) -> list[Chunk]:
+        return self.tables(collection).section(source, heading, limit=limit)
 
     # -- entity index (``indexer.entity_tables``; read side: ``EntityLookup``) ----------------------------
 

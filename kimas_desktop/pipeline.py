@@ -63,6 +63,15 @@ from kimas_desktop.events import (
 from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, OnlineSource, Reranker
 from kimas_desktop.retrieval.agents import AgentResult, RetrievalAgent
+from kimas_desktop.retrieval.documents import (
+    DocumentFocus,
+    about_documents,
+    card_answer,
+    card_hit,
+    card_quote,
+    focus,
+    without_pointer,
+)
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
 from kimas_desktop.retrieval.hops import bridge_queries, covered, merge_hops
 from kimas_desktop.retrieval.online import OnlineRound, OnlineSources
@@ -78,6 +87,7 @@ from kimas_desktop.trace import (
     ComputeStage,
     ContextStage,
     DecisionStage,
+    DocumentStage,
     FirstTokenStage,
     HopStage,
     OnlineStage,
@@ -94,13 +104,15 @@ from kimas_desktop.trace import (
     Trace,
     TraceBuilder,
 )
-from kimas_desktop.types import ChatModelDescription, Hit, Message, Route
+from kimas_desktop.types import ChatModelDescription, Citation, Hit, Message, Route, Section
 
 __all__ = ["AskOptions", "Pipeline", "RetrievalResult"]
 
 log = logging.getLogger(__name__)
 
 Steps = Generator[Event, None, None]
+
+SECTION_PASSAGES = 48  # a chapter's passages the reranker reads for a question about that chapter
 
 
 @dataclass(frozen=True)
@@ -122,6 +134,7 @@ class RetrievalResult:
     trace: Trace
     analysis: ContextAnalysis | None = None
     decision: TurnDecision | None = None  # whether (and on which turns) the question needs the history
+    focus: DocumentFocus | None = None  # a question about a whole document or one of its chapters
 
 
 @dataclass(frozen=True)
@@ -168,6 +181,7 @@ class _Run:
     checked: bool = False  # the chat model's check read the sources first (its state is in the cache)
     prompt_tokens: int = 0  # the answer prompt's, as planned
     computed: Computed | None = None  # a comparison the evidence answers in code
+    focus: DocumentFocus | None = None  # a question about a whole document or one of its chapters
 
 
 class Pipeline:
@@ -315,11 +329,50 @@ class Pipeline:
         candidates = [h for r in results for h in r.hits]
         hits = self._filter.rerank(query, candidates)
         trace.add(RerankStage(t.ms(), len(candidates), len(hits)))
-        hits = self._hops(query, hits, active, stages.chat, trace)
+        found = self._focus(question, hits, active)
+        if found is None:
+            hits = self._hops(query, hits, active, stages.chat, trace)
+        else:
+            hits = self._focused(question, found, hits, trace)
         snapshot = trace.snapshot()
         return RetrievalResult(
-            question, query, tuple(routes), tuple(active), tuple(hits), snapshot, analysis, rewrite.decision
+            question,
+            query,
+            tuple(routes),
+            tuple(active),
+            tuple(hits),
+            snapshot,
+            analysis,
+            rewrite.decision,
+            found,
         )
+
+    def _focus(self, question: str, hits: Sequence[Hit], active: Sequence[str]) -> DocumentFocus | None:
+        """Whether the question is about a whole document or one of its chapters (``retrieval/documents``).
+        The cards are read only for a question worded so."""
+        if not about_documents(question):
+            return None
+        return focus(question, hits, {name: self._searcher.cards(name) for name in active})
+
+    def _focused(
+        self, question: str, found: DocumentFocus, hits: list[Hit], trace: TraceBuilder
+    ) -> list[Hit]:
+        """The card (a whole document) or the chapter's passages (ranked for what the question asks of
+        it) at the head of the evidence; the rest after them."""
+        t = _Clock()
+        source = found.card.source
+        if found.section is None:
+            top = [card_hit(found.collection, found.card, max((h.score for h in hits), default=1.0))]
+        else:
+            chunks = self._searcher.section(
+                found.collection, source, found.section.heading, limit=SECTION_PASSAGES
+            )
+            inside = [Hit(c, 0.0, origin="section") for c in chunks]
+            top = self._filter.rerank(without_pointer(question), inside) or inside[: self.config.rerank.top_n]
+        heading = found.section.heading if found.section is not None else ""
+        trace.add(DocumentStage(t.ms(), source, heading, len(top), found.why))
+        # A document's question is answered from its card alone, a chapter's from that chapter alone.
+        return top or hits
 
     def _hops(
         self, query: str, hits: list[Hit], active: Sequence[str], chat: ChatModel, trace: TraceBuilder
@@ -396,12 +449,24 @@ class Pipeline:
         """The grounded quote and the lexical answerability, over the packed sources."""
         t = _Clock()
         synopses = [self._searcher.synopsis(name) for name in first.active]
-        g = self._grounder.ground(run.question, evidence.hits, synopses, query=first.query)
+        asked, query = self._asked(run.question, first), self._asked(first.query, first)
+        g = self._grounder.ground(asked, evidence.hits, synopses, query=query)
+        card = next((h for h in evidence.hits if h.origin == "card"), None)
+        if first.focus is not None and first.focus.whole and card is not None:  # the card's sentences
+            quote = card_quote(card, evidence.hits.index(card) + 1)
+            g = replace(g, quotes=(quote,) if quote is not None else g.quotes)
         a = g.answerability
         quoted = tuple(q.n for q in g.quotes)
         at = run.clock.ms()
         run.trace.add(QuoteStage(t.ms(), at, quoted, a.answerable, a.score, a.threshold, g.idf_from))
         return g
+
+    @staticmethod
+    def _asked(question: str, first: RetrievalResult) -> str:
+        """What the question asks of its evidence: of a chapter it points at, the rest of its words."""
+        if first.focus is not None and first.focus.section is not None:
+            return without_pointer(question) or question
+        return question
 
     def _check(self, run: _Run, hits: Sequence[Hit]) -> Verdict | None:
         """The chat model's extract-and-verify check; a failed check is no evidence (None)."""
@@ -429,7 +494,10 @@ class Pipeline:
         if run.computed is None and policy.asks_model(lexical, try_anyway=try_anyway):
             yield Status("check", "Checking that your documents answer this…")
             verdict = self._check(run, evidence.hits)
-        decision = policy.decide(lexical, verdict, try_anyway=try_anyway, computed=run.computed is not None)
+        card = run.focus is not None and run.focus.whole and any(h.origin == "card" for h in evidence.hits)
+        decision = policy.decide(
+            lexical, verdict, try_anyway=try_anyway, computed=run.computed is not None, document=card
+        )
         kind = verdict.kind if verdict is not None else ""
         run.trace.add(DecisionStage(0.0, decision.answer, decision.rule, lexical.score, kind))
         return decision
@@ -633,10 +701,40 @@ class Pipeline:
         )
         yield from self._finish(run, Answered(computed.text, citations, "compared in code"))
 
+    def _from_card(self, run: _Run, evidence: Evidence) -> Steps:
+        """What a document is about, in its card's own words: a model that cannot judge its sources
+        would tell it less truly (the 0.5B model summarized a guide by its third sentence)."""
+        card = next(h for h in evidence.hits if h.origin == "card")
+        quote = card_quote(card, evidence.hits.index(card) + 1)
+        text = card_answer(card)
+        run.trace.add(FirstTokenStage(run.clock.ms()))
+        yield AnswerDelta(text)
+        cited = (Citation(quote.n, card.chunk, quote.display, quote.start, quote.end),) if quote else ()
+        run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), "the document's card"))
+        yield from self._finish(run, Answered(text, cited, "from the document's card"))
+
+    def _from_section(self, run: _Run, evidence: Evidence, grounding: Grounding, section: Section) -> Steps:
+        """What a chapter says about something, in its own words: the grounded quote, which the question
+        asks for, from that chapter's passages (a small model retold it as "a detailed account")."""
+        quotes = renumber_quotes(grounding.quotes, evidence.hits)
+        text = f"“{section.title}” says: " + " ".join(q.display for q in quotes)
+        run.trace.add(FirstTokenStage(run.clock.ms()))
+        yield AnswerDelta(text)
+        cited = closest_passages(quotes)
+        run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), "the quote from the chapter"))
+        yield from self._finish(run, Answered(text, cited, "quoted from the chapter"))
+
     def _answer(self, run: _Run, evidence: Evidence, grounding: Grounding) -> Steps:
         if run.computed is not None:
             yield from self._computed(run, evidence, run.computed)
             return
+        if run.focus is not None and not self.describe_chat().judges:
+            if run.focus.whole and any(h.origin == "card" for h in evidence.hits):
+                yield from self._from_card(run, evidence)
+                return
+            if run.focus.section is not None and grounding.quotes:
+                yield from self._from_section(run, evidence, grounding, run.focus.section)
+                return
         evidence, messages = self._prompt(run, evidence, grounding)
         yield TraceReady(run.trace.snapshot())  # so far: a stopped answer keeps it
         yield Status("answer", "Writing the answer…")
@@ -689,6 +787,7 @@ class Pipeline:
         first = self._retrieve(
             question, run.history, run.trace, analyze=bool(history), stages=run.stages, names=names
         )
+        run.focus = first.focus
         yield Status("retrieve", f"Searched {', '.join(first.active) or 'no collection'}.")
         online = self._online.start(
             first.query, asked=options.sources, cancel=cancel, matches=self._source_matches(first.query)

@@ -15,7 +15,9 @@ import numpy.typing as npt
 from kimas_desktop.control import CancelToken
 from kimas_desktop.types import (
     ChatModelDescription,
+    Chunk,
     CollectionInfo,
+    DocumentCard,
     Hit,
     Message,
     OnlineDocument,
@@ -133,6 +135,14 @@ class ChunkSearcher(Protocol):
         mode: SearchMode = "hybrid",
     ) -> list[Hit]:
         """Best ``k`` chunks of ``collection``, best first. Hybrid fuses dense and full-text."""
+        ...
+
+    def cards(self, collection: str) -> list[DocumentCard]:
+        """The card and outline of each document of ``collection`` that has one (``indexer.cards``)."""
+        ...
+
+    def section(self, collection: str, source: str, heading: str, *, limit: int) -> list[Chunk]:
+        """The first ``limit`` chunks of ``source`` under ``heading`` (its sub-headings included), in order."""
         ...
 
 

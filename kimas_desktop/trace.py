@@ -25,6 +25,7 @@ __all__ = [
     "ComputeStage",
     "ContextStage",
     "DecisionStage",
+    "DocumentStage",
     "FirstTokenStage",
     "HopStage",
     "OnlineStage",
@@ -137,6 +138,19 @@ class HopStage:
     round: int
     query: str = ""
     added: tuple[str, ...] = ()
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class DocumentStage:
+    """A question about a whole document or one of its chapters (``retrieval/documents.py``): the
+    document, the chapter's heading (empty for the whole document), and why."""
+
+    stage: ClassVar[str] = "document"
+    ms: float
+    source: str
+    section: str = ""
+    passages: int = 0  # the chapter's passages put first (the card is one passage)
     why: str = ""
 
 
@@ -290,6 +304,7 @@ StageRecord = (
     | PackStage
     | BudgetStage
     | ComputeStage
+    | DocumentStage
     | HopStage
     | AgenticStage
     | OnlineStage

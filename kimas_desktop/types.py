@@ -101,6 +101,61 @@ class Synopsis:
 
 
 @dataclass(frozen=True)
+class Section:
+    """One heading of a document's outline, where its text starts."""
+
+    heading: str  # the heading path, "A > B > C" (as ``Chunk.heading``)
+    page: int | None = None
+    line: int | None = None
+
+    @property
+    def title(self) -> str:
+        return self.heading.rsplit(" > ", 1)[-1]
+
+    @property
+    def level(self) -> int:
+        return self.heading.count(" > ") + 1
+
+
+@dataclass(frozen=True)
+class CardSentence:
+    """A sentence of a document's card, with where it stands in the document (for its citation)."""
+
+    text: str
+    heading: str = ""
+    page: int | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class DocumentCard:
+    """What a whole document is about, built at index time (``indexer.cards``): its title, its heading
+    tree and its most central sentences, in document order."""
+
+    source: str
+    title: str
+    outline: tuple[Section, ...] = ()
+    synopsis: tuple[CardSentence, ...] = ()
+
+    def text(self) -> str:
+        """The card as one passage: the title, the synopsis, then the outline's top headings."""
+        parts = [f"{self.title}."] + [s.text for s in self.synopsis]
+        top = [s.title for s in self.chapters()][:12]
+        if top:
+            parts.append("Contents: " + "; ".join(top) + ".")
+        return " ".join(parts)
+
+    def chapters(self) -> tuple[Section, ...]:
+        """The outline's main divisions: the shallowest level with more than one heading (a document's
+        title above its chapters is not a chapter)."""
+        for level in sorted({s.level for s in self.outline}):
+            found = tuple(s for s in self.outline if s.level == level)
+            if len(found) > 1:
+                return found
+        return ()
+
+
+@dataclass(frozen=True)
 class FileProblem:
     """A file that was skipped or failed, and why (shown to the user)."""
 

@@ -24,7 +24,15 @@ from kimas_desktop.errors import CollectionNotFoundError
 from kimas_desktop.protocols import Embedder, SearchMode, Vector
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
 from kimas_desktop.text.words import content_words
-from kimas_desktop.types import ChatModelDescription, Chunk, CollectionInfo, Hit, Message, Synopsis
+from kimas_desktop.types import (
+    ChatModelDescription,
+    Chunk,
+    CollectionInfo,
+    DocumentCard,
+    Hit,
+    Message,
+    Synopsis,
+)
 
 __all__ = ["HashEmbedder", "MemorySearcher", "ScriptedChatModel", "WordOverlapReranker"]
 
@@ -224,6 +232,17 @@ class MemorySearcher:
             )
             for name, cs in self.chunks.items()
         ]
+
+    def cards(self, collection: str) -> list[DocumentCard]:
+        return []  # documents in memory have no cards
+
+    def section(self, collection: str, source: str, heading: str, *, limit: int) -> list[Chunk]:
+        inside = [
+            c
+            for c in self.chunks.get(collection, [])
+            if c.source == source and (c.heading == heading or c.heading.startswith(heading + " > "))
+        ]
+        return inside[:limit]
 
     def synopsis(self, collection: str) -> Synopsis | None:
         cs = self.chunks.get(collection)

@@ -8,7 +8,7 @@ from typing import Literal
 from app.desktop import DesktopApp, Outcome
 from kimas_desktop.errors import KimasError
 from ui import render
-from ui.documents_view import document_choices, documents_html
+from ui.documents_view import card_html, document_choices, documents_html
 
 __all__ = ["PROBLEMS_ONLY", "SHOW_ALL", "DocumentsView", "act", "documents_view"]
 
@@ -42,6 +42,7 @@ def documents_view(
     if selected not in {path for _, path in choices}:
         selected = choices[0][1] if choices else None
     body = documents_html(collection, shown, problems_only=problems_only, total=len(docs))
+    body += card_html(next((d for d in shown if d.path == selected), None))
     return DocumentsView(body, choices, selected)
 
 

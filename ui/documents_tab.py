@@ -48,6 +48,7 @@ def bind(desk: DesktopApp, docs: dict[str, Any], selected: gr.Dropdown, message:
         return outputs(documents_handlers.documents_view(desk, c, show, path))
 
     selected.change(refresh, [selected, docs["show"], docs["pick"]], shown)
+    docs["pick"].input(refresh, [selected, docs["show"], docs["pick"]], shown)  # its card below the list
     docs["show"].change(refresh, [selected, docs["show"], docs["pick"]], shown)
     for button, what in zip(docs["buttons"], ("remove", "reindex", "dismiss"), strict=True):
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from app.documents import Document
 from ui.render import source_url
 
-__all__ = ["STATUS_LABELS", "document_choices", "documents_html"]
+__all__ = ["STATUS_LABELS", "card_html", "document_choices", "documents_html"]
 
 STATUS_LABELS = {"indexed": "indexed", "skipped": "skipped", "failed": "failed"}
 
@@ -52,6 +52,38 @@ def documents_html(collection: str, docs: Sequence[Document], *, problems_only: 
         f"<div class='kimas-docs-count'>{shown} in <b>{html.escape(collection)}</b></div>"
         "<table><thead><tr><th>File</th><th>Status</th><th>Chunks</th><th>Last indexed</th></tr></thead>"
         f"<tbody>{rows}</tbody></table></div>"
+    )
+
+
+def _where(page: int | None, line: int | None) -> str:
+    return f"p. {page}" if page is not None else f"line {line}" if line is not None else ""
+
+
+def card_html(doc: Document | None) -> str:
+    """The selected file's card: its title, its central sentences and its outline (``indexer.cards``)."""
+    if doc is None or doc.status != "indexed":
+        return ""
+    card = doc.card
+    if card is None:
+        return "<div class='kimas-doc-card'><p class='kimas-note'>No card yet: it is made on the next sync.</p></div>"
+    said = (
+        " ".join(html.escape(s.text) for s in card.synopsis)
+        or "<i>No sentences to show (code or tables).</i>"
+    )
+    items = "".join(
+        f"<li style='margin-left:{(s.level - 1) * 1.2:.1f}em'>{html.escape(s.title)}"
+        f"{f' <small>({_where(s.page, s.line)})</small>' if _where(s.page, s.line) else ''}</li>"
+        for s in card.outline
+    )
+    outline = (
+        f"<details open><summary>Outline ({len(card.outline)} headings)</summary><ul>{items}</ul></details>"
+        if card.outline
+        else "<p class='kimas-note'>No headings.</p>"
+    )
+    return (
+        f"<div class='kimas-doc-card' data-path='{html.escape(doc.path)}'>"
+        f"<div class='kimas-doc-card-title'><b>{html.escape(card.title)}</b> <small>(document card)</small></div>"
+        f"<p>{said}</p>{outline}</div>"
     )
 
 

@@ -41,6 +41,9 @@ footer { display: none !important; }
 .kimas-doc-problem { color: #c2410c; }
 .kimas-doc-dismissed { opacity: 0.7; }
 .kimas-docs-count { margin-bottom: 0.3em; }
+.kimas-doc-card { margin-top: 0.8em; padding: 0.5em 0.8em; border-left: 3px solid var(--color-accent, #f97316);
+  background: var(--background-fill-secondary); font-size: 0.92em; }
+.kimas-doc-card ul { list-style: none; padding-left: 0.5em; margin: 0.2em 0; }
 """
 
 # Gradio's drop zone takes dataTransfer.files, where a dropped folder is one empty entry. This walks

@@ -11,6 +11,7 @@ from kimas_desktop.trace import (
     BudgetStage,
     ComputeStage,
     DecisionStage,
+    DocumentStage,
     HopStage,
     OnlineStage,
     QuoteStage,
@@ -34,6 +35,7 @@ STAGE_LABELS = {
     "budget": "planning for the first word",
     "compute": "comparing the values",
     "hop": "searching for the bridge",
+    "document": "reading the document's card or chapter",
     "agentic": "second search",
     "online": "online sources",
     "quote": "finding the quote",
@@ -157,6 +159,15 @@ def trace_markdown(trace: Trace) -> str:
     budget = trace.find(BudgetStage)
     if budget is not None:
         lines.append(budget_line(budget))
+    doc = trace.find(DocumentStage)
+    if doc is not None:
+        name = esc(doc.source.rsplit("/", 1)[-1])
+        what = (
+            f"its chapter “{esc(doc.section)}” ({doc.passages} passage(s) first)"
+            if doc.section
+            else "its card"
+        )
+        lines.append(f"\n**Document**: {name}, {what}: {esc(doc.why)}")
     hops = [s for s in trace.stages if isinstance(s, HopStage)]
     if hops:
         lines.append(

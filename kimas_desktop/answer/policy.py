@@ -24,6 +24,9 @@ policy (issue 22)"). The rules stay, tested, for a model whose check measures be
                   values (``compare.py``): answer, in code, with the two values and their sources. Such a
                   question names its answer (one of the two things), so the lexical score, which looks for
                   words beyond the question's, says little about it.
+    document      the question asks what a whole document is about, and the evidence holds that
+                  document's card (``retrieval/documents.py``): answer from the card. Such a question names
+                  no fact, so the lexical score has nothing to look for.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ __all__ = ["AnswerPolicy", "Decision"]
 @dataclass(frozen=True)
 class Decision:
     answer: bool
-    rule: str  # "lexical", "rescued", "doubted", "try anyway", "computed"
+    rule: str  # "lexical", "rescued", "doubted", "try anyway", "computed", "document"
     lexical: Answerability
     verdict: Verdict | None = None
 
@@ -54,6 +57,8 @@ class Decision:
             return "you asked the model to try"
         if self.rule == "computed":
             return "the sources give both values the question compares"
+        if self.rule == "document":
+            return "the question is about a whole document, and its card is in the sources"
         return score
 
 
@@ -77,9 +82,12 @@ class AnswerPolicy:
         *,
         try_anyway: bool = False,
         computed: bool = False,
+        document: bool = False,
     ) -> Decision:
         if computed:
             return Decision(True, "computed", lexical, verdict)
+        if document:
+            return Decision(True, "document", lexical, verdict)
         if try_anyway or not self._decline:
             return Decision(True, "try anyway" if try_anyway else "lexical", lexical, verdict)
         if verdict is not None and self.asks_model(lexical):

@@ -59,3 +59,23 @@ def test_without_the_folder_paths_an_upload_is_flat(desk: DesktopApp, tmp_path: 
     f = write(tmp_path / "t" / "notes.md", "Plants are watered on Mondays.")
     handlers.upload(desk, "docs", [str(f)], "not json")
     assert (desk.knowledge.uploads_root / "docs" / "notes.md").is_file()
+
+
+def test_the_chosen_file_shows_its_card_and_outline(desk: DesktopApp, tmp_path: Path) -> None:
+    guide = write(
+        tmp_path / "t" / "guide.md",
+        "# Orchard guide\n\nThis guide tells new volunteers how the orchard grows its apples.\n\n"
+        "## Soil\n\nThe orchard stands on sandy loam that drains quickly after rain.\n\n"
+        "## Water\n\nWater comes from the mill pond through a drip line along each row.\n",
+    )
+    notes = write(tmp_path / "t" / "notes.md", "Bees visit the orchard in April when the blossom opens.")
+    handlers.upload(desk, "docs", [str(guide), str(notes)], "not json")
+    assert wait_for(lambda: idle(desk) and len(desk.list_documents("docs")) == 2)
+
+    view = dh.documents_view(desk, "docs")  # the first file is chosen: guide.md
+    assert view.html.count("class='kimas-doc-card'") == 1
+    assert "<b>Orchard guide</b>" in view.html
+    assert "This guide tells new volunteers how the orchard grows its apples." in view.html
+    assert "Outline (3 headings)" in view.html and ">Soil <small>(line 5)</small>" in view.html
+    other = dh.documents_view(desk, "docs", dh.SHOW_ALL, view.choices[1][1])
+    assert "<b>notes</b>" in other.html and "Orchard guide" not in other.html

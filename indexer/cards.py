@@ -1,0 +1,131 @@
+"""A document's outline and card, built while its chunks stream past the reader (issue 25; KAG's builder
+splits by outline and keeps a summary of each document beside its chunks).
+
+- **outline**: the heading paths in the order they first appear, each with the page or line where its text
+  starts. Parsers already give every block its heading path (Markdown, HTML and docx headings, PDF
+  bookmarks, slide titles), so the outline is read off the chunks.
+- **card**: the title and the document's most central sentences, in document order: its first sentence of
+  prose (what an abstract, an introduction or a lead says), then the most central others, judged the
+  SumBasic way: a sentence scores the mean frequency of its content words in the whole document; after each
+  pick the picked words count for less, so the card does not say one thing three times. No model runs:
+  it costs a sentence split per chunk.
+
+The card is stored as JSON in the file's manifest record, written after its chunks (so it is as
+crash-safe and as incremental as they are: a changed file gets a new card, a moved one keeps its own).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+from indexer.chunking import ChunkDraft
+from kimas_desktop.text.sentences import split_sentences, text_kind
+from kimas_desktop.text.words import content_words, stem
+from kimas_desktop.types import CardSentence, DocumentCard, Section
+
+__all__ = ["CardBuilder", "card_from_json", "card_json"]
+
+CARD_SENTENCES = 3
+MAX_CANDIDATES = 3000  # sentences of one file considered for its card
+MAX_SECTIONS = 400  # headings kept in one file's outline
+_MIN_WORDS, _MAX_WORDS = 6, 60
+_NOT_PROSE = re.compile(r"^\s*(#|\||[-*+>]\s|```|~~~|\d{1,3}[.)]\s)")
+
+
+class CardBuilder:
+    """Fed every chunk of one file in order (``add``), then ``card()``. Memory stays bounded for any file
+    length (``MAX_CANDIDATES``, ``MAX_SECTIONS``)."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._kind = text_kind(path)
+        self._sections: dict[str, Section] = {}
+        self._counts: Counter[str] = Counter()
+        self._candidates: list[tuple[CardSentence, frozenset[str]]] = []
+        self._seen: set[str] = set()
+        self._opening: str | None = None  # the heading path of the file's first chunk
+
+    def add(self, draft: ChunkDraft) -> None:
+        if self._opening is None:
+            self._opening = draft.heading
+        if draft.heading and draft.heading not in self._sections and len(self._sections) < MAX_SECTIONS:
+            self._sections[draft.heading] = Section(draft.heading, draft.page, draft.line_start)
+        if self._kind == "code":
+            return
+        for s in split_sentences(draft.text, self._kind):
+            if s.text in self._seen:  # chunks may overlap
+                continue
+            self._seen.add(s.text)
+            found = [stem(w) for w in content_words(s.text) if not w.isdigit()]
+            self._counts.update(found)
+            if len(self._candidates) < MAX_CANDIDATES and _prose(s.text):
+                line = None
+                if draft.line_start is not None:
+                    line = draft.line_start + draft.text.count("\n", 0, s.start)
+                sentence = CardSentence(s.text, draft.heading, draft.page, line)
+                self._candidates.append((sentence, frozenset(found)))
+
+    def card(self) -> DocumentCard:
+        outline = tuple(self._sections.values())
+        return DocumentCard(self._path, _title(self._path, self._opening or ""), outline, self._central())
+
+    def _central(self) -> tuple[CardSentence, ...]:
+        total = sum(self._counts.values())
+        if not total:
+            return ()
+        weight = {w: c / total for w, c in self._counts.items()}
+        left = [(i, s, ws) for i, (s, ws) in enumerate(self._candidates) if len(ws) >= 3]
+        picked: list[tuple[int, CardSentence]] = []
+        for _ in range(CARD_SENTENCES):
+            if not left:
+                break
+            # A document's first sentence of prose usually says what it is about (an abstract, an
+            # introduction, a lead): it always opens the card.
+            best = (
+                left[0] if not picked else max(left, key=lambda x: sum(weight[w] for w in x[2]) / len(x[2]))
+            )
+            picked.append((best[0], best[1]))
+            for w in best[2]:
+                weight[w] = weight[w] ** 2
+            left = [x for x in left if x[0] != best[0]]
+        return tuple(s for _, s in sorted(picked, key=lambda x: x[0]))
+
+
+def _prose(text: str) -> bool:
+    n = len(text.split())
+    return _MIN_WORDS <= n <= _MAX_WORDS and text.rstrip()[-1:] in ".!?" and not _NOT_PROSE.match(text)
+
+
+def _title(path: str, opening: str) -> str:
+    """The top heading the document opens under, else the file's name."""
+    if opening:
+        return opening.split(" > ", 1)[0]
+    return re.sub(r"[_\s]+", " ", Path(path).stem).strip() or Path(path).name
+
+
+def card_json(card: DocumentCard) -> str:
+    """The card as stored in the manifest (without its path: a moved file keeps it)."""
+    return json.dumps(
+        {
+            "title": card.title,
+            "outline": [[s.heading, s.page, s.line] for s in card.outline],
+            "synopsis": [[s.text, s.heading, s.page, s.line] for s in card.synopsis],
+        },
+        ensure_ascii=False,
+    )
+
+
+def card_from_json(source: str, text: str | None) -> DocumentCard | None:
+    """The stored card of ``source``; None when it has none (indexed before cards) or it is unreadable."""
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+        outline = tuple(Section(h, p, ln) for h, p, ln in data["outline"])
+        synopsis = tuple(CardSentence(t, h, p, ln) for t, h, p, ln in data["synopsis"])
+        return DocumentCard(source, str(data["title"]), outline, synopsis)
+    except (ValueError, KeyError, TypeError):
+        return None
