@@ -1,10 +1,13 @@
-"""The two tables of a collection's entity index (issue 25), beside its chunks:
+"""The tables of a collection's entity index (issue 25), beside its chunks:
 
     c_<name>_<hash>_entities      one row per (entity, chunk) mention: key, name, kind, chunk_id, source;
                                   and one row per chunk with an empty key, written with its mentions: the
                                   chunks whose entities are stored (``indexed``)
     c_<name>_<hash>_entity_links  co-mentions, per source file: (a, b) with a < b by key, names and kinds of
                                   both, and in how many of the file's chunks both are mentioned
+    c_<name>_<hash>_relations     relations a chat model read between a chunk's entities (the optional
+                                  ``indexer.relation_pass``): subject, predicate, object, chunk_id, source;
+                                  and one row per chunk read, with an empty subject, in the same write
 
 Everything is per source file, so a changed file replaces only its own rows (``indexer.entity_upkeep``).
 The tables are named from the collection, not from its chunk tables: a re-embedding moves the chunks to new
@@ -21,12 +24,12 @@ from typing import Any
 import pyarrow as pa
 
 from indexer.schema import in_filters, sql_str
-from kimas_desktop.retrieval.entity_lookup import LinkedEntity
+from kimas_desktop.retrieval.entity_lookup import LinkedEntity, Relation
 from kimas_desktop.text.entities import Entity, EntityKind
 
-__all__ = ["ENTITIES_SCHEMA", "ENTITY_SUFFIXES", "LINKS_SCHEMA", "EntityTables"]
+__all__ = ["ENTITIES_SCHEMA", "ENTITY_SUFFIXES", "LINKS_SCHEMA", "RELATIONS_SCHEMA", "EntityTables"]
 
-ENTITY_SUFFIXES = ("_entities", "_entity_links")
+ENTITY_SUFFIXES = ("_entities", "_entity_links", "_relations")
 
 ENTITIES_SCHEMA = pa.schema(
     [
@@ -49,6 +52,19 @@ LINKS_SCHEMA = pa.schema(
         pa.field("source", pa.string()),
     ]
 )
+RELATIONS_SCHEMA = pa.schema(
+    [
+        pa.field("subject", pa.string()),
+        pa.field("subject_name", pa.string()),
+        pa.field("subject_kind", pa.string()),
+        pa.field("predicate", pa.string()),
+        pa.field("object", pa.string()),
+        pa.field("object_name", pa.string()),
+        pa.field("object_kind", pa.string()),
+        pa.field("chunk_id", pa.string()),
+        pa.field("source", pa.string()),
+    ]
+)
 LINKED_PER_CHUNK = 16  # co-mentions are counted between a chunk's first this many entities
 
 
@@ -57,11 +73,12 @@ def _entity(key: str, name: str, kind: str) -> Entity:
 
 
 class EntityTables:
-    """The mentions and co-mention tables of one collection (LanceDB tables)."""
+    """The mentions, co-mention and relation tables of one collection (LanceDB tables)."""
 
-    def __init__(self, mentions: Any, links: Any) -> None:
+    def __init__(self, mentions: Any, links: Any, relations: Any) -> None:
         self._mentions = mentions
         self._links = links
+        self._relations = relations
 
     # -- write side -----------------------------------------------------------------------------------
 
@@ -78,9 +95,10 @@ class EntityTables:
         return out
 
     def delete_sources(self, sources: Iterable[str]) -> None:
-        """Links first, then mentions: a file whose mentions are still there still has its links."""
+        """Links and relations first, then mentions: a file whose mentions are still there still has its
+        links."""
         items = sorted(set(sources))
-        for table in (self._links, self._mentions):
+        for table in (self._links, self._relations, self._mentions):
             for where in in_filters("source", items):
                 table.delete(where)
 
@@ -121,7 +139,7 @@ class EntityTables:
 
     def compact(self) -> None:
         """Merge the small fragments many syncs leave (as ``CollectionTables.refresh_indexes`` does)."""
-        for table in (self._mentions, self._links):
+        for table in (self._mentions, self._links, self._relations):
             if int(table.stats()["fragment_stats"]["num_small_fragments"]) > 16:
                 table.optimize(cleanup_older_than=timedelta(hours=1))
 
@@ -169,3 +187,56 @@ class EntityTables:
             named.setdefault(other, Entity(other, r[f"{side}_name"], kind))
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         return [LinkedEntity(named[k], n) for k, n in ranked[:limit]]
+
+    # -- relations (``indexer.relation_pass``) ------------------------------------------------------------
+
+    def mentions_by_chunk(self) -> dict[str, tuple[str, list[Entity]]]:
+        """chunk id → (source, its entities), of every chunk that mentions at least one."""
+        rows = self._mentions.search().where("key != ''").limit(None).to_arrow().to_pylist()
+        out: dict[str, tuple[str, list[Entity]]] = {}
+        for r in rows:
+            out.setdefault(r["chunk_id"], (r["source"], []))[1].append(
+                _entity(r["key"], r["name"], r["kind"])
+            )
+        return out
+
+    def relations_read(self) -> set[str]:
+        """The ids of the chunks a relation pass has read."""
+        part = self._relations.search().where("subject = ''").select(["chunk_id"]).limit(None).to_arrow()
+        return set(part.column("chunk_id").to_pylist())
+
+    def delete_relations_of(self, chunk_ids: Iterable[str]) -> None:
+        for where in in_filters("chunk_id", chunk_ids):
+            self._relations.delete(where)
+
+    def add_relations(self, read: Iterable[tuple[str, str, list[Relation]]]) -> None:
+        """Store (chunk id, source, relations) of chunks read, each with its marker row, in one write."""
+        columns: dict[str, list[Any]] = {f.name: [] for f in RELATIONS_SCHEMA}
+        for chunk_id, source, relations in read:
+            marker = Relation(Entity("", "", "name"), "", Entity("", "", "name"), chunk_id)
+            for rel in [marker, *relations]:
+                for column, value in (
+                    ("subject", rel.subject.key), ("subject_name", rel.subject.name),
+                    ("subject_kind", rel.subject.kind if rel.subject.key else ""),
+                    ("predicate", rel.predicate), ("object", rel.object.key), ("object_name", rel.object.name),
+                    ("object_kind", rel.object.kind if rel.object.key else ""),
+                    ("chunk_id", chunk_id), ("source", source),
+                ):  # fmt: skip
+                    columns[column].append(value)
+        if columns["chunk_id"]:
+            self._relations.add(pa.table(columns, schema=RELATIONS_SCHEMA))
+
+    def relations(self, key: str, limit: int = 50) -> list[Relation]:
+        if not key:
+            return []
+        q = sql_str(key)
+        rows = self._relations.search().where(f"subject = {q} OR object = {q}").limit(limit).to_arrow()
+        return [
+            Relation(
+                _entity(r["subject"], r["subject_name"], r["subject_kind"]),
+                r["predicate"],
+                _entity(r["object"], r["object_name"], r["object_kind"]),
+                r["chunk_id"],
+            )
+            for r in rows.to_pylist()
+        ]

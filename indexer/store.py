@@ -9,8 +9,8 @@ Layout (all LanceDB tables, so an ``s3://`` URI shares everything with a team):
     c_<name>_<hash>[_<id>]_chunks  the chunks: every ``Chunk`` field, the chunk's ordinal in its file, the
                           vector; a full-text (BM25) index on ``text``; a vector index once the table is large
     c_<name>_<hash>[_<id>]_files   the file manifest (``FileRecord``)
-    c_<name>_<hash>_entities, _entity_links  the entity index (``indexer.entity_tables``), named from the
-                          collection alone: a re-embedding leaves it in place
+    c_<name>_<hash>_entities, _entity_links, _relations  the entity index (``indexer.entity_tables``),
+                          named from the collection alone: a re-embedding leaves it in place
     _kimas_leases/        one writer lease per collection (``indexer.lease``), beside the tables
 
 The read side is the ``ChunkSearcher`` protocol (``collections``, ``synopsis``, ``search``); it always
@@ -45,7 +45,13 @@ from lancedb.index import FTS
 
 from indexer.cards import card_from_json
 from indexer.collection_tables import CollectionTables
-from indexer.entity_tables import ENTITIES_SCHEMA, ENTITY_SUFFIXES, LINKS_SCHEMA, EntityTables
+from indexer.entity_tables import (
+    ENTITIES_SCHEMA,
+    ENTITY_SUFFIXES,
+    LINKS_SCHEMA,
+    RELATIONS_SCHEMA,
+    EntityTables,
+)
 from indexer.identity import EmbedderIdentity, identity_of
 from indexer.lease import Lease, WriterLeases, slot_factory
 from indexer.manifest import FileRecord
@@ -63,7 +69,7 @@ from indexer.schema import FILES_SCHEMA, StoredChunk, chunks_schema, sql_str, ta
 from indexer.synopsis import SynopsisState
 from kimas_desktop.errors import EmbedderMismatchError, IndexingError
 from kimas_desktop.protocols import Embedder, SearchMode, Vector
-from kimas_desktop.retrieval.entity_lookup import LinkedEntity
+from kimas_desktop.retrieval.entity_lookup import LinkedEntity, Relation
 from kimas_desktop.text.entities import Entity
 from kimas_desktop.types import Chunk, CollectionInfo, DocumentCard, FileProblem, Hit, Synopsis
 
@@ -439,12 +445,12 @@ class LanceStore:
     def entity_tables(self, collection: str, *, create: bool = False) -> EntityTables | None:
         """The collection's entity index; None when it has none (unless ``create``: then made empty)."""
         prefix = table_prefix(collection)
-        mentions_schema, links_schema = (ENTITIES_SCHEMA, LINKS_SCHEMA) if create else (None, None)
-        mentions = self._open(prefix + ENTITY_SUFFIXES[0], mentions_schema)
-        links = self._open(prefix + ENTITY_SUFFIXES[1], links_schema)
-        if mentions is None or links is None:
+        schemas = (ENTITIES_SCHEMA, LINKS_SCHEMA, RELATIONS_SCHEMA) if create else (None, None, None)
+        found = [self._open(prefix + s, schema) for s, schema in zip(ENTITY_SUFFIXES, schemas, strict=True)]
+        mentions, links, relations = found
+        if mentions is None or links is None or relations is None:
             return None
-        return EntityTables(mentions, links)
+        return EntityTables(mentions, links, relations)
 
     def drop_entities(self, collection: str) -> None:
         """Delete the collection's entity index (the indexer's ``entities`` switch is off)."""
@@ -462,6 +468,10 @@ class LanceStore:
     def linked(self, collection: str, key: str, limit: int = 20) -> list[LinkedEntity]:
         tables = self.entity_tables(collection)
         return [] if tables is None else tables.linked(key, limit)
+
+    def relations(self, collection: str, key: str, limit: int = 50) -> list[Relation]:
+        tables = self.entity_tables(collection)
+        return [] if tables is None else tables.relations(key, limit)
 
     # -- search ---------------------------------------------------------------------------------------
 

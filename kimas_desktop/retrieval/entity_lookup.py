@@ -3,7 +3,8 @@ the chunks): which entities a chunk mentions, which chunks mention an entity, an
 mentioned together with one (co-mentions: in one chunk).
 
 Built without a model at index time (``kimas_desktop.text.entities`` extracts, ``indexer.entity_upkeep``
-stores); ``indexer.LanceStore`` implements ``EntityLookup``. A collection without an entity index (the
+stores); relations between them only by the optional pass with a chat model (``indexer.relation_pass``).
+``indexer.LanceStore`` implements ``EntityLookup``. A collection without an entity index (the
 indexer's ``entities`` switch off, or not yet built) answers with nothing.
 """
 
@@ -15,7 +16,7 @@ from typing import Protocol, runtime_checkable
 
 from kimas_desktop.text.entities import Entity
 
-__all__ = ["EntityLookup", "LinkedEntity"]
+__all__ = ["EntityLookup", "LinkedEntity", "Relation"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,17 @@ class LinkedEntity:
 
     entity: Entity
     chunks: int
+
+
+@dataclass(frozen=True)
+class Relation:
+    """``subject`` ``predicate`` ``object``, as a chat model read it in chunk ``chunk_id`` (the optional
+    relation pass, ``indexer.relation_pass``)."""
+
+    subject: Entity
+    predicate: str
+    object: Entity
+    chunk_id: str
 
 
 @runtime_checkable
@@ -39,4 +51,8 @@ class EntityLookup(Protocol):
 
     def linked(self, collection: str, key: str, limit: int = 20) -> list[LinkedEntity]:
         """Entities co-mentioned with ``key``, the most often first, at most ``limit``."""
+        ...
+
+    def relations(self, collection: str, key: str, limit: int = 50) -> list[Relation]:
+        """Relations with ``key`` as subject or object (none until a relation pass has run)."""
         ...

@@ -101,8 +101,8 @@ _DEFINED = re.compile(
     r"\b(?:called|named|termed|dubbed|known\s+as|referred\s+to\s+as|defined\s+as)\s+"
     r"[\"“‘']?(?P<t1>[\w][\w'’-]*(?:\s+[\w][\w'’-]*){0,3}?)[\"”’']?(?=[\s]*[,.;:)(]|\s+(?:and|or|which|that|is|was|in|by|for)\b|$)"
     r"|[\"“](?P<t2>[^\"“”]{2,40})[\"”]\s+(?:is|are|was|means|refers\s+to)\b"
-    r"|\b(?P<t3>[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,4})\s+\((?P<abbr>[A-Z][A-Za-z]{1,7})\)"
 )  # fmt: skip
+_ABBREVIATION = re.compile(r"\s\((?P<abbr>[A-Z][A-Za-z]{1,7})\)")
 _SENTENCE_END = frozenset(".!?:;\n")
 _TITLES = frozenset("St Mr Mrs Ms Dr Mt Jr Sr Prof Gen Col Capt Lt Sgt Rev Fr".split())
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9&]{1,5}s?")
@@ -256,20 +256,19 @@ def _names(text: str, out: dict[str, Entity]) -> None:
 
 
 def _terms(text: str, out: dict[str, Entity]) -> None:
-    for m in _DEFINED.finditer(text):
+    for m in _ABBREVIATION.finditer(text):
         abbr = m.group("abbr")
-        if abbr:
-            words = m.group("t3").split()
-            initials = [c for c in abbr if c.isupper()]
-            # the words the abbreviation stands for: as many as it has capitals, from the end
-            phrase = " ".join(words[-len(initials) :]) if len(words) >= len(initials) else ""
-            if not phrase or entity_key(phrase)[0] != abbr[0].lower():
-                continue
-            for term in (phrase, abbr):
-                key = entity_key(term)
-                if key not in out or out[key].kind in ("name", "acronym"):
-                    out[key] = Entity(key, term, "term")
+        initials = sum(1 for c in abbr if c.isupper())
+        # the words the abbreviation stands for: as many as it has capitals, just before it
+        words = text[max(0, m.start() - 24 * initials) : m.start()].split()[-initials:]
+        phrase = " ".join(words)
+        if len(words) < initials or not words[0][:1].isalpha() or entity_key(phrase)[:1] != abbr[0].lower():
             continue
+        for term in (phrase, abbr):
+            key = entity_key(term)
+            if key not in out or out[key].kind in ("name", "acronym"):
+                out[key] = Entity(key, term, "term")
+    for m in _DEFINED.finditer(text):
         term = (m.group("t1") or m.group("t2") or "").strip()
         key = entity_key(term)
         if len(key) < 3 or key in STOPWORDS or key.split()[0] in STOPWORDS:
