@@ -13,7 +13,7 @@ from kimas_desktop.answer.markers import insert_markers, place_markers
 from kimas_desktop.context.dependence import TurnDecision
 from kimas_desktop.errors import KimasError
 from kimas_desktop.pipeline import RetrievalResult
-from kimas_desktop.trace import Trace, stage_fields
+from kimas_desktop.trace import DocumentStage, HopStage, Trace, stage_fields
 from kimas_desktop.types import Answerability, Chunk, Citation, Hit, Message, Quote, Route, SentenceSupport
 
 
@@ -144,7 +144,36 @@ def retrieval_json(r: RetrievalResult) -> dict[str, Any]:
         "hits": [hit_json(h) for h in r.hits],
         "timings_ms": r.trace.timings_ms,
         **({"decision": decision_json(r.decision)} if r.decision is not None else {}),
+        **hops_json(r.trace, r.hits),
+        **document_json(r.trace),
     }
+
+
+def hops_json(trace: Trace, hits: Sequence[Hit]) -> dict[str, Any]:
+    """Each hop of the multi-hop retrieval: its query, and the passages it added with their places (1-based)
+    in the final hits; ``hops_stopped``: why no (further) hop was made. Empty when hops are off."""
+    rank = {h.chunk.chunk_id: i + 1 for i, h in enumerate(hits)}
+    records = [s for s in trace.stages if isinstance(s, HopStage)]
+    if not records:
+        return {}
+    hops = [
+        {
+            "round": s.round,
+            "query": s.query,
+            "added": [{"chunk_id": c, "rank": rank.get(c)} for c in s.added],
+        }
+        for s in records
+        if s.round
+    ]
+    return {"hops": hops, "hops_stopped": next((s.why for s in records if not s.round), "")}
+
+
+def document_json(trace: Trace) -> dict[str, Any]:
+    """A question about a whole document (its card) or one of its chapters."""
+    d = trace.find(DocumentStage)
+    if d is None:
+        return {}
+    return {"document": {"source": d.source, "section": d.section, "passages": d.passages, "why": d.why}}
 
 
 def decision_json(d: TurnDecision) -> dict[str, Any]:

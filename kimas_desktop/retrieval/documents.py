@@ -137,7 +137,8 @@ def _document(
 
 def _section(card: DocumentCard, kind: str, label: str) -> Section | None:
     """The outline's heading that ``kind label`` ("chapter 2", "section 3.1", "part ii") names: a heading
-    that says so ("Chapter 2: …", "2. …", "3.1 …"), else the n-th of the document's chapters."""
+    that says so ("Chapter 2: …", "2. …", "3.1 …"); for a chapter, else the n-th of the document's
+    chapters ("part 2" of an exam is not the second chapter of whatever document came first)."""
     number = _NUMBER_WORDS.get(label) or _ROMAN.get(label) or (int(label) if label.isdigit() else None)
     shown = str(number) if number is not None else label
     says = re.compile(
@@ -146,8 +147,8 @@ def _section(card: DocumentCard, kind: str, label: str) -> Section | None:
     for s in card.outline:
         if says.match(s.title.strip()) and (s.title.lower().startswith(kind) or shown[0].isdigit()):
             return s
-    chapters = card.chapters()
-    if number is not None and "." not in label and 1 <= number <= len(chapters):
+    chapters = card.chapters()  # "chapter 2" of a document whose chapters are not numbered: its second
+    if kind == "chapter" and number is not None and "." not in label and 1 <= number <= len(chapters):
         return chapters[number - 1]
     return None
 

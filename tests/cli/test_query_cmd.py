@@ -59,7 +59,17 @@ def test_retrieve_json_contract_and_routing(data_dir: Path) -> None:
     out = kimas(data_dir, "retrieve", "At what temperature should the loaf be baked?", "--json")
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
-    assert set(result) == {"question", "query", "routes", "hits", "timings_ms", "decision"}
+    assert set(result) == {
+        "question",
+        "query",
+        "routes",
+        "hits",
+        "timings_ms",
+        "decision",
+        "hops",
+        "hops_stopped",
+    }
+    assert result["hops_stopped"]  # why no further hop was made
     assert result["decision"] == {
         "depends": "self-contained",
         "turns": [],

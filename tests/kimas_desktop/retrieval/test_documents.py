@@ -70,8 +70,10 @@ def test_a_chapter_by_its_number_a_numbered_heading_or_its_place() -> None:
     assert f is not None and f.section is not None and f.section.heading == "2. Findings > 2.1 Invoices"
     f = focus("What does chapter two of the handbook say about overtime?", [], CARDS)
     assert f is not None and f.section is not None and f.section.title == "Chapter 2: Pay"
-    f = focus("What does part 2 say about the economy?", [_hit(KENYA, "world")], CARDS)
+    f = focus("What does chapter 2 say about the economy?", [_hit(KENYA, "world")], CARDS)
     assert f is not None and f.section is not None and f.section.title == "Economy"  # its 2nd chapter
+    # a part or a section must be named so by a heading: "part 2" of an exam is no document's chapter
+    assert focus("What is awarded after the FCPS exam part 2?", [_hit(KENYA, "world")], CARDS) is None
     assert focus("What does chapter 9 of the handbook say?", [], CARDS) is None
     assert without_pointer("What does chapter 2 say about invoices?") == "What does say about invoices?"
 
