@@ -76,7 +76,8 @@ def card_html(doc: Document | None) -> str:
         for s in card.outline
     )
     outline = (
-        f"<details open><summary>Outline ({len(card.outline)} headings)</summary><ul>{items}</ul></details>"
+        f"<details open><summary>Outline ({len(card.outline)} heading{'s' if len(card.outline) != 1 else ''})"
+        f"</summary><ul>{items}</ul></details>"
         if card.outline
         else "<p class='kimas-note'>No headings.</p>"
     )

@@ -1,7 +1,7 @@
 """End to end, as a user: the document manager in the real app (real embedded models) in headless Chromium.
 
 Upload a folder whose two subfolders each hold a README.md, see both files listed with their subfolders,
-remove one from the Knowledge tab's file list, and see it gone (list, collection counts, and its text no
+see a file's card, remove one from the Knowledge tab's file list, and see it gone (list, collection counts, and its text no
 longer found in chat while the other file's is); Settings' Restore defaults. Also: the drop
 zones say what they take, and the remove-collection confirmation names the collection. Screenshots go to
 ``test-artifacts/browser/``.
@@ -56,6 +56,15 @@ def test_the_document_manager_removes_one_file(app: App, tmp_path: Path) -> None
             expect(listing).to_contain_text("proj/beta/README.md")
             expect(page.locator("#collections")).to_contain_text("2 files", timeout=90_000)
             shot(page, "20-documents-listed")
+
+            # The chosen file's card (its title, central sentences, outline) shows below the list.
+            card = listing.locator(".kimas-doc-card")
+            expect(card).to_contain_text("The alpha module is named PERIWINKLE.")
+            page.locator("#document-select input").click()
+            page.get_by_role("option", name="proj/beta/README.md").click()
+            expect(card).to_contain_text("The beta module is named TANGERINE.")
+            expect(card).to_contain_text("Outline (1 heading)")
+            shot(page, "20b-document-card")
 
             page.locator("#document-select input").click()
             page.get_by_role("option", name="proj/alpha/README.md").click()
