@@ -19,6 +19,7 @@ at a time in this process.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import defaultdict
@@ -39,6 +40,7 @@ __all__ = ["RelationPass", "RelationProgress"]
 
 MAX_ENTITIES = 12  # entities shown per passage
 MAX_RELATIONS = 8  # relations asked for per passage
+_PREDICATE = re.compile(r"[a-z][a-z'’-]*(?: [a-z][a-z'’-]*){0,5}")  # one to six words, letters only
 
 SYSTEM = (
     "You read a passage and list the relations it states between the numbered entities: who or what "
@@ -176,9 +178,10 @@ class RelationPass:
                 if not all(isinstance(n, int) and 1 <= n <= len(entities) for n in (s, o)):
                     raise ValueError("an entity number out of range")
                 predicate = string_field(item, "predicate", max_len=40).lower()
-                if s == o or not predicate or len(predicate.split()) > 6:
-                    continue
-                out.append(Relation(entities[s - 1], predicate, entities[o - 1], chunk_id))
+                subject, obj = entities[s - 1], entities[o - 1]
+                if s == o or not _PREDICATE.fullmatch(predicate) or predicate in (subject.key, obj.key):
+                    continue  # a relation of a thing to itself; digits, brackets, a name: not a predicate
+                out.append(Relation(subject, predicate, obj, chunk_id))
             return out
 
         return ask_json(self._chat, messages, relation_schema(len(entities)), parse, max_tokens=300)

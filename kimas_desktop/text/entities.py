@@ -76,7 +76,7 @@ _NUMBERS = re.compile(
     rf"|\b(?P<n2>\d[\d,]*(?:\.\d+)?)(?:\s?(?P<s2>{_SCALE})\b)?(?:\s?(?P<u2>{_UNIT})(?![\w]))?"
 )
 _TOKEN = re.compile(r"[^\W\d_][\w'’&.-]*[\w]|[^\W\d_]", re.UNICODE)
-_CONNECTORS = frozenset("of the de da del della der den van von la le du di al bin ibn y & and-".split())
+_CONNECTORS = frozenset("of for the de da del della der den van von la le du di al bin ibn y &".split())
 _OPENERS = frozenset(
     """however although though meanwhile today yesterday tomorrow later earlier since despite following
     according unlike several every either neither another although thus therefore hence moreover

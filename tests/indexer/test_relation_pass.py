@@ -123,3 +123,27 @@ def test_without_an_entity_index_there_is_nothing_to_read(tmp_path: Path, store:
     chat = ScriptedChatModel(reader)
     assert RelationPass(store, chat).run("nothing").total == 0
     assert chat.calls == []
+
+
+def test_predicates_that_are_not_words_are_dropped(
+    tmp_path: Path, indexer: Indexer, store: LanceStore
+) -> None:
+    indexed(tmp_path, indexer)
+
+    def junk(messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
+        numbers = listed(messages)
+        first = next(iter(numbers))
+        items = [
+            {"subject": 1, "predicate": "2011 }, {", "object": 2},
+            {"subject": 1, "predicate": first, "object": 2},  # the entity's own name
+            {"subject": 2, "predicate": "is near", "object": 2},  # itself
+            {"subject": 1, "predicate": "Is Near", "object": 2},
+        ]
+        return json.dumps({"relations": items})
+
+    final = RelationPass(store, ScriptedChatModel(junk)).run("c")
+    assert (final.done, final.failed, final.relations) == (3, 0, 3)
+    tables = store.entity_tables("c")
+    assert tables is not None
+    rows = tables._relations.search().where("subject != ''").limit(None).to_arrow().to_pylist()
+    assert {r["predicate"] for r in rows} == {"is near"}
