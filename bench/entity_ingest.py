@@ -45,8 +45,8 @@ class _TimedUpkeep(EntityUpkeep):
 
     works: ClassVar[list[EntityWork]] = []
 
-    def refresh(self, tables: Any) -> EntityWork:
-        work = super().refresh(tables)
+    def refresh(self, tables: Any, check: Any = None) -> EntityWork:
+        work = super().refresh(tables, check)
         self.works.append(work)
         return work
 

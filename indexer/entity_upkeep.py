@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from indexer.collection_tables import CollectionTables
@@ -42,8 +42,9 @@ class EntityUpkeep:
         self._store = store
         self._part = part_chunks
 
-    def refresh(self, tables: CollectionTables) -> EntityWork:
-        """Bring the collection's entity index in line with ``tables`` (its current chunk tables)."""
+    def refresh(self, tables: CollectionTables, check: Callable[[], None] | None = None) -> EntityWork:
+        """Bring the collection's entity index in line with ``tables`` (its current chunk tables).
+        ``check``: called before each write (the sync's writer lease: raises once it was lost)."""
         start = time.perf_counter()
         entities = self._store.entity_tables(tables.collection, create=True)
         assert entities is not None
@@ -52,9 +53,13 @@ class EntityUpkeep:
         if not missing and not extra:
             return EntityWork(0, 0, time.perf_counter() - start)
         redo = tables.sources_of(missing) | entities.sources_of(extra)
+        if check is not None:
+            check()
         entities.delete_sources(redo)
         chunks = 0
         for part in self._parts(tables, redo):
+            if check is not None:
+                check()
             chunks += entities.add(part)
         entities.compact()
         work = EntityWork(len(redo), chunks, time.perf_counter() - start)

@@ -186,7 +186,7 @@ class Indexer:
                     self._synopses.repair(tables)
                 else:
                     self._synopses.refresh(tables, run.writer.stats, state_known=state is not None)
-                self._keep_entities(tables)
+                self._keep_entities(tables, lease)
                 report = self._report(collection, run, start)
                 files = sum(1 for r in run.records if r.status == "indexed")
                 chunks = tables.count_chunks()
@@ -208,12 +208,13 @@ class Indexer:
                 raise Cancelled(f"indexing collection '{collection}' was cancelled")
             return report
 
-    def _keep_entities(self, tables: CollectionTables) -> None:
+    def _keep_entities(self, tables: CollectionTables, lease: Lease) -> None:
         """The entity index after a sync's writes (``indexer.entity_upkeep``), or none when switched off."""
+        lease.check()
         if self._entities is None:
             self._store.drop_entities(tables.collection)
         else:
-            self._entities.refresh(tables)
+            self._entities.refresh(tables, check=lease.check)
 
     def _record_what_is_there(self, tables: CollectionTables) -> None:
         """Best effort after a failed write: the collection's counts as its tables hold them (the write
@@ -257,7 +258,7 @@ class Indexer:
                 chunks=tables.count_chunks(),
                 problems=report.problems,
             )
-            self._keep_entities(tables)  # the chunks whose text changed (a new tokenizer cuts anew)
+            self._keep_entities(tables, lease)  # the chunks whose text changed (a new tokenizer cuts anew)
             return report
 
     def _sync(

@@ -9,6 +9,7 @@ import pytest
 
 from indexer import Indexer, LanceStore
 from indexer.entity_upkeep import EntityUpkeep, EntityWork
+from kimas_desktop.errors import CollectionBusyError
 from kimas_desktop.retrieval.entity_lookup import EntityLookup
 from local_models.fake import HashEmbedder
 from tests.indexer.files import small_config, write
@@ -111,11 +112,11 @@ class FailingOnce(EntityUpkeep):
 
     failed = False
 
-    def refresh(self, tables: Any) -> EntityWork:
+    def refresh(self, tables: Any, check: Any = None) -> EntityWork:
         if not FailingOnce.failed:
             FailingOnce.failed = True
             raise RuntimeError("killed")
-        return super().refresh(tables)
+        return super().refresh(tables, check)
 
 
 def test_a_sync_that_died_before_the_entities_is_repaired_by_the_next(
@@ -200,3 +201,17 @@ def test_switched_off_there_is_no_entity_index(
     assert set(keys_by_file(store)) == {"tesla.md", "edison.md", "warsaw.md"}
     Indexer(store, embedder, small_config(entities=False)).index("c", [docs])  # off again: dropped
     assert store.entity_tables("c") is None
+
+
+def test_a_sync_that_lost_its_writer_lease_writes_no_entities(
+    tmp_path: Path, store: LanceStore, embedder: HashEmbedder
+) -> None:
+    Indexer(store, embedder, small_config(entities=False)).index("c", [folder(tmp_path)])
+
+    def lost() -> None:
+        raise CollectionBusyError("another writer took the collection over")
+
+    with pytest.raises(CollectionBusyError):
+        EntityUpkeep(store).refresh(store.tables("c"), check=lost)
+    tables = store.entity_tables("c")
+    assert tables is not None and tables.indexed() == set()
