@@ -22,6 +22,7 @@ from datetime import timedelta
 from typing import Any
 
 import pyarrow as pa
+from lancedb.index import BTree
 
 from indexer.schema import in_filters, sql_str
 from kimas_desktop.retrieval.entity_lookup import LinkedEntity, Relation
@@ -65,6 +66,7 @@ RELATIONS_SCHEMA = pa.schema(
         pa.field("source", pa.string()),
     ]
 )
+INDEX_ROWS = 20_000  # a table gets B-tree indexes on its looked-up columns once it holds this many rows
 LINKED_PER_CHUNK = 16  # co-mentions are counted between a chunk's first this many entities
 
 
@@ -75,7 +77,8 @@ def _entity(key: str, name: str, kind: str) -> Entity:
 class EntityTables:
     """The mentions, co-mention and relation tables of one collection (LanceDB tables)."""
 
-    def __init__(self, mentions: Any, links: Any, relations: Any) -> None:
+    def __init__(self, mentions: Any, links: Any, relations: Any, *, index_rows: int = INDEX_ROWS) -> None:
+        self._index_rows = index_rows
         self._mentions = mentions
         self._links = links
         self._relations = relations
@@ -138,10 +141,20 @@ class EntityTables:
         return count
 
     def compact(self) -> None:
-        """Merge the small fragments many syncs leave (as ``CollectionTables.refresh_indexes`` does)."""
-        for table in (self._mentions, self._links, self._relations):
-            if int(table.stats()["fragment_stats"]["num_small_fragments"]) > 16:
+        """Keep look-ups fast after writes (as ``CollectionTables.refresh_indexes`` does for chunks): merge
+        the small fragments many syncs leave, which also brings the indexes up to date, and index the
+        looked-up columns (B-trees) once a table is large; rows written since are searched exhaustively."""
+        for table, columns in (
+            (self._mentions, ("key", "chunk_id", "source")),
+            (self._links, ("a", "b", "source")),
+            (self._relations, ("subject", "object", "chunk_id", "source")),
+        ):
+            stats = table.stats()
+            if int(stats["fragment_stats"]["num_small_fragments"]) > 16:
                 table.optimize(cleanup_older_than=timedelta(hours=1))
+            if int(stats["num_rows"]) >= self._index_rows and not table.list_indices():
+                for column in columns:
+                    table.create_index(column, config=BTree())
 
     def count_mentions(self) -> int:
         return int(self._mentions.count_rows("key != ''"))

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from indexer import Indexer, LanceStore
+from indexer.entity_tables import EntityTables
 from indexer.entity_upkeep import EntityUpkeep, EntityWork
 from kimas_desktop.errors import CollectionBusyError
 from kimas_desktop.retrieval.entity_lookup import EntityLookup
@@ -215,3 +216,27 @@ def test_a_sync_that_lost_its_writer_lease_writes_no_entities(
         EntityUpkeep(store).refresh(store.tables("c"), check=lost)
     tables = store.entity_tables("c")
     assert tables is not None and tables.indexed() == set()
+
+
+def test_indexed_look_ups_stay_right_after_more_changes(
+    tmp_path: Path, indexer: Indexer, store: LanceStore
+) -> None:
+    docs = folder(tmp_path)
+    indexer.index("c", [docs])
+    tables = store.entity_tables("c")
+    assert tables is not None
+    EntityTables(tables._mentions, tables._links, tables._relations, index_rows=1).compact()
+    assert {i.columns[0] for i in tables._mentions.list_indices()} == {"key", "chunk_id", "source"}
+    write(docs / "tesla.md", TESLA.replace("Thomas Edison", "George Westinghouse"))
+    write(docs / "more.md", "# More\n\nThomas Edison met George Westinghouse in Pittsburgh.\n")
+    indexer.index("c", [docs])  # rows the indexes do not cover yet, and deleted rows they do
+    chunks = by_id(store)
+    assert {Path(chunks[i].source).name for i in store.chunks_mentioning("c", ["thomas edison"])} == {
+        "edison.md",
+        "more.md",
+    }
+    assert {lk.entity.key for lk in store.linked("c", "george westinghouse")} >= {
+        "thomas edison",
+        "nikola tesla",
+    }
+    assert keys_by_file(store)["tesla.md"] >= {"george westinghouse", "nikola tesla"}
