@@ -26,6 +26,7 @@ possessive "'s". ``entity_key`` gives it for any text (a question's words, say).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -188,17 +189,18 @@ def _leading_filler(word: str) -> bool:
     return low in _CONNECTORS or low in _MONTHS or low in _DAYS
 
 
-def _names(text: str, out: dict[str, Entity]) -> None:
-    tokens = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
-    mid_caps = {w for w, s, _ in tokens if w[0].isupper() and not _sentence_start(text, s)}
+_Token = tuple[str, int, int]  # a word, where it starts and ends
+
+
+def _runs(text: str, tokens: list[_Token]) -> Iterator[list[int]]:
+    """Runs of capitalised tokens (their positions in ``tokens``), joined over single spaces, "&", a
+    title's period ("St. James") and a lower-case connector between two capitals ("Bank of America")."""
     i, n = 0, len(tokens)
     while i < n:
-        word = tokens[i][0]
-        if not word[0].isupper():
+        if not tokens[i][0][0].isupper():
             i += 1
             continue
-        run = [i]
-        j = i + 1
+        run, j = [i], i + 1
         while j < n:
             w, s, _ = tokens[j]
             gap = text[tokens[j - 1][2] : s]
@@ -218,6 +220,24 @@ def _names(text: str, out: dict[str, Entity]) -> None:
             else:
                 break
         i = j
+        yield run
+
+
+def _kind(text: str, start: int, parts: list[str], lowered: list[str]) -> EntityKind:
+    if len(parts) == 1 and _ACRONYM.fullmatch(parts[0]):
+        return "acronym"
+    if any(p in _ORG_WORDS for p in lowered):
+        return "organisation"
+    before = text[max(0, start - 6) : start].split()
+    if any(p in _PLACE_WORDS for p in lowered) or (before and before[-1].lower() in _PLACE_CUES):
+        return "place"
+    return "name"
+
+
+def _names(text: str, out: dict[str, Entity]) -> None:
+    tokens = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    mid_caps = {w for w, s, _ in tokens if w[0].isupper() and not _sentence_start(text, s)}
+    for run in _runs(text, tokens):
         first = tokens[run[0]]
         if _sentence_start(text, first[1]) and (
             first[0].lower() in _OPENERS
@@ -239,20 +259,8 @@ def _names(text: str, out: dict[str, Entity]) -> None:
             continue
         name = text[tokens[run[0]][1] : tokens[run[-1]][2]]
         key = entity_key(name)
-        if len(key) < 2 or key in out:
-            continue
-        kind: EntityKind = "name"
-        if len(parts) == 1 and _ACRONYM.fullmatch(parts[0]):
-            kind = "acronym"
-        elif any(p in _ORG_WORDS for p in lowered):
-            kind = "organisation"
-        elif any(p in _PLACE_WORDS for p in lowered):
-            kind = "place"
-        else:
-            before = text[max(0, tokens[run[0]][1] - 6) : tokens[run[0]][1]].split()
-            if before and before[-1].lower() in _PLACE_CUES:
-                kind = "place"
-        out[key] = Entity(key, name, kind)
+        if len(key) >= 2 and key not in out:
+            out[key] = Entity(key, name, _kind(text, tokens[run[0]][1], parts, lowered))
 
 
 def _terms(text: str, out: dict[str, Entity]) -> None:
