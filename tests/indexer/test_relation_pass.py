@@ -147,3 +147,19 @@ def test_predicates_that_are_not_words_are_dropped(
     assert tables is not None
     rows = tables._relations.search().where("subject != ''").limit(None).to_arrow().to_pylist()
     assert {r["predicate"] for r in rows} == {"is near"}
+
+
+def test_relations_of_chunks_gone_meanwhile_are_dropped_and_read_again_later(
+    tmp_path: Path, indexer: Indexer, store: LanceStore
+) -> None:
+    docs = indexed(tmp_path, indexer)
+    RelationPass(store, ScriptedChatModel(reader)).run("c")
+    tables = store.entity_tables("c")
+    assert tables is not None
+    tables._mentions.delete("source LIKE '%/tesla.md'")  # a sync redid the file while the pass ran
+    assert RelationPass(store, ScriptedChatModel(reader)).run("c").total == 0
+    assert relation_rows(store, "tesla.md") == [] and store.relations("c", "smiljan") == []
+    indexer.index("c", [docs])  # the entities come back
+    chat = ScriptedChatModel(reader)
+    assert RelationPass(store, chat).run("c").total == 1
+    assert [r.predicate for r in store.relations("c", "smiljan")] == ["born in"]
