@@ -34,6 +34,7 @@ from kimas_desktop.protocols import ChatModel, Embedder, OnlineSource, Reranker
 
 if TYPE_CHECKING:
     from indexer import LanceStore
+    from indexer.relation_pass import RelationPass
 
 __all__ = ["Builders", "Runtime", "real_builders"]
 
@@ -213,6 +214,13 @@ class Runtime:
             lambda: self._builders.indexer(self.store(config), self.embedder(config), config.indexer),
         )
         return part
+
+    def relation_pass(self, config: Config | None = None) -> RelationPass:
+        """The optional pass that reads relations between entities with the configured chat model."""
+        from indexer.relation_pass import RelationPass
+
+        config = config or self.config
+        return RelationPass(self.store(config), self.chat(config))
 
     def pipeline(self, config: Config | None = None) -> Pipeline:
         """The answer pipeline for ``config`` (the one in use is closed when another config asks)."""

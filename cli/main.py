@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
         models_cmd,
         query_cmd,
         reindex_cmd,
+        relations_cmd,
         serve_cmd,
         sources_cmd,
     )
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
         doctor_cmd,
         collections_cmd,
         reindex_cmd,
+        relations_cmd,
         query_cmd,
         eval_cmd,
         models_cmd,

@@ -70,7 +70,8 @@ def relation_schema(entities: int) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RelationProgress:
-    """``done`` of ``total`` chunks read this pass (``failed`` of them without a valid reply)."""
+    """``done`` of ``total`` chunks read this pass (``failed`` of them without a valid reply); ``unread``:
+    the chunks no pass had read when this one started (``total`` of them, or fewer with a limit)."""
 
     collection: str
     done: int
@@ -79,6 +80,7 @@ class RelationProgress:
     relations: int
     chunks_per_s: float
     finished: bool
+    unread: int = 0
 
 
 class RelationPass:
@@ -119,18 +121,21 @@ class RelationPass:
         gone = read - tables.indexed()
         if gone:
             tables.delete_relations_of(sorted(gone))
-        todo = sorted(
+        unread = sorted(
             (source, chunk_id)
             for chunk_id, (source, entities) in mentions.items()
             if len(entities) >= 2 and chunk_id not in read
-        )[:limit]
+        )
+        todo = unread[:limit]
         texts = self._texts(collection, {source for source, _ in todo})
         done = failed = relations = 0
         pending: list[tuple[str, str, list[Relation]]] = []
 
         def progress(finished: bool) -> RelationProgress:
             elapsed = max(time.monotonic() - start, 1e-6)
-            p = RelationProgress(collection, done, len(todo), failed, relations, done / elapsed, finished)
+            p = RelationProgress(
+                collection, done, len(todo), failed, relations, done / elapsed, finished, len(unread)
+            )
             if on_progress is not None:
                 on_progress(p)
             return p
