@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import io
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
 
 from indexer import Indexer, LanceStore
 from indexer.cards import CardBuilder, card_from_json, card_json
 from indexer.chunking import ChunkDraft
-from kimas_desktop.protocols import Vector
 from kimas_desktop.types import DocumentCard
 from local_models.fake import HashEmbedder
 from tests.indexer.files import pdf_bytes, small_config, write
+from tests.indexer.test_sync import CountingEmbedder
 
 GUIDE = """# Field Guide to the Northern Orchard
 
@@ -39,16 +38,6 @@ The pond level is checked every Monday and written in the orchard log.
 Picking of the apples starts when the first Bramley apples fall from the trees on their own.
 The cold store keeps the apples at three degrees until March.
 """
-
-
-class CountingEmbedder(HashEmbedder):
-    def __init__(self) -> None:
-        super().__init__(dim=64)
-        self.texts: list[str] = []
-
-    def embed_passages(self, texts: Sequence[str]) -> Vector:
-        self.texts.extend(texts)
-        return super().embed_passages(texts)
 
 
 def _card(store: LanceStore, collection: str, name: str) -> DocumentCard:
