@@ -26,6 +26,7 @@ from kimas_desktop.answer.agentic import SufficiencyJudge
 from kimas_desktop.answer.budget import Budget, PromptSpeed, plan
 from kimas_desktop.answer.citations import closest_passages, supported_citations, value_citations
 from kimas_desktop.answer.compare import Computed, compute
+from kimas_desktop.answer.documents import OwnWords, card_quote, in_own_words
 from kimas_desktop.answer.filter import EvidenceFilter, pack
 from kimas_desktop.answer.grounding import Grounder, Grounding
 from kimas_desktop.answer.guard import StreamGuard, guard_stream
@@ -66,9 +67,7 @@ from kimas_desktop.retrieval.agents import AgentResult, RetrievalAgent
 from kimas_desktop.retrieval.documents import (
     DocumentFocus,
     about_documents,
-    card_answer,
     card_hit,
-    card_quote,
     focus,
     without_pointer,
 )
@@ -104,7 +103,7 @@ from kimas_desktop.trace import (
     Trace,
     TraceBuilder,
 )
-from kimas_desktop.types import ChatModelDescription, Citation, Hit, Message, Route, Section
+from kimas_desktop.types import ChatModelDescription, Hit, Message, Route
 
 __all__ = ["AskOptions", "Pipeline", "RetrievalResult"]
 
@@ -701,39 +700,22 @@ class Pipeline:
         )
         yield from self._finish(run, Answered(computed.text, citations, "compared in code"))
 
-    def _from_card(self, run: _Run, evidence: Evidence) -> Steps:
-        """What a document is about, in its card's own words: a model that cannot judge its sources
-        would tell it less truly (the 0.5B model summarized a guide by its third sentence)."""
-        card = next(h for h in evidence.hits if h.origin == "card")
-        quote = card_quote(card, evidence.hits.index(card) + 1)
-        text = card_answer(card)
+    def _own_words(self, run: _Run, said: OwnWords) -> Steps:
+        """A document's answer in its own words (``answer/documents.py``), for a model that cannot judge."""
         run.trace.add(FirstTokenStage(run.clock.ms()))
-        yield AnswerDelta(text)
-        cited = (Citation(quote.n, card.chunk, quote.display, quote.start, quote.end),) if quote else ()
-        run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), "the document's card"))
-        yield from self._finish(run, Answered(text, cited, "from the document's card"))
-
-    def _from_section(self, run: _Run, evidence: Evidence, grounding: Grounding, section: Section) -> Steps:
-        """What a chapter says about something, in its own words: the grounded quote, which the question
-        asks for, from that chapter's passages (a small model retold it as "a detailed account")."""
-        quotes = renumber_quotes(grounding.quotes, evidence.hits)
-        text = f"“{section.title}” says: " + " ".join(q.display for q in quotes)
-        run.trace.add(FirstTokenStage(run.clock.ms()))
-        yield AnswerDelta(text)
-        cited = closest_passages(quotes)
-        run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), "the quote from the chapter"))
-        yield from self._finish(run, Answered(text, cited, "quoted from the chapter"))
+        yield AnswerDelta(said.text)
+        run.trace.add(CitationsStage(0.0, tuple(c.n for c in said.citations), said.note))
+        yield from self._finish(run, Answered(said.text, said.citations, said.note))
 
     def _answer(self, run: _Run, evidence: Evidence, grounding: Grounding) -> Steps:
         if run.computed is not None:
             yield from self._computed(run, evidence, run.computed)
             return
         if run.focus is not None and not self.describe_chat().judges:
-            if run.focus.whole and any(h.origin == "card" for h in evidence.hits):
-                yield from self._from_card(run, evidence)
-                return
-            if run.focus.section is not None and grounding.quotes:
-                yield from self._from_section(run, evidence, grounding, run.focus.section)
+            quotes = renumber_quotes(grounding.quotes, evidence.hits)
+            said = in_own_words(run.focus, evidence.hits, quotes)
+            if said is not None:
+                yield from self._own_words(run, said)
                 return
         evidence, messages = self._prompt(run, evidence, grounding)
         yield TraceReady(run.trace.snapshot())  # so far: a stopped answer keeps it

@@ -45,5 +45,6 @@ def value_citations(values: Sequence[Value], hits: Sequence[Hit]) -> tuple[Citat
 
 
 def closest_passages(quotes: Sequence[Quote]) -> tuple[Citation, ...]:
-    """A decline's citations: the quote's passages, which came closest without answering."""
+    """The quote's sentences as citations: a decline's (the passages that came closest without answering),
+    or an answer in the document's own words (``answer/documents.py``)."""
     return tuple(Citation(q.n, q.chunk, q.display, q.start, q.end) for q in quotes)

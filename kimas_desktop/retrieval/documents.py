@@ -19,14 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kimas_desktop.text.words import stems
-from kimas_desktop.types import Chunk, DocumentCard, Hit, Quote, Section
+from kimas_desktop.types import Chunk, DocumentCard, Hit, Section
 
 __all__ = [
     "CARD_HEADING",
     "DocumentFocus",
     "about_documents",
     "card_hit",
-    "card_quote",
     "focus",
     "without_pointer",
 ]
@@ -162,27 +161,3 @@ def card_hit(collection: str, card: DocumentCard, score: float) -> Hit:
     """The card as a passage of its document (cited as the document, without a page)."""
     chunk = Chunk(f"card:{card.source}", collection, card.source, card.text(), heading=CARD_HEADING)
     return Hit(chunk, score, origin="card")
-
-
-def card_quote(hit: Hit, n: int = 1) -> Quote | None:
-    """The card's central sentences as the grounded quote (the card passage is ``card_hit``'s: its title,
-    then those sentences)."""
-    text = hit.chunk.text
-    title = hit.chunk.text.split(". ", 1)[0]
-    start = len(title) + 2
-    if not text.startswith(title + ". ") or start >= len(text):
-        return None
-    end = text.find(" Contents: ", start)
-    end = len(text) if end < 0 else end
-    return Quote(n, hit.chunk, start, end, text[start:end], 1.0)
-
-
-def card_answer(hit: Hit) -> str:
-    """A whole document's answer in its card's words: its title, its central sentences, its chapters."""
-    quote = card_quote(hit)
-    title = hit.chunk.text.split(". ", 1)[0]
-    text = f"“{title}”: {quote.display}" if quote is not None else f"“{title}”."
-    contents = hit.chunk.text.find(" Contents: ")
-    if contents >= 0:
-        text += " Its chapters: " + hit.chunk.text[contents + len(" Contents: ") :]
-    return text

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from kimas_desktop.retrieval.documents import about_documents, card_hit, card_quote, focus, without_pointer
+from kimas_desktop.answer.documents import card_answer, card_quote
+from kimas_desktop.retrieval.documents import about_documents, card_hit, focus, without_pointer
 from kimas_desktop.types import CardSentence, Chunk, DocumentCard, Hit, Section
 
 AUDIT = DocumentCard(
@@ -85,3 +86,7 @@ def test_the_card_is_a_passage_whose_quote_is_its_synopsis() -> None:
     quote = card_quote(hit, 1)
     assert quote is not None and quote.text == "The 2019 audit of Acme took place in Leeds."
     assert hit.chunk.text[quote.start : quote.end] == quote.text
+    assert card_answer(hit) == (
+        "“Audit report 2019”: The 2019 audit of Acme took place in Leeds."
+        " Its chapters: Summary; 1. Scope; 2. Findings; 3. Advice."
+    )
