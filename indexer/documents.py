@@ -32,6 +32,8 @@ class Document:
     # Pages (1-based) whose text must be recognized from their image: read later, after the files
     # that need no OCR (``FileParser.recognize``). An image file has one entry per file, [1].
     ocr_pages: list[int] = field(default_factory=list)
+    # The heading path of each page the PDF's bookmarks put under one (for the OCR pass, read later).
+    page_headings: dict[int, str] = field(default_factory=dict)
 
 
 class SkipFile(Exception):

@@ -176,10 +176,13 @@ def parse_pdf(path: Path, extractor: PdfExtractor, *, ocr: bool) -> Document:
         marks: list[Bookmark] = []
         for page in extractor.pages(path, doc.notes, marks):
             doc.pages = page.of
+            heading = heading_at(marks, page.number)
             if ocr and page.scan:
                 doc.ocr_pages.append(page.number)
+                if heading:
+                    doc.page_headings[page.number] = heading
             if page.text.strip():  # a scan's few words of text layer (a stamp, a caption) are kept too
-                yield Block(page.text, page=page.number, heading=heading_at(marks, page.number))
+                yield Block(page.text, page=page.number, heading=heading)
 
     doc.blocks = blocks()
     return doc
@@ -201,4 +204,4 @@ def recognize_pages(path: Path, doc: Document, extractor: PdfExtractor) -> Itera
     for page in extractor.recognize(path, doc.notes, pages):
         doc.pages = page.of
         if page.text.strip():
-            yield Block(page.text, page=page.number, ocr=True)
+            yield Block(page.text, page=page.number, heading=doc.page_headings.get(page.number, ""), ocr=True)

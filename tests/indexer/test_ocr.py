@@ -63,6 +63,28 @@ def test_a_pdf_with_text_and_a_scanned_page_sends_only_that_page_to_ocr(tmp_path
 
 
 @needs_tesseract
+def test_a_scanned_page_keeps_its_bookmark_heading(tmp_path: Path) -> None:
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for data in (pdf_bytes(["The lighthouse log of the harbour."]), scanned_pdf_bytes([PAGE_TWO])):
+        writer.append(PdfReader(__import__("io").BytesIO(data)))
+    writer.add_outline_item(title="Log", page_number=0)
+    writer.add_outline_item(title="Invoices", page_number=1)
+    path = tmp_path / "bookmarked.pdf"
+    with path.open("wb") as f:
+        writer.write(f)
+    parser = FileParser()
+    try:
+        doc = parser.parse(path, path.read_bytes())
+        assert [(b.page, b.heading) for b in doc.blocks] == [(1, "Log")]
+        (scanned,) = list(parser.recognize(path, doc))
+    finally:
+        parser.close()
+    assert scanned.page == 2 and scanned.ocr and scanned.heading == "Invoices"
+
+
+@needs_tesseract
 def test_image_files_are_read_by_ocr(tmp_path: Path) -> None:
     image = scanned_images([PAGE_ONE])[0]
     path = tmp_path / "photo.png"
