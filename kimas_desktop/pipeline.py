@@ -450,9 +450,8 @@ class Pipeline:
         synopses = [self._searcher.synopsis(name) for name in first.active]
         asked, query = self._asked(run.question, first), self._asked(first.query, first)
         g = self._grounder.ground(asked, evidence.hits, synopses, query=query)
-        card = next((h for h in evidence.hits if h.origin == "card"), None)
-        if first.focus is not None and first.focus.whole and card is not None:  # the card's sentences
-            quote = card_quote(card, evidence.hits.index(card) + 1)
+        if first.focus is not None and first.focus.whole:  # the quote is the card's own sentences
+            quote = card_quote(evidence.hits, first.focus.card)
             g = replace(g, quotes=(quote,) if quote is not None else g.quotes)
         a = g.answerability
         quoted = tuple(q.n for q in g.quotes)

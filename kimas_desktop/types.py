@@ -139,11 +139,18 @@ class DocumentCard:
 
     def text(self) -> str:
         """The card as one passage: the title, the synopsis, then the outline's top headings."""
-        parts = [f"{self.title}."] + [s.text for s in self.synopsis]
-        top = [s.title for s in self.chapters()][:12]
-        if top:
-            parts.append("Contents: " + "; ".join(top) + ".")
-        return " ".join(parts)
+        said = " ".join(s.text for s in self.synopsis)
+        contents = f"Contents: {'; '.join(self.contents())}." if self.contents() else ""
+        return " ".join(p for p in (f"{self.title}.", said, contents) if p)
+
+    def synopsis_span(self) -> tuple[int, int]:
+        """Where the synopsis stands in ``text()`` (start, end); empty when there is none."""
+        start = len(self.title) + 2
+        return start, start + len(" ".join(s.text for s in self.synopsis))
+
+    def contents(self) -> list[str]:
+        """The titles of the first twelve chapters (``chapters``)."""
+        return [s.title for s in self.chapters()][:12]
 
     def chapters(self) -> tuple[Section, ...]:
         """The outline's main divisions: the shallowest level with more than one heading (a document's

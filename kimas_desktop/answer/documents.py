@@ -14,11 +14,9 @@ from dataclasses import dataclass
 
 from kimas_desktop.answer.citations import closest_passages
 from kimas_desktop.retrieval.documents import DocumentFocus
-from kimas_desktop.types import Citation, Hit, Quote
+from kimas_desktop.types import Citation, DocumentCard, Hit, Quote
 
 __all__ = ["OwnWords", "card_answer", "card_quote", "in_own_words"]
-
-_CONTENTS = " Contents: "
 
 
 @dataclass(frozen=True)
@@ -30,27 +28,22 @@ class OwnWords:
     note: str
 
 
-def card_quote(hit: Hit, n: int = 1) -> Quote | None:
-    """The card's central sentences as the grounded quote (the card passage is ``card_hit``'s: its title,
-    then those sentences, then its contents)."""
-    text = hit.chunk.text
-    title = text.split(". ", 1)[0]
-    start = len(title) + 2
-    if not text.startswith(title + ". ") or start >= len(text):
+def card_quote(hits: Sequence[Hit], card: DocumentCard) -> Quote | None:
+    """``card``'s central sentences as the grounded quote, numbered by the card passage's place in ``hits``
+    (``retrieval/documents.card_hit``); None when the card is not there or has no sentences."""
+    hit = next((h for h in hits if h.origin == "card" and h.chunk.source == card.source), None)
+    start, end = card.synopsis_span()
+    if hit is None or end <= start:
         return None
-    end = text.find(_CONTENTS, start)
-    end = len(text) if end < 0 else end
-    return Quote(n, hit.chunk, start, end, text[start:end], 1.0)
+    return Quote(hits.index(hit) + 1, hit.chunk, start, end, hit.chunk.text[start:end], 1.0)
 
 
-def card_answer(hit: Hit) -> str:
+def card_answer(card: DocumentCard) -> str:
     """A whole document's answer in its card's words: its title, its central sentences, its chapters."""
-    quote = card_quote(hit)
-    title = hit.chunk.text.split(". ", 1)[0]
-    text = f"“{title}”: {quote.display}" if quote is not None else f"“{title}”."
-    contents = hit.chunk.text.find(_CONTENTS)
-    if contents >= 0:
-        text += " Its chapters: " + hit.chunk.text[contents + len(_CONTENTS) :]
+    said = " ".join(" ".join(s.text.split()) for s in card.synopsis)
+    text = f"“{card.title}”: {said}" if said else f"“{card.title}”."
+    if card.contents():
+        text += f" Its chapters: {'; '.join(card.contents())}."
     return text
 
 
@@ -58,13 +51,11 @@ def in_own_words(focus: DocumentFocus, hits: Sequence[Hit], quotes: Sequence[Quo
     """The document's answer in its own words (``quotes`` numbered as ``hits``), or None: the model
     writes (no card in the evidence, or no quote from the chapter)."""
     if focus.section is None:
-        card = next((h for h in hits if h.origin == "card"), None)
-        if card is None:
+        if not any(h.origin == "card" for h in hits):
             return None
-        quote = card_quote(card, hits.index(card) + 1)
-        return OwnWords(
-            card_answer(card), closest_passages([quote] if quote else []), "from the document's card"
-        )
+        quote = card_quote(hits, focus.card)
+        cited = closest_passages([quote] if quote else [])
+        return OwnWords(card_answer(focus.card), cited, "from the document's card")
     if not quotes:
         return None
     text = f"“{focus.section.title}” says: " + " ".join(q.display for q in quotes)

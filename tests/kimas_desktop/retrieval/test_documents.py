@@ -83,10 +83,18 @@ def test_the_card_is_a_passage_whose_quote_is_its_synopsis() -> None:
     hit = card_hit("work", AUDIT, 0.7)
     assert hit.chunk.text.startswith("Audit report 2019. The 2019 audit of Acme took place in Leeds.")
     assert "Contents: Summary; 1. Scope; 2. Findings; 3. Advice." in hit.chunk.text
-    quote = card_quote(hit, 1)
-    assert quote is not None and quote.text == "The 2019 audit of Acme took place in Leeds."
+    quote = card_quote([_hit(KENYA, "world"), hit], AUDIT)
+    assert quote is not None and quote.n == 2 and quote.text == "The 2019 audit of Acme took place in Leeds."
     assert hit.chunk.text[quote.start : quote.end] == quote.text
-    assert card_answer(hit) == (
+    assert card_quote([hit], KENYA) is None  # not that card's passage
+    # a title with a full stop inside it ("Dr. …") does not move the quote
+    doctor = DocumentCard(
+        "/d.md", "Dr. Okafor's notes", synopsis=(CardSentence("Okafor studied bees for years."),)
+    )
+    quote = card_quote([card_hit("c", doctor, 1.0)], doctor)
+    assert quote is not None and quote.text == "Okafor studied bees for years."
+    assert card_answer(doctor) == "“Dr. Okafor's notes”: Okafor studied bees for years."
+    assert card_answer(AUDIT) == (
         "“Audit report 2019”: The 2019 audit of Acme took place in Leeds."
         " Its chapters: Summary; 1. Scope; 2. Findings; 3. Advice."
     )
