@@ -10,7 +10,14 @@ import pytest
 
 import local_models
 from kimas_desktop.config import ContextConfig, EmbeddingModelConfig
-from kimas_desktop.context.dependence import TurnDependence, exchanges, too_vague, unresolved_reference
+from kimas_desktop.context.dependence import (
+    KEEPS_MEANING,
+    TurnDependence,
+    exchanges,
+    opening,
+    too_vague,
+    unresolved_reference,
+)
 from kimas_desktop.context.manager import ContextAnalyzer, QueryContextualizer
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.types import Message
@@ -156,3 +163,31 @@ def test_each_earlier_message_is_embedded_once(embedder: Embedder, tmp_path: Pat
     judge.decide("How many people live there?", KENYA[:2])
     judge.decide("What is the capital of Uganda?", KENYA)
     assert counting.texts.count(KENYA[0].content) == 1
+
+
+CANCER = [
+    Message("user", "Tell me about the different types of cancer."),
+    Message(
+        "assistant", "Cancer types are named for the organ where they start: lung, breast, throat and skin."
+    ),
+    Message("user", "How common is lung cancer?"),
+    Message("assistant", "Lung cancer is the most common cancer worldwide."),
+]
+
+
+def test_a_question_the_conversation_does_not_change_stands_alone(judge: TurnDependence) -> None:
+    """Both questions are close to the conversation; only the second means something else without it."""
+    about = opening(CANCER, exchanges(CANCER))
+    assert about == "Tell me about the different types of cancer."  # the question says what it is about
+    own, leaning = "What causes throat cancer?", "Is smoking the main cause?"
+    assert judge.kept_meaning(own, about) >= KEEPS_MEANING > judge.kept_meaning(leaning, about)
+    alone = judge.decide(own, CANCER)
+    assert alone.depends == "self-contained" and "meaning kept" in alone.reason
+    assert alone.subject  # still on the conversation's subject: its search keeps a few of its terms
+    follow = judge.decide(leaning, CANCER)
+    assert follow.depends == "topic" and "meaning kept" in follow.reason and follow.turns
+
+
+def test_the_opening_takes_its_answer_when_its_question_names_no_subject() -> None:
+    history = [Message("user", "What did they release?"), Message("assistant", "Hands All Over, in 2010.")]
+    assert opening(history, exchanges(history)) == "What did they release? Hands All Over, in 2010."
