@@ -64,19 +64,12 @@ from kimas_desktop.events import (
 from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, OnlineSource, Reranker
 from kimas_desktop.retrieval.agents import AgentResult, RetrievalAgent
-from kimas_desktop.retrieval.documents import (
-    DocumentFocus,
-    about_documents,
-    card_hit,
-    focus,
-    without_pointer,
-)
+from kimas_desktop.retrieval.documents import DocumentFocus, without_pointer
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
-from kimas_desktop.retrieval.hops import bridge_queries, covered, merge_hops
 from kimas_desktop.retrieval.online import OnlineRound, OnlineSources
+from kimas_desktop.retrieval.second_look import SecondLook
 from kimas_desktop.routing.online import SourceMatcher
 from kimas_desktop.routing.router import CentroidRouter
-from kimas_desktop.text.terms import TermWeights
 from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,
@@ -86,9 +79,7 @@ from kimas_desktop.trace import (
     ComputeStage,
     ContextStage,
     DecisionStage,
-    DocumentStage,
     FirstTokenStage,
-    HopStage,
     OnlineStage,
     PackStage,
     QuoteStage,
@@ -110,8 +101,6 @@ __all__ = ["AskOptions", "Pipeline", "RetrievalResult"]
 log = logging.getLogger(__name__)
 
 Steps = Generator[Event, None, None]
-
-SECTION_PASSAGES = 48  # a chapter's passages the reranker reads for a question about that chapter
 
 
 @dataclass(frozen=True)
@@ -212,6 +201,9 @@ class Pipeline:
         self._pool = cf.ThreadPoolExecutor(max_workers=6, thread_name_prefix="kimas")
         self._online = OnlineSources(sources, self._pool)
         self._source_matcher = SourceMatcher(embedder, self._router.mixin_vectors)
+        self._second_look = SecondLook(
+            searcher, self._filter.rerank, config.hops, config.rerank.top_n, self._pool
+        )
 
     def describe_chat(self) -> ChatModelDescription:
         """The chat model's description (loads the model the first time)."""
@@ -328,11 +320,15 @@ class Pipeline:
         candidates = [h for r in results for h in r.hits]
         hits = self._filter.rerank(query, candidates)
         trace.add(RerankStage(t.ms(), len(candidates), len(hits)))
-        found = self._focus(question, hits, active)
-        if found is None:
-            hits = self._hops(query, hits, active, stages.chat, trace)
-        else:
-            hits = self._focused(question, found, hits, trace)
+        agents = self._agents(active, stages.chat)
+        hits, found = self._second_look.look(
+            question,
+            query,
+            hits,
+            active,
+            lambda q: reciprocal_rank_fusion([a.search(q) for a in agents]),
+            trace,
+        )
         snapshot = trace.snapshot()
         return RetrievalResult(
             question,
@@ -345,75 +341,6 @@ class Pipeline:
             rewrite.decision,
             found,
         )
-
-    def _focus(self, question: str, hits: Sequence[Hit], active: Sequence[str]) -> DocumentFocus | None:
-        """Whether the question is about a whole document or one of its chapters (``retrieval/documents``).
-        The cards are read only for a question worded so."""
-        if not about_documents(question):
-            return None
-        return focus(question, hits, {name: self._searcher.cards(name) for name in active})
-
-    def _focused(
-        self, question: str, found: DocumentFocus, hits: list[Hit], trace: TraceBuilder
-    ) -> list[Hit]:
-        """The card (a whole document) or the chapter's passages (ranked for what the question asks of
-        it) at the head of the evidence; the rest after them."""
-        t = _Clock()
-        source = found.card.source
-        if found.section is None:
-            top = [card_hit(found.collection, found.card, max((h.score for h in hits), default=1.0))]
-        else:
-            chunks = self._searcher.section(
-                found.collection, source, found.section.heading, limit=SECTION_PASSAGES
-            )
-            inside = [Hit(c, 0.0, origin="section") for c in chunks]
-            top = self._filter.rerank(without_pointer(question), inside) or inside[: self.config.rerank.top_n]
-        heading = found.section.heading if found.section is not None else ""
-        trace.add(DocumentStage(t.ms(), source, heading, len(top), found.why))
-        # A document's question is answered from its card alone, a chapter's from that chapter alone.
-        return top or hits
-
-    def _hops(
-        self, query: str, hits: list[Hit], active: Sequence[str], chat: ChatModel, trace: TraceBuilder
-    ) -> list[Hit]:
-        """Multi-hop retrieval (``retrieval/hops.py``): when the best passage does not cover the question,
-        bounded rounds search for the bridge from the best passages; each hop goes into the trace."""
-        hc = self.config.hops
-        if not hc.enabled or hc.rounds == 0 or not hits:
-            return hits
-        t = _Clock()
-        weights = TermWeights.from_synopses(self._searcher.synopsis(n) for n in active)
-        weights = weights or TermWeights.from_texts([h.chunk.text for h in hits])
-        plan = covered(query, hits, weights, hc.cover)
-        if not plan.hop:
-            trace.add(HopStage(t.ms(), 0, why=plan.why))
-            return hits
-        agents = self._agents(active, chat)
-        current, bridge_from = list(hits), list(hits)
-        why = "the rounds are used up"
-        for r in range(1, hc.rounds + 1):
-            queries = bridge_queries(query, bridge_from, weights, passages=hc.passages, terms=hc.terms)
-
-            def search(q: str) -> list[Hit]:
-                return reciprocal_rank_fusion([a.search(q) for a in agents])
-
-            found = list(self._pool.map(search, queries))
-            limit = max(len(hits), self.config.rerank.top_n)
-            merged = merge_hops(current, found, keep=hc.keep, per_hop=hc.per_hop, limit=limit)
-            before = {h.chunk.chunk_id for h in current}
-            added = [h for h in merged if h.chunk.chunk_id not in before]
-            for q, lst in zip(queries, found, strict=True):
-                ids = {h.chunk.chunk_id for h in lst}
-                trace.add(
-                    HopStage(t.ms(), r, q, tuple(h.chunk.chunk_id for h in added if h.chunk.chunk_id in ids))
-                )
-            current = [replace(h, origin=h.origin or "hop") for h in merged]
-            if not added:
-                why = "a hop found nothing new"
-                break
-            bridge_from = added
-        trace.add(HopStage(t.ms(), 0, why=f"{plan.why}; stopped: {why}"))
-        return current
 
     def retrieve(self, question: str, history: Sequence[Message] = ()) -> RetrievalResult:
         """Steps up to the filter: the best evidence for ``question`` in this conversation."""
