@@ -227,7 +227,9 @@ class TurnDependence:
         ref = unresolved_reference(question)
         if ref is not None:
             return TurnDecision("previous", since, "rules", f"it refers back ('{ref}')", best, topic)
-        if names_its_subject(question):
+        # A name the conversation has named is its subject, not a new one: such a question goes on to the
+        # meaning test ("Did Fergie leave the band?" in a chat about the band).
+        if names_its_subject(question) and names_something_new(question, history):
             return self._alone(question, history, "it names its own subject", best, topic, since)
         if best >= RELATED_SIMILARITY:
             kept = self.kept_meaning(question, opening(history, turns))

@@ -191,3 +191,11 @@ def test_a_question_the_conversation_does_not_change_stands_alone(judge: TurnDep
 def test_the_opening_takes_its_answer_when_its_question_names_no_subject() -> None:
     history = [Message("user", "What did they release?"), Message("assistant", "Hands All Over, in 2010.")]
     assert opening(history, exchanges(history)) == "What did they release? Hands All Over, in 2010."
+
+
+def test_a_name_the_conversation_named_is_its_subject_not_a_new_one(judge: TurnDependence) -> None:
+    same = judge.decide("What is the main export of Kenya today?", KENYA)
+    assert "meaning kept" in same.reason  # Kenya alone does not make it stand alone: the meaning test does
+    assert same.depends == "self-contained" and same.subject
+    new = judge.decide("When did Kenya become independent from Britain?", KENYA)
+    assert new.reason == "it names its own subject"
