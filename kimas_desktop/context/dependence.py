@@ -15,9 +15,9 @@ conversation, whether the conversation changes what it means (``kept_meaning``):
 cancer?" means the same with the conversation's opening added to it, "Is smoking the main cause?" does
 not. A self-contained question that is still on the conversation's subject (close to it, and naming
 nothing the conversation has not named) keeps the subject in view: ``TurnDecision.subject`` names the
-exchanges whose few main terms its search keeps (the summarizer still sees none of them). The thresholds were chosen on the tuning half of the dev kit's
-sets and are reported on the held-out half (bench/topic_shift.py, bench/RESULTS.md "Conversations that
-change topic (issue 23)").
+exchanges whose few main terms its search keeps (the summarizer still sees none of them). The thresholds
+were chosen on the tuning half of the dev kit's sets and are reported on the held-out half
+(bench/topic_shift.py, bench/RESULTS.md "Conversations that change topic (issue 23)").
 """
 
 from __future__ import annotations
@@ -228,7 +228,7 @@ class TurnDependence:
         if ref is not None:
             return TurnDecision("previous", since, "rules", f"it refers back ('{ref}')", best, topic)
         # A name the conversation has named is its subject, not a new one: such a question goes on to the
-        # meaning test ("Did Fergie leave the band?" in a chat about the band).
+        # meaning test ("Did Fergie leave the band in 2014?" after a question about Fergie).
         if names_its_subject(question) and names_something_new(question, history):
             return self._alone(question, history, "it names its own subject", best, topic, since)
         if best >= RELATED_SIMILARITY:
