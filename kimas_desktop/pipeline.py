@@ -283,9 +283,6 @@ class Pipeline:
             for n in names
         ]
 
-    def _search_agents(self, query: str, active: Sequence[str], chat: ChatModel) -> list[AgentResult]:
-        return list(self._pool.map(lambda a: a.retrieve(query), self._agents(active, chat)))
-
     def _retrieve(
         self,
         question: str,
@@ -306,7 +303,8 @@ class Pipeline:
             if analyze
             else None
         )
-        results = self._search_agents(query, active, stages.chat)
+        agents = self._agents(active, stages.chat)
+        results: list[AgentResult] = list(self._pool.map(lambda a: a.retrieve(query), agents))
         trace.add(RetrieveStage(clock.ms(), {r.collection: r.ms for r in results}))
         for r in results:
             trace.agent_queries[r.collection] = tuple(r.queries)
@@ -320,7 +318,6 @@ class Pipeline:
         candidates = [h for r in results for h in r.hits]
         hits = self._filter.rerank(query, candidates)
         trace.add(RerankStage(t.ms(), len(candidates), len(hits)))
-        agents = self._agents(active, stages.chat)
         hits, found = self._second_look.look(
             question,
             query,
