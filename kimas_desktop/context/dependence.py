@@ -38,12 +38,16 @@ Dependence = Literal["self-contained", "topic", "previous"]
 DecisionMethod = Literal["first-turn", "rules", "llm"]
 
 # Words that point outside the question; a name before them resolves them inside it ("When did Tsar
-# Nicholas II give up his throne?"). "that"/"those" right after a content word are relative pronouns
-# ("crystals that fall"); "one" is left out ("one of the …").
+# Nicholas II give up his throne?"), and so do two of the question's own content words ("What is
+# frictional unemployment and why is it important?"). "that"/"those" right after a content word are
+# relative pronouns ("crystals that fall"); "former"/"latter" before a content word are adjectives
+# ("former Governor Mitt Romney"); "one" and "same" are left out ("one of the …", "same-sex marriage").
 _REFERENCES = frozenset(
-    "it its it's they them their theirs he him his she her hers this these that those there ones same former"
+    "it its it's they them their theirs he him his she her hers this these that those there ones former"
     " latter".split()
 )
+_ADJECTIVES = frozenset(["former", "latter"])
+RESOLVING_WORDS = 2  # content words before a reference that say what it refers to
 _DEMONSTRATIVES = frozenset(["that", "those"])
 _DETERMINERS = frozenset(["this", "these", "that", "those"])
 _THERE_IS = frozenset("is are was were be".split())
@@ -98,18 +102,24 @@ def unresolved_reference(question: str) -> str | None:
         if low.startswith(lead):
             return lead.strip()
     tokens = words(question)
+    own = 0  # the question's content words so far
     for i, w in enumerate(tokens):
         lw = w.lower()
         if lw not in _REFERENCES:
+            own += lw not in STOPWORDS and lw not in _QUESTION_WORDS and len(lw) > 1
             continue
         near = {tokens[j].lower() for j in (i - 1, i + 1) if 0 <= j < len(tokens)}
         if lw == "there" and near & _THERE_IS:
             continue  # "are there", "there is": existential, not a place
         # "… start it?", "… that year?": at the very end, nothing in the question resolves it
         at_end = i == len(tokens) - 1 or (lw in _DETERMINERS and i == len(tokens) - 2)
-        if lw in _DEMONSTRATIVES and not at_end and i > 0 and tokens[i - 1].lower() not in STOPWORDS:
+        if at_end:
+            return w
+        if lw in _ADJECTIVES and tokens[i + 1].lower() not in STOPWORDS:
+            continue  # "former Governor Mitt Romney"
+        if lw in _DEMONSTRATIVES and i > 0 and tokens[i - 1].lower() not in STOPWORDS:
             continue  # "crystals that fall": a relative pronoun after its noun
-        if not at_end and any(is_name(x, j) or _acronym(x) for j, x in enumerate(tokens[:i])):
+        if own >= RESOLVING_WORDS or any(is_name(x, j) or _acronym(x) for j, x in enumerate(tokens[:i])):
             continue  # resolved inside the question ("When did Nicholas II give up his throne?")
         return w
     return None

@@ -50,6 +50,13 @@ def test_references_and_vague_questions() -> None:
     assert unresolved_reference("When did Tsar Nicholas II give up his throne?") is None
     assert unresolved_reference("Where do ice crystals that fall to the ground form?") is None
     assert unresolved_reference("How many moons are there around Mars?") is None
+    # the question's own words say what "it" is; "same" and "former" before a word are not references
+    assert unresolved_reference("What is frictional unemployment and why is it important?") is None
+    assert unresolved_reference("When was same sex marriage legalized?") is None
+    assert unresolved_reference("In which election was former Governor Mitt Romney a nominee?") is None
+    assert unresolved_reference("What was his role in the war?") == "his"  # nothing before it
+    assert unresolved_reference("Are there other interesting aspects about this article?") == "this"
+    assert unresolved_reference("Was the latter any good?") == "latter"
     assert too_vague("What are the risks?") and too_vague("What is the best?")
     assert not too_vague("What is disenclavement?")  # one rare word can carry a question
     assert not too_vague("What did Tesla study?")
