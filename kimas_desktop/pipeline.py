@@ -93,6 +93,7 @@ from kimas_desktop.trace import (
     TotalStage,
     Trace,
     TraceBuilder,
+    elapsed_ms,
 )
 from kimas_desktop.types import ChatModelDescription, Hit, Message, Route
 
@@ -152,7 +153,7 @@ class _Clock:
         self.start = time.perf_counter()
 
     def ms(self) -> float:
-        return round((time.perf_counter() - self.start) * 1000, 1)
+        return elapsed_ms(self.start)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
 from kimas_desktop.retrieval.strategies import StrategyContext, make_strategy
 from kimas_desktop.structured import ask_json
 from kimas_desktop.text.words import truncate
+from kimas_desktop.trace import elapsed_ms
 from kimas_desktop.types import Hit, Message
 
 log = logging.getLogger(__name__)
@@ -95,12 +96,12 @@ class RetrievalAgent:
             ]
         except KimasError as err:
             log.warning("search in %s failed: %s", self.collection, err)
-            return AgentResult(self.collection, self.strategy_name, queries, (), _ms(start), str(err))
+            return AgentResult(self.collection, self.strategy_name, queries, (), elapsed_ms(start), str(err))
         hits = rankings[0] if len(rankings) == 1 else reciprocal_rank_fusion(rankings)
         hits = hits[: self._config.retrieval.k]
         if self._config.retrieval.output == "digest" and hits:
             hits = self._digest(query, hits)
-        return AgentResult(self.collection, self.strategy_name, queries, tuple(hits), _ms(start))
+        return AgentResult(self.collection, self.strategy_name, queries, tuple(hits), elapsed_ms(start))
 
     def _digest(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
         """Replace chunk texts by LLM-digested key points (chunks without a point are dropped)."""
@@ -135,7 +136,3 @@ class RetrievalAgent:
             for i, h in enumerate(top)
             if i + 1 in points
         ]
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 1)

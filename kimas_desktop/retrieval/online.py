@@ -22,6 +22,7 @@ from kimas_desktop.errors import SourceError
 from kimas_desktop.protocols import OnlineSource
 from kimas_desktop.text.sentences import split_sentences
 from kimas_desktop.text.words import keywords
+from kimas_desktop.trace import elapsed_ms
 from kimas_desktop.types import Chunk, Hit, OnlineDocument
 
 __all__ = ["OnlineAgent", "OnlineOutcome", "OnlineResult", "OnlineRound", "OnlineSources", "passages"]
@@ -91,14 +92,10 @@ class OnlineAgent:
         try:
             docs = self.source.search(sent, timeout_s=self.timeout_s, cancel=cancel)
         except SourceError as err:
-            return OnlineResult(name, sent, (), 0, 0, _ms(start), str(err))
+            return OnlineResult(name, sent, (), 0, 0, elapsed_ms(start), str(err))
         hits = distinct([h for rank, d in enumerate(docs) for h in document_hits(d, rank)])
         read = sum(d.page_read for d in docs)
-        return OnlineResult(name, sent, tuple(hits), len(docs), read, _ms(start))
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 1)
+        return OnlineResult(name, sent, tuple(hits), len(docs), read, elapsed_ms(start))
 
 
 WHY = {"always": "always asked", "weak": "local knowledge was weak", "ask": "you asked for it"}

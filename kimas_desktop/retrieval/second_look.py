@@ -17,7 +17,7 @@ from kimas_desktop.protocols import ChunkSearcher
 from kimas_desktop.retrieval.documents import DocumentFocus, about_documents, card_hit, focus, without_pointer
 from kimas_desktop.retrieval.hops import bridge_queries, covered, merge_hops
 from kimas_desktop.text.terms import TermWeights
-from kimas_desktop.trace import DocumentStage, HopStage, TraceBuilder
+from kimas_desktop.trace import DocumentStage, HopStage, TraceBuilder, elapsed_ms
 from kimas_desktop.types import Hit
 
 __all__ = ["SECTION_PASSAGES", "SecondLook"]
@@ -26,10 +26,6 @@ SECTION_PASSAGES = 48  # a chapter's passages the reranker reads for a question 
 
 Rerank = Callable[[str, Sequence[Hit]], list[Hit]]
 Search = Callable[[str], list[Hit]]  # one query through every active collection's agent, fused
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 1)
 
 
 class SecondLook:
@@ -78,7 +74,7 @@ class SecondLook:
             inside = [Hit(c, 0.0, origin="section") for c in chunks]
             top = self._rerank(without_pointer(question), inside) or inside[: self._top_n]
         heading = found.section.heading if found.section is not None else ""
-        trace.add(DocumentStage(_ms(start), source, heading, len(top), found.why))
+        trace.add(DocumentStage(elapsed_ms(start), source, heading, len(top), found.why))
         return top or hits
 
     def hop(
@@ -94,7 +90,7 @@ class SecondLook:
         weights = weights or TermWeights.from_texts([h.chunk.text for h in hits])
         plan = covered(query, hits, weights, hc.cover)
         if not plan.hop:
-            trace.add(HopStage(_ms(start), 0, why=plan.why))
+            trace.add(HopStage(elapsed_ms(start), 0, why=plan.why))
             return hits
         current, bridge_from = list(hits), list(hits)
         why = "the rounds are used up"
@@ -108,11 +104,11 @@ class SecondLook:
             for q, lst in zip(queries, found, strict=True):
                 ids = {h.chunk.chunk_id for h in lst}
                 new = tuple(h.chunk.chunk_id for h in added if h.chunk.chunk_id in ids)
-                trace.add(HopStage(_ms(start), r, q, new))
+                trace.add(HopStage(elapsed_ms(start), r, q, new))
             current = [replace(h, origin=h.origin or "hop") for h in merged]
             if not added:
                 why = "a hop found nothing new"
                 break
             bridge_from = added
-        trace.add(HopStage(_ms(start), 0, why=f"{plan.why}; stopped: {why}"))
+        trace.add(HopStage(elapsed_ms(start), 0, why=f"{plan.why}; stopped: {why}"))
         return current
