@@ -31,7 +31,7 @@ from typing import Literal
 import numpy as np
 
 from kimas_desktop.protocols import Embedder, Vector
-from kimas_desktop.text.words import STOPWORDS, content_words, is_name, truncate, words
+from kimas_desktop.text.words import STOPWORDS, content_words, is_name, stem, truncate, words
 from kimas_desktop.types import Message
 
 Dependence = Literal["self-contained", "topic", "previous"]
@@ -53,6 +53,7 @@ _DETERMINERS = frozenset(["this", "these", "that", "those"])
 _THERE_IS = frozenset("is are was were be".split())
 _ELLIPSIS = ("and ", "but ", "so ", "also ", "what about", "how about", "what else", "anything else", "then ")
 _QUESTION_WORDS = frozenset("what who whom whose which when where why how".split())
+_RESOLVES = frozenset("of that who which whose".split())  # what follows a noun to say which one it is
 
 RELATED_SIMILARITY = 0.2  # a question this close to an earlier message is about the conversation
 SAME_SUBJECT = 0.2  # a self-contained question this close to an earlier message is on its subject
@@ -122,6 +123,26 @@ def unresolved_reference(question: str) -> str | None:
         if own >= RESOLVING_WORDS or any(is_name(x, j) or _acronym(x) for j, x in enumerate(tokens[:i])):
             continue  # resolved inside the question ("When did Nicholas II give up his throne?")
         return w
+    return None
+
+
+def refers_by_description(question: str, history: Sequence[Message]) -> str | None:
+    """A one-word definite description the conversation has used ("the book" in "Is Tom Sawyer in the
+    book?" after a question about a novel), unless what follows it says which one ("the book of …",
+    "the movie Jaws", "the actor that plays …")."""
+    tokens = words(question)
+    said: set[str] | None = None
+    for i, w in enumerate(tokens[:-1]):
+        noun = tokens[i + 1]
+        after = tokens[i + 2] if i + 2 < len(tokens) else ""
+        if w.lower() != "the" or noun.lower() in STOPWORDS or not noun[0].islower():
+            continue
+        if after and (after.lower() not in STOPWORDS or after.lower() in _RESOLVES or after[0].isupper()):
+            continue  # a longer description, or one the question resolves
+        if said is None:
+            said = {stem(x) for m in history for x in content_words(m.content)}
+        if stem(noun) in said:
+            return f"the {noun}"
     return None
 
 
@@ -237,6 +258,10 @@ class TurnDependence:
         ref = unresolved_reference(question)
         if ref is not None:
             return TurnDecision("previous", since, "rules", f"it refers back ('{ref}')", best, topic)
+        described = refers_by_description(question, history)
+        if described is not None:
+            reason = f"'{described}' is what the conversation spoke of"
+            return TurnDecision("topic", since, "rules", reason, best, topic)
         # A name the conversation has named is its subject, not a new one: such a question goes on to the
         # meaning test ("Did Fergie leave the band in 2014?" after a question about Fergie).
         if names_its_subject(question) and names_something_new(question, history):

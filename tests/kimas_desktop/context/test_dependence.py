@@ -15,6 +15,7 @@ from kimas_desktop.context.dependence import (
     TurnDependence,
     exchanges,
     opening,
+    refers_by_description,
     too_vague,
     unresolved_reference,
 )
@@ -61,6 +62,24 @@ def test_references_and_vague_questions() -> None:
     assert not too_vague("What is disenclavement?")  # one rare word can carry a question
     assert not too_vague("What did Tesla study?")
     assert exchanges(KENYA) == [(0, 1), (2, 3)]
+
+
+BOOK = [
+    Message("user", "Who wrote The Adventures of Huckleberry Finn?"),
+    Message("assistant", "Mark Twain wrote the book, published in 1884."),
+]
+
+
+def test_a_description_the_conversation_used_refers_back(judge: TurnDependence) -> None:
+    assert refers_by_description("Is Tom Sawyer in the book?", BOOK) == "the book"
+    assert refers_by_description("Is Tom Sawyer in the movie?", BOOK) is None  # never spoken of
+    # what follows the noun says which one it is
+    assert refers_by_description("Who wrote the book of Job?", BOOK) is None
+    assert refers_by_description("Who is in the book Moby-Dick?", BOOK) is None
+    assert refers_by_description("What is the book that won in 1885?", BOOK) is None
+    assert refers_by_description("What does the book cover say?", BOOK) is None  # a longer description
+    d = judge.decide("Is Tom Sawyer in the book?", BOOK)
+    assert d.depends == "topic" and d.turns == (0, 1) and "the book" in d.reason
 
 
 def test_a_change_of_topic_is_searched_as_asked(judge: TurnDependence) -> None:
