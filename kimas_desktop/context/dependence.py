@@ -9,15 +9,15 @@ Warsaw's metro found Kenya.pdf). So every turn is first labelled as TREC CAsT 20
 - ``previous`` ("PT"): refers to the previous exchange (and through it to the topic).
 
 Without an LLM the decision reads four signals: a reference or ellipsis the question cannot resolve on its
-own ("it", "they", "what about …"), the embedding similarity between the question and each earlier
-message, whether the question has enough of its own to stand alone, and, for a question close to the
-conversation, whether the conversation changes what it means (``kept_meaning``): "What causes throat
-cancer?" means the same with the conversation's opening added to it, "Is smoking the main cause?" does
-not. A self-contained question that is still on the conversation's subject (close to it, and naming
-nothing the conversation has not named) keeps the subject in view: ``TurnDecision.subject`` names the
-exchanges whose few main terms its search keeps (the summarizer still sees none of them). The thresholds
-were chosen on the tuning half of the dev kit's sets and are reported on the held-out half
-(bench/topic_shift.py, bench/RESULTS.md "Conversations that change topic (issue 23)").
+own ("it", "they", "what about …"; "the book" when the conversation spoke of a book), the embedding
+similarity between the question and each earlier message, whether the question has enough of its own to
+stand alone, and, for a question close to the conversation, whether the conversation changes what it means
+(``kept_meaning``): "What causes throat cancer?" means the same with the conversation's opening added to it,
+"Is smoking the main cause?" does not. A self-contained question that is still on the conversation's subject
+(close to it, and naming nothing the conversation has not named) keeps the subject in view:
+``TurnDecision.subject`` names the exchanges whose few main terms its search keeps (the summarizer still
+sees none of them). The thresholds were chosen on the tuning half of the dev kit's sets and are reported on
+the held-out half (bench/topic_shift.py, bench/RESULTS.md "Conversations that change topic (issue 23)").
 """
 
 from __future__ import annotations
@@ -260,7 +260,7 @@ class TurnDependence:
             return TurnDecision("previous", since, "rules", f"it refers back ('{ref}')", best, topic)
         described = refers_by_description(question, history)
         if described is not None:
-            reason = f"'{described}' is what the conversation spoke of"
+            reason = f"it refers back ('{described}', which the conversation spoke of)"
             return TurnDecision("topic", since, "rules", reason, best, topic)
         # A name the conversation has named is its subject, not a new one: such a question goes on to the
         # meaning test ("Did Fergie leave the band in 2014?" after a question about Fergie).
