@@ -70,8 +70,9 @@ def real_builders() -> Builders:
 
     def embedder(cfg: EmbeddingModelConfig, cache: Path) -> Embedder:
         from local_models import build_embedder
+        from local_models.query_memo import QueryMemo
 
-        return build_embedder(cfg, cache)
+        return QueryMemo(build_embedder(cfg, cache))  # one question, one embedding (not one per stage)
 
     def reranker(cfg: RerankConfig, emb: Embedder, cache: Path) -> Reranker:
         from local_models import build_reranker

@@ -42,6 +42,17 @@ def real_embedder(models_cache: Path) -> FastEmbedEmbedder:
     return embedder
 
 
+@pytest.fixture
+def broken_model(tmp_path: Path, models_cache: Path) -> FastEmbedEmbedder:
+    """A model directory whose model.onnx and tokenizer are not what they claim (a copy cut short)."""
+    directory = tmp_path / "broken-model"
+    directory.mkdir()
+    (directory / "config.json").write_text('{"hidden_size": 384}')
+    (directory / "model.onnx").write_bytes(b"\x08\x07" + bytes(range(256)) * 8)
+    (directory / "tokenizer.json").write_text("{}")
+    return FastEmbedEmbedder(EmbeddingModelConfig(path=str(directory)), models_cache)
+
+
 @pytest.fixture(scope="session")
 def real_chat() -> Iterator[LlamaChatModel]:
     model = LlamaChatModel(ChatModelConfig(n_ctx=2048, n_threads=2))
