@@ -4,7 +4,8 @@ Each stage lives in its own folder (``context/``, ``routing/``, ``retrieval/``, 
 only puts them together. Two parallel stages keep latency low (KIMAs §3.5):
 1. the context manager's rewrite ∥ routing on the raw question's embedding (re-checked cheaply on the
    rewritten query);
-2. the retrieval agents (one thread each) ∥ the context analysis for the summarizer.
+2. the retrieval agents (one thread each) ∥ the context analysis for the summarizer (which only the
+   answer prompt waits for: the grounded quote is shown while the model still reads the conversation).
 
 ``ask`` then runs four steps that return typed values: **retrieve** (the above, then the filter packs the
 evidence), **decide** (the grounded quote, the lexical answerability, a capable model's check where it can
@@ -16,10 +17,11 @@ the citations). Every path ends in one ``Outcome`` and one shared ``_finish``.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from kimas_desktop.answer.agentic import SufficiencyJudge
@@ -121,7 +123,6 @@ class RetrievalResult:
     active: tuple[str, ...]  # the collections that were searched
     hits: tuple[Hit, ...]  # reranked evidence, best first
     trace: Trace
-    analysis: ContextAnalysis | None = None
     decision: TurnDecision | None = None  # whether (and on which turns) the question needs the history
     focus: DocumentFocus | None = None  # a question about a whole document or one of its chapters
 
@@ -171,6 +172,16 @@ class _Run:
     prompt_tokens: int = 0  # the answer prompt's, as planned
     computed: Computed | None = None  # a comparison the evidence answers in code
     focus: DocumentFocus | None = None  # a question about a whole document or one of its chapters
+    analysis: _Analysis | None = None  # the context analysis, running until the answer prompt needs it
+
+
+@dataclass
+class _Analysis:
+    """The context analysis in progress, and what it found once collected."""
+
+    future: cf.Future[ContextAnalysis]
+    clock: _Clock
+    done: ContextAnalysis | None = None
 
 
 class Pipeline:
@@ -289,21 +300,18 @@ class Pipeline:
         question: str,
         history: Sequence[Message],
         trace: TraceBuilder,
-        *,
-        analyze: bool,
         stages: _LlmStages,
         names: Sequence[str],
+        analyze: Callable[[TurnDecision], None] = lambda _: None,
     ) -> RetrievalResult:
+        """``analyze``: called with the turn's decision as soon as it is made (the context analysis
+        starts there and runs beside the search)."""
         trace.question = question
         rewrite, routes = self._stage1(question, history, names, trace, stages)
         query = rewrite.query
         active = [r.collection for r in self._router.select(routes)]
+        analyze(rewrite.decision)
         clock = _Clock()
-        analysis_future = (
-            self._pool.submit(stages.analyzer.analyze, question, history, rewrite.decision)
-            if analyze
-            else None
-        )
         agents = self._agents(active, stages.chat)
         results: list[AgentResult] = list(self._pool.map(lambda a: a.retrieve(query), agents))
         trace.add(RetrieveStage(clock.ms(), {r.collection: r.ms for r in results}))
@@ -311,10 +319,6 @@ class Pipeline:
             trace.agent_queries[r.collection] = tuple(r.queries)
             if r.error:
                 trace.add(RetrieveErrorStage(0.0, r.collection, r.error))
-        analysis = None
-        if analysis_future is not None:
-            analysis = analysis_future.result()
-            trace.add(ContextStage(clock.ms(), analysis.method, analysis.analysis, tuple(analysis.related)))
         t = _Clock()
         candidates = [h for r in results for h in r.hits]
         hits = self._filter.rerank(query, candidates)
@@ -335,7 +339,6 @@ class Pipeline:
             tuple(active),
             tuple(hits),
             snapshot,
-            analysis,
             rewrite.decision,
             found,
         )
@@ -346,26 +349,40 @@ class Pipeline:
         trace = TraceBuilder()
         names = self._collections(trace)
         stages = self._llm_stages(self._chat)
-        result = self._retrieve(question, history, trace, analyze=False, stages=stages, names=names)
+        result = self._retrieve(question, history, trace, stages, names)
         trace.add(TotalStage(clock.ms()))
         return replace(result, trace=trace.snapshot())
 
     def _pack(self, run: _Run, first: RetrievalResult, hits: Sequence[Hit] | None = None) -> Evidence:
-        """The filter's hits that fit the answer prompt, beside the earlier messages it carries."""
+        """The filter's hits that fit the answer prompt, beside the earlier messages it may carry: those
+        the context analysis chooses from (it keeps these or fewer; ``_related`` has its choice)."""
         sc, count = self.config.summarizer, self._chat.count_tokens
-        if first.analysis is not None:
-            related = list(first.analysis.messages)
-        elif first.decision is not None and first.decision.method != "first-turn":
-            related = [run.history[i] for i in first.decision.turns if i < len(run.history)]
-        else:
-            turns = self.config.context.history_turns
-            related = run.history[-2 * turns :] if turns else []
+        chosen_from = run.stages.analyzer.candidates(run.history, first.decision)
+        related = [run.history[i] for i in chosen_from if i < len(run.history)]
         budget = max(sc.context_tokens - sum(count(m.content) for m in related), sc.context_tokens // 2)
         t = _Clock()
         packed, used = pack(first.hits if hits is None else hits, budget, count)
         run.trace.add(PackStage(t.ms(), len(packed), used, budget, round=1 if hits is None else 2))
         run.trace.evidence = list(packed)
         return Evidence(tuple(packed), used, budget, tuple(related))
+
+    def _start_analysis(self, run: _Run, decision: TurnDecision) -> None:
+        """The context analysis (a chat model call) beside the search; only the answer prompt waits."""
+        if run.history:
+            future = self._pool.submit(run.stages.analyzer.analyze, run.question, run.history, decision)
+            run.analysis = _Analysis(future, _Clock())
+
+    def _related(self, run: _Run) -> tuple[Message, ...]:
+        """The earlier messages the summarizer sees: the context analysis's choice (waited for here, once,
+        and put in the trace)."""
+        a = run.analysis
+        if a is None:
+            return ()
+        if a.done is None:
+            a.done = a.future.result()
+            d = a.done
+            run.trace.add(ContextStage(a.clock.ms(), d.method, d.analysis, tuple(d.related)))
+        return a.done.messages
 
     # -- decide ---------------------------------------------------------------------------------
 
@@ -641,6 +658,7 @@ class Pipeline:
             if said is not None:
                 yield from self._own_words(run, said)
                 return
+        evidence = replace(evidence, related=self._related(run))
         evidence, messages = self._prompt(run, evidence, grounding)
         yield TraceReady(run.trace.snapshot())  # so far: a stopped answer keeps it
         yield Status("answer", "Writing the answer…")
@@ -656,6 +674,8 @@ class Pipeline:
 
     def _finish(self, run: _Run, outcome: Outcome) -> Steps:
         """The trailing events of every answer, whatever its outcome."""
+        with contextlib.suppress(Cancelled):  # the analysis a stopped answer ended has nothing to add
+            self._related(run)  # no model call of this answer outlives it
         if isinstance(outcome, NothingFound | Declined):
             yield AnswerDelta(outcome.text)
         if isinstance(outcome, Declined):
@@ -690,9 +710,8 @@ class Pipeline:
             yield from self._finish(run, NothingFound(NO_KNOWLEDGE, "no knowledge"))
             return
         yield Status("context", "Understanding the question…")
-        first = self._retrieve(
-            question, run.history, run.trace, analyze=bool(history), stages=run.stages, names=names
-        )
+        analyze = lambda decision: self._start_analysis(run, decision)  # noqa: E731
+        first = self._retrieve(question, run.history, run.trace, run.stages, names, analyze)
         run.focus = first.focus
         yield Status("retrieve", f"Searched {', '.join(first.active) or 'no collection'}.")
         online = self._online.start(

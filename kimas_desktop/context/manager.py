@@ -232,6 +232,18 @@ class ContextAnalyzer:
     def enabled(self) -> bool:
         return self._config.enabled and self._config.analysis
 
+    def candidates(self, history: Sequence[Message], decision: TurnDecision | None = None) -> tuple[int, ...]:
+        """The earlier messages ``analyze`` chooses from (it returns these or fewer): the turns ``decision``
+        says the question depends on, none for a self-contained question, all of them when the analysis
+        is off. Known before the model has read them, so the sources can be packed meanwhile."""
+        if not history or (decision is not None and not decision.uses_history):
+            return ()
+        if not self.enabled:
+            return tuple(range(len(history)))
+        if decision is not None:
+            return tuple(decision.turns)
+        return tuple(range(max(0, len(history) - 2 * self._config.history_turns), len(history)))
+
     def analyze(
         self, question: str, history: Sequence[Message], decision: TurnDecision | None = None
     ) -> ContextAnalysis:
@@ -242,12 +254,9 @@ class ContextAnalyzer:
             return ContextAnalysis("", (), "none")
         if decision is not None and not decision.uses_history:
             return ContextAnalysis(decision.reason, (), "none")
+        candidates = list(self.candidates(history, decision))
         if not self.enabled:
-            return ContextAnalysis("", tuple(range(len(history))), "disabled", tuple(history))
-        if decision is not None:
-            candidates = list(decision.turns)
-        else:
-            candidates = list(range(max(0, len(history) - 2 * self._config.history_turns), len(history)))
+            return ContextAnalysis("", tuple(candidates), "disabled", tuple(history))
         window = [history[i] for i in candidates]
 
         def fallback(reason: str) -> ContextAnalysis:

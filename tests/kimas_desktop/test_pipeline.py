@@ -1,4 +1,5 @@
 import json
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -206,6 +207,42 @@ def test_follow_up_is_rewritten_and_history_is_analysed() -> None:
     assert "- Tell me about dogs" in answer_prompt[1].content
     assert "user:" not in answer_prompt[1].content
     assert "Dogs are pets." not in answer_prompt[1].content  # not related: left out
+
+
+def test_the_quote_does_not_wait_for_the_context_analysis() -> None:
+    """The context analysis (a model call) picks the earlier messages for the answer prompt only: the
+    grounded quote is shown while it runs, and its choice still reaches the answer."""
+    quote_shown = threading.Event()
+    replies = by_schema(
+        {
+            "needs_history": json.dumps({"needs_history": "previous", "query": "dogs walks"}),
+            "analysis": json.dumps({"analysis": "about dogs", "indices_of_related_messages": [0]}),
+            "is_sufficient": json.dumps({"is_sufficient": True, "missing_info": "", "queries": []}),
+            "sources": '{"sources": [1]}',
+            "answer": json.dumps({"answer": "daily walks"}),
+        },
+        "They need daily walks [1].",
+    )
+    analysis_saw_the_quote: list[bool] = []
+
+    def reply(messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
+        if schema is not None and schema["required"][0] == "analysis":
+            analysis_saw_the_quote.append(quote_shown.wait(5))
+        return str(replies(messages, schema))
+
+    chat = ScriptedChatModel(reply)
+    pipe, _ = make(chat, context={"rewrite": "llm"})
+    history = [Message("user", "Tell me about dogs"), Message("assistant", "Dogs are pets.")]
+    events = []
+    for event in pipe.ask("How often do they need it?", history):
+        if isinstance(event, QuoteReady):
+            quote_shown.set()
+        events.append(event)
+    assert analysis_saw_the_quote == [True]
+    trace = [e for e in events if isinstance(e, TraceReady)][-1].trace
+    assert _found(trace, ContextStage).related == (0,)
+    answer_prompt = next(m for m, s in chat.calls if s is None)
+    assert "- Tell me about dogs" in answer_prompt[1].content
 
 
 def test_turbo_uses_keywords_without_llm_before_the_answer() -> None:
