@@ -4,8 +4,8 @@ Each stage lives in its own folder (``context/``, ``routing/``, ``retrieval/``, 
 only puts them together. Two parallel stages keep latency low (KIMAs §3.5):
 1. the context manager's rewrite ∥ routing on the raw question's embedding (re-checked cheaply on the
    rewritten query);
-2. the retrieval agents (one thread each) ∥ the context analysis for the summarizer (which only the
-   answer prompt waits for: the grounded quote is shown while the model still reads the conversation).
+2. the context analysis for the summarizer (a chat model call, started once the sources are packed) ∥
+   the grounded quote, the answer policy and any second search: only the answer prompt waits for it.
 
 ``ask`` then runs four steps that return typed values: **retrieve** (the above, then the filter packs the
 evidence), **decide** (the grounded quote, the lexical answerability, a capable model's check where it can
@@ -21,7 +21,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from kimas_desktop.answer.agentic import SufficiencyJudge
@@ -302,15 +302,11 @@ class Pipeline:
         trace: TraceBuilder,
         stages: _LlmStages,
         names: Sequence[str],
-        analyze: Callable[[TurnDecision], None] = lambda _: None,
     ) -> RetrievalResult:
-        """``analyze``: called with the turn's decision as soon as it is made (the context analysis
-        starts there and runs beside the search)."""
         trace.question = question
         rewrite, routes = self._stage1(question, history, names, trace, stages)
         query = rewrite.query
         active = [r.collection for r in self._router.select(routes)]
-        analyze(rewrite.decision)
         clock = _Clock()
         agents = self._agents(active, stages.chat)
         results: list[AgentResult] = list(self._pool.map(lambda a: a.retrieve(query), agents))
@@ -364,11 +360,14 @@ class Pipeline:
         packed, used = pack(first.hits if hits is None else hits, budget, count)
         run.trace.add(PackStage(t.ms(), len(packed), used, budget, round=1 if hits is None else 2))
         run.trace.evidence = list(packed)
+        if packed:  # an answer may be written: the analysis runs while the quote is made
+            self._start_analysis(run, first.decision)
         return Evidence(tuple(packed), used, budget, tuple(related))
 
-    def _start_analysis(self, run: _Run, decision: TurnDecision) -> None:
-        """The context analysis (a chat model call) beside the search; only the answer prompt waits."""
-        if run.history:
+    def _start_analysis(self, run: _Run, decision: TurnDecision | None) -> None:
+        """The context analysis (a chat model call), started once the sources are packed (the packing
+        counts tokens with the chat model, which the analysis would hold) and collected by ``_related``."""
+        if run.history and run.analysis is None:
             future = self._pool.submit(run.stages.analyzer.analyze, run.question, run.history, decision)
             run.analysis = _Analysis(future, _Clock())
 
@@ -674,8 +673,6 @@ class Pipeline:
 
     def _finish(self, run: _Run, outcome: Outcome) -> Steps:
         """The trailing events of every answer, whatever its outcome."""
-        with contextlib.suppress(Cancelled):  # the analysis a stopped answer ended has nothing to add
-            self._related(run)  # no model call of this answer outlives it
         if isinstance(outcome, NothingFound | Declined):
             yield AnswerDelta(outcome.text)
         if isinstance(outcome, Declined):
@@ -685,6 +682,8 @@ class Pipeline:
             yield CitationsReady(outcome.citations, True, outcome.note)
         elif isinstance(outcome, NothingFound) and outcome.reason == "nothing close":
             yield CitationsReady((), True, "nothing relevant was found")
+        with contextlib.suppress(Cancelled):  # the analysis a stopped answer ended has nothing to add
+            self._related(run)  # no model call of this answer outlives it
         run.trace.add(TotalStage(run.clock.ms()))
         yield TraceReady(run.trace.snapshot())
         yield Done(outcome)
@@ -710,8 +709,7 @@ class Pipeline:
             yield from self._finish(run, NothingFound(NO_KNOWLEDGE, "no knowledge"))
             return
         yield Status("context", "Understanding the question…")
-        analyze = lambda decision: self._start_analysis(run, decision)  # noqa: E731
-        first = self._retrieve(question, run.history, run.trace, run.stages, names, analyze)
+        first = self._retrieve(question, run.history, run.trace, run.stages, names)
         run.focus = first.focus
         yield Status("retrieve", f"Searched {', '.join(first.active) or 'no collection'}.")
         online = self._online.start(
