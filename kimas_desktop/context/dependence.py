@@ -22,10 +22,8 @@ the held-out half (bench/topic_shift.py, bench/RESULTS.md "Conversations that ch
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from threading import Lock
 from typing import Literal
 
 import numpy as np
@@ -196,29 +194,14 @@ def exchanges(history: Sequence[Message]) -> list[tuple[int, ...]]:
 
 
 class TurnDependence:
-    """The LLM-free decision. Holds the embedder and a small cache of the conversation's message
-    vectors (each earlier message is embedded once per conversation, not once per turn)."""
+    """The LLM-free decision. Each earlier message is embedded once per conversation, not once per turn,
+    through the app's embedder, which remembers its recent queries (``local_models.query_memo``)."""
 
-    def __init__(self, embedder: Embedder, *, cache_size: int = 512) -> None:
+    def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
-        self._cache: OrderedDict[str, Vector] = OrderedDict()
-        self._cache_size = cache_size
-        self._lock = Lock()
 
     def _vectors(self, texts: Sequence[str]) -> list[Vector]:
-        with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        if missing:
-            fresh = self._embedder.embed_query([truncate(t, 600) for t in missing])
-            with self._lock:
-                for t, v in zip(missing, fresh, strict=True):
-                    self._cache[t] = v
-                while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
-        with self._lock:
-            for t in texts:
-                self._cache.move_to_end(t)
-            return [self._cache[t] for t in texts]
+        return list(self._embedder.embed_query([truncate(t, 600) for t in texts]))
 
     def decide(
         self, question: str, history: Sequence[Message], question_vec: Vector | None = None

@@ -23,6 +23,7 @@ from kimas_desktop.context.manager import ContextAnalyzer, QueryContextualizer
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.types import Message
 from local_models.fake import ScriptedChatModel
+from local_models.query_memo import QueryMemo
 
 KENYA = [
     Message("user", "What is the capital of Kenya?"),
@@ -185,7 +186,7 @@ def test_each_earlier_message_is_embedded_once(embedder: Embedder, tmp_path: Pat
             return embedder.embed_query(texts)
 
     counting = Counting()
-    judge = TurnDependence(counting)  # type: ignore[arg-type]
+    judge = TurnDependence(QueryMemo(counting))  # type: ignore[arg-type]  # as the app builds it
     judge.decide("How many people live there?", KENYA[:2])
     judge.decide("What is the capital of Uganda?", KENYA)
     assert counting.texts.count(KENYA[0].content) == 1
