@@ -127,6 +127,11 @@ class RetrievalResult:
     focus: DocumentFocus | None = None  # a question about a whole document or one of its chapters
 
 
+def _reads_twice(question: str, rewrite: Rewrite) -> bool:
+    """Whether the turn is searched both as rewritten with the conversation and as asked."""
+    return rewrite.decision.uses_history and rewrite.query.strip() != question.strip()
+
+
 @dataclass(frozen=True)
 class Evidence:
     """The filter's hits packed into the answer prompt's budget, numbered [1]… in this order."""
@@ -263,20 +268,29 @@ class Pipeline:
         names: Sequence[str],
         trace: TraceBuilder,
         stages: _LlmStages,
-    ) -> tuple[Rewrite, list[Route]]:
+    ) -> tuple[Rewrite, list[Route], list[Route]]:
         """The turn's decision and rewrite ∥ routing on the raw question; re-route on a rewritten query
-        (a follow-up routes with the topic it carries, so it stays with the conversation's collections)."""
+        (a follow-up routes with the topic it carries, so it stays with the conversation's collections).
+        Returns the rewrite, its routes, and the raw question's routes."""
         clock = _Clock()
         raw_vec = self._embedder.embed_query([question])[0]
         rewrite_future = self._pool.submit(stages.contextualizer.rewrite, question, history, raw_vec)
-        routes = self._router.score(question, raw_vec, names)
+        routes = asked = self._router.score(question, raw_vec, names)
         route_ms = clock.ms()
         rewrite = rewrite_future.result()
         d = rewrite.decision
         earlier = tuple(history[i].content for i in d.turns if history[i].role == "user")
         trace.add(
             RewriteStage(
-                clock.ms(), rewrite.method, rewrite.query, rewrite.note, d.depends, d.turns, d.reason, earlier
+                clock.ms(),
+                rewrite.method,
+                rewrite.query,
+                rewrite.note,
+                d.depends,
+                d.turns,
+                d.reason,
+                earlier,
+                also_as_asked=_reads_twice(question, rewrite),
             )
         )
         trace.add(RouteStage(route_ms, "question", {r.collection: round(r.score, 4) for r in routes}))
@@ -287,7 +301,7 @@ class Pipeline:
             trace.add(RouteStage(t.ms(), "query", {r.collection: round(r.score, 4) for r in routes}))
         trace.query = rewrite.query
         trace.routes = list(routes)
-        return rewrite, routes
+        return rewrite, routes, asked
 
     def _agents(self, names: Sequence[str], chat: ChatModel) -> list[RetrievalAgent]:
         return [
@@ -304,27 +318,39 @@ class Pipeline:
         names: Sequence[str],
     ) -> RetrievalResult:
         trace.question = question
-        rewrite, routes = self._stage1(question, history, names, trace, stages)
+        rewrite, routes, asked_routes = self._stage1(question, history, names, trace, stages)
         query = rewrite.query
-        active = [r.collection for r in self._router.select(routes)]
+        # A follow-up is also searched as asked, routed by itself: the decision that it leans on the
+        # conversation is a guess, and a wrong one must not cost what the question finds on its own.
+        readings = [(query, [r.collection for r in self._router.select(routes)])]
+        if _reads_twice(question, rewrite):
+            readings.append((question, [r.collection for r in self._router.select(asked_routes)]))
+        active = list(dict.fromkeys(name for _, cols in readings for name in cols))
         clock = _Clock()
-        agents = self._agents(active, stages.chat)
-        results: list[AgentResult] = list(self._pool.map(lambda a: a.retrieve(query), agents))
-        trace.add(RetrieveStage(clock.ms(), {r.collection: r.ms for r in results}))
+        agents = {name: a for name, a in zip(active, self._agents(active, stages.chat), strict=True)}
+        jobs = [(q, agents[name]) for q, cols in readings for name in cols]
+        results: list[AgentResult] = list(self._pool.map(lambda job: job[1].retrieve(job[0]), jobs))
+        ms: dict[str, float] = {}
         for r in results:
-            trace.agent_queries[r.collection] = tuple(r.queries)
+            ms[r.collection] = max(ms.get(r.collection, 0.0), r.ms)
+            searched = trace.agent_queries.get(r.collection, ())
+            trace.agent_queries[r.collection] = tuple(dict.fromkeys((*searched, *r.queries)))
             if r.error:
                 trace.add(RetrieveErrorStage(0.0, r.collection, r.error))
+        trace.add(RetrieveStage(clock.ms(), ms))
         t = _Clock()
-        candidates = [h for r in results for h in r.hits]
-        hits = self._filter.rerank(query, candidates)
-        trace.add(RerankStage(t.ms(), len(candidates), len(hits)))
+        by_reading = [
+            (q, [h for (asked, _), r in zip(jobs, results, strict=True) if asked == q for h in r.hits])
+            for q, _ in readings
+        ]
+        hits = self._filter.rerank_readings(by_reading)
+        trace.add(RerankStage(t.ms(), sum(len(c) for _, c in by_reading), len(hits)))
         hits, found = self._second_look.look(
             question,
             query,
             hits,
             active,
-            lambda q: reciprocal_rank_fusion([a.search(q) for a in agents]),
+            lambda q: reciprocal_rank_fusion([a.search(q) for a in agents.values()]),
             trace,
         )
         snapshot = trace.snapshot()

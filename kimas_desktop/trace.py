@@ -66,6 +66,7 @@ class RewriteStage:
     turns: tuple[int, ...] = ()  # the earlier messages it used (indices into the history)
     reason: str = ""  # why the decision was taken
     earlier: tuple[str, ...] = ()  # the earlier questions among those messages, as the user asked them
+    also_as_asked: bool = False  # a follow-up: the question as asked was searched too, and the two fused
 
 
 @dataclass(frozen=True)

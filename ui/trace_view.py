@@ -75,7 +75,8 @@ def conversation_use(rewrite: RewriteStage) -> str:
         kept = f" ({esc(rewrite.note)})" if rewrite.note else ""
         return f"searched as asked{kept}: {esc(rewrite.reason)}"
     asked = ", ".join(f"“{esc(truncate(q, 80))}”" for q in rewrite.earlier) or "the earlier answers"
-    return f"used the earlier question {asked}: {esc(rewrite.reason)}"
+    both = "; also searched as asked, and the two searches merged" if rewrite.also_as_asked else ""
+    return f"used the earlier question {asked}: {esc(rewrite.reason)}{both}"
 
 
 def budget_line(b: BudgetStage) -> str:

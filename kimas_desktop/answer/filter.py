@@ -3,6 +3,11 @@
 Scores from different agents and rewritten queries are not comparable, so all candidates are deduplicated
 and scored again by the configured ``Reranker`` against the context-enriched question; candidates below
 ``rerank.min_score`` are dropped (too weak to answer from) and the rest cut to ``rerank.top_n``. Then ``pack`` fits the best of them into the summarizer's token budget.
+
+A follow-up has two readings, the rewrite that carries the conversation and the question as asked
+(``rerank_readings``): each reading's candidates are scored against that reading and the two rankings are
+fused by rank, so a wrong guess that the question leans on the conversation cannot push out what the
+question itself finds (issue 23; scoring both readings' candidates against the rewrite alone lost them).
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from kimas_desktop.protocols import Reranker
-from kimas_desktop.retrieval.fusion import deduplicate
+from kimas_desktop.retrieval.fusion import deduplicate, reciprocal_rank_fusion
 from kimas_desktop.types import Hit
 
 
@@ -32,6 +37,19 @@ class EvidenceFilter:
             reverse=True,
         )
         return ranked[: top_n or self._top_n]
+
+    def rerank_readings(self, readings: Sequence[tuple[str, Sequence[Hit]]]) -> list[Hit]:
+        """Each reading's candidates reranked against it, the rankings fused by rank (best first). A hit
+        keeps the score its reading gave it, the first reading's when several found it."""
+        rankings = [self.rerank(query, candidates) for query, candidates in readings]
+        if len(rankings) == 1:
+            return rankings[0]
+        scored: dict[str, Hit] = {}
+        for ranking in rankings:
+            for hit in ranking:
+                scored.setdefault(hit.chunk.chunk_id, hit)
+        fused = [scored[h.chunk.chunk_id] for h in reciprocal_rank_fusion(rankings)]
+        return deduplicate(fused)[: self._top_n]
 
 
 def format_source(n: int, hit: Hit) -> str:

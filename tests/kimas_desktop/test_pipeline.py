@@ -27,6 +27,7 @@ from kimas_desktop.trace import (
     ContextStage,
     PackStage,
     QuoteStage,
+    RewriteStage,
     StageRecord,
     SupportStage,
     Trace,
@@ -207,6 +208,30 @@ def test_follow_up_is_rewritten_and_history_is_analysed() -> None:
     assert "- Tell me about dogs" in answer_prompt[1].content
     assert "user:" not in answer_prompt[1].content
     assert "Dogs are pets." not in answer_prompt[1].content  # not related: left out
+
+
+def test_a_wrong_guess_that_the_question_follows_up_does_not_lose_what_it_finds_alone() -> None:
+    """The model takes a change of subject for a follow-up and searches the old topic's words with it; the
+    question is also searched as asked, so the passage it finds alone stays in the evidence."""
+    replies = {
+        "needs_history": json.dumps(
+            {
+                "needs_history": "topic",
+                "query": "Cats sleep sixteen hours a day pressure dogs daily walks park",
+            }
+        )
+    }
+    chat = ScriptedChatModel(by_schema(replies, ""))
+    pipe, _ = make(chat, context={"rewrite": "llm"}, rerank={"top_n": 2})
+    history = [Message("user", "Tell me about pets"), Message("assistant", "Cats sleep, dogs walk.")]
+    result = pipe.retrieve("What is the tyre pressure?", history)
+    assert "What is the tyre pressure?" in result.trace.agent_queries["cars"]
+    assert any("2.2 bar" in h.chunk.text for h in result.hits)
+    rewrite = _found(result.trace, RewriteStage)
+    assert rewrite.depends == "topic" and rewrite.also_as_asked
+    # A question searched as asked once is not searched twice.
+    alone = pipe.retrieve("What is the tyre pressure?")
+    assert not _found(alone.trace, RewriteStage).also_as_asked
 
 
 def test_the_quote_does_not_wait_for_the_context_analysis() -> None:

@@ -58,3 +58,24 @@ def test_weak_evidence_is_dropped_below_the_floor() -> None:
         ],
     )
     assert [(h.chunk.chunk_id, h.score) for h in out] == [("a", 1.0), ("b", 0.5)]
+
+
+def test_two_readings_are_ranked_each_against_itself_and_fused() -> None:
+    """A follow-up's rewrite carries the old topic's words; the question as asked finds its own passage.
+    Scored against the rewrite alone, the old topic's passages push it out; ranked by its own reading and
+    fused by rank, it stays, with the score its reading gave it."""
+    f = EvidenceFilter(WordOverlapReranker(), top_n=2)
+    rewrite = "tyre pressure Kenya Nairobi capital population"
+    old_topic = [
+        hit("k1", "Kenya Nairobi capital", source="/k1"),
+        hit("k2", "Nairobi capital population", source="/k2"),
+    ]
+    own = [
+        hit("t", "tyre pressure is 2.2 bar", source="/car"),
+        hit("k1", "Kenya Nairobi capital", source="/k1"),
+    ]
+    assert "t" not in [h.chunk.chunk_id for h in f.rerank(rewrite, old_topic + own)]
+    fused = f.rerank_readings([(rewrite, old_topic), ("What is the tyre pressure?", own)])
+    assert [h.chunk.chunk_id for h in fused] == ["k1", "t"]  # k1: found by both readings
+    assert (fused[0].score, fused[1].score) == (0.5, 0.6)  # each reading's own score (k1: the first's)
+    assert f.rerank_readings([(rewrite, old_topic)]) == f.rerank(rewrite, old_topic)
