@@ -128,8 +128,12 @@ class RetrievalResult:
 
 
 def _reads_twice(question: str, rewrite: Rewrite) -> bool:
-    """Whether the turn is searched both as rewritten with the conversation and as asked."""
-    return rewrite.decision.uses_history and rewrite.query.strip() != question.strip()
+    """Whether the turn is searched both as rewritten with the conversation and as asked: a follow-up
+    only by its closeness to the conversation (``TurnDecision.own_reading``). One that refers back ("When
+    was he born?") or is too short has no reading of its own: searched as asked, it finds other stories'
+    passages, and the grounded quote took them (bench/RESULTS.md, issue 23, sixth round)."""
+    d = rewrite.decision
+    return d.uses_history and d.own_reading and rewrite.query.strip() != question.strip()
 
 
 @dataclass(frozen=True)
@@ -320,8 +324,8 @@ class Pipeline:
         trace.question = question
         rewrite, routes, asked_routes = self._stage1(question, history, names, trace, stages)
         query = rewrite.query
-        # A follow-up is also searched as asked, routed by itself: the decision that it leans on the
-        # conversation is a guess, and a wrong one must not cost what the question finds on its own.
+        # A follow-up that says what it asks is also searched as asked, routed by itself: that it leans on
+        # the conversation is a guess, and a wrong one must not cost what the question finds on its own.
         readings = [(query, [r.collection for r in self._router.select(routes)])]
         if _reads_twice(question, rewrite):
             readings.append((question, [r.collection for r in self._router.select(asked_routes)]))

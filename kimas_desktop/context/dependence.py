@@ -76,6 +76,9 @@ class TurnDecision:
     # A self-contained question on the conversation's subject: the exchanges whose main terms its search
     # keeps (none reach the summarizer). Empty for a change of subject and for follow-ups.
     subject: tuple[int, ...] = ()
+    # A follow-up only by its closeness to the conversation: the question says what it asks in its own
+    # words (no reference back, not too short), so its search also reads it as asked (``Pipeline``).
+    own_reading: bool = False
 
     def shifted(self, offset: int) -> TurnDecision:
         """The same decision with its indices moved by ``offset`` (from a window to the whole history)."""
@@ -87,7 +90,8 @@ class TurnDecision:
         last = exchanges(history)[-1] if history else ()
         used = {"self-contained": (), "topic": self.topic, "previous": tuple(sorted({*self.topic, *last}))}
         subject = self.subject if depends == "self-contained" else ()
-        return TurnDecision(depends, used[depends], "llm", reason, self.similarity, self.topic, subject)
+        own = self.own_reading or not self.uses_history  # the rules found it complete in its own words
+        return TurnDecision(depends, used[depends], "llm", reason, self.similarity, self.topic, subject, own)
 
     @property
     def uses_history(self) -> bool:
@@ -255,7 +259,7 @@ class TurnDependence:
                 reason = f"the conversation adds nothing to it (meaning kept {kept:.2f})"
                 return self._alone(question, history, reason, best, topic, since)
             reason = f"it continues that topic (similarity {best:.2f}, meaning kept {kept:.2f})"
-            return TurnDecision("topic", since, "rules", reason, best, topic)
+            return TurnDecision("topic", since, "rules", reason, best, topic, own_reading=True)
         if too_vague(question):
             return TurnDecision("topic", since, "rules", "it is too short to stand alone", best, topic)
         reason = f"it is unrelated to the conversation (closest similarity {best:.2f})"

@@ -201,6 +201,7 @@ def test_follow_up_is_rewritten_and_history_is_analysed() -> None:
     events = list(pipe.ask("How often do they need it?", history))
     trace = [e for e in events if isinstance(e, TraceReady)][-1].trace
     assert trace.query.startswith("dogs walks")
+    assert not _found(trace, RewriteStage).also_as_asked  # "they … it": no reading of its own
     assert trace.routes[0].collection == "pets"
     assert _found(trace, ContextStage).related == (0,)
     answer_prompt = next(m for m, s in chat.calls if s is None)
@@ -224,13 +225,13 @@ def test_a_wrong_guess_that_the_question_follows_up_does_not_lose_what_it_finds_
     chat = ScriptedChatModel(by_schema(replies, ""))
     pipe, _ = make(chat, context={"rewrite": "llm"}, rerank={"top_n": 2})
     history = [Message("user", "Tell me about pets"), Message("assistant", "Cats sleep, dogs walk.")]
-    result = pipe.retrieve("What is the tyre pressure?", history)
-    assert "What is the tyre pressure?" in result.trace.agent_queries["cars"]
+    result = pipe.retrieve("What should the tyre pressure of the car be?", history)
+    assert "What should the tyre pressure of the car be?" in result.trace.agent_queries["cars"]
     assert any("2.2 bar" in h.chunk.text for h in result.hits)
     rewrite = _found(result.trace, RewriteStage)
     assert rewrite.depends == "topic" and rewrite.also_as_asked
     # A question searched as asked once is not searched twice.
-    alone = pipe.retrieve("What is the tyre pressure?")
+    alone = pipe.retrieve("What should the tyre pressure of the car be?")
     assert not _found(alone.trace, RewriteStage).also_as_asked
 
 

@@ -94,6 +94,7 @@ def test_follow_ups_name_the_turns_they_need(judge: TurnDependence) -> None:
     assert there.depends == "previous" and there.turns == (0, 1)
     vague = judge.decide("What are the risks?", KENYA)
     assert vague.depends == "topic" and vague.turns == (0, 1, 2, 3)  # the topic's exchanges
+    assert not there.own_reading and not vague.own_reading  # nothing to search as asked
     assert judge.decide("What is the capital of Kenya?", []).method == "first-turn"
 
 
@@ -213,6 +214,7 @@ def test_a_question_the_conversation_does_not_change_stands_alone(judge: TurnDep
     assert alone.subject  # still on the conversation's subject: its search keeps a few of its terms
     follow = judge.decide(leaning, CANCER)
     assert follow.depends == "topic" and "meaning kept" in follow.reason and follow.turns
+    assert follow.own_reading  # it says what it asks: its search also reads it as asked
 
 
 def test_the_opening_takes_its_answer_when_its_question_names_no_subject() -> None:
