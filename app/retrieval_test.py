@@ -79,6 +79,8 @@ def inspect_retrieval(
         r.reranked, r.rank = round(h.score, 4), i
     decision = result.decision
     rewrite = "searched as asked" if result.query == question else f"rewritten to “{result.query}”"
+    if decision is not None and decision.searched_both_ways(question, result.query):
+        rewrite += " and searched as asked too"
     if decision is not None and decision.reason:
         rewrite += f" ({decision.reason})"
     passages = sorted(rows.values(), key=lambda r: (r.rank is None, r.rank or 0, r.fused_rank or DEPTH + 1))

@@ -127,15 +127,6 @@ class RetrievalResult:
     focus: DocumentFocus | None = None  # a question about a whole document or one of its chapters
 
 
-def _reads_twice(question: str, rewrite: Rewrite) -> bool:
-    """Whether the turn is searched both as rewritten with the conversation and as asked: a follow-up
-    only by its closeness to the conversation (``TurnDecision.own_reading``). One that refers back ("When
-    was he born?") or is too short has no reading of its own: searched as asked, it finds other stories'
-    passages, and the grounded quote took them (bench/RESULTS.md, issue 23, sixth round)."""
-    d = rewrite.decision
-    return d.uses_history and d.own_reading and rewrite.query.strip() != question.strip()
-
-
 @dataclass(frozen=True)
 class Evidence:
     """The filter's hits packed into the answer prompt's budget, numbered [1]… in this order."""
@@ -294,7 +285,7 @@ class Pipeline:
                 d.turns,
                 d.reason,
                 earlier,
-                also_as_asked=_reads_twice(question, rewrite),
+                also_as_asked=d.searched_both_ways(question, rewrite.query),
             )
         )
         trace.add(RouteStage(route_ms, "question", {r.collection: round(r.score, 4) for r in routes}))
@@ -327,7 +318,7 @@ class Pipeline:
         # A follow-up that says what it asks is also searched as asked, routed by itself: that it leans on
         # the conversation is a guess, and a wrong one must not cost what the question finds on its own.
         readings = [(query, [r.collection for r in self._router.select(routes)])]
-        if _reads_twice(question, rewrite):
+        if rewrite.decision.searched_both_ways(question, query):
             readings.append((question, [r.collection for r in self._router.select(asked_routes)]))
         active = list(dict.fromkeys(name for _, cols in readings for name in cols))
         clock = _Clock()

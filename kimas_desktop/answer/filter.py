@@ -2,12 +2,14 @@
 
 Scores from different agents and rewritten queries are not comparable, so all candidates are deduplicated
 and scored again by the configured ``Reranker`` against the context-enriched question; candidates below
-``rerank.min_score`` are dropped (too weak to answer from) and the rest cut to ``rerank.top_n``. Then ``pack`` fits the best of them into the summarizer's token budget.
+``rerank.min_score`` are dropped (too weak to answer from) and the rest cut to ``rerank.top_n``. Then
+``pack`` fits the best of them into the summarizer's token budget.
 
 A follow-up that says what it asks in its own words has two readings, the rewrite that carries the
-conversation and the question as asked (``rerank_readings``): each reading's candidates are scored against that reading and the two rankings are
-fused by rank, so a wrong guess that the question leans on the conversation cannot push out what the
-question itself finds (issue 23; scoring both readings' candidates against the rewrite alone lost them).
+conversation and the question as asked (``rerank_readings``): each reading's candidates are scored against
+that reading and the two rankings are fused by rank, so a wrong guess that the question leans on the
+conversation cannot push out what the question itself finds (issue 23; scoring both readings' candidates
+against the rewrite alone lost them).
 """
 
 from __future__ import annotations

@@ -97,6 +97,13 @@ class TurnDecision:
     def uses_history(self) -> bool:
         return self.depends != "self-contained"
 
+    def searched_both_ways(self, question: str, query: str) -> bool:
+        """Whether the turn is searched both as rewritten (``query``) and as asked: a follow-up that says
+        what it asks in its own words. One that refers back ("When was he born?") or is too short has no
+        reading of its own: searched as asked, it finds other stories' passages, and the grounded quote
+        took them (bench/RESULTS.md, issue 23, sixth round)."""
+        return self.uses_history and self.own_reading and query.strip() != question.strip()
+
 
 def unresolved_reference(question: str) -> str | None:
     """The word that makes ``question`` point back at the conversation, if any."""

@@ -95,6 +95,7 @@ def test_follow_ups_name_the_turns_they_need(judge: TurnDependence) -> None:
     vague = judge.decide("What are the risks?", KENYA)
     assert vague.depends == "topic" and vague.turns == (0, 1, 2, 3)  # the topic's exchanges
     assert not there.own_reading and not vague.own_reading  # nothing to search as asked
+    assert not there.searched_both_ways("How many people live there?", "How many people live there? Kenya")
     assert judge.decide("What is the capital of Kenya?", []).method == "first-turn"
 
 
@@ -215,6 +216,8 @@ def test_a_question_the_conversation_does_not_change_stands_alone(judge: TurnDep
     follow = judge.decide(leaning, CANCER)
     assert follow.depends == "topic" and "meaning kept" in follow.reason and follow.turns
     assert follow.own_reading  # it says what it asks: its search also reads it as asked
+    assert follow.searched_both_ways(leaning, f"{leaning} cancer types")
+    assert not follow.searched_both_ways(leaning, leaning)  # one reading: nothing to fuse
 
 
 def test_the_opening_takes_its_answer_when_its_question_names_no_subject() -> None:
