@@ -2,7 +2,7 @@
 support check, side by side with the pipeline at another git ref (``--old-ref``), in the same run.
 
     nice -n 19 .venv/bin/python bench/answers.py [--answerable 300] [--unanswerable 100] [--quac 40]
-        [--llm-answerable 12] [--llm-unanswerable 8] [--llm-quac 8] [--presets full] [--fit]
+        [--llm-answerable 12] [--llm-unanswerable 8] [--llm-quac 8] [--presets full] [--fit] [--rounds 3]
 
 Data: the four SQuAD-Shifts domains written out with the answering passage of ``--unanswerable``
 questions left out (kept only when no gold string appears anywhere else in that domain), indexed by the
@@ -18,7 +18,9 @@ Part 2 (the chat model, a smaller sample): `kimas ask --batch --json --preset P`
 contains gold, combined (quote + LLM), declined / falsely declined, citation precision (the cited text
 contains gold), the unsupported-sentence rate, time to the first grounded words and to the first token,
 and the word F1 of the quote and of the LLM answer against the gold (QuAC's gold spans are long: whole
-containment is rare, so F1 is its usual measure).
+containment is rare, so F1 is its usual measure). Timings are paired per question; ``--rounds R`` runs the
+two sides in R alternating rounds rather than one after the other, so a drift in the machine's speed
+during the run (seen on shared VMs) does not fall on one side.
 """
 
 from __future__ import annotations
@@ -447,16 +449,11 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
         "quac_turns": len(qt),
         "old": args.old_ref,
     }
-    runs = [
-        (preset, model, variant, root)
-        for model in args.chat_models
-        for preset in args.presets
-        for variant, root in (("old", old), ("new", None))
-        if variant in args.variants
-    ]
+    sides = {"old": old, "new": None}
+    variants = [v for v in ("old", "new") if v in args.variants]
     batches: dict[tuple[str, str, str, str], dict[str, dict[str, Any]]] = {}
-    for preset, model, variant, root in runs:
-        out: dict[str, Any] = {}
+    for model, preset in itertools.product(args.chat_models, args.presets):
+        outs: dict[str, dict[str, Any]] = {v: {} for v in variants}
         parts = (
             ("squad", data, configs[model], squad_items([*a, *u]), a, u),
             (
@@ -471,21 +468,32 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
         for name, dd, cfg, items, ans, un in parts[: 2 if qt else 1]:
             if not items:  # e.g. follow-ups only (--llm-answerable 0 --llm-unanswerable 0)
                 continue
-            ref = args.old_ref if variant == "old" else head
-            saved = cache / f"ask-{name}-{preset}-{model}-{variant}-{ref}-{len(items)}.json"
-            if saved.exists():  # a finished batch is kept: a later failure does not cost it again
-                results, seconds = json.loads(saved.read_text())
-            else:
-                t = time.perf_counter()
-                results = kimas_batch(
-                    "ask", dd, items, "--json", "--preset", preset, "--config", str(cfg), root=root
-                )
-                seconds = round(time.perf_counter() - t, 1)
-                saved.write_text(json.dumps([results, seconds]))
-            out[name] = {**ask_metrics(results, ans, un), "seconds": seconds}
-            batches[(preset, model, name, variant)] = results
-            print(preset, model, variant, name, out[name], file=sys.stderr, flush=True)
-        report[f"{preset}/{model}/{variant}"] = out
+            refs = {v: args.old_ref if v == "old" else head for v in variants}
+            saved = {
+                v: cache / f"ask-{name}-{preset}-{model}-{v}-{refs[v]}-{len(items)}.json" for v in variants
+            }
+            kept = {v: json.loads(saved[v].read_text()) for v in variants if saved[v].exists()}
+            todo = [v for v in variants if v not in kept]
+            flags = ("--json", "--preset", preset, "--config", str(cfg))
+
+            def batch(
+                variant: str, chunk: list[dict[str, Any]], dd: Path = dd, flags: tuple[str, ...] = flags
+            ) -> dict[str, dict[str, Any]]:
+                return kimas_batch("ask", dd, chunk, *flags, root=sides[variant])
+
+            # A finished batch is kept: a later failure does not cost it again. With both sides to run and
+            # --rounds R, the questions are cut into R rounds and the sides take turns (old, new, then new,
+            # old, ...), so a machine whose speed drifts during the run slows both sides alike.
+            ran = run_in_rounds(todo, items, args.rounds, batch)
+            for v, (results, seconds) in ran.items():
+                saved[v].write_text(json.dumps([results, seconds]))
+            for v in variants:
+                results, seconds = kept.get(v) or ran[v]
+                outs[v][name] = {**ask_metrics(results, ans, un), "seconds": seconds}
+                batches[(preset, model, name, v)] = results
+                print(preset, model, v, name, outs[v][name], file=sys.stderr, flush=True)
+        for v in variants:
+            report[f"{preset}/{model}/{v}"] = outs[v]
     for (preset, model, name, variant), new in batches.items():
         old_results = batches.get((preset, model, name, "old"))
         if variant == "new" and old_results is not None:
@@ -494,6 +502,27 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
                 old_results, new, first_words_ms
             )
     return report
+
+
+def run_in_rounds(
+    variants: list[str],
+    items: list[dict[str, Any]],
+    rounds: int,
+    batch: Callable[[str, list[dict[str, Any]]], dict[str, dict[str, Any]]],
+) -> dict[str, tuple[dict[str, dict[str, Any]], float]]:
+    """Each variant's results on ``items`` and its seconds: the items cut into ``rounds`` consecutive
+    slices, every variant run on each slice, the order of the variants reversed every other round."""
+    rounds = max(1, min(rounds, len(items))) if len(variants) > 1 else 1
+    size = math.ceil(len(items) / rounds)
+    out: dict[str, tuple[dict[str, dict[str, Any]], float]] = {v: ({}, 0.0) for v in variants}
+    for r in range(rounds):
+        chunk = items[r * size : (r + 1) * size]
+        for v in variants if r % 2 == 0 else variants[::-1]:
+            t = time.perf_counter()
+            results = batch(v, chunk)
+            done, seconds = out[v]
+            out[v] = ({**done, **results}, round(seconds + time.perf_counter() - t, 1))
+    return out
 
 
 def split(questions: list[Any], which: str) -> list[Any]:
@@ -541,6 +570,12 @@ def main() -> None:
     p.add_argument("--presets", nargs="+", default=["full"], choices=["full", "routed", "turbo"])
     p.add_argument("--parts", nargs="+", default=["quote", "ask"], choices=["quote", "ask"])
     p.add_argument("--variants", nargs="+", default=["old", "new"], choices=["old", "new"])
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run the two sides in this many alternating rounds (old, new, new, old, ...), not one after the other",
+    )
     p.add_argument("--chat-models", nargs="+", default=["embedded"], choices=["embedded", "bigger"])
     p.add_argument(
         "--old-ref", default="2e1d8c8", help="git ref of the 'old' side (default: the core before issue 22)"
