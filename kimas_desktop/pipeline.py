@@ -326,7 +326,9 @@ class Pipeline:
         jobs = [(q, agents[name]) for q, cols in readings for name in cols]
         results: list[AgentResult] = list(self._pool.map(lambda job: job[1].retrieve(job[0]), jobs))
         ms: dict[str, float] = {}
-        for r in results:
+        found_by: dict[str, list[Hit]] = {q: [] for q, _ in readings}  # each reading's candidates
+        for (q, _), r in zip(jobs, results, strict=True):
+            found_by[q].extend(r.hits)
             ms[r.collection] = max(ms.get(r.collection, 0.0), r.ms)
             searched = trace.agent_queries.get(r.collection, ())
             trace.agent_queries[r.collection] = tuple(dict.fromkeys((*searched, *r.queries)))
@@ -334,12 +336,8 @@ class Pipeline:
                 trace.add(RetrieveErrorStage(0.0, r.collection, r.error))
         trace.add(RetrieveStage(clock.ms(), ms))
         t = _Clock()
-        by_reading = [
-            (q, [h for (asked, _), r in zip(jobs, results, strict=True) if asked == q for h in r.hits])
-            for q, _ in readings
-        ]
-        hits = self._filter.rerank_readings(by_reading)
-        trace.add(RerankStage(t.ms(), sum(len(c) for _, c in by_reading), len(hits)))
+        hits = self._filter.rerank_readings(list(found_by.items()))
+        trace.add(RerankStage(t.ms(), sum(map(len, found_by.values())), len(hits)))
         hits, found = self._second_look.look(
             question,
             query,
