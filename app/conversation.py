@@ -64,6 +64,12 @@ class Turn:
     earlier: list[Turn] = field(default_factory=list)  # the answers Regenerate replaced, oldest first
 
     @property
+    def sources(self) -> tuple[str, ...]:
+        """The files the answer was drawn from: its quote's, then its citations', each once."""
+        chunks = [q.chunk for q in self.quotes] + [c.chunk for c in self.citations]
+        return tuple(dict.fromkeys(c.source for c in chunks))
+
+    @property
     def finished(self) -> bool:
         return self.state != "running"
 
@@ -127,7 +133,7 @@ class Conversation:
             if t.state in ("done", "stopped") and t.answer.strip():
                 out.append(Message("user", t.question))
                 if t.trusted:
-                    out.append(Message("assistant", t.answer.strip()))
+                    out.append(Message("assistant", t.answer.strip(), t.sources))
         return out
 
 

@@ -48,6 +48,7 @@ from bench.devkit import (  # noqa: E402
     Question,
     Turn,
     contains_answer,
+    history_messages,
     kimas_batch,
     quac_turns,
     token_f1,
@@ -130,9 +131,10 @@ def squad_items(qs: list[Question]) -> list[dict[str, Any]]:
     return [{"id": q.qid, "question": q.text} for q in qs]
 
 
-def quac_items(ts: list[Turn]) -> list[dict[str, Any]]:
+def quac_items(ts: list[Turn], docs: Path) -> list[dict[str, Any]]:
+    """``docs``: the folder of the stories, whose files the history's answers name."""
     return [
-        {"id": t.qid, "question": t.question, "history": [{"role": r, "content": c} for r, c in t.history]}
+        {"id": t.qid, "question": t.question, "history": history_messages(t.history, docs / t.gold_file)}
         for t in ts
     ]
 
@@ -234,7 +236,7 @@ def part1(args: argparse.Namespace, cache: Path, config: GroundingConfig) -> dic
     qdata, turns = prepare_quac(cache, args.quac, precision)
     t = time.perf_counter()
     results = kimas_batch("retrieve", data, squad_items([*answerable, *unanswerable]))
-    qresults = kimas_batch("retrieve", qdata, quac_items(turns))
+    qresults = kimas_batch("retrieve", qdata, quac_items(turns, cache / "docs" / "quac"))
     retrieve_s = time.perf_counter() - t
     (cache / "retrieved.json").write_text(json.dumps({"squad": results, "quac": qresults}))
     g = Grounding1(data, config)
@@ -460,7 +462,7 @@ def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
                 "quac",
                 qdata,
                 qconfigs[model],
-                quac_items(qt),
+                quac_items(qt, cache / "docs" / "quac"),
                 [t for t in qt if not t.unanswerable],
                 [t for t in qt if t.unanswerable],
             ),

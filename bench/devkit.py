@@ -14,8 +14,10 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 DEVKIT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "devkit"
 SQUAD = ("squadshifts_new_wiki", "squadshifts_nyt", "squadshifts_reddit", "squadshifts_amazon_reviews")
@@ -89,10 +91,13 @@ class Turn:
     unanswerable: bool
 
 
+NO_ANSWER = "I don't know."  # what a QuAC turn's history says for CANNOTANSWER
+
+
 def _first_answer(answers: list[str]) -> str:
     text = answers[0] if answers else ""
     if text.startswith("CANNOTANSWER"):
-        return "I don't know."
+        return NO_ANSWER
     # QuAC answer strings repeat the annotators' spans; keep the first sentence-ish span.
     return re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0][:300]
 
@@ -115,6 +120,21 @@ def quac_turns(n_conversations: int, seed: int = 7) -> list[Turn]:
                 )
             )
             history += [("user", t["question"]), ("assistant", _first_answer(t["answers"]))]
+    return out
+
+
+def history_messages(
+    history: Sequence[tuple[str, str]], source: Path, with_sources: bool = True
+) -> list[dict[str, Any]]:
+    """A QuAC conversation as `kimas retrieve --batch` reads it. With ``with_sources``, each answer names
+    the file it came from, as the app's answers do (their quote's and citations' files): the history's
+    answers are the story's own spans, so that is the story's file; "I don't know." names none."""
+    out: list[dict[str, Any]] = []
+    for role, content in history:
+        m: dict[str, Any] = {"role": role, "content": content}
+        if with_sources and role == "assistant" and content != NO_ANSWER:
+            m["sources"] = [str(source.resolve())]
+        out.append(m)
     return out
 
 

@@ -34,7 +34,9 @@ sys.path.insert(0, str(ROOT))
 from bench.answers import old_tree  # noqa: E402
 from bench.devkit import (  # noqa: E402
     DEVKIT,
+    NO_ANSWER,
     contains_answer,
+    history_messages,
     kimas_batch,
     quac_turns,
     squad_questions,
@@ -56,6 +58,10 @@ def recall(flags: list[bool]) -> float | None:
     return round(sum(flags) / len(flags), 3) if flags else None
 
 
+def quac_docs(cache: Path) -> Path:
+    return cache / "docs" / "quac"
+
+
 def prepare(cache: Path, precision: str = "") -> tuple[Path, dict[str, str]]:
     """``precision``: the embedded embedder's, saved in the data dir's config (the old side of the
     comparison only knows the fp32 model, and both sides search the same index)."""
@@ -69,17 +75,15 @@ def prepare(cache: Path, precision: str = "") -> tuple[Path, dict[str, str]]:
     return data, where
 
 
-def conversations(n: int) -> list[list[tuple[str, str]]]:
-    """Whole QuAC conversations as (role, content) messages: 2 or 3 exchanges each."""
-    out: list[list[tuple[str, str]]] = []
+def conversations(n: int, quac_docs: Path, with_sources: bool) -> list[list[dict[str, Any]]]:
+    """Whole QuAC conversations: 2 or 3 exchanges each."""
+    out: list[list[dict[str, Any]]] = []
     for t in quac_turns(n):
-        full = [
-            *t.history,
-            ("user", t.question),
-            ("assistant", t.answers[0] if t.answers else "I don't know."),
-        ]
+        full = [*t.history, ("user", t.question), ("assistant", t.answers[0] if t.answers else NO_ANSWER)]
         if len(full) >= 6:
-            out.append(full[: 4 + 2 * (len(out) % 2)])
+            out.append(
+                history_messages(full[: 4 + 2 * (len(out) % 2)], quac_docs / t.gold_file, with_sources)
+            )
     return out
 
 
@@ -96,11 +100,11 @@ def hits(result: dict[str, Any]) -> list[tuple[str, str]]:
 
 def shift(args: argparse.Namespace, cache: Path, data: Path, where: dict[str, str]) -> dict[str, Any]:
     questions = squad_questions(DOMAIN, where, args.questions, seed=23)
-    convs = conversations(args.quac_conversations * 3)
+    convs = conversations(args.quac_conversations * 3, quac_docs(cache), args.answer_sources)
     random.Random(23).shuffle(convs)
 
     def item(i: int, q: Any, history: bool) -> dict[str, Any]:
-        hist = [{"role": r, "content": c} for r, c in convs[i % len(convs)]] if history else []
+        hist = convs[i % len(convs)] if history else []
         return {"id": q.qid, "question": q.text, "history": hist}
 
     alone = retrieve(data, [item(i, q, False) for i, q in enumerate(questions)], None)
@@ -129,8 +133,13 @@ def shift(args: argparse.Namespace, cache: Path, data: Path, where: dict[str, st
 
 def quac(args: argparse.Namespace, cache: Path, data: Path) -> dict[str, Any]:
     turns = [t for t in quac_turns(args.quac_conversations) if t.history]
+    docs = quac_docs(cache)
     items = [
-        {"id": t.qid, "question": t.question, "history": [{"role": r, "content": c} for r, c in t.history]}
+        {
+            "id": t.qid,
+            "question": t.question,
+            "history": history_messages(t.history, docs / t.gold_file, args.answer_sources),
+        }
         for t in turns
     ]
     runs = {
@@ -223,6 +232,12 @@ def main() -> None:
     p.add_argument("--cast-llm", type=int, default=0, help="CAsT test utterances judged by the bigger model")
     p.add_argument("--parts", nargs="+", choices=["shift", "quac", "cast"], default=["shift", "quac", "cast"])
     p.add_argument("--embedding-precision", default="fp32", choices=["fp32", "int8"])
+    p.add_argument(
+        "--no-answer-sources",
+        dest="answer_sources",
+        action="store_false",
+        help="the history's answers name no file (as before the app kept them with the conversation)",
+    )
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "topic"))
     args = p.parse_args()
     cache = Path(args.cache)

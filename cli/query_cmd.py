@@ -42,7 +42,8 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         p.add_argument(
             "--history",
             help="the conversation before the question: a stored conversation's id (the app's chat sidebar "
-            "shows it) or a JSON file with a list of {role, content} messages",
+            "shows it) or a JSON file with a list of {role, content} messages (an answer may add its "
+            "sources: the files it came from)",
         )
         p.add_argument(
             "--batch", help="JSONL file: one {id, question, history?} per line; one result per line"

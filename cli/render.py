@@ -192,7 +192,10 @@ def parse_history(data: object, origin: str) -> list[Message]:
             or not isinstance(m.get("content"), str)
         ):
             raise KimasError(f"{origin}: message {i} needs role 'user' or 'assistant' and a string content")
-        out.append(Message(m["role"], m["content"]))
+        sources = m.get("sources", [])
+        if not isinstance(sources, list) or not all(isinstance(x, str) for x in sources):
+            raise KimasError(f"{origin}: message {i}'s sources must be a list of file paths")
+        out.append(Message(m["role"], m["content"], tuple(sources)))
     return out
 
 

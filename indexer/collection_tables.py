@@ -198,5 +198,8 @@ class CollectionTables:
         if rows >= self._vector_index_rows and not any(i.index_type != "FTS" for i in table.list_indices()):
             table.create_index("vector", config=IvfHnswSq(distance_type="cosine"))
 
-    def search(self, *, text: str, vector: Vector, k: int, mode: SearchMode) -> list[Hit]:
-        return search_table(self._chunks, text=text, vector=vector, k=k, mode=mode)
+    def search(
+        self, *, text: str, vector: Vector, k: int, mode: SearchMode, sources: Sequence[str] = ()
+    ) -> list[Hit]:
+        where = " OR ".join(in_filters("source", sources)) or None
+        return search_table(self._chunks, text=text, vector=vector, k=k, mode=mode, where=where)

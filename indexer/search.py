@@ -16,37 +16,35 @@ from kimas_desktop.retrieval.fusion import RRF_K, reciprocal_rank_fusion
 from kimas_desktop.types import Hit
 
 
-def search_table(table: Any, *, text: str, vector: Vector, k: int, mode: SearchMode) -> list[Hit]:
-    """Best ``k`` chunks of ``table``, best first (``vector`` is unused in ``fts`` mode)."""
+def search_table(
+    table: Any, *, text: str, vector: Vector, k: int, mode: SearchMode, where: str | None = None
+) -> list[Hit]:
+    """Best ``k`` chunks of ``table``, best first (``vector`` is unused in ``fts`` mode); ``where``: only
+    the chunks that pass this SQL filter (applied before the search, so ``k`` of them still come back)."""
     if mode == "fts":
-        return fts(table, text, k)
+        return fts(table, text, k, where)
     if mode == "dense":
-        return dense(table, vector, k)
+        return dense(table, vector, k, where)
     pool = max(2 * k, 20)
-    fused = reciprocal_rank_fusion([dense(table, vector, pool), fts(table, text, pool)], k=RRF_K)
+    fused = reciprocal_rank_fusion(
+        [dense(table, vector, pool, where), fts(table, text, pool, where)], k=RRF_K
+    )
     return [replace(h, origin="hybrid") for h in fused[:k]]
 
 
-def dense(table: Any, vector: Vector, k: int) -> list[Hit]:
-    rows = (
-        table.search(vector, vector_column_name="vector")
-        .distance_type("cosine")
-        .select([*chunk_columns(table), "vector", "_distance"])
-        .limit(k)
-        .to_arrow()
-        .to_pylist()
-    )
+def dense(table: Any, vector: Vector, k: int, where: str | None = None) -> list[Hit]:
+    query = table.search(vector, vector_column_name="vector").distance_type("cosine")
+    if where:
+        query = query.where(where, prefilter=True)
+    rows = query.select([*chunk_columns(table), "vector", "_distance"]).limit(k).to_arrow().to_pylist()
     return [Hit(chunk_from_row(r), 1.0 - float(r["_distance"]), "dense", tuple(r["vector"])) for r in rows]
 
 
-def fts(table: Any, text: str, k: int) -> list[Hit]:
+def fts(table: Any, text: str, k: int, where: str | None = None) -> list[Hit]:
     if not text.strip():
         return []
-    rows = (
-        table.search(text, query_type="fts", fts_columns="text")
-        .select([*chunk_columns(table), "vector", "_score"])
-        .limit(k)
-        .to_arrow()
-        .to_pylist()
-    )
+    query = table.search(text, query_type="fts", fts_columns="text")
+    if where:
+        query = query.where(where, prefilter=True)
+    rows = query.select([*chunk_columns(table), "vector", "_score"]).limit(k).to_arrow().to_pylist()
     return [Hit(chunk_from_row(r), float(r["_score"]), "fts", tuple(r["vector"])) for r in rows]

@@ -483,9 +483,11 @@ class LanceStore:
         vector: Vector,
         k: int,
         mode: SearchMode = "hybrid",
+        sources: Sequence[str] = (),
     ) -> list[Hit]:
-        """Best ``k`` chunks of ``collection``, best first (scores: see ``indexer.search``).
-        ``EmbedderMismatchError`` for a dense or hybrid search of a collection that needs re-embedding."""
+        """Best ``k`` chunks of ``collection``, best first (scores: see ``indexer.search``); with ``sources``,
+        only chunks of those files. ``EmbedderMismatchError`` for a dense or hybrid search of a collection
+        that needs re-embedding."""
         row = self._records.recent(collection)
         tables = self.tables(collection)
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -500,10 +502,10 @@ class LanceStore:
                     f"(kimas reindex {collection})"
                 )
         try:
-            return tables.search(text=text, vector=query, k=k, mode=mode)
+            return tables.search(text=text, vector=query, k=k, mode=mode, sources=sources)
         except Exception:
             # A re-embedding finished while this search read the old tables, and dropped them: search
             # the new ones (found by the bench/busy.py run, a question asked during re-embeddings).
             if f"{self._records.require(collection)['table']}_chunks" == tables.chunks_table:
                 raise
-            return self.tables(collection).search(text=text, vector=query, k=k, mode=mode)
+            return self.tables(collection).search(text=text, vector=query, k=k, mode=mode, sources=sources)

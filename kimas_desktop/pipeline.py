@@ -21,7 +21,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from kimas_desktop.answer.agentic import SufficiencyJudge
@@ -147,6 +147,15 @@ class _LlmStages:
     summarizer: Summarizer
     judge: SufficiencyJudge
     checker: AnswerCheck
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One way a turn is searched: a query, the collections it goes to, and the files it is kept to."""
+
+    query: str
+    collections: list[str]
+    files: tuple[str, ...] = ()
 
 
 class _Clock:
@@ -315,29 +324,20 @@ class Pipeline:
         trace.question = question
         rewrite, routes, asked_routes = self._stage1(question, history, names, trace, stages)
         query = rewrite.query
-        # A follow-up that says what it asks is also searched as asked, routed by itself: that it leans on
-        # the conversation is a guess, and a wrong one must not cost what the question finds on its own.
-        readings = [(query, [r.collection for r in self._router.select(routes)])]
-        if rewrite.decision.searched_both_ways(question, query):
-            readings.append((question, [r.collection for r in self._router.select(asked_routes)]))
-        active = list(dict.fromkeys(name for _, cols in readings for name in cols))
-        clock = _Clock()
+        readings = self._readings(question, history, rewrite, routes, asked_routes)
+        active = list(dict.fromkeys(name for r in readings for name in r.collections))
         agents = {name: a for name, a in zip(active, self._agents(active, stages.chat), strict=True)}
-        jobs = [(q, agents[name]) for q, cols in readings for name in cols]
-        results: list[AgentResult] = list(self._pool.map(lambda job: job[1].retrieve(job[0]), jobs))
-        ms: dict[str, float] = {}
-        found_by: dict[str, list[Hit]] = {q: [] for q, _ in readings}  # each reading's candidates
-        for (q, _), r in zip(jobs, results, strict=True):
-            found_by[q].extend(r.hits)
-            ms[r.collection] = max(ms.get(r.collection, 0.0), r.ms)
-            searched = trace.agent_queries.get(r.collection, ())
-            trace.agent_queries[r.collection] = tuple(dict.fromkeys((*searched, *r.queries)))
-            if r.error:
-                trace.add(RetrieveErrorStage(0.0, r.collection, r.error))
-        trace.add(RetrieveStage(clock.ms(), ms))
+        found_by = self._search(readings, agents, trace)
+        within = readings[-1].files
+        if within and not any(h.chunk.source in within for h in found_by[1][1]):  # [1]: as asked
+            found_by.pop()  # the question alone finds none of those files: it has moved on from them
+        elif within:
+            trace.stages = [
+                replace(s, within=within) if isinstance(s, RewriteStage) else s for s in trace.stages
+            ]
         t = _Clock()
-        hits = self._filter.rerank_readings(list(found_by.items()))
-        trace.add(RerankStage(t.ms(), sum(map(len, found_by.values())), len(hits)))
+        hits = self._filter.rerank_readings(found_by)
+        trace.add(RerankStage(t.ms(), sum(len(found) for _, found in found_by), len(hits)))
         hits, found = self._second_look.look(
             question,
             query,
@@ -357,6 +357,48 @@ class Pipeline:
             rewrite.decision,
             found,
         )
+
+    def _readings(
+        self,
+        question: str,
+        history: Sequence[Message],
+        rewrite: Rewrite,
+        routes: Sequence[Route],
+        asked_routes: Sequence[Route],
+    ) -> list[_Reading]:
+        """What the turn is searched with: the rewritten query; a follow-up that says what it asks also as
+        asked, routed by itself (that it leans on the conversation is a guess, and a wrong one must not
+        cost what the question finds on its own), and kept to the files of the answers it follows."""
+        query, decision = rewrite.query, rewrite.decision
+        readings = [_Reading(query, [r.collection for r in self._router.select(routes)])]
+        if decision.searched_both_ways(question, query):
+            asked = [r.collection for r in self._router.select(asked_routes)]
+            readings.append(_Reading(question, asked))
+            within = decision.sources(history)
+            if within:
+                readings.append(_Reading(question, asked, within))
+        return readings
+
+    def _search(
+        self, readings: Sequence[_Reading], agents: Mapping[str, RetrievalAgent], trace: TraceBuilder
+    ) -> list[tuple[str, list[Hit]]]:
+        """Each reading's candidates, every reading's collections searched in the pool at once."""
+        clock = _Clock()
+        jobs = [(k, r, agents[name]) for k, r in enumerate(readings) for name in r.collections]
+        results: list[AgentResult] = list(
+            self._pool.map(lambda j: j[2].retrieve(j[1].query, j[1].files), jobs)
+        )
+        ms: dict[str, float] = {}
+        found_by: list[tuple[str, list[Hit]]] = [(r.query, []) for r in readings]
+        for (k, _, _), r in zip(jobs, results, strict=True):
+            found_by[k][1].extend(r.hits)
+            ms[r.collection] = max(ms.get(r.collection, 0.0), r.ms)
+            searched = trace.agent_queries.get(r.collection, ())
+            trace.agent_queries[r.collection] = tuple(dict.fromkeys((*searched, *r.queries)))
+            if r.error:
+                trace.add(RetrieveErrorStage(0.0, r.collection, r.error))
+        trace.add(RetrieveStage(clock.ms(), ms))
+        return found_by
 
     def retrieve(self, question: str, history: Sequence[Message] = ()) -> RetrievalResult:
         """Steps up to the filter: the best evidence for ``question`` in this conversation."""

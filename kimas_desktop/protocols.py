@@ -133,8 +133,10 @@ class ChunkSearcher(Protocol):
         vector: Vector,
         k: int,
         mode: SearchMode = "hybrid",
+        sources: Sequence[str] = (),
     ) -> list[Hit]:
-        """Best ``k`` chunks of ``collection``, best first. Hybrid fuses dense and full-text."""
+        """Best ``k`` chunks of ``collection``, best first. Hybrid fuses dense and full-text. With
+        ``sources`` (file paths), only chunks of those files."""
         ...
 
     def cards(self, collection: str) -> list[DocumentCard]:

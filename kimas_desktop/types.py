@@ -13,6 +13,9 @@ Role = Literal["user", "assistant", "system"]
 class Message:
     role: Role
     content: str
+    # An answer's files (its quote's and citations' sources): a follow-up to it is also searched in them
+    # (``Pipeline``). Empty for a question, and for an answer drawn from no file.
+    sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -259,12 +259,19 @@ class MemorySearcher:
         )
 
     def search(
-        self, collection: str, *, text: str, vector: Vector, k: int, mode: SearchMode = "hybrid"
+        self,
+        collection: str,
+        *,
+        text: str,
+        vector: Vector,
+        k: int,
+        mode: SearchMode = "hybrid",
+        sources: Sequence[str] = (),
     ) -> list[Hit]:
         self.searches.append((collection, text))
         if collection not in self.chunks:
             raise CollectionNotFoundError(f"there is no collection named '{collection}'")
-        cs = self.chunks[collection]
+        cs = [c for c in self.chunks[collection] if not sources or c.source in sources]
         if not cs:
             return []
         vecs = self.embedder.embed_passages([c.text for c in cs])

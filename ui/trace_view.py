@@ -75,7 +75,11 @@ def conversation_use(rewrite: RewriteStage) -> str:
         kept = f" ({esc(rewrite.note)})" if rewrite.note else ""
         return f"searched as asked{kept}: {esc(rewrite.reason)}"
     asked = ", ".join(f"“{esc(truncate(q, 80))}”" for q in rewrite.earlier) or "the earlier answers"
-    both = "; also searched as asked, and the two searches merged" if rewrite.also_as_asked else ""
+    both = ""
+    if rewrite.also_as_asked:
+        files = ", ".join(esc(Path(f).name) for f in rewrite.within)
+        kept = f", in all files and in those the earlier answers came from ({files})" if files else ""
+        both = f"; also searched as asked{kept}, and the searches merged"
     return f"used the earlier question {asked}: {esc(rewrite.reason)}{both}"
 
 

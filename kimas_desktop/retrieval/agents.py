@@ -74,7 +74,8 @@ class RetrievalAgent:
         self._strategy = make_strategy(self.strategy_name)
         self._settings = settings
 
-    def search(self, query: str, k: int | None = None) -> list[Hit]:
+    def search(self, query: str, k: int | None = None, sources: Sequence[str] = ()) -> list[Hit]:
+        """The collection's best chunks for ``query``; with ``sources``, only those files' chunks."""
         vector = self._embedder.embed_query([query])[0]
         return self._searcher.search(
             self.collection,
@@ -82,16 +83,21 @@ class RetrievalAgent:
             vector=vector,
             k=k or self._config.retrieval.k,
             mode=self._config.retrieval.mode,
+            sources=sources,
         )
 
-    def retrieve(self, query: str) -> AgentResult:
+    def retrieve(self, query: str, sources: Sequence[str] = ()) -> AgentResult:
+        """The collection's best chunks for ``query`` and the strategy's rewrites of it, fused. With
+        ``sources``, only those files' chunks, for the query alone (the files say what it is about)."""
         start = time.perf_counter()
         ctx = StrategyContext(self._chat, self.collection, self._settings, self.search)
-        rewrites = [q for q in self._strategy.queries(query, ctx) if q.strip() and q != query]
+        rewrites = (
+            [] if sources else [q for q in self._strategy.queries(query, ctx) if q.strip() and q != query]
+        )
         queries = (query, *rewrites)
         try:
             rankings = [
-                [replace(h, origin=f"{self.collection}:{i}") for h in self.search(q)]
+                [replace(h, origin=f"{self.collection}:{i}") for h in self.search(q, sources=sources)]
                 for i, q in enumerate(queries)
             ]
         except KimasError as err:

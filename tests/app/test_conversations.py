@@ -52,6 +52,10 @@ def test_a_whole_answer_round_trips_trace_included(tmp_path: Path) -> None:
     assert back.turns[0].trace.timings_ms == first.trace.timings_ms
     assert isinstance(back.turns[0].citations, tuple) and back.turns[0].citations[0].chunk.page == 1
     assert back.history() == conv.history()
+    # An answer names the file it came from, so a follow-up to it is searched there too.
+    answer = conv.history()[1]
+    assert answer.role == "assistant" and answer.sources == (first.quotes[0].chunk.source,)
+    assert answer.sources[0].endswith("heliotrope.pdf")
 
 
 def test_list_search_rename_delete(tmp_path: Path) -> None:

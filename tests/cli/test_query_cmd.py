@@ -160,6 +160,9 @@ def test_bad_history_file_is_a_clear_error(data_dir: Path, tmp_path: Path) -> No
     assert out.returncode == 2
     assert "history must be a JSON list" in out.stderr
     assert "Traceback" not in out.stderr
+    bad.write_text('[{"role": "assistant", "content": "Daily.", "sources": "/docs/garden.md"}]')
+    out = kimas(data_dir, "retrieve", "q", "--history", str(bad))
+    assert out.returncode == 2 and "sources must be a list of file paths" in out.stderr
 
 
 def test_ask_json_quote_answerable_and_support_contract(data_dir: Path) -> None:

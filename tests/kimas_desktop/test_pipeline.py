@@ -17,7 +17,7 @@ from kimas_desktop.events import (
     SupportReady,
     TraceReady,
 )
-from kimas_desktop.pipeline import AskOptions, Pipeline
+from kimas_desktop.pipeline import AskOptions, Pipeline, RetrievalResult
 from kimas_desktop.retrieval.strategies import StrategyContext, register_strategy
 from kimas_desktop.trace import (
     AgenticStage,
@@ -233,6 +233,39 @@ def test_a_wrong_guess_that_the_question_follows_up_does_not_lose_what_it_finds_
     # A question searched as asked once is not searched twice.
     alone = pipe.retrieve("What should the tyre pressure of the car be?")
     assert not _found(alone.trace, RewriteStage).also_as_asked
+
+
+def test_a_follow_up_is_also_searched_in_the_files_its_earlier_answers_came_from() -> None:
+    """A follow-up by closeness that names something new ("When did Rex leave?" after an answer from
+    pets.md): the rewrite's words find zoo.md best and the question's own words vet.md; kept to the file the
+    conversation's answer came from, its search finds that file's passage about this Rex."""
+    replies = {"needs_history": json.dumps({"needs_history": "topic", "query": "zoo keepers dogs"})}
+    chat = ScriptedChatModel(by_schema(replies, ""))
+    pipe, searcher = make(chat, context={"rewrite": "llm"}, rerank={"top_n": 3})
+    searcher.add("pets", ["Rex left home in May."], "/k/pets.md")
+    searcher.add(
+        "pets", ["Zoo keepers say the dogs sleep.", "The zoo dogs walk daily, zoo keepers say."], "/k/zoo.md"
+    )
+    searcher.add(
+        "pets",
+        ["When did the vet Rex leave the clinic?", "Rex the vet did leave when it closed."],
+        "/k/vet.md",
+    )
+
+    def follow_up(sources: tuple[str, ...]) -> RetrievalResult:
+        history = [
+            Message("user", "Tell me about our dogs"),
+            Message("assistant", "Dogs need walks.", sources),
+        ]
+        return pipe.retrieve("When did Rex leave?", history)
+
+    kept = follow_up(("/k/pets.md",))
+    assert "Rex left home in May." in [h.chunk.text for h in kept.hits]
+    assert _found(kept.trace, RewriteStage).within == ("/k/pets.md",)
+    for sources in ((), ("/k/gone.md",)):  # no file named; a file the question's own search does not find
+        lost = follow_up(sources)
+        assert "Rex left home in May." not in [h.chunk.text for h in lost.hits]
+        assert _found(lost.trace, RewriteStage).within == ()
 
 
 def test_the_quote_does_not_wait_for_the_context_analysis() -> None:

@@ -238,6 +238,22 @@ class ChunkSearcherContract:
             assert scores == sorted(scores, reverse=True)
         assert len(self.find(searcher, embedder, "cooking", question, mode, k=1)) == 1
 
+    @pytest.mark.parametrize("mode", MODES)
+    def test_a_search_kept_to_some_files_finds_only_their_chunks(
+        self, searcher: ChunkSearcher, embedder: Embedder, mode: SearchMode
+    ) -> None:
+        """What a follow-up uses to stay in the files of the answers it follows: those files' best chunks,
+        even when another file matches the words better."""
+        every = self.find(searcher, embedder, "cooking", "anything", "dense", k=10)
+        path = {Path(h.chunk.source).name: h.chunk.source for h in every}
+        text = "knead the sourdough dough, simmer the soup"
+        assert self.names(self.find(searcher, embedder, "cooking", text, mode))[0] == "bread.md"
+        vector = embedder.embed_query([text])[0]
+        kept = [path["soup.md"], path["cake.md"]]
+        hits = searcher.search("cooking", text=text, vector=vector, k=3, mode=mode, sources=kept)
+        assert "soup.md" in self.names(hits) and "bread.md" not in self.names(hits)
+        assert searcher.search("bikes", text=text, vector=vector, k=3, mode=mode, sources=kept) == []
+
     def test_full_text_search_finds_only_chunks_with_the_words(
         self, searcher: ChunkSearcher, embedder: Embedder
     ) -> None:

@@ -63,11 +63,13 @@ def test_the_trace_says_what_the_conversation_contributed() -> None:
             reason="it refers back ('there')",
             earlier=("What is the capital of Kenya?",),
             also_as_asked=True,
+            within=("/docs/Kenya.pdf",),
         )
     )
     assert (
         "**Conversation:** used the earlier question “What is the capital of Kenya?”: it refers back ('there'); "
-        "also searched as asked, and the two searches merged" in trace_markdown(follow.snapshot())
+        "also searched as asked, in all files and in those the earlier answers came from (Kenya.pdf), and the "
+        "searches merged" in trace_markdown(follow.snapshot())
     )
     first = TraceBuilder(question="What is the capital of Kenya?")
     first.add(RewriteStage(0.0, "first-turn", "What is the capital of Kenya?"))

@@ -87,6 +87,7 @@ def test_a_change_of_topic_is_searched_as_asked(judge: TurnDependence) -> None:
     d = judge.decide(WARSAW, KENYA)
     assert d.depends == "self-contained" and d.turns == ()
     assert "unrelated" in d.reason or "own subject" in d.reason
+    assert d.sources(with_sources(KENYA)) == ()  # nor kept to the old topic's files
 
 
 def test_follow_ups_name_the_turns_they_need(judge: TurnDependence) -> None:
@@ -218,6 +219,19 @@ def test_a_question_the_conversation_does_not_change_stands_alone(judge: TurnDep
     assert follow.own_reading  # it says what it asks: its search also reads it as asked
     assert follow.searched_both_ways(leaning, f"{leaning} cancer types")
     assert not follow.searched_both_ways(leaning, leaning)  # one reading: nothing to fuse
+    # As asked, it is also searched in the files the answers it follows came from.
+    assert follow.sources(with_sources(CANCER)) == ("/docs/answer3.pdf",)  # its turns: (2, 3)
+    assert follow.sources(CANCER) == ()  # answers that name no file
+    there = judge.decide("How many people live there?", with_sources(KENYA[:2]))
+    assert there.uses_history and there.sources(with_sources(KENYA[:2])) == ()  # not searched as asked
+
+
+def with_sources(history: list[Message]) -> list[Message]:
+    """The conversation as the app keeps it: each answer names the file it came from."""
+    return [
+        Message(m.role, m.content, (f"/docs/answer{i}.pdf",) if m.role == "assistant" else ())
+        for i, m in enumerate(history)
+    ]
 
 
 def test_the_opening_takes_its_answer_when_its_question_names_no_subject() -> None:
