@@ -329,7 +329,7 @@ class Pipeline:
         agents = {name: a for name, a in zip(active, self._agents(active, stages.chat), strict=True)}
         found_by = self._search(readings, agents, trace)
         within = readings[-1].files
-        if within and not any(h.chunk.source in within for h in found_by[1][1]):  # [1]: as asked
+        if within and not any(h.chunk.source in within for h in found_by[-2][1]):
             found_by.pop()  # the question alone finds none of those files: it has moved on from them
         elif within:
             trace.stages = [
@@ -368,15 +368,17 @@ class Pipeline:
     ) -> list[_Reading]:
         """What the turn is searched with: the rewritten query; a follow-up that says what it asks also as
         asked, routed by itself (that it leans on the conversation is a guess, and a wrong one must not
-        cost what the question finds on its own), and kept to the files of the answers it follows."""
+        cost what the question finds on its own); and the question as asked kept to the files the
+        conversation's answers came from (``TurnDecision.sources``), a reading ``_retrieve`` drops unless
+        the search before it finds one of those files by itself."""
         query, decision = rewrite.query, rewrite.decision
         readings = [_Reading(query, [r.collection for r in self._router.select(routes)])]
+        within = decision.sources(history)
         if decision.searched_both_ways(question, query):
             asked = [r.collection for r in self._router.select(asked_routes)]
             readings.append(_Reading(question, asked))
-            within = decision.sources(history)
-            if within:
-                readings.append(_Reading(question, asked, within))
+        if within:
+            readings.append(_Reading(question, readings[-1].collections, within))
         return readings
 
     def _search(

@@ -71,14 +71,16 @@ DECISION_RULES = {
 
 def conversation_use(rewrite: RewriteStage) -> str:
     """What the context manager took from the conversation, in the user's words."""
+    files = ", ".join(esc(Path(f).name) for f in rewrite.within)
+    within = f"in the files the earlier answers came from ({files})" if files else ""
     if rewrite.depends == "self-contained":
         kept = f" ({esc(rewrite.note)})" if rewrite.note else ""
-        return f"searched as asked{kept}: {esc(rewrite.reason)}"
+        also = f"; also {within}, and the searches merged" if within else ""
+        return f"searched as asked{kept}: {esc(rewrite.reason)}{also}"
     asked = ", ".join(f"“{esc(truncate(q, 80))}”" for q in rewrite.earlier) or "the earlier answers"
     both = ""
     if rewrite.also_as_asked:
-        files = ", ".join(esc(Path(f).name) for f in rewrite.within)
-        kept = f", in all files and in those the earlier answers came from ({files})" if files else ""
+        kept = f", in all files and {within}" if within else ""
         both = f"; also searched as asked{kept}, and the searches merged"
     return f"used the earlier question {asked}: {esc(rewrite.reason)}{both}"
 

@@ -98,14 +98,16 @@ class TurnDecision:
         return self.depends != "self-contained"
 
     def sources(self, history: Sequence[Message]) -> tuple[str, ...]:
-        """The files the answers a follow-up by closeness depends on came from. Its search as asked is
-        also kept to them when, by itself, it finds them (``Pipeline``): "Why did Liam leave?" after two
-        answers from an article about a band finds other Liams in other files, and, kept to the article,
-        the passage about this one. A follow-up that refers back or is too short is not searched as asked
-        (``searched_both_ways``); one about another subject finds none of those files and stays out."""
-        if not (self.uses_history and self.own_reading):
+        """The files the conversation's answers came from, which the turn's search as asked is also kept
+        to when, by itself, it finds them (``Pipeline``): "Why did Liam leave?" after two answers from an
+        article about a band finds other Liams in other files and, kept to the article, this one. A
+        question on another subject finds none of those files and stays out of them. A follow-up uses the
+        answers it depends on; one that refers back or is too short has no search as asked
+        (``searched_both_ways``), so none; a self-contained question uses the current topic's answers."""
+        if self.uses_history and not self.own_reading:
             return ()
-        return tuple(dict.fromkeys(f for i in self.turns if i < len(history) for f in history[i].sources))
+        turns = self.turns if self.uses_history else range(self.topic[0], len(history)) if self.topic else ()
+        return tuple(dict.fromkeys(f for i in turns if i < len(history) for f in history[i].sources))
 
     def searched_both_ways(self, question: str, query: str) -> bool:
         """Whether the turn is searched both as rewritten (``query``) and as asked: a follow-up that says

@@ -52,6 +52,14 @@ def test_the_trace_says_what_the_conversation_contributed() -> None:
     query = "Which languages are spoken in Kenya? Nairobi capital"
     kept.add(RewriteStage(1.0, "as-asked", query, note, reason="it names its own subject"))
     assert f"searched as asked ({note}):" in trace_markdown(kept.snapshot())
+    within = TraceBuilder(question="Who designed the stations?")
+    within.add(
+        RewriteStage(1.0, "as-asked", "Who designed the stations?", reason="x", within=("/d/Metro.md",))
+    )
+    assert (
+        "searched as asked: x; also in the files the earlier answers came from (Metro.md), and the searches "
+        "merged" in trace_markdown(within.snapshot())
+    )
     follow = TraceBuilder(question="How many people live there?")
     follow.add(
         RewriteStage(
@@ -68,8 +76,8 @@ def test_the_trace_says_what_the_conversation_contributed() -> None:
     )
     assert (
         "**Conversation:** used the earlier question “What is the capital of Kenya?”: it refers back ('there'); "
-        "also searched as asked, in all files and in those the earlier answers came from (Kenya.pdf), and the "
-        "searches merged" in trace_markdown(follow.snapshot())
+        "also searched as asked, in all files and in the files the earlier answers came from (Kenya.pdf), and "
+        "the searches merged" in trace_markdown(follow.snapshot())
     )
     first = TraceBuilder(question="What is the capital of Kenya?")
     first.add(RewriteStage(0.0, "first-turn", "What is the capital of Kenya?"))

