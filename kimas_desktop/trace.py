@@ -67,7 +67,7 @@ class RewriteStage:
     reason: str = ""  # why the decision was taken
     earlier: tuple[str, ...] = ()  # the earlier questions among those messages, as the user asked them
     also_as_asked: bool = False  # a follow-up: the question as asked was searched too, and the two fused
-    within: tuple[str, ...] = ()  # a follow-up: the files of the answers it follows, searched as asked too
+    within: tuple[str, ...] = ()  # the files of the conversation's answers, also searched as asked
 
 
 @dataclass(frozen=True)

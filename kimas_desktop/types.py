@@ -13,8 +13,8 @@ Role = Literal["user", "assistant", "system"]
 class Message:
     role: Role
     content: str
-    # An answer's files (its quote's and citations' sources): a follow-up to it is also searched in them
-    # (``Pipeline``). Empty for a question, and for an answer drawn from no file.
+    # An answer's files (its quote's and citations' sources): a later question whose own search finds one
+    # is also searched in them (``TurnDecision.sources``). Empty for a question and an answer from no file.
     sources: tuple[str, ...] = ()
 
 
