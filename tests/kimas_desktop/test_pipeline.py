@@ -268,6 +268,36 @@ def test_a_follow_up_is_also_searched_in_the_files_its_earlier_answers_came_from
         assert _found(lost.trace, RewriteStage).within == ()
 
 
+def test_a_question_that_stands_alone_is_also_searched_in_the_conversations_files_it_finds() -> None:
+    """Self-contained by the model's judgement, searched as asked: its own search ranks vet.md first,
+    and finds pets.md, the file the conversation's answer came from, lower; kept to it, it keeps its
+    passage. With no file named, the evidence is the search as asked alone."""
+    replies = {"needs_history": json.dumps({"needs_history": "no", "query": "When did Rex leave?"})}
+    pipe, searcher = make(
+        ScriptedChatModel(by_schema(replies, "")), context={"rewrite": "llm"}, rerank={"top_n": 2}
+    )
+    searcher.add("pets", ["Rex left home in May."], "/k/pets.md")
+    searcher.add(
+        "pets",
+        ["When did the vet Rex leave the clinic?", "Rex the vet did leave when it closed."],
+        "/k/vet.md",
+    )
+
+    def asked(sources: tuple[str, ...]) -> RetrievalResult:
+        history = [
+            Message("user", "Tell me about our dogs"),
+            Message("assistant", "Dogs need walks.", sources),
+        ]
+        return pipe.retrieve("When did Rex leave?", history)
+
+    kept = asked(("/k/pets.md",))
+    assert _found(kept.trace, RewriteStage).depends == "self-contained"
+    assert "Rex left home in May." in [h.chunk.text for h in kept.hits]
+    assert _found(kept.trace, RewriteStage).within == ("/k/pets.md",)
+    alone = asked(())
+    assert [h.chunk.source for h in alone.hits] == ["/k/vet.md", "/k/vet.md"]
+
+
 def test_the_quote_does_not_wait_for_the_context_analysis() -> None:
     """The context analysis (a model call) picks the earlier messages for the answer prompt only: the
     grounded quote is shown while it runs, and its choice still reaches the answer."""
