@@ -1,6 +1,6 @@
 import json
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -235,36 +235,47 @@ def test_a_wrong_guess_that_the_question_follows_up_does_not_lose_what_it_finds_
     assert not _found(alone.trace, RewriteStage).also_as_asked
 
 
-def test_a_follow_up_is_also_searched_in_the_files_its_earlier_answers_came_from() -> None:
-    """A follow-up by closeness that names something new ("When did Rex leave?" after an answer from
-    pets.md): the rewrite's words find zoo.md best and the question's own words vet.md; kept to the file the
-    conversation's answer came from, its search finds that file's passage about this Rex."""
-    replies = {"needs_history": json.dumps({"needs_history": "topic", "query": "zoo keepers dogs"})}
-    chat = ScriptedChatModel(by_schema(replies, ""))
-    pipe, searcher = make(chat, context={"rewrite": "llm"}, rerank={"top_n": 3})
-    searcher.add("pets", ["Rex left home in May."], "/k/pets.md")
-    searcher.add(
-        "pets", ["Zoo keepers say the dogs sleep.", "The zoo dogs walk daily, zoo keepers say."], "/k/zoo.md"
-    )
-    searcher.add(
-        "pets",
-        ["When did the vet Rex leave the clinic?", "Rex the vet did leave when it closed."],
-        "/k/vet.md",
-    )
+REX = "Rex left home in May."  # in /k/pets.md, the file the conversation's answer came from
 
-    def follow_up(sources: tuple[str, ...]) -> RetrievalResult:
+
+def rex_asked_after_an_answer(
+    judged: Mapping[str, str], top_n: int, *others: tuple[str, list[str]]
+) -> Callable[[tuple[str, ...]], RetrievalResult]:
+    """``pets`` with pets.md holding ``REX`` and the ``others`` (file, passages); "When did Rex leave?"
+    asked after an answer naming the given files, the model judging the turn as ``judged`` says."""
+    chat = ScriptedChatModel(by_schema({"needs_history": json.dumps(judged)}, ""))
+    pipe, searcher = make(chat, context={"rewrite": "llm"}, rerank={"top_n": top_n})
+    searcher.add("pets", [REX], "/k/pets.md")
+    for source, texts in others:
+        searcher.add("pets", texts, source)
+
+    def ask(sources: tuple[str, ...]) -> RetrievalResult:
         history = [
             Message("user", "Tell me about our dogs"),
             Message("assistant", "Dogs need walks.", sources),
         ]
         return pipe.retrieve("When did Rex leave?", history)
 
+    return ask
+
+
+VET = ("/k/vet.md", ["When did the vet Rex leave the clinic?", "Rex the vet did leave when it closed."])
+
+
+def test_a_follow_up_is_also_searched_in_the_files_its_earlier_answers_came_from() -> None:
+    """A follow-up by closeness that names something new ("When did Rex leave?" after an answer from
+    pets.md): the rewrite's words find zoo.md best and the question's own words vet.md; kept to the file the
+    conversation's answer came from, its search finds that file's passage about this Rex."""
+    zoo = ("/k/zoo.md", ["Zoo keepers say the dogs sleep.", "The zoo dogs walk daily, zoo keepers say."])
+    follow_up = rex_asked_after_an_answer(
+        {"needs_history": "topic", "query": "zoo keepers dogs"}, 3, zoo, VET
+    )
     kept = follow_up(("/k/pets.md",))
-    assert "Rex left home in May." in [h.chunk.text for h in kept.hits]
+    assert REX in [h.chunk.text for h in kept.hits]
     assert _found(kept.trace, RewriteStage).within == ("/k/pets.md",)
     for sources in ((), ("/k/gone.md",)):  # no file named; a file the question's own search does not find
         lost = follow_up(sources)
-        assert "Rex left home in May." not in [h.chunk.text for h in lost.hits]
+        assert REX not in [h.chunk.text for h in lost.hits]
         assert _found(lost.trace, RewriteStage).within == ()
 
 
@@ -272,27 +283,10 @@ def test_a_question_that_stands_alone_is_also_searched_in_the_conversations_file
     """Self-contained by the model's judgement, searched as asked: its own search ranks vet.md first,
     and finds pets.md, the file the conversation's answer came from, lower; kept to it, it keeps its
     passage. With no file named, the evidence is the search as asked alone."""
-    replies = {"needs_history": json.dumps({"needs_history": "no", "query": "When did Rex leave?"})}
-    pipe, searcher = make(
-        ScriptedChatModel(by_schema(replies, "")), context={"rewrite": "llm"}, rerank={"top_n": 2}
-    )
-    searcher.add("pets", ["Rex left home in May."], "/k/pets.md")
-    searcher.add(
-        "pets",
-        ["When did the vet Rex leave the clinic?", "Rex the vet did leave when it closed."],
-        "/k/vet.md",
-    )
-
-    def asked(sources: tuple[str, ...]) -> RetrievalResult:
-        history = [
-            Message("user", "Tell me about our dogs"),
-            Message("assistant", "Dogs need walks.", sources),
-        ]
-        return pipe.retrieve("When did Rex leave?", history)
-
+    asked = rex_asked_after_an_answer({"needs_history": "no", "query": "When did Rex leave?"}, 2, VET)
     kept = asked(("/k/pets.md",))
     assert _found(kept.trace, RewriteStage).depends == "self-contained"
-    assert "Rex left home in May." in [h.chunk.text for h in kept.hits]
+    assert REX in [h.chunk.text for h in kept.hits]
     assert _found(kept.trace, RewriteStage).within == ("/k/pets.md",)
     alone = asked(())
     assert [h.chunk.source for h in alone.hits] == ["/k/vet.md", "/k/vet.md"]
