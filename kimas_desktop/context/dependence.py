@@ -9,7 +9,8 @@ Warsaw's metro found Kenya.pdf). So every turn is first labelled as TREC CAsT 20
 - ``previous`` ("PT"): refers to the previous exchange (and through it to the topic).
 
 Without an LLM the decision reads four signals: a reference or ellipsis the question cannot resolve on its
-own ("it", "they", "what about …"; "the book" when the conversation spoke of a book), the embedding
+own ("it", "they", "what about …", "which other …"; "the book" when the conversation spoke of a book; a
+fragment with no verb, "Mother's occupation?"), the embedding
 similarity between the question and each earlier message, whether the question has enough of its own to
 stand alone, and, for a question close to the conversation, whether the conversation changes what it means
 (``kept_meaning``): "What causes throat cancer?" means the same with the conversation's opening added to it,
@@ -40,10 +41,14 @@ DecisionMethod = Literal["first-turn", "rules", "llm"]
 # frictional unemployment and why is it important?"). "that"/"those" right after a content word are
 # relative pronouns ("crystals that fall"); "former"/"latter" before a content word are adjectives
 # ("former Governor Mitt Romney"); "one" and "same" are left out ("one of the …", "same-sex marriage").
+# "other", "another" and "else" set what they ask against something already said ("Which other
+# personality is in the article?"), unless beside "each", "one" or "than" ("each other", "other than").
 _REFERENCES = frozenset(
     "it its it's they them their theirs he him his she her hers this these that those there ones former"
-    " latter".split()
+    " latter other another else".split()
 )
+_CONTRASTS = frozenset(["other", "another", "else"])
+_SAYS_ITS_OWN = frozenset(["each", "one", "than"])
 _ADJECTIVES = frozenset(["former", "latter"])
 RESOLVING_WORDS = 2  # content words before a reference that say what it refers to
 _DEMONSTRATIVES = frozenset(["that", "those"])
@@ -51,6 +56,10 @@ _DETERMINERS = frozenset(["this", "these", "that", "those"])
 _THERE_IS = frozenset("is are was were be".split())
 _ELLIPSIS = ("and ", "but ", "so ", "also ", "what about", "how about", "what else", "anything else", "then ")
 _QUESTION_WORDS = frozenset("what who whom whose which when where why how".split())
+_AUXILIARIES = frozenset(
+    "am is are was were be been do does did can could will would should shall may might must has have had".split()
+)
+_INSTRUCTIONS = frozenset("tell explain describe give show find list name compare define".split())
 _RESOLVES = frozenset("of that who which whose".split())  # what follows a noun to say which one it is
 
 RELATED_SIMILARITY = 0.2  # a question this close to an earlier message is about the conversation
@@ -133,6 +142,8 @@ def unresolved_reference(question: str) -> str | None:
         near = {tokens[j].lower() for j in (i - 1, i + 1) if 0 <= j < len(tokens)}
         if lw == "there" and near & _THERE_IS:
             continue  # "are there", "there is": existential, not a place
+        if lw in _CONTRASTS and near & _SAYS_ITS_OWN:
+            continue  # "each other", "one another", "other than …"
         # "… start it?", "… that year?": at the very end, nothing in the question resolves it
         at_end = i == len(tokens) - 1 or (lw in _DETERMINERS and i == len(tokens) - 2)
         if at_end:
@@ -145,6 +156,18 @@ def unresolved_reference(question: str) -> str | None:
             continue  # resolved inside the question ("When did Nicholas II give up his throne?")
         return w
     return None
+
+
+def fragment(question: str) -> bool:
+    """A question with no verb to carry it, which leans on what was said before ("Mother's occupation?",
+    "Date of publication?"): it asks ("?") with no question word, no auxiliary and no instruction."""
+    tokens = [w.lower().replace("\u2019", "'") for w in words(question)]
+    if not tokens or not question.rstrip().endswith("?") or tokens[0] in _INSTRUCTIONS:
+        return False
+    return not any(
+        t.split("'")[0] in _QUESTION_WORDS or t.split("'")[0] in _AUXILIARIES or t.endswith("n't")
+        for t in tokens
+    )
 
 
 def refers_by_description(question: str, history: Sequence[Message]) -> str | None:
@@ -267,6 +290,9 @@ class TurnDependence:
         described = refers_by_description(question, history)
         if described is not None:
             reason = f"it refers back ('{described}', which the conversation spoke of)"
+            return TurnDecision("topic", since, "rules", reason, best, topic)
+        if fragment(question):
+            reason = "it is a fragment with no verb of its own"
             return TurnDecision("topic", since, "rules", reason, best, topic)
         # A name the conversation has named is its subject, not a new one: such a question goes on to the
         # meaning test ("Did Fergie leave the band in 2014?" after a question about Fergie).

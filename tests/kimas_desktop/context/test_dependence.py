@@ -14,6 +14,7 @@ from kimas_desktop.context.dependence import (
     KEEPS_MEANING,
     TurnDependence,
     exchanges,
+    fragment,
     opening,
     refers_by_description,
     too_vague,
@@ -57,8 +58,19 @@ def test_references_and_vague_questions() -> None:
     assert unresolved_reference("When was same sex marriage legalized?") is None
     assert unresolved_reference("In which election was former Governor Mitt Romney a nominee?") is None
     assert unresolved_reference("What was his role in the war?") == "his"  # nothing before it
-    assert unresolved_reference("Are there other interesting aspects about this article?") == "this"
+    assert unresolved_reference("Are there other interesting aspects about this article?") == "other"
     assert unresolved_reference("Was the latter any good?") == "latter"
+    # "other" sets what it asks against something already said, unless the question says what against
+    assert unresolved_reference("Which other personality is in the article?") == "other"
+    assert unresolved_reference("Was there anything else noteworthy?") == "else"
+    assert unresolved_reference("How are Mars and Venus similar to each other?") is None
+    assert unresolved_reference("Are there planets other than Earth with water?") is None
+    assert fragment("Mother's occupation?") and fragment("Date of publication?")
+    assert fragment("the novel's Pulitzer prize winning year?")
+    assert not fragment("What's the date of her death?")  # a question word
+    assert not fragment("Wasn't he in a movie too?")  # an auxiliary
+    assert not fragment("Name of the theme music")  # not asked
+    assert not fragment("Compare the Rhine and the Danube?")  # an instruction
     assert too_vague("What are the risks?") and too_vague("What is the best?")
     assert not too_vague("What is disenclavement?")  # one rare word can carry a question
     assert not too_vague("What did Tesla study?")
@@ -81,6 +93,8 @@ def test_a_description_the_conversation_used_refers_back(judge: TurnDependence) 
     assert refers_by_description("What does the book cover say?", BOOK) is None  # a longer description
     d = judge.decide("Is Tom Sawyer in the book?", BOOK)
     assert d.depends == "topic" and d.turns == (0, 1) and "the book" in d.reason
+    d = judge.decide("Date of publication?", BOOK)
+    assert d.depends == "topic" and d.turns == (0, 1) and "fragment" in d.reason
 
 
 def test_a_change_of_topic_is_searched_as_asked(judge: TurnDependence) -> None:
