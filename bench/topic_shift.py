@@ -1,6 +1,6 @@
 """Conversations that change topic (issue 23): does a turn use the history only when it needs it?
 
-    nice .venv/bin/python bench/topic_shift.py [--questions 300] [--quac-conversations 100]
+    nice .venv/bin/python bench/topic_shift.py [--questions 300] [--quac-conversations 100] [--quac-skip 0]
         [--old-ref 208a2f9] [--cast-llm 0] [--parts shift quac cast]
 
 - **shift**: self-contained SQuAD-Shifts (new Wikipedia) questions asked alone, and after a 2–3 turn QuAC
@@ -9,7 +9,8 @@
   (``--old-ref``, the context manager before the decision) vs new, in the same run. A hit is a chunk of
   the gold article holding a gold answer.
 - **quac**: QuAC follow-up turns with their history, recall@5, old vs new (a hit is a chunk of the gold
-  passage's file), so a follow-up is seen to keep what it had.
+  passage's file), so a follow-up is seen to keep what it had. ``--quac-skip K`` measures the
+  conversations after the first K instead (the shift part's histories come from the first 300).
 - **cast**: TREC CAsT 2019's labels (SE: self-contained; FT: needs the first turn's topic; PT: needs
   the previous turn), the LLM-free decision on every utterance, accuracy of "needs the history or not"
   per label; ``--cast-llm N`` adds the bigger benchmark model's judgement on N test utterances.
@@ -132,7 +133,10 @@ def shift(args: argparse.Namespace, cache: Path, data: Path, where: dict[str, st
 
 
 def quac(args: argparse.Namespace, cache: Path, data: Path) -> dict[str, Any]:
-    turns = [t for t in quac_turns(args.quac_conversations) if t.history]
+    skipped = {t.qid for t in quac_turns(args.quac_skip)} if args.quac_skip else set()
+    turns = [
+        t for t in quac_turns(args.quac_skip + args.quac_conversations) if t.history and t.qid not in skipped
+    ]
     docs = quac_docs(cache)
     items = [
         {
@@ -228,6 +232,12 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--questions", type=int, default=300)
     p.add_argument("--quac-conversations", type=int, default=100)
+    p.add_argument(
+        "--quac-skip",
+        type=int,
+        default=0,
+        help="the quac part measures the conversations after this many (fresh ones no round has looked at)",
+    )
     p.add_argument("--old-ref", default="208a2f9", help="the product before the turn decision")
     p.add_argument("--cast-llm", type=int, default=0, help="CAsT test utterances judged by the bigger model")
     p.add_argument("--parts", nargs="+", choices=["shift", "quac", "cast"], default=["shift", "quac", "cast"])
