@@ -15,8 +15,9 @@
   the previous turn), the LLM-free decision on every utterance, accuracy of "needs the history or not"
   per label; ``--cast-llm N`` adds the bigger benchmark model's judgement on N test utterances.
 
-Every figure is given on the tuning half (even positions; CAsT's train split) and the held-out half
-(odd positions; CAsT's test split). The decision's thresholds were chosen on the tuning half only.
+Every figure is given on the tuning half (even positions; QuAC's even-numbered conversations; CAsT's
+train split) and the held-out half (odd positions; odd-numbered conversations; CAsT's test split). The
+decision's thresholds were chosen on the tuning half only.
 """
 
 from __future__ import annotations
@@ -53,6 +54,18 @@ K = 5
 
 def halves(values: list[Any]) -> dict[str, list[Any]]:
     return {"tune": values[0::2], "holdout": values[1::2]}
+
+
+def conversation_halves(turns: list[Any]) -> dict[str, list[Any]]:
+    """QuAC turns split by whole conversation (even-numbered conversations tune, odd ones held out). Every
+    conversation has three turns, so halving the follow-ups by position would put every second turn (one
+    earlier exchange) in one half and every third turn (two) in the other."""
+    order = list(dict.fromkeys(t.qid.rsplit("_", 1)[0] for t in turns))
+    side = {c: i % 2 for i, c in enumerate(order)}
+    return {
+        part: [t for t in turns if side[t.qid.rsplit("_", 1)[0]] == k]
+        for k, part in enumerate(("tune", "holdout"))
+    }
 
 
 def recall(flags: list[bool]) -> float | None:
@@ -152,7 +165,7 @@ def quac(args: argparse.Namespace, cache: Path, data: Path) -> dict[str, Any]:
         "new": retrieve(data, items, None),
     }
     out: dict[str, Any] = {"follow_up_turns": len(turns)}
-    for part, ts in halves(turns).items():
+    for part, ts in conversation_halves(turns).items():
         out[part] = {
             name: recall([any(s == t.gold_file for s, _ in hits(r[t.qid])) for t in ts])
             for name, r in runs.items()
