@@ -329,7 +329,8 @@ class Pipeline:
         agents = {name: a for name, a in zip(active, self._agents(active, stages.chat), strict=True)}
         found_by = self._search(readings, agents, trace)
         within = readings[-1].files
-        if within and not any(h.chunk.source in within for h in found_by[-2][1]):
+        moved_on = not rewrite.decision.subject  # judged on the conversation's subject: it has not
+        if within and moved_on and not any(h.chunk.source in within for h in found_by[-2][1]):
             found_by.pop()  # the question alone finds none of those files: it has moved on from them
         elif within:
             trace.stages = [
@@ -370,7 +371,8 @@ class Pipeline:
         asked, routed by itself (that it leans on the conversation is a guess, and a wrong one must not
         cost what the question finds on its own); and the question as asked kept to the files the
         conversation's answers came from (``TurnDecision.sources``), a reading ``_retrieve`` drops unless
-        the search before it finds one of those files by itself."""
+        the search before it finds one of those files by itself or the question stays on the
+        conversation's subject (``TurnDecision.subject``)."""
         query, decision = rewrite.query, rewrite.decision
         readings = [_Reading(query, [r.collection for r in self._router.select(routes)])]
         within = decision.sources(history)

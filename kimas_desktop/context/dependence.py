@@ -110,7 +110,9 @@ class TurnDecision:
         """The files the conversation's answers came from, which the turn's search as asked is also kept
         to when, by itself, it finds them (``Pipeline``): "Why did Liam leave?" after two answers from an
         article about a band finds other Liams in other files and, kept to the article, this one. A
-        question on another subject finds none of those files and stays out of them. A follow-up uses the
+        question on another subject finds none of those files and stays out of them. One the rules find
+        on the conversation's subject (``subject``) is kept to them either way ("What kind of topics did
+        the show cover?" in a chat about a radio show that never names it). A follow-up uses the
         answers it depends on; one that refers back or is too short has no search as asked
         (``searched_both_ways``), so none; a self-contained question uses the current topic's answers."""
         if self.uses_history and not self.own_reading:
@@ -327,13 +329,14 @@ class TurnDependence:
     def _topic_start(
         self, history: Sequence[Message], turns: Sequence[tuple[int, ...]], vectors: Sequence[Vector]
     ) -> tuple[int, ...]:
-        """The exchange that started the current topic: the latest earlier question that stood alone."""
+        """The exchange that started the current topic: the latest earlier question that stood alone and
+        left the conversation's subject (one that stands alone on the subject goes on with the topic)."""
         start = turns[0]
         for k in range(1, len(turns)):
             u = turns[k][0]
             earlier = [i for ex in turns[:k] for i in ex]
             sims = np.asarray([float(np.dot(vectors[u], vectors[i])) for i in range(len(vectors))])
             label = self._label(history[u].content, history, turns[:k], start, sims)
-            if label.depends == "self-contained" and earlier:
+            if label.depends == "self-contained" and not label.subject and earlier:
                 start = turns[k]
         return start

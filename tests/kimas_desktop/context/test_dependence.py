@@ -126,6 +126,14 @@ def test_the_topic_restarts_where_the_conversation_changed_subject(judge: TurnDe
     assert d.turns == (4, 5)  # Warsaw, not Kenya
 
 
+def test_a_question_that_stands_alone_on_the_subject_goes_on_with_the_topic(judge: TurnDependence) -> None:
+    languages = "Which languages are spoken in Kenya?"
+    assert judge.decide(languages, KENYA).subject  # stands alone, on the conversation's subject
+    history = [*KENYA, Message("user", languages), Message("assistant", "Swahili and English.")]
+    d = judge.decide("What are the risks?", history)
+    assert d.topic == (0, 1) and d.turns == (0, 1, 2, 3, 4, 5)  # the topic still starts at the capital
+
+
 def test_the_rewrite_follows_the_decision(embedder: Embedder) -> None:
     ctx = QueryContextualizer(
         ScriptedChatModel([]), ContextConfig(rewrite="heuristic"), TurnDependence(embedder)
@@ -235,7 +243,9 @@ def test_a_question_the_conversation_does_not_change_stands_alone(judge: TurnDep
     assert follow.searched_both_ways(leaning, f"{leaning} cancer types")
     assert not follow.searched_both_ways(leaning, leaning)  # one reading: nothing to fuse
     # As asked, it is also searched in the files the answers it follows came from.
-    assert follow.sources(with_sources(CANCER)) == ("/docs/answer3.pdf",)  # its turns: (2, 3)
+    # its turns are the whole topic, (0, 1, 2, 3): "How common is lung cancer?" stayed on its subject
+    assert follow.turns == (0, 1, 2, 3)
+    assert follow.sources(with_sources(CANCER)) == ("/docs/answer1.pdf", "/docs/answer3.pdf")
     assert follow.sources(CANCER) == ()  # answers that name no file
     there = judge.decide("How many people live there?", with_sources(KENYA[:2]))
     assert there.uses_history and there.sources(with_sources(KENYA[:2])) == ()  # not searched as asked
