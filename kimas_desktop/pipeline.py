@@ -329,8 +329,8 @@ class Pipeline:
         agents = {name: a for name, a in zip(active, self._agents(active, stages.chat), strict=True)}
         found_by = self._search(readings, agents, trace)
         within = readings[-1].files
-        moved_on = not rewrite.decision.subject  # judged on the conversation's subject: it has not
-        if within and moved_on and not any(h.chunk.source in within for h in found_by[-2][1]):
+        on_subject = bool(rewrite.decision.subject)  # the rules found it on the conversation's subject
+        if within and not on_subject and not any(h.chunk.source in within for h in found_by[-2][1]):
             found_by.pop()  # the question alone finds none of those files: it has moved on from them
         elif within:
             trace.stages = [

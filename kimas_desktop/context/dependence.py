@@ -166,10 +166,8 @@ def fragment(question: str) -> bool:
     tokens = [w.lower().replace("\u2019", "'") for w in words(question)]
     if not tokens or not question.rstrip().endswith("?") or tokens[0] in _INSTRUCTIONS:
         return False
-    return not any(
-        t.split("'")[0] in _QUESTION_WORDS or t.split("'")[0] in _AUXILIARIES or t.endswith("n't")
-        for t in tokens
-    )
+    verbs = _QUESTION_WORDS | _AUXILIARIES  # "what's" counts as "what"; "wasn't" as an auxiliary
+    return not any(t.split("'")[0] in verbs or t.endswith("n't") for t in tokens)
 
 
 def refers_by_description(question: str, history: Sequence[Message]) -> str | None:
