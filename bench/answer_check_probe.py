@@ -1,7 +1,7 @@
 """Probe (issue 12): the chat model's boolean answerability check against an extract-and-verify one, on
 the evidence of a cached `bench/answers.py` batch (no retrieval is run again).
 
-    .venv/bin/python bench/answer_check_probe.py ask-squad-full-bigger-new-c0709f0-20.json \
+    .venv/bin/python -m bench.answer_check_probe ask-squad-full-bigger-new-c0709f0-20.json \
         --answerable 12 --unanswerable 8
 
 Boolean: the check the product asked first ("Do the sources above state the answer?"). Extract-and-verify:
@@ -21,19 +21,19 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.bigger_model import bigger_model
+from bench.grounding import hits_of
+from bench.workspace import prepare_squad
+from kimas_desktop.answer.summarizer import SYSTEM, sources_block
+from kimas_desktop.answer.verify import AnswerCheck
+from kimas_desktop.config import ChatModelConfig
+from kimas_desktop.optional import optional
+from kimas_desktop.protocols import ChatModel
+from kimas_desktop.structured import ask_json
+from kimas_desktop.types import Hit, Message
+from local_models import build_chat_model
 
-from bench.answers import hits_of, prepare_squad  # noqa: E402
-from bench.bigger_model import bigger_model  # noqa: E402
-from kimas_desktop.answer.summarizer import SYSTEM, sources_block  # noqa: E402
-from kimas_desktop.answer.verify import AnswerCheck  # noqa: E402
-from kimas_desktop.config import ChatModelConfig  # noqa: E402
-from kimas_desktop.optional import optional  # noqa: E402
-from kimas_desktop.protocols import ChatModel  # noqa: E402
-from kimas_desktop.structured import ask_json  # noqa: E402
-from kimas_desktop.types import Hit, Message  # noqa: E402
-from local_models import build_chat_model  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 BOOLEAN_SCHEMA: dict[str, Any] = {
     "type": "object",

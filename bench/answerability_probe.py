@@ -1,7 +1,7 @@
 """Probe (issue 12): can anything the embedded models offer decide answerability better than the product's
 lexical decision? On the questions of `bench/answers.py --parts quote` (its cached `retrieved.json`).
 
-    nice -n 19 .venv/bin/python bench/answerability_probe.py [--llm]
+    nice -n 19 .venv/bin/python -m bench.answerability_probe [--llm]
 
 Per question: the product's four features (``answerability.evidence_features``), plus candidates:
 - **specific overlap**: the best sentence's coverage of the question's words, each word's IDF scaled by
@@ -22,19 +22,18 @@ import argparse
 import contextlib
 import io
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from bench.devkit import contains_answer
+from bench.grounding import Grounding1, fit_logistic
+from bench.workspace import prepare_squad
+from kimas_desktop.config import GroundingConfig
+from kimas_desktop.text.terms import coverage, stems
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-import numpy as np  # noqa: E402
-
-from bench.answers import Grounding1, fit_logistic, prepare_squad  # noqa: E402
-from bench.devkit import contains_answer  # noqa: E402
-from kimas_desktop.config import GroundingConfig  # noqa: E402
-from kimas_desktop.text.terms import coverage, stems  # noqa: E402
 
 BASE = ["sentence_overlap", "evidence_overlap", "cosine", "rerank"]
 

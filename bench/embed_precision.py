@@ -1,6 +1,6 @@
 """The embedded embedder in fp32 and int8, side by side in one run: ingest speed, query latency, retrieval.
 
-    nice -n 5 .venv/bin/python bench/embed_precision.py [--per-domain 100] [--domains 4] [--bare 2048] [--passages N]
+    nice -n 5 .venv/bin/python -m bench.embed_precision [--per-domain 100] [--domains 4] [--bare 2048] [--passages N]
 
 Both variants of the embedded all-MiniLM-L6-v2 (``embedding.precision``) are loaded in this process, each
 with its own data dir, and measured turn about so that a busy machine slows both alike:
@@ -30,14 +30,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.paths import resolve_paths
+from app.runtime import Runtime
+from bench.devkit import DEVKIT, SQUAD, Question, contains_answer, squad_questions, write_squad
+from bench.machine import cpu_model
+from kimas_desktop.config import CollectionConfig, load_config
 
-from app.paths import resolve_paths  # noqa: E402
-from app.runtime import Runtime  # noqa: E402
-from bench.devkit import DEVKIT, SQUAD, Question, contains_answer, squad_questions, write_squad  # noqa: E402
-from bench.llama_runtime import cpu_model  # noqa: E402
-from kimas_desktop.config import CollectionConfig, load_config  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 PRECISIONS = ("fp32", "int8")
 WINDOW = 256

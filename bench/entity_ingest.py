@@ -1,6 +1,6 @@
 """Ingest cost of the entity index (issue 25): chunks/s with ``indexer.entities`` off and on, side by side.
 
-    .venv/bin/python bench/entity_ingest.py [--corpus squadshifts_new_wiki] [--repeats 3]
+    .venv/bin/python -m bench.entity_ingest [--corpus squadshifts_new_wiki] [--repeats 3]
 
 Writes the dev kit corpus as documents (one Markdown file per SQuAD-Shifts article, ``bench.devkit``),
 loads the embedded default embedding model once, then indexes the folder into a fresh LanceDB with the
@@ -18,20 +18,18 @@ import json
 import resource
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, ClassVar
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.devkit import write_squad
+from indexer import Indexer, LanceStore
+from indexer.entity_upkeep import EntityUpkeep, EntityWork
+from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig
+from kimas_desktop.protocols import Embedder
 
-from bench.devkit import write_squad  # noqa: E402
-from indexer import Indexer, LanceStore  # noqa: E402
-from indexer.entity_upkeep import EntityUpkeep, EntityWork  # noqa: E402
-from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig  # noqa: E402
-from kimas_desktop.protocols import Embedder  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cpu_seconds() -> float:

@@ -1,6 +1,6 @@
 """Does the self-test predict real quality? (issue 26)
 
-    nice .venv/bin/python bench/eval_predicts.py [--per-domain 100] [--size 200] [--parts predict timing]
+    nice .venv/bin/python -m bench.eval_predicts [--per-domain 100] [--size 200] [--parts predict timing]
 
 - **predict**: the four SQuAD-Shifts domains as four collections, indexed by the product's indexer at the
   default chunk size and at half of it. Six configurations (hybrid; dense only; full text only; hybrid with
@@ -23,16 +23,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.eval_run import EvalRun, run_evaluation
+from app.evaluation import Evaluation
+from app.paths import resolve_paths
+from app.runtime import Runtime
+from bench.devkit import SQUAD, contains_answer, squad_questions, write_squad
+from bench.workspace import configure, index_folders
+from kimas_desktop.config import Config, load_config
 
-from app.eval_run import EvalRun, run_evaluation  # noqa: E402
-from app.evaluation import Evaluation  # noqa: E402
-from app.paths import resolve_paths  # noqa: E402
-from app.runtime import Runtime  # noqa: E402
-from bench.devkit import SQUAD, contains_answer, squad_questions, write_squad  # noqa: E402
-from bench.quality import _index, _services  # noqa: E402
-from kimas_desktop.config import Config, load_config  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 K = 5
 
@@ -91,12 +90,12 @@ def predict(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
         questions += squad_questions(name, write_squad(name, folders[name]), args.per_domain, seed=26)
     runtimes: dict[str, Runtime] = {}
     for key, tokens in (("default", 120), ("small", 60)):
-        runtime = _services(
+        runtime = configure(
             cache / key,
             folders,
             indexer={"chunk_tokens": tokens, "overlap_tokens": tokens // 6, "max_file_chunks": 50_000},
         )
-        _index(runtime, folders)
+        index_folders(runtime, folders)
         runtimes[key] = runtime
     base = runtimes["default"]
     paths = resolve_paths(str(cache / "default"), None)
@@ -132,8 +131,8 @@ def timing(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
     name = SQUAD[0]
     folders = {"wiki": cache / "docs" / name}
     write_squad(name, folders["wiki"])
-    runtime = _services(cache / "one", folders)
-    _index(runtime, folders)
+    runtime = configure(cache / "one", folders)
+    index_folders(runtime, folders)
     paths = resolve_paths(str(cache / "one"), None)
     evaluation = Evaluation(runtime, lambda: load_config(paths.config_file), paths.config_file)
     chunks = runtime.store().count_chunks("wiki")

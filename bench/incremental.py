@@ -1,6 +1,6 @@
 """Incremental sync cost: from saving one changed file to it being searchable, next to a full index.
 
-    .venv/bin/python bench/incremental.py [--sizes 250,1000] [--repeats 5] [--debounce 1.0]
+    .venv/bin/python -m bench.incremental [--sizes 250,1000] [--repeats 5] [--debounce 1.0]
 
 For each collection size N, writes N Markdown files (three real SQuAD-Shifts passages each, from
 ../shared/eval/devkit), indexes them from scratch with the real embedding model, then runs the product's
@@ -16,39 +16,19 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from bench.devkit import squad_passages
+from bench.workspace import write_collection
+from indexer import FolderWatcher, Indexer, LanceStore
+from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig
+from kimas_desktop.types import IndexReport
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from indexer import FolderWatcher, Indexer, LanceStore  # noqa: E402
-from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig  # noqa: E402
-from kimas_desktop.types import IndexReport  # noqa: E402
-
-DEVKIT = ROOT.parent / "shared" / "eval" / "devkit"
-CORPORA = ("squadshifts_new_wiki", "squadshifts_nyt", "squadshifts_reddit", "squadshifts_amazon_reviews")
-
-
-def passages() -> list[str]:
-    out = []
-    for name in CORPORA:
-        for line in (DEVKIT / name / "corpus.jsonl").read_text("utf-8").splitlines():
-            if line.strip():
-                out.append(json.loads(line)["text"].strip())
-    return out
-
-
-def write_collection(folder: Path, n: int, texts: list[str]) -> None:
-    folder.mkdir(parents=True)
-    for i in range(n):
-        body = "\n\n".join(texts[(3 * i + j) % len(texts)] for j in range(3))
-        (folder / f"sub{i % 20:02d}" / f"doc{i:05d}.md").parent.mkdir(exist_ok=True)
-        (folder / f"sub{i % 20:02d}" / f"doc{i:05d}.md").write_text(f"# Document {i}\n\n{body}\n", "utf-8")
 
 
 def searchable(store: LanceStore, collection: str, word: str) -> bool:
@@ -123,7 +103,7 @@ def main() -> None:
 
     embedder = build_embedder(EmbeddingModelConfig(), ROOT / "bench" / ".cache" / "models")
     embedder.warm_up()
-    texts = passages()
+    texts = squad_passages()
     for n in (int(s) for s in args.sizes.split(",")):
         print(json.dumps(measure(n, texts, embedder, args.repeats, args.debounce)), flush=True)
 

@@ -1,6 +1,6 @@
 """Ingest throughput of the indexer with the real embedding model, against the model's bare speed.
 
-    .venv/bin/python bench/ingest.py [--subset pdf|markdown|html|all] [--docs DIR]
+    .venv/bin/python -m bench.ingest [--subset pdf|markdown|html|all] [--docs DIR]
 
 Indexes a subset of the long manuals fetched by ``../shared/eval/fetch_documents.sh`` (default location
 ~/.cache/kimas-eval/documents) into a fresh LanceDB, then embeds the very same chunk texts again with the
@@ -28,11 +28,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.workspace import link_subset
+from indexer import Indexer, LanceStore
+from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig
 
-from indexer import Indexer, LanceStore  # noqa: E402
-from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DOCS = Path.home() / ".cache" / "kimas-eval" / "documents" / "long"
 SUBSETS = {
@@ -51,19 +51,6 @@ def _cpu_seconds() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-
-
-def link_subset(docs: Path, patterns: list[str], into: Path) -> int:
-    """Symlinks to the subset's files in one folder (the indexer reads through them)."""
-    into.mkdir(parents=True)
-    count = 0
-    for pattern in patterns:
-        for source in sorted(docs.glob(pattern)):
-            (into / f"{source.parent.name}-{source.name}").symlink_to(source)
-            count += 1
-    if not count:
-        raise SystemExit(f"no files for {patterns} under {docs}: run ../shared/eval/fetch_documents.sh")
-    return count
 
 
 def run(subset: str, docs: Path) -> dict[str, Any]:
@@ -135,7 +122,9 @@ def main() -> None:
             import subprocess
 
             subprocess.run(
-                [sys.executable, __file__, "--subset", subset, "--docs", str(args.docs)], check=True
+                [sys.executable, "-m", "bench.ingest", "--subset", subset, "--docs", str(args.docs)],
+                cwd=ROOT,
+                check=True,
             )
         else:
             print(json.dumps(run(subset, args.docs)), flush=True)

@@ -1,9 +1,9 @@
 """Ingest speed of this tree against an older one (issue 25: document cards and the entity index must keep
 ≥ 0.8× today's chunks per second), side by side in one run.
 
-    nice .venv/bin/python bench/ingest_vs_old.py --old-ref ab2eab7 [--corpus squadshifts_new_wiki] [--repeats 3]
+    nice .venv/bin/python -m bench.ingest_vs_old --old-ref ab2eab7 [--corpus squadshifts_new_wiki] [--repeats 3]
 
-The old tree is unpacked with ``git archive`` (``bench.answers.old_tree``). Each run is a fresh process
+The old tree is unpacked with ``git archive`` (``bench.workspace.old_tree``). Each run is a fresh process
 running its tree's own indexer with its default ``IndexerConfig`` (so the new side builds cards and the
 entity index) and the embedded default embedder, warmed up before the clock starts, on a first, full index
 of the same folder (one Markdown file per dev kit article) into a fresh LanceDB. The order alternates per
@@ -20,12 +20,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.devkit import write_squad
+from bench.machine import cpu_model
+from bench.workspace import old_tree
 
-from bench.answers import old_tree  # noqa: E402
-from bench.devkit import write_squad  # noqa: E402
-from bench.llama_runtime import cpu_model  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 RUN = """
 import json, sys, time

@@ -1,8 +1,8 @@
 """The chat model runtime: the llama.cpp build, the worker process boundary and the prompt cache.
 
-    .venv/bin/python bench/llama_runtime.py build --python /tmp/venv-native/bin/python --python .venv/bin/python
-    .venv/bin/python bench/llama_runtime.py boundary
-    .venv/bin/python bench/llama_runtime.py cache [--sizes 64 0]
+    .venv/bin/python -m bench.llama_runtime build --python /tmp/venv-native/bin/python --python .venv/bin/python
+    .venv/bin/python -m bench.llama_runtime boundary
+    .venv/bin/python -m bench.llama_runtime cache [--sizes 64 0]
 
 ``build``: the embedded SmolLM2-135M loaded in-process by each interpreter's llama-cpp-python (say, a
 default ``-march=native`` build next to ours), runs alternating, medians of ``--runs``: prompt tokens/s
@@ -17,21 +17,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from kimas_desktop.config import ChatModelConfig  # noqa: E402
-from kimas_desktop.types import Message  # noqa: E402
-from local_models.embedded import smollm2_path  # noqa: E402
-from local_models.llama_chat import LlamaChatModel  # noqa: E402
+from bench.machine import cpu_model
+from kimas_desktop.config import ChatModelConfig
+from kimas_desktop.types import Message
+from local_models.embedded import smollm2_path
+from local_models.llama_chat import LlamaChatModel
 
 SOURCE = (
     "The lighthouse at Cape Verran was built in 1872 from granite quarried nearby. Its keeper, "
@@ -67,13 +62,6 @@ for _ in range(runs):
     out["gen_tps"].append((n - 1) / (end - first) if n > 1 else 0.0)
 print(json.dumps(out))
 """
-
-
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor()
 
 
 def med(values: list[float]) -> float:

@@ -1,6 +1,6 @@
 """Peak memory (RSS of the whole process tree: the app and its model workers) while answering questions.
 
-    .venv/bin/python bench/memory.py --root /tmp/before --root . [--questions 50] [--articles N]
+    .venv/bin/python -m bench.memory --root /tmp/before --root . [--questions 50] [--articles N]
 
 Each ``--root`` is a checkout of KIMAs Desktop run with this interpreter (say, the last release in a git
 worktree next to the current tree), measured one after the other on the same indexed collections:
@@ -23,38 +23,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.devkit import squad_questions, write_squad
+from bench.machine import cpu_model, tree_rss
+from bench.workspace import link_subset
 
-from bench.devkit import squad_questions, write_squad  # noqa: E402
-from bench.ingest import link_subset  # noqa: E402
-from bench.llama_runtime import cpu_model  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DOMAINS = ("squadshifts_new_wiki", "squadshifts_nyt")
-PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and all its descendants."""
-    children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            statm = Path(f"/proc/{entry}/statm").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(ppid, []).append(int(entry))
-        rss[int(entry)] = int(statm.split()[1]) * PAGE
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        total += rss.get(p, 0)
-        todo += children.get(p, [])
-    return total
 
 
 class PeakSampler:

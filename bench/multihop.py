@@ -1,6 +1,6 @@
 """Multi-hop retrieval (issue 25): today's single-round pipeline vs the LLM-free bridge hops, in one run.
 
-    nice .venv/bin/python bench/multihop.py [--questions 400] [--squad 300] [--split holdout]
+    nice .venv/bin/python -m bench.multihop [--questions 400] [--squad 300] [--split holdout]
 
 StrategyQA (BIG-bench; ``../shared/eval/devkit/strategyqa_bigbench``): each of its 5,305 gold facts is a
 document (one Markdown file each), indexed by the product's indexer into one collection; each question
@@ -25,15 +25,14 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.paths import resolve_paths
+from app.runtime import Runtime
+from bench.devkit import DEVKIT, contains_answer, split
+from bench.machine import cpu_model
+from bench.workspace import prepare_squad
+from kimas_desktop.config import CollectionConfig, Config, load_config
 
-from app.paths import resolve_paths  # noqa: E402
-from app.runtime import Runtime  # noqa: E402
-from bench.answers import prepare_squad, split  # noqa: E402
-from bench.devkit import DEVKIT, contains_answer  # noqa: E402
-from bench.llama_runtime import cpu_model  # noqa: E402
-from kimas_desktop.config import CollectionConfig, Config, load_config  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SQA = DEVKIT / "strategyqa_bigbench"
 

@@ -1,6 +1,6 @@
 """OCR quality and speed on generated scanned pages: character error rate (goal ≤ 5 % at 150 dpi), pages/s.
 
-    .venv/bin/python bench/ocr.py [--pages 12] [--dpi 150] [--rapidocr 1 2] [--pdf]
+    .venv/bin/python -m bench.ocr [--pages 12] [--dpi 150] [--rapidocr 1 2] [--pdf]
 
 Known text (Wikipedia passages of ``../shared/eval/devkit/squadshifts_new_wiki``, real prose with names and
 numbers) is set on Letter pages with reportlab in 11 pt Times, rendered at ``--dpi`` with pdfium, turned
@@ -20,7 +20,6 @@ import json
 import random
 import re
 import resource
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -29,10 +28,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from indexer.ocr import PageOcr
 
-from indexer.ocr import PageOcr  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 CORPUS = ROOT.parent / "shared" / "eval" / "devkit" / "squadshifts_new_wiki" / "corpus.jsonl"
 _SPACE = re.compile(r"\s+")

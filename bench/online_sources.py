@@ -1,6 +1,6 @@
 """An online source beside the local answer (issue 24): does a slow source delay the grounded quote?
 
-    nice .venv/bin/python bench/online_sources.py [--questions 20] [--delay 5] [--preset routed]
+    nice .venv/bin/python -m bench.online_sources [--questions 20] [--delay 5] [--preset routed]
 
 SQuAD-Shifts `new_wiki` articles indexed by the product's indexer; the same questions through
 `kimas ask --batch --json` (the real embedded models) with three configs, one after another in one run:
@@ -27,11 +27,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.devkit import kimas_batch, squad_questions, write_squad
+from bench.workspace import configure, index_folders
 
-from bench.devkit import kimas_batch, squad_questions, write_squad  # noqa: E402
-from bench.quality import _index, _services  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DOMAIN = "squadshifts_new_wiki"
 PAGE = """<html><head><title>Rhine shipping</title></head><body><article><h1>Rhine shipping</h1>
@@ -127,7 +126,7 @@ def main() -> None:
     cache = Path(args.cache)
     docs, data = cache / "docs" / "wiki", cache / "data"
     where = write_squad(DOMAIN, docs)
-    _index(_services(data, {"wiki": docs}), {"wiki": docs})
+    index_folders(configure(data, {"wiki": docs}), {"wiki": docs})
     questions = squad_questions(DOMAIN, where, args.questions, seed=24)
     items = [{"id": q.qid, "question": q.text} for q in questions]
     server, base = serve(args.delay)

@@ -1,7 +1,7 @@
 """Probe (issue 22): every signal the answer policy can use, per question, so that a rule can be chosen on
 one half of the dev kit and measured on the other.
 
-    nice .venv/bin/python bench/policy_probe.py [--answerable 100] [--unanswerable 100] [--model bigger]
+    nice .venv/bin/python -m bench.policy_probe [--answerable 100] [--unanswerable 100] [--model bigger]
 
 For each SQuAD-Shifts question of ``bench/answers.py`` (answerable ones, and ones whose answering passage
 was left out of the index): `kimas retrieve`, the evidence packed as ``Pipeline.ask`` packs it for this
@@ -22,15 +22,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.devkit import contains_answer, kimas_batch, squad_items
+from bench.grounding import Grounding1, hits_of
+from bench.workspace import prepare_squad
+from kimas_desktop.answer.filter import pack
+from kimas_desktop.answer.verify import AnswerCheck
+from kimas_desktop.config import ChatModelConfig, GroundingConfig, SummarizerConfig
+from local_models import build_chat_model
 
-from bench.answers import Grounding1, hits_of, prepare_squad, squad_items  # noqa: E402
-from bench.devkit import contains_answer, kimas_batch  # noqa: E402
-from kimas_desktop.answer.filter import pack  # noqa: E402
-from kimas_desktop.answer.verify import AnswerCheck  # noqa: E402
-from kimas_desktop.config import ChatModelConfig, GroundingConfig, SummarizerConfig  # noqa: E402
-from local_models import build_chat_model  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def check(chat: Any, question: str, packed: list[Any]) -> dict[str, Any]:

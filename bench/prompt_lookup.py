@@ -1,6 +1,6 @@
 """Prompt-lookup (n-gram) speculative decoding on grounded answers: generation speed with and without it.
 
-    nice -n 5 .venv/bin/python bench/prompt_lookup.py [--questions 20] [--articles 60] [--models embedded bigger]
+    nice -n 5 .venv/bin/python -m bench.prompt_lookup [--questions 20] [--articles 60] [--models embedded bigger]
 
 1. The answer prompts of a dev-kit run: ``--questions`` SQuAD-Shifts (new_wiki) questions asked through
    ``Pipeline.ask`` with the default config and the embedded models, over the first ``--articles``
@@ -30,19 +30,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.paths import resolve_paths
+from app.runtime import Runtime, real_builders
+from bench.devkit import squad_questions, write_squad
+from bench.machine import cpu_model
+from bench.workspace import link_subset
+from kimas_desktop.answer.summarizer import answer_messages
+from kimas_desktop.config import ChatModelConfig, CollectionConfig, load_config
+from kimas_desktop.protocols import ChatModel
+from kimas_desktop.types import Message
+from local_models.llama_chat import LlamaChatModel
 
-from app.paths import resolve_paths  # noqa: E402
-from app.runtime import Runtime, real_builders  # noqa: E402
-from bench.devkit import squad_questions, write_squad  # noqa: E402
-from bench.ingest import link_subset  # noqa: E402
-from bench.llama_runtime import cpu_model  # noqa: E402
-from kimas_desktop.answer.summarizer import answer_messages  # noqa: E402
-from kimas_desktop.config import ChatModelConfig, CollectionConfig, load_config  # noqa: E402
-from kimas_desktop.protocols import ChatModel  # noqa: E402
-from kimas_desktop.types import Message  # noqa: E402
-from local_models.llama_chat import LlamaChatModel  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DOMAIN = "squadshifts_new_wiki"
 SOURCES = 4  # sources in a prompt built with --no-llm-steps

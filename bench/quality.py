@@ -1,6 +1,6 @@
 """Retrieval quality on the development kit, through the product's own indexer and `kimas retrieve`.
 
-    .venv/bin/python bench/quality.py [--per-domain 100] [--quac-conversations 100] [--no-llm-rewrite]
+    .venv/bin/python -m bench.quality [--per-domain 100] [--quac-conversations 100] [--no-llm-rewrite]
                                       [--parts squad quac]
 
 Reports: routing accuracy@1/@2 over the four SQuAD-Shifts collections; recall@5 and MRR@10 of the full
@@ -20,13 +20,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from app.config_store import save_config  # noqa: E402
-from app.paths import resolve_paths  # noqa: E402
-from app.runtime import Runtime  # noqa: E402
-from bench.devkit import (  # noqa: E402
+from app.runtime import Runtime
+from bench.devkit import (
     SQUAD,
     contains_answer,
     kimas_batch,
@@ -35,19 +30,11 @@ from bench.devkit import (  # noqa: E402
     write_quac,
     write_squad,
 )
-from kimas_desktop.config import CollectionConfig, load_config  # noqa: E402
+from bench.workspace import configure, index_folders
+
+ROOT = Path(__file__).resolve().parents[1]
 
 K = 5
-
-
-def _services(data_dir: Path, folders: dict[str, Path], **sections: Any) -> Runtime:
-    paths = resolve_paths(str(data_dir), None)
-    config = load_config(paths.config_file).updated(
-        collections={n: CollectionConfig(folders=[str(f)]).model_dump() for n, f in folders.items()},
-        **sections,
-    )
-    save_config(config, paths.config_file)
-    return Runtime(paths, config)
 
 
 def _overrides(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -62,17 +49,6 @@ def _overrides(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
             value = raw
         sections.setdefault(section, {})[name] = value
     return sections
-
-
-def _index(services: Runtime, folders: dict[str, Path]) -> float:
-    start = time.perf_counter()
-    for name, folder in folders.items():
-        report = services.indexer().index(name, [folder])
-        print(
-            f"  indexed {name}: {report.indexed} new/changed files, {report.chunks_added} chunks",
-            file=sys.stderr,
-        )
-    return time.perf_counter() - start
 
 
 def _cli_retrieve(
@@ -112,8 +88,8 @@ def squad(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
     data = cache / "squad"
     sections = _overrides(args.set)
     sections["routing"] = {"top_k": 2, **sections.get("routing", {})}
-    services = _services(data, folders, **sections)
-    index_s = _index(services, folders)
+    services = configure(data, folders, **sections)
+    index_s = index_folders(services, folders)
     t = time.perf_counter()
     results = _cli_retrieve(data, [{"id": q.qid, "question": q.text} for q in questions])
     full_s = time.perf_counter() - t
@@ -144,8 +120,8 @@ def quac(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
     folder = cache / "docs" / "quac"
     write_quac(folder)
     data = cache / "quac"
-    services = _services(data, {"quac": folder})
-    _index(services, {"quac": folder})
+    services = configure(data, {"quac": folder})
+    index_folders(services, {"quac": folder})
     turns = [t for t in quac_turns(args.quac_conversations) if t.history]
 
     def item(t: Any, question: str, history: bool) -> dict[str, Any]:

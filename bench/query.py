@@ -1,6 +1,6 @@
 """Latency of each preset against plain single-pass RAG, measured side by side in one run.
 
-    .venv/bin/python bench/query.py [--questions 6] [--cache bench/.cache/quality]
+    .venv/bin/python -m bench.query [--questions 6] [--cache bench/.cache/quality]
 
 Plain RAG = embed the question, one dense search over every collection, pack the best chunks into the
 same context budget, stream the answer with the same model, prompt layout and answer length. Every run
@@ -19,17 +19,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.config_store import save_config
+from app.paths import resolve_paths
+from app.runtime import Runtime
+from bench.devkit import SQUAD, squad_questions, write_squad
+from kimas_desktop.answer.filter import pack
+from kimas_desktop.answer.summarizer import answer_messages
+from kimas_desktop.config import CollectionConfig, load_config, parse_config
+from kimas_desktop.events import AnswerDelta, TraceReady
 
-from app.config_store import save_config  # noqa: E402
-from app.paths import resolve_paths  # noqa: E402
-from app.runtime import Runtime  # noqa: E402
-from bench.devkit import SQUAD, squad_questions, write_squad  # noqa: E402
-from kimas_desktop.answer.filter import pack  # noqa: E402
-from kimas_desktop.answer.summarizer import answer_messages  # noqa: E402
-from kimas_desktop.config import CollectionConfig, load_config, parse_config  # noqa: E402
-from kimas_desktop.events import AnswerDelta, TraceReady  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 PRESETS = ("full", "routed", "turbo")
 

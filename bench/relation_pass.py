@@ -1,6 +1,6 @@
 """The optional relation pass (issue 25) with a real chat model: seconds per chunk, and what it reads.
 
-    .venv/bin/python bench/relation_pass.py [--chunks 12] [--model PATH.gguf]
+    .venv/bin/python -m bench.relation_pass [--chunks 12] [--model PATH.gguf]
 
 Indexes the ``squadshifts_new_wiki`` dev kit corpus (``bench.devkit``) with the deterministic
 ``HashEmbedder`` (vectors do not matter here), then runs ``RelationPass`` over its first ``--chunks``
@@ -13,19 +13,15 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.devkit import write_squad  # noqa: E402
-from indexer import Indexer, LanceStore  # noqa: E402
-from indexer.relation_pass import RelationPass  # noqa: E402
-from kimas_desktop.config import ChatModelConfig, IndexerConfig  # noqa: E402
-from local_models.fake import HashEmbedder  # noqa: E402
+from bench.devkit import write_squad
+from indexer import Indexer, LanceStore
+from indexer.relation_pass import RelationPass
+from kimas_desktop.config import ChatModelConfig, IndexerConfig
+from local_models.fake import HashEmbedder
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """Ingest throughput with the embedding model in-process, next to the same model behind an HTTP server.
 
-    .venv/bin/python bench/remote_embed.py [--docs 400] [--batch 16]
+    .venv/bin/python -m bench.remote_embed [--docs 400] [--batch 16]
 
 Writes ``--docs`` passages of the dev kit's SQuAD-Shifts new_wiki corpus as Markdown files, then indexes
 them into a fresh LanceDB twice with the real ``Indexer``: once with the embedded all-MiniLM-L6-v2 in
@@ -22,13 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from indexer import Indexer, LanceStore
+from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig
+from kimas_desktop.protocols import Embedder
+from local_models import FastEmbedEmbedder, RemoteEmbedder
 
-from indexer import Indexer, LanceStore  # noqa: E402
-from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig  # noqa: E402
-from kimas_desktop.protocols import Embedder  # noqa: E402
-from local_models import FastEmbedEmbedder, RemoteEmbedder  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 CORPUS = Path("/work/shared/eval/devkit/squadshifts_new_wiki/corpus.jsonl")
 CACHE = ROOT / "bench" / ".cache" / "models"

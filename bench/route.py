@@ -1,6 +1,6 @@
 """Routing cost per query: ``CentroidRouter.score`` over many collections, dense and lexical parts together.
 
-    .venv/bin/python bench/route.py [--collections 100] [--centroids 16] [--terms 2000] [--dim 384]
+    .venv/bin/python -m bench.route [--collections 100] [--centroids 16] [--terms 2000] [--dim 384]
                                     [--queries 300]
 
 Builds synthetic synopses: random unit centroids, and for each collection ``--terms`` distinct words with
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -26,15 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from indexer import LanceStore  # noqa: E402
-from indexer.synopsis import SynopsisState  # noqa: E402
-from kimas_desktop.config import parse_config  # noqa: E402
-from kimas_desktop.protocols import ChunkSearcher, Vector  # noqa: E402
-from kimas_desktop.routing.router import CentroidRouter  # noqa: E402
-from kimas_desktop.types import CollectionInfo, Hit, Synopsis  # noqa: E402
+from indexer import LanceStore
+from indexer.synopsis import SynopsisState
+from kimas_desktop.config import parse_config
+from kimas_desktop.protocols import ChunkSearcher, Vector
+from kimas_desktop.routing.router import CentroidRouter
+from kimas_desktop.types import CollectionInfo, Hit, Synopsis
 
 
 class NoEmbedder:

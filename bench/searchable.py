@@ -25,14 +25,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.scheduler import IndexScheduler
+from bench.devkit import squad_passages
+from bench.workspace import write_collection
+from indexer import FolderWatcher, Indexer, LanceStore
+from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig
+from kimas_desktop.protocols import Embedder
 
-from app.scheduler import IndexScheduler  # noqa: E402
-from bench.incremental import passages, write_collection  # noqa: E402
-from indexer import FolderWatcher, Indexer, LanceStore  # noqa: E402
-from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig  # noqa: E402
-from kimas_desktop.protocols import Embedder  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def scheduler_at(ref: str) -> ModuleType:
@@ -117,7 +117,7 @@ def main() -> None:
 
     embedder = build_embedder(EmbeddingModelConfig(), ROOT / "bench" / ".cache" / "models")
     embedder.warm_up()
-    texts = passages()
+    texts = squad_passages()
     variants = {f"before ({args.before}, one sync at a time)": scheduler_at(args.before).IndexScheduler}
     variants["after (a worker per collection, 2 at most)"] = IndexScheduler
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}

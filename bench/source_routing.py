@@ -1,7 +1,7 @@
 """Routing an online source by its description (issue 24): which threshold keeps a source's own questions
 and leaves the others local?
 
-    nice .venv/bin/python bench/source_routing.py [--domain squadshifts_new_wiki]
+    nice .venv/bin/python -m bench.source_routing [--domain squadshifts_new_wiki]
 
 Each SQuAD-Shifts article plays an online source described by its title (what a user would write: "Armenian
 Apostolic Church"); its own questions should reach it, the other articles' questions should not. The match
@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.devkit import DEVKIT, article_of, read_jsonl
+from kimas_desktop.config import EmbeddingModelConfig
+from local_models import build_embedder
 
-from bench.devkit import DEVKIT, _article, _jsonl  # noqa: E402
-from kimas_desktop.config import EmbeddingModelConfig  # noqa: E402
-from local_models import build_embedder  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def rates(sims: np.ndarray, own: np.ndarray, t: float) -> tuple[float, float]:
@@ -40,13 +38,13 @@ def main() -> None:
     p.add_argument("--recall", type=float, default=0.95)
     args = p.parse_args()
     folder = DEVKIT / args.domain
-    titles = {_article(r["_id"]): r["title"] for r in _jsonl(folder / "corpus.jsonl")}
+    titles = {article_of(r["_id"]): r["title"] for r in read_jsonl(folder / "corpus.jsonl")}
     gold = {}
     for line in (folder / "qrels" / "test.tsv").read_text().splitlines()[1:]:
         qid, pid, _ = line.split("\t")
-        gold[qid] = _article(pid)
+        gold[qid] = article_of(pid)
     questions = defaultdict(list)
-    for r in _jsonl(folder / "queries.jsonl"):
+    for r in read_jsonl(folder / "queries.jsonl"):
         if r["_id"] in gold:
             questions[gold[r["_id"]]].append(r["text"])
     articles = sorted(a for a in questions if titles.get(a))

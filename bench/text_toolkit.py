@@ -1,7 +1,7 @@
 """The text toolkit of issue 22 on the development kit: the Snowball stemmer against the toolkit's light
 hand-written one, and the whole toolkit change against the product before it, in one run.
 
-    nice -n 19 .venv/bin/python bench/text_toolkit.py [--answerable 300] [--unanswerable 100]
+    nice -n 19 .venv/bin/python -m bench.text_toolkit [--answerable 300] [--unanswerable 100]
         [--old-ref fa03570]
 
 Three sides, each in its own process over the same SQuAD-Shifts hold-out as bench/answers.py part 1:
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -165,9 +166,23 @@ def _rate(flags: list[bool]) -> float | None:
 # -- one side, in its own process -----------------------------------------------------------------------
 
 
+def tree_helpers(tree: Path) -> tuple[Any, Any, Any]:
+    """``Grounding1``, ``prepare_squad`` and ``squad_items`` from the side's own tree, which its process
+    imports first (``PYTHONPATH``): bench/grounding.py, bench/workspace.py and bench/devkit.py since issue
+    41, bench/answers.py before."""
+    import importlib
+
+    if (tree / "bench" / "grounding.py").exists():
+        where = [("bench.grounding", "Grounding1"), ("bench.workspace", "prepare_squad"),
+                 ("bench.devkit", "squad_items")]  # fmt: skip
+    else:
+        where = [("bench.answers", name) for name in ("Grounding1", "prepare_squad", "squad_items")]
+    grounding, prepare, items = (getattr(importlib.import_module(m), name) for m, name in where)
+    return grounding, prepare, items
+
+
 def worker(args: argparse.Namespace) -> dict[str, Any]:
     tree = Path(args.tree).resolve()
-    sys.path.insert(0, str(tree))
     if args.stemmer == "snowball":  # fastembed's BM25 stemmer (py_rust_stemmers), before anything stems
         from py_rust_stemmers import SnowballStemmer
 
@@ -175,7 +190,7 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
 
         words._stem_word = SnowballStemmer("english").stem_word
         words.stem.cache_clear()
-    from bench.answers import Grounding1, prepare_squad, squad_items
+    Grounding1, prepare_squad, squad_items = tree_helpers(tree)
     from bench.devkit import DEVKIT, contains_answer, kimas_batch
     from kimas_desktop.config import GroundingConfig
 
@@ -235,15 +250,6 @@ def holdout_questions(cache: Path, n_answerable: int, n_unanswerable: int) -> tu
     return answerable[:n_answerable], unanswerable[:n_unanswerable]
 
 
-def old_tree(cache: Path, ref: str) -> Path:
-    dest = cache / f"tree-{ref}"
-    if not (dest / "cli" / "main.py").exists():
-        dest.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
-    return dest
-
-
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--answerable", type=int, default=300)
@@ -261,19 +267,24 @@ def main() -> None:
     if args.worker:
         print(json.dumps(worker(args)))
         return
+    from bench.workspace import old_tree  # here, not at the top: a worker imports the side's own tree
+
     cache = Path(args.cache)
     sides = {
         "new": (ROOT, "light", cache / "new"),
         "new-snowball": (ROOT, "snowball", cache / "new"),
-        "old": (old_tree(cache, args.old_ref), "light", cache / "old"),
+        "old": (old_tree(cache, args.old_ref, prefix="tree"), "light", cache / "old"),
     }
     report: dict[str, Any] = {"old_ref": args.old_ref}
     for name in args.sides:
         tree, stemmer, side_cache = sides[name]
+        # This file run as a script, with the side's tree first on the import path: the product and the
+        # bench helpers a worker imports are that tree's.
+        env = {**os.environ, "PYTHONPATH": str(tree)}
         cmd = [sys.executable, __file__, "--worker", "--tree", str(tree), "--stemmer", stemmer,
                "--cache", str(side_cache), "--answerable", str(args.answerable),
                "--unanswerable", str(args.unanswerable), "--index-from", args.index_from]  # fmt: skip
-        out = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=tree)
+        out = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=tree, env=env)
         if out.returncode:
             raise SystemExit(f"side {name} failed:\n{out.stderr[-3000:]}")
         report[name] = json.loads(out.stdout.splitlines()[-1])

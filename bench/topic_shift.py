@@ -1,6 +1,6 @@
 """Conversations that change topic (issue 23): does a turn use the history only when it needs it?
 
-    nice .venv/bin/python bench/topic_shift.py [--questions 300] [--quac-conversations 100] [--quac-skip 0]
+    nice .venv/bin/python -m bench.topic_shift [--questions 300] [--quac-conversations 100] [--quac-skip 0]
         [--old-ref 208a2f9] [--cast-llm 0] [--parts shift quac cast]
 
 - **shift**: self-contained SQuAD-Shifts (new Wikipedia) questions asked alone, and after a 2–3 turn QuAC
@@ -30,11 +30,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.answers import old_tree  # noqa: E402
-from bench.devkit import (  # noqa: E402
+from bench.devkit import (
     DEVKIT,
     NO_ANSWER,
     contains_answer,
@@ -45,8 +41,10 @@ from bench.devkit import (  # noqa: E402
     write_quac,
     write_squad,
 )
-from bench.quality import _index, _services  # noqa: E402
-from kimas_desktop.types import Message  # noqa: E402
+from bench.workspace import configure, index_folders, old_tree
+from kimas_desktop.types import Message
+
+ROOT = Path(__file__).resolve().parents[1]
 
 DOMAIN = "squadshifts_new_wiki"
 K = 5
@@ -85,7 +83,7 @@ def prepare(cache: Path, precision: str = "") -> tuple[Path, dict[str, str]]:
     data = cache / "data"
     folders = {"wiki": docs / "wiki", "quac": docs / "quac"}
     pinned = {"embedding": {"precision": precision}} if precision else {}
-    _index(_services(data, folders, **pinned), folders)
+    index_folders(configure(data, folders, **pinned), folders)
     return data, where
 
 
