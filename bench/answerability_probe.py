@@ -31,7 +31,8 @@ from bench.devkit import contains_answer
 from bench.grounding import Grounding1, fit_logistic
 from bench.workspace import prepare_squad
 from kimas_desktop.config import GroundingConfig
-from kimas_desktop.text.terms import coverage, stems
+from kimas_desktop.text.terms import coverage
+from kimas_desktop.text.words import stems
 
 ROOT = Path(__file__).resolve().parents[1]
 
