@@ -14,7 +14,7 @@ from app.config_store import ConfigStore
 from app.desktop import DesktopApp
 from app.paths import Paths
 from app.runtime import Runtime, real_builders
-from bench.memory import tree_rss
+from bench.machine import tree_rss
 from kimas_desktop.config import ChatModelConfig, Config, parse_config
 from local_models.fake import HashEmbedder, MemorySearcher, ScriptedChatModel, WordOverlapReranker
 
