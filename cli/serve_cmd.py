@@ -76,14 +76,26 @@ class Sources(Protocol):
 
 
 def add_source_route(app: Any, sources: Sources, route: str) -> None:
-    """``GET {route}/{token}/{name}``: a file an answer has cited, if it is still in a collection."""
+    """``GET {route}/{token}/{name}``: a file an answer has cited, if it is still in a collection.
+
+    Sent as data, never as code on the app's origin (``ui.security_headers``): sandboxed, never sniffed,
+    and HTML, SVG and other markup or scripts as plain text."""
     from starlette.responses import FileResponse, PlainTextResponse, Response
+
+    from ui.security_headers import FILE_POLICY, served_type
 
     def source(token: str, name: str) -> Response:
         path = sources.file(token)
         if path is None:
             return PlainTextResponse("This file is not a source KIMAs has cited, or it is gone.", 404)
-        return FileResponse(path, filename=path.name, content_disposition_type="inline")
+        sent = served_type(path.name)
+        return FileResponse(
+            path,
+            media_type=sent.media_type,
+            filename=path.name,
+            content_disposition_type=sent.disposition,
+            headers={"Content-Security-Policy": FILE_POLICY, "X-Content-Type-Options": "nosniff"},
+        )
 
     app.add_api_route(route + "/{token}/{name:path}", source, methods=["GET"])
 

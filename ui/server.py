@@ -4,6 +4,8 @@ Gradio's ``launch()`` builds its own web app and gives no place for a layer in f
 mounted (``gr.mount_gradio_app``, Gradio's documented way) on an outer FastAPI app that we serve with
 uvicorn on 127.0.0.1. The outer app holds, outermost first:
 
+0. ``SecurityHeaders``: on every response, no framing by other pages, no sniffing, a content policy
+   (files from the user's folders sandboxed; see ``ui/security_headers.py``);
 1. ``SameOriginGuard``: the ``Host`` must be this app's address, changes must come from its own page;
 2. ``RequestSizeLimit``: an upload request larger than the limit is refused before it is stored;
 3. an empty ``CORSMiddleware``: no other origin is granted anything. Gradio adds its own CORS layer,
@@ -29,6 +31,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 
 from ui.request_limit import RequestSizeLimit
+from ui.security_headers import SecurityHeaders
 from ui.web_guard import SameOriginGuard, own_hosts
 
 __all__ = ["Running", "ServeLimits", "serve"]
@@ -71,6 +74,7 @@ def build_outer_app(
         docs_url=None,
         redoc_url=None,
         middleware=[
+            Middleware(SecurityHeaders),
             Middleware(SameOriginGuard, hosts=own_hosts(port, limits.allowed_hosts)),
             Middleware(RequestSizeLimit, max_bytes=int(limits.max_upload_request_mb * _MB)),
             Middleware(CORSMiddleware, allow_origins=[]),
