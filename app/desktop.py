@@ -23,7 +23,7 @@ from app.config_store import ConfigStore
 from app.desktop_settings import SettingsActions
 from app.documents import DISMISSED_FILE, Dismissals, Document, Documents
 from app.evaluation import Evaluation
-from app.indexing import FolderFeed
+from app.indexing import FolderFeed, describe_damage
 from app.knowledge import Knowledge
 from app.model_downloads import ModelDownloads
 from app.online_sources import OnlineSourcesAdmin
@@ -35,7 +35,7 @@ from app.settings_form import describe_models
 from app.sources import SourceRegistry
 from kimas_desktop.config import Config
 from kimas_desktop.control import CancelToken
-from kimas_desktop.errors import CollectionNotFoundError, ConfigError, KimasError
+from kimas_desktop.errors import CollectionNotFoundError, ConfigError, IndexDamagedError, KimasError
 from kimas_desktop.retrieval.strategies import strategy_names
 
 __all__ = ["DesktopApp", "EvalJob", "ModelState", "Outcome"]
@@ -74,7 +74,11 @@ class DesktopApp(SettingsActions):
         self._feed: FolderFeed | None = None
         dismissals = Dismissals(self.data_dir / DISMISSED_FILE)
         self.knowledge = Knowledge(
-            config, lambda: runtime.store(config.current), self.data_dir, hides=dismissals.hides
+            config,
+            lambda: runtime.store(config.current),
+            self.data_dir,
+            hides=dismissals.hides,
+            on_damaged=lambda name: self.indexing.repair(name),
         )
         self.documents = Documents(
             lambda: runtime.store(config.current),
@@ -140,6 +144,10 @@ class DesktopApp(SettingsActions):
             self._version += 1
 
     def explain(self, err: BaseException, doing: str) -> str:
+        if isinstance(err, IndexDamagedError) and err.collection:  # rebuilt now, not left to the user
+            log.warning("%s: %s", doing, err)
+            self.indexing.repair(err.collection)
+            return describe_damage(err)
         if isinstance(err, KimasError):  # expected: the sentence is enough on screen, details in the log
             log.info("%s: %s", doing, err, exc_info=err)
             return str(err)

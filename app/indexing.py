@@ -6,6 +6,7 @@ FolderFeed       tells which collection changed on disk (``indexer.FolderWatcher
 IndexingState    what indexing is doing now (polled by the UI)
 Activity         one line of the indexing log
 describe_report  the one sentence a sync's report becomes (UI and CLI)
+describe_damage  the one sentence a damaged index becomes in the app, which rebuilds it (``IndexScheduler``)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from kimas_desktop.control import IndexControl
+from kimas_desktop.errors import IndexDamagedError
 from kimas_desktop.types import IndexProgress, IndexReport
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "IndexService",
     "IndexingState",
     "ProgressCallback",
+    "describe_damage",
     "describe_report",
 ]
 
@@ -112,3 +115,12 @@ def describe_report(report: IndexReport) -> str:
     if report.failed:
         parts.append(f"{report.failed} failed")
     return (", ".join(parts) or "no files found") + f" in {report.seconds:.1f} s"
+
+
+def describe_damage(err: IndexDamagedError) -> str:
+    """What the chat says when a collection's index turned out damaged, once its rebuild is asked for."""
+    what = f" ({err.what})" if err.what else ""
+    return (
+        f"The index of collection '{err.collection}' was damaged{what}; it is being rebuilt from its files "
+        "— ask again in a moment."
+    )

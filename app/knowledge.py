@@ -4,7 +4,9 @@ A collection is a name in the config (its folders and routing settings) and, onc
 store. Every change of the config goes through ``ConfigStore.update``. The rules: a collection name is
 checked; a folder must be a full path to an existing folder that does not hold KIMAs' own data directory;
 uploads live in ``<data dir>/uploads/<collection>/`` and go when the collection goes. A store that cannot
-be read is reported as such (``IndexingError``), never taken for "no collections yet".
+be read is reported as such (``IndexingError``), never taken for "no collections yet". A collection whose
+index is damaged (a table missing or unreadable) says so in its status, and is handed to ``on_damaged``
+(the app rebuilds it).
 """
 
 from __future__ import annotations
@@ -42,6 +44,16 @@ class CollectionStatus:
     settings: CollectionConfig
     indexed: bool  # the store knows it
     needs_reembedding: bool = False  # built with another embedding model than the configured one
+    damaged: str = ""  # why its index cannot be read (a sentence); it is rebuilt from its files
+
+
+def _damage(info: CollectionInfo) -> tuple[str, tuple[FileProblem, ...]]:
+    """Why ``info``'s index cannot be read ('' when it can), and its other problems: the store names the
+    damage first among the problems, under the collection's own name (``LanceStore.collection``)."""
+    first = info.problems[0] if info.problems else None
+    if first is not None and first.path == info.name and first.kind == "failed":
+        return first.reason, info.problems[1:]
+    return "", info.problems
 
 
 def _with(config: Config, name: str, settings: CollectionConfig | None) -> Config:
@@ -60,13 +72,16 @@ class Knowledge:
         data_dir: Path,
         *,
         hides: Callable[[str, FileProblem], bool] = lambda collection, problem: False,
+        on_damaged: Callable[[str], object] = lambda collection: None,
     ) -> None:
-        """``hides(collection, problem)``: the user dismissed it (not listed as a problem any more)."""
+        """``hides(collection, problem)``: the user dismissed it (not listed as a problem any more).
+        ``on_damaged(collection)``: its index was found damaged while listing (the app rebuilds it)."""
         self._config = config
         self._store = store
         self.data_dir = data_dir
         self.uploads_root = data_dir / "uploads"
         self._hides = hides
+        self._on_damaged = on_damaged
 
     # -- reading ------------------------------------------------------------------------------------
 
@@ -106,26 +121,29 @@ class Knowledge:
 
     def collections(self) -> list[CollectionStatus]:
         infos = self.infos()
-        config = self._config.current
-        out = []
-        for name, folders in self.folders_by_collection(infos).items():
-            info = infos.get(name)
-            out.append(
-                CollectionStatus(
-                    name=name,
-                    folders=tuple(str(f) for f in folders),
-                    uploads_folder=str(self.uploads_root / name),
-                    files=info.files if info else 0,
-                    chunks=info.chunks if info else 0,
-                    embedding_model=info.embedding_model if info else "",
-                    updated_at=info.updated_at if info else None,
-                    problems=tuple(p for p in info.problems if not self._hides(name, p)) if info else (),
-                    settings=config.collection(name),
-                    indexed=info is not None,
-                    needs_reembedding=info.needs_reembedding if info else False,
-                )
-            )
-        return out
+        return [
+            self._status(name, folders, infos.get(name))
+            for name, folders in self.folders_by_collection(infos).items()
+        ]
+
+    def _status(self, name: str, folders: list[Path], info: CollectionInfo | None) -> CollectionStatus:
+        damaged, problems = _damage(info) if info else ("", ())
+        if damaged:
+            self._on_damaged(name)
+        return CollectionStatus(
+            name=name,
+            folders=tuple(str(f) for f in folders),
+            uploads_folder=str(self.uploads_root / name),
+            files=info.files if info else 0,
+            chunks=info.chunks if info else 0,
+            embedding_model=info.embedding_model if info else "",
+            updated_at=info.updated_at if info else None,
+            problems=tuple(p for p in problems if not self._hides(name, p)),
+            settings=self._config.current.collection(name),
+            indexed=info is not None,
+            needs_reembedding=info.needs_reembedding if info else False,
+            damaged=damaged,
+        )
 
     def settings(self, name: str) -> CollectionConfig:
         return self._config.current.collection(name)

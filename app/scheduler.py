@@ -1,7 +1,8 @@
 """``IndexScheduler``: the one place that decides which collection is indexed when.
 
 Everything that wants a collection indexed asks here: an upload, a new folder, "re-index", the start-up
-catch-up (``submit``: as soon as possible), and the folder watcher (``touch``: once its edits have been
+catch-up (``submit``: as soon as possible), an index found damaged by a search or the Knowledge tab
+(``repair``: unless a sync of it is waiting or under way already), and the folder watcher (``touch``: once its edits have been
 quiet for ``debounce_s``, or have waited ``max_delay_s`` under a constant stream of them).
 
 ``workers`` threads (two by default) run syncs of different collections side by side, never two of one
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 
 WATCHER = "watcher"
 REEMBEDDED = "built with another embedding model"
+REPAIR = "repair of a damaged index"
 QUIET_TRIGGERS = (WATCHER, "start-up check")  # a sync that changed nothing is not worth a log line
 
 
@@ -96,6 +98,21 @@ class IndexScheduler:
             self._pending[collection] = _Due(now, old.first if old else now, trigger, again)
             self._wake()
         self._on_change()
+
+    def repair(self, collection: str) -> bool:
+        """``collection``'s index is damaged (``IndexDamagedError``): rebuild it from its files, as soon as
+        possible. Nothing new when a sync of it waits or runs already (each sync repairs first, and the
+        damage is seen again if one began before it). True when this asked for the rebuild."""
+        with self._cond:
+            if collection in self._pending or collection in self._running or collection in self._removing:
+                return False
+            now = time.monotonic()
+            self._pending[collection] = _Due(now, now, REPAIR)
+            self._wake()
+        self.note(
+            collection, "Its index is damaged (a table is missing or unreadable); rebuilding it.", "problem"
+        )
+        return True
 
     def touch(self, collection: str) -> None:
         """A file of ``collection`` changed on disk (the folder watcher's only call)."""
@@ -340,6 +357,7 @@ class IndexScheduler:
         prefix = {
             WATCHER: "Files changed on disk: ",
             REEMBEDDED: "Re-embedded with the embedding model in use: ",
+            REPAIR: "Damaged index rebuilt: ",
         }
         kind: Literal["info", "problem"] = "problem" if failed else "info"
         self.note(report.collection, prefix.get(trigger, "") + describe_report(report), kind)

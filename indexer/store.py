@@ -25,6 +25,11 @@ Given the configured ``embedder``, a collection recorded with another embedder "
 ``CollectionInfo`` says so, its synopsis has no centroids, and a dense or hybrid search on it raises
 ``EmbedderMismatchError`` (a full-text search still works).
 
+A table deleted or damaged on disk, while the store runs or before, is found when a read of it fails (or
+when ``damage`` checks it, as listing the collections does): the collection's tables are opened afresh and
+read through (``indexer.table_faults``), and ``IndexDamagedError`` says which is missing or unreadable. The
+next sync rebuilds them from the files (``repair_tables``, which checks the same way).
+
 The records themselves are read and written by ``indexer.records``. Search scores: see ``indexer.search``.
 """
 
@@ -33,10 +38,10 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import lancedb
 import numpy as np
@@ -67,7 +72,8 @@ from indexer.records import (
 )
 from indexer.schema import FILES_SCHEMA, StoredChunk, chunks_schema, sql_str, table_prefix
 from indexer.synopsis import SynopsisState
-from kimas_desktop.errors import EmbedderMismatchError, IndexingError
+from indexer.table_faults import MISSING, damaged, lance_words, table_fault
+from kimas_desktop.errors import EmbedderMismatchError, IndexDamagedError, IndexingError, KimasError
 from kimas_desktop.protocols import Embedder, SearchMode, Vector
 from kimas_desktop.retrieval.entity_lookup import LinkedEntity, Relation
 from kimas_desktop.text.entities import Entity
@@ -76,6 +82,8 @@ from kimas_desktop.types import Chunk, CollectionInfo, DocumentCard, FileProblem
 __all__ = ["LanceStore", "StoredChunk", "sql_str", "table_prefix"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class LanceStore:
@@ -106,6 +114,7 @@ class LanceStore:
         self._synopses: dict[str, tuple[Row, Synopsis | None]] = {}  # by the record they came from
         self._db: Any = None
         self._tables: dict[str, Any] = {}
+        self._suspect: set[str] = set()  # collections a read found damaged: ``damage`` reads them through
         self._lock = threading.RLock()
         self._records = CollectionRecords(self._open, timedelta(seconds=read_consistency_s), self._lock)
         self._embedder = embedder
@@ -148,9 +157,10 @@ class LanceStore:
             self._tables.pop(name, None)
             self._conn().drop_table(name, ignore_missing=True)
 
-    def _layout(self, collection: str) -> tuple[str, int]:
-        """(table prefix, vector dim) of the tables the collection's record names."""
-        row = self._records.recent(collection)
+    def _layout(self, collection: str, *, fresh: bool = False) -> tuple[str, int]:
+        """(table prefix, vector dim) of the tables the collection's record names (``fresh``: the record
+        as it is now, not as of one consistency interval ago)."""
+        row = self._records.require(collection) if fresh else self._records.recent(collection)
         return str(row["table"]), int(row["dim"])
 
     # -- embedder identity and writer leases -----------------------------------------------------------
@@ -374,41 +384,78 @@ class LanceStore:
     # -- tables -----------------------------------------------------------------------------------------
 
     def tables(self, collection: str) -> CollectionTables:
-        """The collection's current chunk and manifest tables; ``IndexingError`` when one of them is gone
-        (``repair_tables`` before a sync recreates it)."""
-        prefix, dim = self._layout(collection)
-        gone = [s.strip("_") for s in ("_chunks", "_files") if self._open(prefix + s) is None]
+        """The collection's current chunk and manifest tables; ``IndexDamagedError`` when one of them is
+        gone (``repair_tables`` before a sync recreates it). Cheap: opened tables are kept, so a table
+        deleted since is noticed when reading it fails (``_read``)."""
+        return self._tables_of(collection)
+
+    def _tables_of(self, collection: str, *, fresh: bool = False) -> CollectionTables:
+        prefix, dim = self._layout(collection, fresh=fresh)
+        gone = {s.strip("_"): MISSING for s in ("_chunks", "_files") if self._open(prefix + s) is None}
         if gone:
-            raise IndexingError(
-                f"the index of collection '{collection}' is damaged: its {' and '.join(gone)} table is "
-                "missing. Index it again (kimas index, or Re-index) to rebuild it from its files."
-            )
+            raise damaged(collection, gone)
         return self._tables_at(collection, prefix, dim)
 
-    def damage(self, collection: str) -> str | None:
-        """Why the collection's tables cannot be read (a sentence), or None when they can."""
+    def _faults(self, collection: str) -> dict[str, str]:
+        """What is wrong with the collection's tables (by role), read afresh: the kept handles are
+        dropped first, since a handle outlives its table's directory."""
+        with self._lock:
+            prefix, _ = self._layout(collection, fresh=True)
+            faults = {}
+            for role, column in (("chunks", "chunk_id"), ("files", "path")):
+                self._tables.pop(f"{prefix}_{role}", None)
+                fault = table_fault(self._open(f"{prefix}_{role}"), column)
+                if fault is not None:
+                    faults[role] = fault
+            return faults
+
+    def _read(self, collection: str, read: Callable[[CollectionTables], T]) -> T:
+        """``read`` of the collection's tables. When it fails, the tables are opened and checked afresh:
+        ``IndexDamagedError`` when one is missing or unreadable; else ``read`` is tried once more on the
+        fresh tables (a re-embedding switched tables, or another process rebuilt them)."""
         try:
-            self.tables(collection).count_chunks()
-        except IndexingError as err:
+            return read(self.tables(collection))
+        except KimasError:
+            raise
+        except Exception as err:
+            faults = self._faults(collection)
+            if faults:
+                log.warning("collection '%s': %s", collection, faults)
+                self._suspect.add(collection)
+                raise damaged(collection, faults) from err
+        return read(self._tables_of(collection, fresh=True))
+
+    def damage(self, collection: str) -> str | None:
+        """Why the collection's tables cannot be read (a sentence), or None when they can. Cheap (a row
+        count) unless a read found them damaged: then read through until they are whole again."""
+        if collection in self._suspect:
+            faults = self._faults(collection)
+            if faults:
+                return str(damaged(collection, faults))
+            self._suspect.discard(collection)
+        try:
+            self._read(collection, CollectionTables.count_chunks)
+        except IndexDamagedError as err:
             return str(err)
-        except Exception as err:  # a table that is there but unreadable
-            return f"the index of collection '{collection}' cannot be read ({err}); index it again"
+        except Exception as err:  # read afresh and found whole, yet unreadable
+            return (
+                f"the index of collection '{collection}' cannot be read ({lance_words(err)}); index it again"
+            )
         return None
 
     def repair_tables(self, collection: str) -> bool:
-        """Recreate a collection's missing tables (call under its writer lease). Without its chunks table,
-        its manifest describes chunks that are gone: it is emptied too, so every file is read again.
-        True when something was repaired."""
+        """Recreate a collection's missing or unreadable tables (call under its writer lease). Without its
+        chunks table, its manifest describes chunks that are gone: it is emptied too, so every file is read
+        again. True when something was repaired."""
         with self._lock:
-            prefix, dim = self._layout(collection)
-            chunks_gone = self._open(f"{prefix}_chunks") is None
-            files_gone = self._open(f"{prefix}_files") is None
-            if not (chunks_gone or files_gone):
+            prefix, dim = self._layout(collection, fresh=True)
+            faults = self._faults(collection)
+            self._suspect.discard(collection)
+            if not faults:
                 return False
-            log.warning("collection '%s' lost its tables (chunks: %s, files: %s): rebuilding", collection,
-                        chunks_gone, files_gone)  # fmt: skip
-            if chunks_gone:
-                self._drop(f"{prefix}_files")
+            log.warning("collection '%s' lost its tables (%s): rebuilding", collection, faults)
+            for role in ("chunks", "files") if "chunks" in faults else ("files",):
+                self._drop(f"{prefix}_{role}")
             self._create_tables(prefix, dim)
             return True
 
@@ -422,14 +469,14 @@ class LanceStore:
         )
 
     def manifest(self, collection: str) -> dict[str, FileRecord]:
-        return self.tables(collection).manifest()
+        return self._read(collection, CollectionTables.manifest)
 
     def chunks(self, collection: str) -> list[Chunk]:
         """Every chunk of the collection (no vectors), by source and position."""
-        return self.tables(collection).chunks()
+        return self._read(collection, CollectionTables.chunks)
 
     def count_chunks(self, collection: str) -> int:
-        return self.tables(collection).count_chunks()
+        return self._read(collection, CollectionTables.count_chunks)
 
     def cards(self, collection: str) -> list[DocumentCard]:
         """The card of each indexed document that has one (files indexed before cards have none)."""
@@ -438,7 +485,7 @@ class LanceStore:
         return [c for c in found if c is not None]
 
     def section(self, collection: str, source: str, heading: str, *, limit: int) -> list[Chunk]:
-        return self.tables(collection).section(source, heading, limit=limit)
+        return self._read(collection, lambda t: t.section(source, heading, limit=limit))
 
     # -- entity index (``indexer.entity_tables``; read side: ``EntityLookup``) ----------------------------
 
@@ -489,7 +536,6 @@ class LanceStore:
         only chunks of those files. ``EmbedderMismatchError`` for a dense or hybrid search of a collection
         that needs re-embedding."""
         row = self._records.recent(collection)
-        tables = self.tables(collection)
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         if mode != "fts":
             dim = int(row["dim"])
@@ -501,11 +547,8 @@ class LanceStore:
                     f"not the configured embedding model {configured}: it needs re-embedding "
                     f"(kimas reindex {collection})"
                 )
-        try:
-            return tables.search(text=text, vector=query, k=k, mode=mode, sources=sources)
-        except Exception:
-            # A re-embedding finished while this search read the old tables, and dropped them: search
-            # the new ones (found by the bench/busy.py run, a question asked during re-embeddings).
-            if f"{self._records.require(collection)['table']}_chunks" == tables.chunks_table:
-                raise
-            return self.tables(collection).search(text=text, vector=query, k=k, mode=mode, sources=sources)
+        # A re-embedding that finished while this search read the old tables, and dropped them, is
+        # searched again in the new ones by ``_read`` (found by the bench/busy.py run).
+        return self._read(
+            collection, lambda t: t.search(text=text, vector=query, k=k, mode=mode, sources=sources)
+        )

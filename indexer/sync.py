@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import re
 import threading
 import time
 from collections import defaultdict
@@ -50,6 +49,7 @@ from indexer.pipeline import BatchWriter, Done, Failure, Job, ProgressMeter, Rea
 from indexer.store import LanceStore
 from indexer.synopsis import SynopsisState
 from indexer.synopsis_upkeep import SynopsisUpkeep
+from indexer.table_faults import lance_words as write_error
 from kimas_desktop.config import IndexerConfig
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled, IndexingError
@@ -428,13 +428,6 @@ class Indexer:
             seconds=time.monotonic() - start,
             problems=tuple([*run.problems, *_problems(records)]),
         )
-
-
-def write_error(err: BaseException) -> str:
-    """The cause of a failed write in words: LanceDB's message without the Rust source location."""
-    text = str(err).strip() or type(err).__name__
-    match = re.search(r"LanceError\(\w+\): (.*?)(?:, /\S+\.rs:\d+:\d+)?$", text, re.S)
-    return (match.group(1) if match else text).strip()
 
 
 def _roots(folders: Sequence[Path]) -> list[Path]:

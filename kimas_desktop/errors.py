@@ -8,7 +8,8 @@
     ├── Cancelled                   the user stopped the work (a ``CancelToken`` was cancelled)
     ├── IndexingError               indexing or storage failed
     │   ├── EmbedderMismatchError   collection built with another embedding model (needs re-embedding)
-    │   └── CollectionBusyError     another writer holds the collection's writer lease
+    │   ├── CollectionBusyError     another writer holds the collection's writer lease
+    │   └── IndexDamagedError       a collection's table is missing or unreadable (a sync rebuilds it)
     ├── CollectionNotFoundError     no collection of that name
     ├── StructuredOutputError       an LLM answer did not match its JSON schema
     └── SourceError                 an online source failed (unreachable, time limit, bad response)
@@ -25,6 +26,7 @@ __all__ = [
     "CollectionNotFoundError",
     "ConfigError",
     "EmbedderMismatchError",
+    "IndexDamagedError",
     "IndexingError",
     "KimasError",
     "ModelCrashedError",
@@ -70,6 +72,20 @@ class EmbedderMismatchError(IndexingError):
 
 class CollectionBusyError(IndexingError):
     """Another process writes the collection (it holds the writer lease); the message names it."""
+
+
+class IndexDamagedError(IndexingError):
+    """A collection's chunks or manifest table is missing or cannot be read (deleted or damaged on disk).
+    The next sync of the collection rebuilds it from its files; ``collection`` names it, ``what`` says
+    what is wrong ("its chunks table is missing")."""
+
+    def __init__(self, message: str, collection: str = "", what: str = "") -> None:
+        super().__init__(message)
+        self.collection = collection
+        self.what = what
+
+    def __reduce__(self) -> tuple[type[IndexDamagedError], tuple[str, str, str]]:
+        return type(self), (str(self), self.collection, self.what)
 
 
 class CollectionNotFoundError(KimasError):

@@ -293,6 +293,10 @@ def collections_markdown(items: list[CollectionStatus]) -> str:
         )
         model = f" · embedding model {code(c.embedding_model)}" if c.embedding_model else ""
         lines = [f"### {esc(c.name)}", f"{state}{model} · last update {_when(c.updated_at)}", ""]
+        if c.damaged:
+            lines.append(
+                f"- ⚠ **Index damaged, being rebuilt from its files** (Re-index does the same): {esc(c.damaged)}"
+            )
         if c.needs_reembedding:
             lines.append(
                 "- ⚠ **Needs re-embedding**: built with another embedding model than the one in Settings. "

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kimas_desktop.config import Config
-from kimas_desktop.errors import KimasError
+from kimas_desktop.errors import IndexDamagedError, KimasError
 from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
@@ -100,6 +100,8 @@ class RetrievalAgent:
                 [replace(h, origin=f"{self.collection}:{i}") for h in self.search(q, sources=sources)]
                 for i, q in enumerate(queries)
             ]
+        except IndexDamagedError:
+            raise  # the answer would leave the collection out unseen; the app says it is being rebuilt
         except KimasError as err:
             log.warning("search in %s failed: %s", self.collection, err)
             return AgentResult(self.collection, self.strategy_name, queries, (), elapsed_ms(start), str(err))
