@@ -68,7 +68,7 @@ from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, OnlineSo
 from kimas_desktop.retrieval.agents import AgentResult, RetrievalAgent
 from kimas_desktop.retrieval.documents import DocumentFocus, without_pointer
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
-from kimas_desktop.retrieval.online import OnlineRound, OnlineSources
+from kimas_desktop.retrieval.online import OnlineQueryWriter, OnlineRound, OnlineSources
 from kimas_desktop.retrieval.second_look import SecondLook
 from kimas_desktop.routing.online import SourceMatcher
 from kimas_desktop.routing.router import CentroidRouter
@@ -777,8 +777,11 @@ class Pipeline:
         first = self._retrieve(question, run.history, run.trace, run.stages, names)
         run.focus = first.focus
         yield Status("retrieve", f"Searched {', '.join(first.active) or 'no collection'}.")
+        sent = OnlineQueryWriter().write(
+            question, run.history, first.decision.turns if first.decision else ()
+        )
         online = self._online.start(
-            first.query, asked=options.sources, cancel=cancel, matches=self._source_matches(first.query)
+            sent.text, asked=options.sources, cancel=cancel, matches=self._source_matches(first.query)
         )
         decided = yield from self._local_then_online(run, first, online)
         if decided is None:

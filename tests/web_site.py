@@ -1,7 +1,8 @@
 """A real HTTP server on 127.0.0.1 for the online sources' tests (``tests/web``, the pipeline's, the
 browser's): a SearXNG-style JSON search, a domain
 API with its own response shape, and pages, some of them hostile (scripts, 10 MB of text, endless
-redirects, a redirect to a private address, slow answers, 500s)."""
+redirects, a redirect to a private address, slow answers, 500s, charsets that are none, a JSON bomb,
+a cookie)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ class Site:
         self.port = 0
         self.hits: Counter[str] = Counter()
         self.requests: list[dict[str, Any]] = []
+        self.extra: list[dict[str, str]] = []  # more results for /search (title, url, content)
 
     @property
     def base(self) -> str:
@@ -87,6 +89,7 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
                         "content": "A page that answers late.",
                     },
                     {"title": "Elsewhere", "url": "https://other.example.net/x", "content": "Off site."},
+                    *site.extra,
                 ]
                 self._send(
                     200,
@@ -126,6 +129,14 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
                 self._send(302, b"", Location="http://169.254.169.254/latest/meta-data/")
             elif p == "/redirect":
                 self._send(302, b"", Location=query["to"])
+            elif p == "/charset":  # a page naming a charset that is none (idna, rot13) or unknown
+                kind = f"{query.get('type', 'text/html')}; charset={query['cs']}"
+                self._send(200, ARTICLE.format(extra="").encode(), kind)
+            elif p == "/deep-json":  # a JSON bomb: lists in lists, deeper than Python's stack
+                n = int(query.get("n", "100000"))
+                self._send(200, b'{"results": ' + b"[" * n + b"]" * n + b"}", "application/json")
+            elif p == "/cookie-redirect":
+                self._send(302, b"", Location=query["to"], Set_Cookie="session=s3cret; Path=/")
             elif p == "/to-article":
                 self._send(301, b"", Location="/article")
             elif p == "/broken":

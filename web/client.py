@@ -1,16 +1,19 @@
 """``SafeClient``: every HTTP request an online source makes.
 
-Redirects are followed by hand so each hop's address is checked (``web.address``); a body is read up
-to a size limit and the whole request, redirects included, ends by its deadline. Errors are
-``SourceError`` with a sentence that names the host.
+Redirects are followed by hand so each hop's address is checked (``web.address``); the request's own
+headers (a token, a key, a cookie the user configured) go only to the origin they were given for, and no
+cookie a server sets is kept. A body is read up to a size limit and the whole request, redirects
+included, ends by its deadline. Errors are ``SourceError`` with a sentence that names the host.
 """
 
 from __future__ import annotations
 
+import codecs
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
 from urllib.parse import urljoin
 
@@ -18,12 +21,26 @@ import httpx
 
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import SourceError
-from web.address import check_url, host_of
+from web.address import Origin, check_url, host_of, origin_of
 
-__all__ = ["Fetched", "SafeClient"]
+__all__ = ["Fetched", "SafeClient", "decode"]
 
 USER_AGENT = "KIMAs-Desktop/0.1 (a private knowledge assistant; one request per question)"
 MAX_REDIRECTS = 5
+# Codecs Python knows that are not a web page's character set (a browser ignores them too): decoding a
+# page with them fails or turns it into something else.
+NOT_A_CHARSET = frozenset({"idna", "punycode", "unicode-escape", "raw-unicode-escape", "utf-7"})
+
+
+def decode(body: bytes, charset: str) -> str:
+    """``body`` as text in the declared ``charset``, or UTF-8 when it names none, an unknown one, or no
+    character set at all (idna, rot13); bytes that do not decode become U+FFFD."""
+    try:
+        if codecs.lookup(charset).name not in NOT_A_CHARSET:
+            return body.decode(charset, errors="replace")
+    except (LookupError, ValueError):  # unknown, not a text encoding, or (UnicodeError) a codec that fails
+        pass
+    return body.decode("utf-8", errors="replace")
 
 
 @dataclass(frozen=True)
@@ -35,19 +52,26 @@ class Fetched:
     truncated: bool  # the body was cut at the size limit
     encoding: str = ""  # the charset the server declared
 
+    def text(self) -> str:
+        return decode(self.body, self.encoding)
+
 
 class SafeClient:
-    """One connection pool for one source. ``allowed_hosts``: private hosts it may reach (its own)."""
+    """One connection pool for one source. ``allowed``: private origins it may reach (its own)."""
 
-    def __init__(self, *, allowed_hosts: frozenset[str] = frozenset()) -> None:
-        self.allowed_hosts = allowed_hosts
+    def __init__(self, *, allowed: frozenset[Origin] = frozenset()) -> None:
+        self.allowed = allowed
         self._http: httpx.Client | None = None
         self._lock = threading.Lock()  # a source reads several pages at once
 
     def _client(self) -> httpx.Client:
         with self._lock:
             if self._http is None:
-                self._http = httpx.Client(follow_redirects=False, headers={"User-Agent": USER_AGENT})
+                self._http = httpx.Client(
+                    follow_redirects=False,
+                    headers={"User-Agent": USER_AGENT},
+                    cookies=CookieJar(DefaultCookiePolicy(allowed_domains=[])),  # keeps none
+                )
             return self._http
 
     def request(
@@ -64,7 +88,7 @@ class SafeClient:
     ) -> Fetched:
         deadline = time.monotonic() + timeout_s
         for _hop in range(MAX_REDIRECTS + 1):
-            check_url(url, allowed_hosts=self.allowed_hosts)
+            check_url(url, allowed=self.allowed)
             left = deadline - time.monotonic()
             if left <= 0:
                 raise SourceError(f"{host_of(url)} did not answer within {timeout_s:g} s")
@@ -74,8 +98,8 @@ class SafeClient:
                 ) as r:
                     if r.is_redirect and "location" in r.headers:
                         before, url = url, urljoin(str(r.url), r.headers["location"])
-                        if host_of(url) != host_of(before):
-                            headers = None  # a token for one host is never sent to another
+                        if origin_of(url) != origin_of(before):
+                            headers = None  # a token for one origin is never sent to another
                         if r.status_code == 303 or (r.status_code in (301, 302) and method != "GET"):
                             method, json = "GET", None
                         params = None  # the new location carries its own query
@@ -87,7 +111,7 @@ class SafeClient:
                     return Fetched(str(r.url), r.status_code, kind, body, truncated, r.charset_encoding or "")
             except httpx.TimeoutException:
                 raise SourceError(f"{host_of(url)} did not answer within {timeout_s:g} s") from None
-            except httpx.HTTPError as err:
+            except (httpx.HTTPError, httpx.InvalidURL) as err:
                 raise SourceError(f"{host_of(url)} could not be reached: {type(err).__name__}") from None
         raise SourceError(f"{host_of(url)}: more than {MAX_REDIRECTS} redirects")
 

@@ -77,9 +77,11 @@ def _json(
     if got.truncated:
         raise SourceError(f"{host_of(url)}'s answer is over {API_MAX_BYTES // 2**20} MB or too slow")
     try:
-        return json.loads(got.body.decode(got.encoding or "utf-8", errors="replace"))
+        return json.loads(got.text())
     except ValueError:
         raise SourceError(f"{host_of(url)} did not answer with JSON") from None
+    except RecursionError:  # a JSON bomb: lists in lists, deeper than Python's stack
+        raise SourceError(f"{host_of(url)}'s answer is nested too deeply to read") from None
 
 
 class SearxngEngine:

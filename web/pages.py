@@ -1,7 +1,9 @@
 """``PageReader``: a result page's main text, as the source's documents.
 
 HTML goes through trafilatura's main-text extraction (no scripts, no markup, no links: text only);
-plain text is kept as it is; anything else (PDF, images, binaries) is skipped. Pages are cached on disk
+plain text is kept as it is (in its declared charset, or UTF-8 when that is not one); anything else (PDF,
+images, binaries) is skipped. A page that cannot be decoded or parsed is a ``SourceError``: the result
+keeps its snippet. Pages are cached on disk
 for ``ttl_s`` so a repeated question does not fetch them again.
 """
 
@@ -84,23 +86,27 @@ def extract(fetched: Fetched) -> Page:
     """The main text of a fetched page (``SourceError`` for a kind of file we do not read)."""
     now = time.time()
     if fetched.content_type in TEXT_TYPES:
-        text = fetched.body.decode(fetched.encoding or "utf-8", errors="replace").strip()
+        text = fetched.text().strip()
         if not text:
             raise SourceError(f"no text at {fetched.url[:120]}")
         return Page(fetched.url, "", text, "", now)
     if fetched.content_type not in HTML_TYPES and fetched.content_type:
         raise SourceError(f"{fetched.url[:120]} is {fetched.content_type}, not a web page")
-    import trafilatura  # a heavy import, only when a page is read
+    import trafilatura  # heavy imports, only when a page is read
+    from lxml.etree import LxmlError
 
-    doc = trafilatura.bare_extraction(
-        fetched.body,
-        url=fetched.url,
-        with_metadata=True,
-        include_comments=False,
-        include_links=False,
-        include_images=False,
-        include_tables=True,
-    )
+    try:
+        doc = trafilatura.bare_extraction(
+            fetched.body,
+            url=fetched.url,
+            with_metadata=True,
+            include_comments=False,
+            include_links=False,
+            include_images=False,
+            include_tables=True,
+        )
+    except (LookupError, ValueError, RecursionError, LxmlError) as err:  # a charset, markup too deep…
+        raise SourceError(f"{fetched.url[:120]} could not be read ({type(err).__name__})") from None
     text = "" if doc is None or isinstance(doc, dict) else (doc.text or "").strip()
     if doc is None or isinstance(doc, dict) or not text:
         raise SourceError(f"no readable text at {fetched.url[:120]}")

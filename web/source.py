@@ -2,7 +2,11 @@
 
 It asks its engine, then reads the pages of the best results in parallel; whatever has not arrived by
 the source's time limit is dropped (a result whose page was not read keeps its snippet). A source
-reaches only its own address and the http(s) pages its results name (``SafeClient``).
+reaches only its own origin and the public http(s) pages its results name (``SafeClient``).
+
+An answer the engine cannot read (a charset that is none, JSON nested past the stack, a bad address) is a
+``SourceError`` here, as is a page that cannot be read (its result keeps its snippet): one bad source or
+page never fails the answer. Bugs (``TypeError``, ``AttributeError``…) and cancellation pass through.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from kimas_desktop.config import SourceConfig
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import SourceError
 from kimas_desktop.types import OnlineDocument
-from web.address import host_of
+from web.address import host_of, origin_of
 from web.client import SafeClient
 from web.engines import DdgsEngine, HttpApiEngine, SearchEngine, SearchResult, SearxngEngine
 from web.pages import Page, PageReader
@@ -25,6 +29,14 @@ from web.pages import Page, PageReader
 __all__ = ["WebSource", "build_source"]
 
 log = logging.getLogger(__name__)
+
+# What a hostile or broken server's answer can raise while it is decoded or parsed (UnicodeError and
+# json's JSONDecodeError are ValueErrors): the source, or the page, is dropped with the reason.
+UNREADABLE = (LookupError, ValueError, RecursionError)
+
+
+def unreadable(where: str, err: BaseException) -> SourceError:
+    return SourceError(f"{where}: the answer could not be read ({type(err).__name__}: {str(err)[:120]})")
 
 
 class WebSource:
@@ -43,7 +55,12 @@ class WebSource:
         self, query: str, *, timeout_s: float, cancel: CancelToken | None = None
     ) -> list[OnlineDocument]:
         deadline = time.monotonic() + timeout_s
-        results = self._engine.search(query, limit=self._spec.max_results, timeout_s=timeout_s, cancel=cancel)
+        try:
+            results = self._engine.search(
+                query, limit=self._spec.max_results, timeout_s=timeout_s, cancel=cancel
+            )
+        except UNREADABLE as err:
+            raise unreadable(self._name, err) from None
         pages, self.problems = self._read(results[: self._spec.max_pages], deadline, cancel)
         for problem in self.problems:
             log.info("source %s: %s", self._name, problem)
@@ -75,6 +92,8 @@ class WebSource:
                     pages[futures[f]] = f.result()
                 except SourceError as err:
                     problems.append(str(err))
+                except UNREADABLE as err:
+                    problems.append(str(unreadable(host_of(futures[f]), err)))
             if time.monotonic() >= deadline:
                 problems += [f"{host_of(futures[f])}: not read within the time limit" for f in pending]
                 break
@@ -107,9 +126,10 @@ ENGINES: dict[str, Callable[[SafeClient, SourceConfig], SearchEngine]] = {
 
 def build_source(name: str, spec: SourceConfig, cache_dir: Path | None) -> WebSource:
     """The source ``spec`` describes; opens no connection. A source configured on a private address
-    (an internal API) may reach that host; every other private address stays refused."""
-    own = host_of(spec.base_url)
-    client = SafeClient(allowed_hosts=frozenset({own}) if own else frozenset())
+    (an internal API) may reach that origin (scheme, host and port); every other private one stays
+    refused."""
+    own = origin_of(spec.base_url)
+    client = SafeClient(allowed=frozenset({own}) if own else frozenset())
     engine = ENGINES[spec.kind](client, spec)
     reader = PageReader(
         client,

@@ -1,6 +1,9 @@
 """The retrieval agent of an online source (KIMAs §3.3.1: a web search or a domain's search API).
 
-It rewrites the question into keywords (the paper's keyword rewrite, without an LLM), asks its source,
+What it sends is the user's own words and nothing else (``OnlineQueryWriter``): the question, and the
+words of the earlier questions the context manager found it depends on, never the words of an answer or
+a document, which may hold what is private. The agent rewrites that into keywords (the paper's keyword
+rewrite, without an LLM), asks its source,
 and splits what came back (a page's main text, or a result's snippet) into passages the size of a local
 chunk. The passages go to the one reranker with the local evidence, so quotes, the support check and the
 citations treat them like any other source: ``Chunk.source`` is the page's address, ``heading`` its title,
@@ -21,14 +24,50 @@ from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import SourceError
 from kimas_desktop.protocols import OnlineSource
 from kimas_desktop.text.sentences import split_sentences
-from kimas_desktop.text.words import keywords
+from kimas_desktop.text.words import content_words, keywords, salient_terms
 from kimas_desktop.trace import elapsed_ms
-from kimas_desktop.types import Chunk, Hit, OnlineDocument
+from kimas_desktop.types import Chunk, Hit, Message, OnlineDocument
 
-__all__ = ["OnlineAgent", "OnlineOutcome", "OnlineResult", "OnlineRound", "OnlineSources", "passages"]
+__all__ = [
+    "OnlineAgent",
+    "OnlineOutcome",
+    "OnlineQuery",
+    "OnlineQueryWriter",
+    "OnlineResult",
+    "OnlineRound",
+    "OnlineSources",
+    "passages",
+]
 
 PASSAGE_CHARS = 600  # about a local chunk (120 embedding tokens)
 PASSAGES_PER_PAGE = 40  # a long page's first passages (the reranker reads every candidate)
+EARLIER_TERMS = 10  # words a follow-up takes from the earlier questions (as the context manager's rewrite)
+# What an online source's answer can raise while it is decoded or parsed (UnicodeError and json's errors
+# are ValueErrors): that source is dropped with the reason, the answer goes on. Bugs and cancellation
+# (``Cancelled``) pass through.
+UNREADABLE = (LookupError, ValueError, RecursionError)
+
+
+@dataclass(frozen=True)
+class OnlineQuery:
+    """What may leave the machine for a question: only words the user typed in this conversation."""
+
+    text: str
+    earlier: tuple[int, ...] = ()  # the earlier questions (indices into the history) it took words from
+
+
+class OnlineQueryWriter:
+    """The question, plus the telling words of the earlier user questions among ``turns`` (the turns the
+    context manager found it depends on; an answer among them lends its question, never its own words)."""
+
+    def write(self, question: str, history: Sequence[Message], turns: Sequence[int]) -> OnlineQuery:
+        asked = [i for i in sorted(set(turns)) if 0 <= i < len(history) and history[i].role == "user"]
+        if turns and not asked:  # it depends on an answer: the question that answer was for
+            last = min(max(turns), len(history) - 1)
+            asked = [i for i in range(last, -1, -1) if history[i].role == "user"][:1]
+        earlier = [history[i].content for i in asked]
+        terms = salient_terms([*earlier, *earlier[-1:]], exclude=content_words(question), limit=EARLIER_TERMS)
+        return OnlineQuery(f"{question.strip()} {' '.join(terms)}".strip(), tuple(asked))
 
 
 @dataclass(frozen=True)
@@ -93,6 +132,9 @@ class OnlineAgent:
             docs = self.source.search(sent, timeout_s=self.timeout_s, cancel=cancel)
         except SourceError as err:
             return OnlineResult(name, sent, (), 0, 0, elapsed_ms(start), str(err))
+        except UNREADABLE as err:  # a source that did not turn its own failure into a SourceError
+            why = f"its answer could not be read ({type(err).__name__})"
+            return OnlineResult(name, sent, (), 0, 0, elapsed_ms(start), why)
         hits = distinct([h for rank, d in enumerate(docs) for h in document_hits(d, rank)])
         read = sum(d.page_read for d in docs)
         return OnlineResult(name, sent, tuple(hits), len(docs), read, elapsed_ms(start))

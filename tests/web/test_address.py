@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from kimas_desktop.errors import SourceError, UnsafeAddressError
-from web.address import check_url, host_of
+from web.address import Origin, check_url, host_of
 
 
 @pytest.mark.parametrize(
@@ -34,11 +34,13 @@ def test_a_public_address_passes() -> None:
     check_url("http://[2606:4700:4700::1111]/")
 
 
-def test_the_sources_own_private_host_is_allowed_and_no_other() -> None:
-    check_url("http://127.0.0.1:9/search", allowed_hosts=frozenset({"127.0.0.1"}))
-    check_url("http://wiki.internal:8080/api", allowed_hosts=frozenset({"wiki.internal"}))
-    with pytest.raises(UnsafeAddressError):
-        check_url("http://127.0.0.2/", allowed_hosts=frozenset({"127.0.0.1"}))
+def test_the_sources_own_private_origin_is_allowed_and_no_other() -> None:
+    own = frozenset({Origin("http", "127.0.0.1", 9), Origin("http", "wiki.internal", 8080)})
+    check_url("http://127.0.0.1:9/search", allowed=own)
+    check_url("http://wiki.internal:8080/api", allowed=own)
+    for elsewhere in ("http://127.0.0.2:9/", "http://127.0.0.1:10/", "https://127.0.0.1:9/"):
+        with pytest.raises(UnsafeAddressError):  # another host, port or scheme of the same machine
+            check_url(elsewhere, allowed=own)
 
 
 def test_an_unresolvable_name_is_a_source_error() -> None:
@@ -50,3 +52,4 @@ def test_an_unresolvable_name_is_a_source_error() -> None:
 def test_host_of() -> None:
     assert host_of("https://Docs.Example.org:8443/a?b") == "docs.example.org"
     assert host_of("http://[::1]:80/") == "::1"
+    assert host_of("http://[::1/") == ""  # an unclosed bracket is no host, not a ValueError

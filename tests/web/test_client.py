@@ -7,13 +7,16 @@ import pytest
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled, SourceError, UnsafeAddressError
 from tests.web_site import Site
+from web.address import Origin
 from web.client import SafeClient
 
-LOCAL = frozenset({"127.0.0.1"})
+
+def own(site: Site, host: str = "127.0.0.1") -> frozenset[Origin]:
+    return frozenset({Origin("http", host, site.port)})
 
 
 def get(site: Site, path: str, *, timeout_s: float = 5, max_bytes: int = 1 << 20, **kw: object) -> object:
-    with_client = SafeClient(allowed_hosts=LOCAL)
+    with_client = SafeClient(allowed=own(site))
     try:
         return with_client.request(
             "GET", f"{site.base}{path}", timeout_s=timeout_s, max_bytes=max_bytes, **kw
@@ -71,7 +74,7 @@ def test_a_cancelled_read_stops(site: Site) -> None:
 
 
 def test_a_token_is_not_sent_to_the_host_a_redirect_names(site: Site) -> None:
-    client = SafeClient(allowed_hosts=frozenset({"127.0.0.1", "localhost"}))
+    client = SafeClient(allowed=own(site) | own(site, "localhost"))
     target = f"http://localhost:{site.port}/article"
     got = client.request(
         "GET",

@@ -7,14 +7,18 @@ import pytest
 from kimas_desktop.config import SourceConfig
 from kimas_desktop.errors import SourceError
 from tests.web_site import Site
+from web.address import Origin
 from web.client import SafeClient
 from web.engines import DdgsEngine, HttpApiEngine, SearxngEngine, dig, on_site
 
-LOCAL = SafeClient(allowed_hosts=frozenset({"127.0.0.1"}))
+
+def local(site: Site) -> SafeClient:
+    """A client that may reach the test server's origin (a private one, as the source's own)."""
+    return SafeClient(allowed=frozenset({Origin("http", "127.0.0.1", site.port)}))
 
 
 def test_searxng_results_and_the_query_sent(site: Site) -> None:
-    found = SearxngEngine(LOCAL, site.base).search("rhine freight", limit=5, timeout_s=5)
+    found = SearxngEngine(local(site), site.base).search("rhine freight", limit=5, timeout_s=5)
     assert [r.title for r in found] == ["Rhine shipping", "Slow page", "Elsewhere"]
     assert found[0].url == f"{site.base}/article" and found[0].snippet == "Freight on the Rhine."
     assert site.requests[-1]["query"] == {"q": "rhine freight", "format": "json"}
@@ -28,18 +32,22 @@ def test_a_site_restriction_is_asked_for_and_checked() -> None:
 
 
 def test_searxng_site_restriction(site: Site) -> None:
-    found = SearxngEngine(LOCAL, site.base, site="other.example.net").search("rhine", limit=5, timeout_s=5)
+    found = SearxngEngine(local(site), site.base, site="other.example.net").search(
+        "rhine", limit=5, timeout_s=5
+    )
     assert [r.url for r in found] == ["https://other.example.net/x"]
     assert site.requests[-1]["query"]["q"] == "rhine site:other.example.net"
 
 
 def test_an_answer_in_another_format_is_a_clear_error(site: Site) -> None:
     with pytest.raises(SourceError, match="JSON"):
-        HttpApiEngine(LOCAL, api(site, base_url=f"{site.base}/not-json")).search("x", limit=5, timeout_s=5)
+        HttpApiEngine(local(site), api(site, base_url=f"{site.base}/not-json")).search(
+            "x", limit=5, timeout_s=5
+        )
     with pytest.raises(SourceError, match="SearXNG's JSON format"):
-        SearxngEngine(LOCAL, f"{site.base}/api").search("x", limit=5, timeout_s=5)
+        SearxngEngine(local(site), f"{site.base}/api").search("x", limit=5, timeout_s=5)
     with pytest.raises(SourceError, match="did not answer within"):
-        HttpApiEngine(LOCAL, api(site, base_url=f"{site.base}/slow-search?s=3")).search(
+        HttpApiEngine(local(site), api(site, base_url=f"{site.base}/slow-search?s=3")).search(
             "x", limit=5, timeout_s=0.5
         )
 
@@ -61,7 +69,7 @@ def api(site: Site, **over: Any) -> SourceConfig:
 
 
 def test_an_api_with_its_own_response_shape(site: Site) -> None:
-    found = HttpApiEngine(LOCAL, api(site)).search("barges", limit=5, timeout_s=5)
+    found = HttpApiEngine(local(site), api(site)).search("barges", limit=5, timeout_s=5)
     assert len(found) == 1  # the result without an address is dropped: nothing to cite
     (r,) = found
     assert (r.title, r.url, r.snippet, r.date) == (
@@ -83,7 +91,7 @@ def test_a_post_api_with_a_token_from_the_environment(site: Site, monkeypatch: p
         headers={"X-Tenant": "${WIKI_TENANT}"},
         token_env="WIKI_TOKEN",
     )
-    HttpApiEngine(LOCAL, spec).search("barges", limit=5, timeout_s=5)
+    HttpApiEngine(local(site), spec).search("barges", limit=5, timeout_s=5)
     sent = site.requests[-1]
     assert sent["body"] == {"search": {"text": "barges", "size": 5}}
     assert sent["headers"]["Authorization"] == "Bearer s3cret" and sent["headers"]["X-Tenant"] == "team-a"
@@ -92,18 +100,18 @@ def test_a_post_api_with_a_token_from_the_environment(site: Site, monkeypatch: p
 def test_a_missing_token_says_which_variable(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("NO_SUCH_TOKEN", raising=False)
     with pytest.raises(SourceError, match="NO_SUCH_TOKEN"):
-        HttpApiEngine(LOCAL, api(site, token_env="NO_SUCH_TOKEN")).search("x", limit=5, timeout_s=5)
+        HttpApiEngine(local(site), api(site, token_env="NO_SUCH_TOKEN")).search("x", limit=5, timeout_s=5)
     assert not site.requests  # nothing was sent without it
 
 
 def test_a_wrong_results_path_names_it(site: Site) -> None:
     with pytest.raises(SourceError, match=r"'data\.items'"):
-        HttpApiEngine(LOCAL, api(site, results_path="data.items")).search("x", limit=5, timeout_s=5)
+        HttpApiEngine(local(site), api(site, results_path="data.items")).search("x", limit=5, timeout_s=5)
 
 
 def test_the_query_in_the_address_is_encoded(site: Site) -> None:
     spec = api(site, base_url=f"{site.base}/api/find?term={{query}}", params={})
-    HttpApiEngine(LOCAL, spec).search("rhine & ruhr", limit=5, timeout_s=5)
+    HttpApiEngine(local(site), spec).search("rhine & ruhr", limit=5, timeout_s=5)
     assert site.requests[-1]["query"] == {"term": "rhine & ruhr"}
 
 
