@@ -1,4 +1,5 @@
-"""``kimas doctor``'s report: which models were resolved and from where, the data dir, and network use."""
+"""``kimas doctor``'s report: which models were resolved and from where, the data dir, network use and
+whether every library's telemetry switch is set."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 from app.online_sources import network_sources
 from app.paths import Paths
+from ipc.privacy import telemetry_status
 from kimas_desktop.config import Config
 
 __all__ = ["doctor_report", "llama_cpu_report"]
@@ -43,6 +45,7 @@ def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
         "database": paths.db_uri(config),
         "models": models,
         "network": "; ".join(network) if network else "not used (everything is local)",
+        "telemetry": telemetry_status(),
     }
     if config.chat.kind == "llama":
         report["llama.cpp"] = llama_cpu_report()

@@ -6,10 +6,10 @@ import argparse
 import ctypes
 import ctypes.util
 import logging
-import os
 import sys
 from collections.abc import Sequence
 
+from ipc.privacy import forget_queued_telemetry, switch_off_telemetry
 from kimas_desktop import __version__
 from kimas_desktop.errors import KimasError
 
@@ -66,13 +66,10 @@ def fix_malloc_thresholds(limit: int = 1 << 20) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # Nothing phones home (Gradio's analytics, the Hugging Face hub's telemetry); set before they load.
-    for name, value in (
-        ("GRADIO_ANALYTICS_ENABLED", "False"),
-        ("HF_HUB_DISABLE_TELEMETRY", "1"),
-        ("DO_NOT_TRACK", "1"),
-    ):
-        os.environ.setdefault(name, value)
+    # Nothing phones home: every library's telemetry switch is set before any of them loads, and this
+    # process's children (the chat model, the parser worker) inherit them (ipc.privacy).
+    switch_off_telemetry()
+    forget_queued_telemetry()
     fix_malloc_thresholds()
     parser = build_parser()
     args = parser.parse_args(argv)

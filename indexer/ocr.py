@@ -37,7 +37,10 @@ def tesseract() -> str | None:
 
 
 def ocr_status() -> str:
-    """What ``kimas doctor`` says about OCR: Tesseract's version and path, or that it is missing."""
+    """What ``kimas doctor`` says about OCR: Tesseract's path and languages, or that it is missing.
+
+    Not ``--version``: that prints libcurl's version, whose start-up makes libldap look up this machine's
+    name (a DNS query wherever /etc/hosts lacks it; tests/test_no_network.py)."""
     path = tesseract()
     if path is None:
         return (
@@ -45,11 +48,11 @@ def ocr_status() -> str:
             "(sudo apt-get install tesseract-ocr)"
         )
     try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, check=True)
-        version = (out.stdout or out.stderr).split("\n", 1)[0].strip()
+        out = subprocess.run([path, "--list-langs"], capture_output=True, text=True, timeout=10, check=True)
+        langs = [line.strip() for line in (out.stdout or out.stderr).splitlines()[1:] if line.strip()]
     except (OSError, subprocess.SubprocessError) as err:
         return f"NOT AVAILABLE: {path} does not run ({err})"
-    return f"{version or 'tesseract'} ({path}): scanned pages and images are read"
+    return f"tesseract ({path}; languages: {', '.join(langs) or 'none'}): scanned pages and images are read"
 
 
 def fit(image: Image.Image) -> Image.Image:

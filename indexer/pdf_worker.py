@@ -25,6 +25,8 @@ import sys
 import warnings
 from typing import Any, BinaryIO
 
+from ipc.privacy import switch_off_telemetry
+
 MEMORY_LIMIT_BYTES = 3 * 1024**3
 MAX_FRAMES = 1000  # pages of one image file (multi-page TIFF)
 # A page with fewer non-space characters than this in its text layer, and an image on it, is a scan:
@@ -214,6 +216,7 @@ def _image(path: str, timeout_s: float, out: BinaryIO) -> None:
 
 
 def main() -> None:
+    switch_off_telemetry()  # before any parser library loads (the app's environment has them already)
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the frames
     _limit_memory()

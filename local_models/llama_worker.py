@@ -43,6 +43,8 @@ import llama_cpp
 import numpy as np
 import psutil
 
+from ipc.privacy import switch_off_telemetry
+
 
 def _send(out: BinaryIO, message: dict[str, Any]) -> None:
     payload = json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")
@@ -332,6 +334,7 @@ def _rss_bytes() -> int:
 
 
 def main() -> None:
+    switch_off_telemetry()  # inherited from the app already; here too for anything loaded from now on
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the app; it ends us by closing stdin
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the frames

@@ -8,6 +8,11 @@ if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null
   else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi
 fi
+if ! command -v strace >/dev/null 2>&1; then
+  echo "Installing Debian's strace for the network guard (tests/test_no_network.py)..." >&2
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq strace >/dev/null
+  else sudo apt-get update -qq && sudo apt-get install -y -qq strace >/dev/null; fi
+fi
 export GRADIO_ANALYTICS_ENABLED=False
 .venv/bin/ruff check .
 .venv/bin/mypy
