@@ -46,7 +46,7 @@ class ChatHistory:
         with self._lock:
             conv = self._live.get(conv_id or "")
             if conv is None and conv_id and self._store is not None:
-                conv = self._guard(lambda s: s.load(conv_id), None)
+                conv = self._guard(lambda s: s.load(conv_id), None, failed="read")
             if conv is None:
                 conv = Conversation()
             self._live[conv.id] = conv
@@ -54,7 +54,7 @@ class ChatHistory:
 
     def current(self) -> Conversation:
         """The conversation open last (on any page, before any restart), or a new one."""
-        last = self._guard(lambda s: s.last_open(), None) if self._store is not None else None
+        last = self._guard(lambda s: s.last_open(), None, failed="read") if self._store is not None else None
         return self.get(last)
 
     def new(self) -> Conversation:
@@ -110,7 +110,7 @@ class ChatHistory:
         self._guard(write, None)
 
     def summaries(self, search: str = "") -> list[ConversationSummary]:
-        return self._guard(lambda s: s.list(search), [])
+        return self._guard(lambda s: s.list(search), [], failed="read")
 
     def rename(self, conv_id: str, title: str) -> bool:
         with self._lock:
@@ -124,13 +124,13 @@ class ChatHistory:
             self._deleted.add(conv_id)
         return self._guard(lambda s: s.delete(conv_id), False)
 
-    def _guard(self, action: Callable[[ConversationStore], T], fallback: T) -> T:
+    def _guard(self, action: Callable[[ConversationStore], T], fallback: T, *, failed: str = "saved") -> T:
         if self._store is None:
             return fallback
         try:
             result = action(self._store)
         except Exception as err:  # sqlite3.Error, OSError: the chat goes on unsaved
             log.error("conversation store failed", exc_info=err)
-            self.problem = f"Conversations could not be saved ({type(err).__name__}: {err})."
+            self.problem = f"Conversations could not be {failed} ({type(err).__name__}: {err})."
             return fallback
         return result

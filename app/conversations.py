@@ -6,9 +6,11 @@ The question and answer are also columns of their own, so search does not parse 
 
 Schema versions live in SQLite's ``user_version``; ``MIGRATIONS[i]`` brings a file from version ``i`` to
 ``i + 1`` (version 0 is an empty file). A file from a newer version of the app is refused, never
-rewritten. A file that is not a readable database is moved aside to ``conversations.sqlite3.corrupt-<time>``
-and a fresh store starts; ``problem`` then says so (the UI shows it). A turn that no longer reads (a
-type this version does not know) is kept as its question and answer text.
+rewritten. A file that is not a readable database, or fails SQLite's integrity check at start, is moved
+aside to ``conversations.sqlite3.corrupt-<time>`` (kept, never deleted) and a fresh store starts with every
+conversation that still reads in full copied into it (``app.conversation_salvage``); ``problem`` then says
+so in a sentence (the UI shows it). A turn that no longer reads (a type this version does not know) is kept
+as its question and answer text.
 
 Every call opens its own connection (threads and processes may share the file; SQLite's locking with a
 busy timeout orders the writers).
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.conversation import Conversation, Turn
+from app.conversation_salvage import Salvage, salvage
 from app.record_codec import RecordError, dumps, loads
 from kimas_desktop.errors import KimasError
 
@@ -89,9 +92,8 @@ class ConversationStore:
             self._migrate()
         except sqlite3.OperationalError:
             raise  # locked, disk full, no permission: the file may be fine
-        except sqlite3.DatabaseError as err:  # not a database, malformed
-            self._set_aside(err)
-            self._migrate()
+        except sqlite3.DatabaseError as err:  # not a database, malformed, failed the integrity check
+            self._replace(err)
 
     # -- connection and schema ------------------------------------------------------------------------
 
@@ -126,22 +128,24 @@ class ConversationStore:
                 )
             if version == 0 and db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                 raise sqlite3.DatabaseError("tables without a format version: not a KIMAs conversation file")
+            _check(db)
             for step in MIGRATIONS[version:]:
                 step(db)
             db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
-            db.execute("PRAGMA quick_check").fetchone()
 
-    def _set_aside(self, err: sqlite3.DatabaseError) -> None:
+    def _replace(self, err: sqlite3.DatabaseError) -> None:
+        """Move the unreadable file aside, start a fresh one and copy into it what still reads."""
         backup = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
         for suffix in ("", "-wal", "-shm", "-journal"):
             part = Path(str(self.path) + suffix)
             if part.exists():
                 part.replace(Path(str(backup) + suffix))
-        self.problem = (
-            f"The saved conversations could not be read ({err}); they were moved to {backup} and a new, "
-            "empty history was started."
-        )
         log.error("conversation store %s unreadable: %s; moved to %s", self.path, err, backup)
+        self._migrate()
+        with self._write() as db:
+            saved = salvage(backup, db)
+        self.problem = _problem(err, backup, saved)
+        log.error("conversations recovered from %s: %s", backup, saved)
 
     # -- conversations --------------------------------------------------------------------------------
 
@@ -219,6 +223,35 @@ class ConversationStore:
         with self._db() as db:
             row = db.execute("SELECT value FROM settings WHERE key = 'open'").fetchone()
         return str(row[0]) if row else None
+
+
+class DamagedStoreError(sqlite3.DatabaseError):
+    """SQLite's integrity check found damage inside a file that opens."""
+
+
+def _check(db: sqlite3.Connection) -> None:
+    rows = db.execute("PRAGMA quick_check").fetchall()
+    if [tuple(r) for r in rows] != [("ok",)]:
+        log.error("conversation store failed its integrity check: %s", "; ".join(str(r[0]) for r in rows))
+        raise DamagedStoreError("the file is damaged inside: SQLite's integrity check failed")
+
+
+def _problem(err: sqlite3.DatabaseError, backup: Path, saved: Salvage) -> str:
+    """The sentence the chat sidebar shows after the file was replaced."""
+    if not saved.recovered:
+        return (
+            f"The saved conversations could not be read ({err}); they were moved to {backup} and a new, "
+            "empty history was started."
+        )
+    missing = ""
+    if saved.lost or not saved.complete:
+        lost = f"{saved.lost} could not be read in full" if saved.lost else "Some could not be read"
+        missing = f" {lost} and {'is' if saved.lost == 1 else 'are'} only in the damaged file."
+    return (
+        f"The saved conversations could not be read in full ({err}). The damaged file was moved to "
+        f"{backup}; {saved.recovered} conversation{'s were' if saved.recovered != 1 else ' was'} copied from "
+        f"it into a new history.{missing}"
+    )
 
 
 def _title(title: str, first_question: str | None) -> str:

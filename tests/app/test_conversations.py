@@ -227,3 +227,43 @@ def test_the_open_conversation_comes_back_after_a_restart(tmp_path: Path) -> Non
     assert [c.id for c in again.session.history.summaries()] == [older.id, newer.id]
     assert again.session.history.open(older.id).turns[0].answer == ANSWER
     assert ChatHistory(rig.data_dir).current().id == older.id  # opening it made it the open one
+
+
+def _damage_one_turns_page(path: Path) -> None:
+    """Overwrite one page that holds turn text (a page past the schema and index roots) with garbage bytes,
+    as a bad disk sector or a half-copied file would, keeping the file a valid SQLite header."""
+    data = bytearray(path.read_bytes())
+    page = 4096
+    assert data[:16] == b"SQLite format 3\x00" and len(data) > 20 * page
+    data[10 * page : 11 * page] = b"\xde\xad" * (page // 2)
+    path.write_bytes(bytes(data))
+
+
+def test_garbage_inside_the_file_is_said_at_start_and_the_readable_chats_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / FILE_NAME
+    store = ConversationStore(path)
+    convs = [
+        Conversation(
+            turns=[Turn(f"Question {i}.{j}? " + "x" * 3000, "y" * 3000, state="done") for j in range(3)]
+        )
+        for i in range(6)
+    ]
+    for conv in convs:
+        store.save(conv)
+    _damage_one_turns_page(path)
+    damaged = path.read_bytes()
+    history = ChatHistory(tmp_path)  # the app starts
+    note = history.problem
+    assert "could not be read in full" in note and "moved to" in note  # said at start, in the sidebar note
+    [backup] = tmp_path.glob(FILE_NAME + ".corrupt-*")
+    assert backup.read_bytes() == damaged and str(backup) in note  # the damaged file is kept as it was
+    kept = {c.id for c in history.summaries()}
+    assert len(kept) == 5 and "1 could not be read in full and is only in the damaged file" in note
+    for conv in convs:
+        if conv.id in kept:  # each chat that is kept opens whole
+            assert [t.question for t in history.open(conv.id).turns] == [t.question for t in conv.turns]
+    assert "could not be saved" not in history.problem
+    new = history.new()
+    new.turns.append(Turn("Still works?", "Yes.", state="done"))
+    history.save(new)
+    assert new.id in {c.id for c in ConversationStore(path).list()} and history.problem == note
