@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from kimas_desktop.types import FileProblem
+
 Status = Literal["indexed", "skipped", "failed"]
 
 _TEMP_SUFFIXES = (
@@ -72,33 +74,82 @@ def _unnamable(path: str) -> bool:
     return False
 
 
-def scan_folders(folders: Sequence[Path]) -> tuple[dict[str, FileStat], list[Path], list[str]]:
-    """Every indexable-looking file under ``folders`` (symlinked folders are not followed), the folders
-    that do not exist, and the files whose names are not valid UTF-8 (``shown_path``), which are skipped."""
+def scan_folders(folders: Sequence[Path]) -> tuple[dict[str, FileStat], list[Path], list[FileProblem]]:
+    """Every indexable-looking file under ``folders``, the folders that do not exist, and the files
+    skipped with their reason: names that are not valid UTF-8 (``shown_path``), and links that lead out
+    of the watched folder.
+
+    Links (symlinks, and on Windows junctions) are followed only while they stay inside the watched
+    folder: a link to a file inside is indexed under the link's name; a link to a folder inside is not
+    walked again (its files are indexed where they really are, and a link to a parent cannot loop); a
+    link to a file or a folder outside (``/etc/passwd``, ``~/.ssh``) is skipped, with the reason in the
+    collection's file list."""
     files: dict[str, FileStat] = {}
     missing: list[Path] = []
-    unnamable: list[str] = []
+    refused: list[FileProblem] = []
     for folder in folders:
         if not folder.is_dir():
             missing.append(folder)
             continue
+        inside = _Inside(folder)
         for root, dirs, names in os.walk(folder, followlinks=False):
-            dirs[:] = sorted(d for d in dirs if not ignored_name(d))
+            real_root = os.path.realpath(root)
+            dirs[:] = sorted(
+                d for d in dirs if not ignored_name(d) and inside.walks(root, real_root, d, refused)
+            )
             for name in sorted(names):
-                if ignored_name(name):
-                    continue
-                path = os.path.join(root, name)
-                if _unnamable(path):
-                    if os.path.isfile(path):
-                        unnamable.append(shown_path(path))
-                    continue
-                try:
-                    st = os.stat(path)
-                except OSError:  # vanished while we walked, or a dangling link
-                    continue
-                if os.path.isfile(path):
-                    files[path] = FileStat(path, st.st_size, st.st_mtime_ns)
-    return files, missing, unnamable
+                if not ignored_name(name):
+                    _scan_file(os.path.join(root, name), inside, files, refused)
+    return files, missing, refused
+
+
+def _scan_file(path: str, inside: _Inside, files: dict[str, FileStat], refused: list[FileProblem]) -> None:
+    if _unnamable(path):
+        if os.path.isfile(path):
+            refused.append(FileProblem(shown_path(path), _UNNAMABLE, "skipped"))
+        return
+    try:
+        st = os.stat(path)
+    except OSError:  # vanished while we walked, or a dangling link
+        return
+    if not os.path.isfile(path):
+        return
+    if os.path.islink(path) and not inside.holds(target := os.path.realpath(path)):
+        refused.append(FileProblem(path, _outside("file", target), "skipped"))
+        return
+    files[path] = FileStat(path, st.st_size, st.st_mtime_ns)
+
+
+_UNNAMABLE = "its name is not valid UTF-8 text: rename the file to index it"
+
+
+def _outside(kind: str, target: str) -> str:
+    return (
+        f"a link to a {kind} outside the watched folder ({shown_path(target)}): links are followed only "
+        "inside the folder"
+    )
+
+
+class _Inside:
+    """Whether a path stays inside one watched folder once its links are resolved."""
+
+    def __init__(self, folder: Path) -> None:
+        self._real = os.path.normcase(os.path.realpath(folder))
+
+    def holds(self, real_path: str) -> bool:
+        real_path = os.path.normcase(real_path)
+        return real_path == self._real or real_path.startswith(self._real.rstrip(os.sep) + os.sep)
+
+    def walks(self, root: str, real_root: str, name: str, refused: list[FileProblem]) -> bool:
+        """Whether the walk goes into the folder ``name`` of ``root``: only a real folder, not a link or
+        junction. A link out of the watched folder is added to ``refused`` with its reason; a link to a
+        folder within is left out (what it shows is walked at its real place)."""
+        path = os.path.join(root, name)
+        target = os.path.realpath(path)
+        if not self.holds(target):
+            refused.append(FileProblem(shown_path(path), _outside("folder", target), "skipped"))
+            return False
+        return os.path.normcase(target) == os.path.normcase(os.path.join(real_root, name))
 
 
 def under(path: str, folder: Path) -> bool:

@@ -275,7 +275,7 @@ class Indexer:
         """One pass: bring ``tables`` in line with ``roots``. ``interrupted``: a writer was killed
         mid-sync (recover what it left); ``state``: the synopsis, for an incremental update."""
         manifest = tables.manifest()
-        files, missing, unnamable = scan_folders(roots)
+        files, missing, refused = scan_folders(roots)  # refused: names not UTF-8, links out
         plan = plan_sync(manifest, files, roots, missing)
         stale: set[str] = set()
         if interrupted:
@@ -294,10 +294,7 @@ class Indexer:
                 str(m), "folder not found; its files stay in the collection until it is back", "failed"
             )
             for m in missing
-        ] + [
-            FileProblem(p, "its name is not valid UTF-8 text: rename the file to index it", "skipped")
-            for p in unnamable
-        ]
+        ] + refused
         if not jobs and not plan.vanished:
             meter.report(force=True, finished=True)
             return _Sync(plan.unchanged + plan.kept, 0, 0, folder_problems, None)
