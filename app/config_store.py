@@ -25,6 +25,7 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import Table
 
 from kimas_desktop.config import Config, load_config, preset_data
+from kimas_desktop.errors import ConfigError
 
 __all__ = ["ConfigStore", "save_config"]
 
@@ -68,11 +69,17 @@ class ConfigStore:
 
 
 def _existing(path: Path) -> tomlkit.TOMLDocument:
-    """The user's file as a document (comments and all), or an empty one."""
+    """The user's file as a document (comments and all), or an empty one when there is none yet. A file
+    that cannot be read is a ``ConfigError`` and is not written over (what is in it would be lost)."""
     try:
         return tomlkit.parse(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, TOMLKitError):
+    except FileNotFoundError:
         return tomlkit.document()
+    except (OSError, UnicodeDecodeError, TOMLKitError) as err:
+        raise ConfigError(
+            f"the config file {path} cannot be read ({err}), so the change was not saved; KIMAs has not "
+            "changed the file."
+        ) from None
 
 
 def _plain(value: Any) -> Any:

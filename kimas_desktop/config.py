@@ -7,6 +7,7 @@ back is the application's (``app.config_store.save_config``, with a TOML library
 
 from __future__ import annotations
 
+import logging
 import os
 import tomllib
 from importlib import resources
@@ -38,6 +39,8 @@ __all__ = [
     "parse_config",
     "preset_data",
 ]
+
+_log = logging.getLogger(__name__)
 
 PRESETS = ("full", "routed", "turbo")
 Strategy = str  # a registered rewrite strategy name: prompt, retrieval, keyword, hyde, translation, none
@@ -387,13 +390,42 @@ def parse_config(data: dict[str, Any], origin: str = "") -> Config:
 
 
 def load_config(path: Path | None, *, preset: str | None = None) -> Config:
-    """Load ``path`` (missing file = defaults). ``preset`` overrides the file's preset."""
+    """Load ``path`` (missing file = defaults). ``preset`` overrides the file's preset.
+
+    A file that cannot be read (not UTF-8, a folder in its place, no permission, not TOML) is a
+    ``ConfigError`` with a sentence that says so; it is only read, never changed. An empty file means the
+    defaults, with a warning in the log (a file emptied by a failed save looks the same)."""
     data: dict[str, Any] = {}
-    if path is not None and path.exists():
-        try:
-            data = tomllib.loads(path.read_text("utf-8"))
-        except tomllib.TOMLDecodeError as err:
-            raise ConfigError(f"config file {path} is not valid TOML: {err}") from None
+    if path is not None and (path.exists() or path.is_symlink()):
+        data = _read_toml(path)
     if preset is not None:
         data = {**data, "preset": preset}
     return parse_config(data, origin=str(path) if path else "")
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    untouched = "KIMAs has not changed it"
+    if path.is_dir():
+        raise ConfigError(
+            f"the config file {path} is a folder, not a file; move it away or point --config at a file "
+            f"({untouched})."
+        )
+    try:
+        text = path.read_text("utf-8")
+    except UnicodeDecodeError as err:
+        line = err.object[: err.start].count(b"\n") + 1
+        raise ConfigError(
+            f"the config file {path} is not UTF-8 text (byte 0x{err.object[err.start]:02x} on line {line}); "
+            f"save it as UTF-8 ({untouched})."
+        ) from None
+    except OSError as err:
+        raise ConfigError(
+            f"the config file {path} cannot be read: {err.strerror or err} ({untouched})."
+        ) from None
+    if not text.strip():
+        _log.warning("the config file %s is empty: using the default settings", path)
+        return {}
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"config file {path} is not valid TOML: {err}") from None
