@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import signal
 import sys
 import time
@@ -18,6 +17,8 @@ from app.indexing import describe_report
 from app.knowledge import Knowledge
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
+from cli.render import dumps
+from cli.terminal import redraw, say
 from kimas_desktop.config import Config
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled
@@ -75,15 +76,14 @@ class ProgressBar:
         n = p.ocr_pages_waiting
         ocr = f" {n} page{'' if n == 1 else 's'} waiting for OCR" if n else ""
         line = (
-            f"\r[{'#' * filled}{'-' * (width - filled)}] {p.files_done}/{p.files_total} files "
+            f"[{'#' * filled}{'-' * (width - filled)}] {p.files_done}/{p.files_total} files "
             f"{p.chunks_done} chunks {p.chunks_per_s:5.1f}/s eta {_duration(p.eta_s):>6} {name[:32]:<32}"
             f"{ocr:<30}"  # padded: a shorter redraw leaves nothing of the longer one behind
         )
-        self._out.write(line)
-        self._out.flush()
+        redraw(line, self._out)
         self._drawn = True
         if p.finished:
-            self._out.write("\n")
+            say(file=self._out)
             self._drawn = False
 
 
@@ -100,7 +100,7 @@ def _cancel_on_interrupt(control: IndexControl) -> Iterator[None]:
     Ctrl+Z pauses it and ``fg`` resumes it, as for any program."""
 
     def cancel(signum: int, frame: object) -> None:
-        print("\nkimas: cancelling at the next step (Ctrl+C again to stop at once)…", file=sys.stderr)
+        say("\nkimas: cancelling at the next step (Ctrl+C again to stop at once)…", file=sys.stderr)
         control.cancel()
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
@@ -126,11 +126,11 @@ def run_index(args: argparse.Namespace) -> int:
         with _cancel_on_interrupt(control):
             report: IndexReport = runtime.indexer().index(name, folders, bar, control)
     except Cancelled:
-        print(f"kimas: indexing of '{name}' cancelled; run the same command again to go on.", file=sys.stderr)
+        say(f"kimas: indexing of '{name}' cancelled; run the same command again to go on.", file=sys.stderr)
         return 130
     finally:
         runtime.close()
-    print(summary(report))
+    say(summary(report))
     return 0
 
 
@@ -152,10 +152,10 @@ def run_collections(args: argparse.Namespace) -> int:
     known = {i.name for i in infos}
     infos += [_not_indexed(n, config) for n in sorted(config.collections) if n not in known]
     if args.json:
-        print(json.dumps([_info_json(i) for i in infos], indent=2, ensure_ascii=False))
+        say(dumps([_info_json(i) for i in infos], indent=2))
         return 0
     if not infos:
-        print("no collections yet: add one with `kimas index PATH`")
+        say("no collections yet: add one with `kimas index PATH`")
         return 0
     for info in infos:
         when = (
@@ -164,13 +164,13 @@ def run_collections(args: argparse.Namespace) -> int:
             else "never indexed"
         )
         model = f"{info.embedding_model} ({info.dim}-d)" if info.embedding_model else "-"
-        print(f"{info.name}: {info.files} files, {info.chunks} chunks, model {model}, last update {when}")
+        say(f"{info.name}: {info.files} files, {info.chunks} chunks, model {model}, last update {when}")
         if info.needs_reembedding:
-            print(f"  needs re-embedding for the configured embedding model: kimas reindex {info.name}")
+            say(f"  needs re-embedding for the configured embedding model: kimas reindex {info.name}")
         for folder in info.folders:
-            print(f"  folder: {folder}")
+            say(f"  folder: {folder}")
         for problem in info.problems:
-            print(f"  {problem.kind}: {problem.path}: {problem.reason}")
+            say(f"  {problem.kind}: {problem.path}: {problem.reason}")
     return 0
 
 
@@ -180,5 +180,5 @@ def run_remove(args: argparse.Namespace) -> int:
         knowledge.remove(args.name, runtime.indexer().remove)
     finally:
         runtime.close()
-    print(f"removed collection {args.name} and its uploaded files (files in folders you added are untouched)")
+    say(f"removed collection {args.name} and its uploaded files (files in folders you added are untouched)")
     return 0

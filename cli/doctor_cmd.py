@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from app.doctor import doctor_report
 from app.paths import Paths, read_config, resolve_paths
+from cli.render import dumps
+from cli.terminal import say
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -20,15 +21,15 @@ def run(args: argparse.Namespace) -> int:
     report = doctor_report(paths, read_config(paths))
     report["model cache"] = _catalog_line(paths)
     if args.json:
-        print(json.dumps(report, indent=2))
+        say(dumps(report, indent=2))
         return 0
     for key, value in report.items():
         if isinstance(value, dict):
-            print(f"{key}:")
+            say(f"{key}:")
             for k, v in value.items():
-                print(f"  {k}: {v}")
+                say(f"  {k}: {v}")
         else:
-            print(f"{key}: {value}")
+            say(f"{key}: {value}")
     return 0
 
 

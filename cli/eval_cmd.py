@@ -18,6 +18,7 @@ from app.paths import read_config, resolve_paths
 from app.retrieval_test import RetrievalTest
 from app.runtime import Runtime
 from cli.render import Progress, dumps
+from cli.terminal import say
 from kimas_desktop.config import PRESETS
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import KimasError
@@ -107,18 +108,18 @@ def run_eval(args: argparse.Namespace) -> int:
     evaluation = Evaluation(runtime, lambda: read_config(paths), paths.config_file)
     try:
         if args.query:
-            print(_inspection(evaluation.inspect(args.query, args.preset), args.json))
+            say(_inspection(evaluation.inspect(args.query, args.preset), args.json))
             return 0
         test_set = None if args.new_set else evaluation.latest_set()
         if args.add:
             if test_set is None or not args.file:
                 raise KimasError("--add needs --file and a test set (run `kimas eval` once first)")
             test_set = evaluation.add_question(test_set.set_id, args.add, args.file, args.answer)
-            print(f"Added to test set {test_set.set_id} ({len(test_set.questions)} questions).")
+            say(f"Added to test set {test_set.set_id} ({len(test_set.questions)} questions).")
             return 0
         if args.list:
             runs = evaluation.store.runs(test_set.set_id) if test_set else []
-            print(_table(runs) if runs else "No evaluation run yet: `kimas eval` makes one.")
+            say(_table(runs) if runs else "No evaluation run yet: `kimas eval` makes one.")
             return 0
         if test_set is None:
             bar = Progress(args.size, "making the test set")
@@ -140,14 +141,14 @@ def run_eval(args: argparse.Namespace) -> int:
             signal.signal(signal.SIGINT, previous)
         if args.json:
             out: dict[str, Any] = asdict(run)
-            print(dumps(out))
+            say(dumps(out))
         else:
-            print(
+            say(
                 f"Test set {test_set.set_id}: {test_set.answerable} questions and "
                 f"{len(test_set.questions) - test_set.answerable} unanswerable controls; run {run.run_id}."
             )
-            print(_table(evaluation.store.runs(test_set.set_id)[-4:]))
-            print(_per_collection(run))
+            say(_table(evaluation.store.runs(test_set.set_id)[-4:]))
+            say(_per_collection(run))
         return 0 if run.complete else 1
     finally:
         runtime.close()

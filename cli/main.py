@@ -73,12 +73,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     fix_malloc_thresholds()
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    from cli.terminal import SafeFormatter, say  # what reaches the terminal is shown, never obeyed
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     try:
         code: int = args.run(args)
         return code
     except KimasError as err:
-        print(f"kimas: {err}", file=sys.stderr)
+        say(f"kimas: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("kimas: interrupted", file=sys.stderr)

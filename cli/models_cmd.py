@@ -13,6 +13,8 @@ from pathlib import Path
 
 from app.model_catalog import CatalogEntry, DownloadProgress, catalog, machine_ram_mb, pull, status
 from app.paths import resolve_paths
+from cli.render import dumps
+from cli.terminal import redraw, say
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
 
@@ -47,8 +49,8 @@ def run_list(args: argparse.Namespace) -> int:
     ram = machine_ram_mb()
     rows = status(paths, _catalog(args))
     if args.json:
-        print(
-            json.dumps(
+        say(
+            dumps(
                 [
                     {
                         "role": r.entry.role,
@@ -68,22 +70,22 @@ def run_list(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    print(f"This machine: {ram / 1024:.1f} GB RAM. Model cache: {models_dir}")
+    say(f"This machine: {ram / 1024:.1f} GB RAM. Model cache: {models_dir}")
     role = ""
     for r in rows:
         if r.entry.role != role:
             role = r.entry.role
-            print(f"\n{role}:")
+            say(f"\n{role}:")
         state = "installed" if r.installed else "-"
         fits = "fits" if r.fits else "too big for this RAM"
         facts = [" ".join(x for x in (r.entry.params, r.entry.quantization) if x)]
         facts += [f"context {r.entry.context:,}"] * bool(r.entry.context)
         facts += [f"{r.entry.dim}-d"] * bool(r.entry.dim) + [r.entry.languages, r.entry.licence]
-        print(
+        say(
             f"  {r.entry.name:<44} {state:<9} {r.entry.size_mb:>6,} MB  needs {r.entry.ram_mb / 1024:.1f} GB "
             f"({fits})  " + ", ".join(f for f in facts if f)
         )
-    print("\nDownload one with: kimas models pull NAME")
+    say("\nDownload one with: kimas models pull NAME")
     return 0
 
 
@@ -96,11 +98,9 @@ def _progress_line(p: DownloadProgress) -> None:
     pct = f" {100 * p.fraction:5.1f}%" if p.fraction is not None else ""
     eta = f", {p.eta_s:,.0f} s left" if p.eta_s is not None and p.phase == "downloading" else ""
     speed = f", {p.bytes_per_s / 1e6:.1f} MB/s" if p.phase == "downloading" else ""
-    print(
-        f"\r{p.file}: {p.phase}{pct} {_mb(p.done)}{total}{speed}{eta}   ", end="", file=sys.stderr, flush=True
-    )
+    redraw(f"{p.file}: {p.phase}{pct} {_mb(p.done)}{total}{speed}{eta}   ", sys.stderr)
     if p.phase == "done":
-        print(file=sys.stderr)
+        say(file=sys.stderr)
 
 
 def run_pull(args: argparse.Namespace) -> int:
@@ -119,16 +119,16 @@ def run_pull(args: argparse.Namespace) -> int:
         )
     except KeyboardInterrupt:
         token.cancel()
-        print(f"\nkimas: download of {args.name} stopped; pull it again to resume.", file=sys.stderr)
+        say(f"\nkimas: download of {args.name} stopped; pull it again to resume.", file=sys.stderr)
         return 130
     except Cancelled:
         return 130
     check = "SHA-256 verified" if result.verified else "no published SHA-256: hash recorded (unverified)"
     entry = result.entry
-    print(f"{entry.name}: installed at {result.path} ({check})")
+    say(f"{entry.name}: installed at {result.path} ({check})")
     values = result.choice.as_dict()
     settings = ", ".join(f"{k} = {json.dumps(v)}" for k, v in values.items())
-    print(f"To use it, set in [{result.choice.section}] of your config: {settings}")
+    say(f"To use it, set in [{result.choice.section}] of your config: {settings}")
     if entry.role == "embedding":
-        print("Then re-embed each collection: kimas reindex NAME")
+        say("Then re-embed each collection: kimas reindex NAME")
     return 0

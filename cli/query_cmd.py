@@ -25,6 +25,7 @@ from cli.render import (
     support_json,
     trace_json,
 )
+from cli.terminal import say
 from kimas_desktop.config import PRESETS
 from kimas_desktop.errors import KimasError
 from kimas_desktop.events import AnswerDelta, CitationsReady, Done, QuoteReady, SupportReady, TraceReady
@@ -77,7 +78,10 @@ def _history(args: argparse.Namespace) -> list[Message]:
     if not value or Path(value).exists():
         return read_history(value)
     stored = resolve_paths(args.data_dir, args.config).data_dir / CONVERSATIONS
-    conv = ConversationStore(stored).load(value) if stored.is_file() else None
+    store = ConversationStore(stored) if stored.is_file() else None
+    if store is not None and store.problem:  # a damaged file was set aside: say so here too
+        say(f"kimas: {store.problem}", file=sys.stderr)
+    conv = store.load(value) if store is not None else None
     if conv is None:
         raise KimasError(
             f"--history {value}: there is no such file, and no stored conversation with that id."
@@ -108,7 +112,7 @@ def _batched(args: argparse.Namespace, answer_one: Any) -> int:
             else:
                 out = answer_one(pipeline, question, history)
             if out is not None and (args.json or args.batch):
-                print(dumps(out), flush=True)
+                say(dumps(out), flush=True)
             if progress:
                 progress.update(done, question)
     finally:
@@ -160,18 +164,17 @@ def run_ask(args: argparse.Namespace) -> int:
                 out["answer_uses_quote"] = event.uses_quote
                 if stream_text and event.unsupported:
                     flagged = [s.text for s in event.sentences if not s.supported]
-                    print(f"\n\n(not found in the sources: {' / '.join(flagged)})", end="")
+                    say(f"\n\n(not found in the sources: {' / '.join(flagged)})", end="")
             elif isinstance(event, AnswerDelta) and stream_text:
                 streamed.append(event.text)
-                sys.stdout.write(event.text)
-                sys.stdout.flush()
+                say(event.text, end="", flush=True)
             elif isinstance(event, CitationsReady):
                 out["citations"] = [citation_json(c) for c in event.citations]
                 out["citations_available"] = event.available
                 if stream_text:
                     marked = marked_text("".join(streamed), support, event.citations)
                     if marked:
-                        print(f"\n\nWith its sources: {marked}", end="")
+                        say(f"\n\nWith its sources: {marked}", end="")
                     _print_citations(out["citations"], event.available)
             elif isinstance(event, TraceReady):
                 out["routes"] = [route_json(r) for r in event.trace.routes]
@@ -182,7 +185,7 @@ def run_ask(args: argparse.Namespace) -> int:
                 out["answered_from_sources"] = event.answered_from_sources
                 out["outcome"] = event.outcome.kind
         if stream_text:
-            print()
+            say()
         return out
 
     return _batched(args, one)
@@ -199,15 +202,15 @@ def _print_quote(quote: dict[str, Any] | None) -> None:
     if quote is None:
         return
     for part in quote["parts"]:
-        print(f"“{' '.join(part['text'].split())}” [{part['n']}] {part['source']}{_where(part)}")
-    print()
+        say(f"“{' '.join(part['text'].split())}” [{part['n']}] {part['source']}{_where(part)}")
+    say()
 
 
 def _print_citations(citations: list[dict[str, Any]], available: bool) -> None:
     if not available:
-        print("\n\n(citations are unavailable for this answer)")
+        say("\n\n(citations are unavailable for this answer)")
         return
     if citations:
-        print("\n\nSources:")
+        say("\n\nSources:")
     for c in citations:
-        print(f"  [{c['n']}] {c['source']}{_where(c)}")
+        say(f"  [{c['n']}] {c['source']}{_where(c)}")

@@ -14,6 +14,7 @@ from pathlib import Path
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
 from cli.collections_cmd import ProgressBar, summary
+from cli.terminal import say
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled, CollectionNotFoundError, IndexingError
 
@@ -45,7 +46,7 @@ def run_reindex(args: argparse.Namespace) -> int:
         report = reembed(args.name, folders, on_progress=bar, control=control)
     except KeyboardInterrupt:
         control.cancel()
-        print(
+        say(
             f"kimas: re-embedding of '{args.name}' stopped; run the same command again to go on.",
             file=sys.stderr,
         )
@@ -54,5 +55,5 @@ def run_reindex(args: argparse.Namespace) -> int:
         return 130
     finally:
         runtime.close()
-    print(summary(report))
+    say(summary(report))
     return 0

@@ -15,6 +15,7 @@ from typing import Any
 
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
+from cli.terminal import say
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled, CollectionNotFoundError
 from kimas_desktop.text.entities import entity_key
@@ -35,7 +36,7 @@ def add_parsers(
 
 
 def _progress(p: Any) -> None:
-    print(
+    say(
         f"read {p.done} of {p.total} passages ({p.failed} without a valid reply; {p.unread} unread before "
         f"this pass), {p.relations} relations, {p.chunks_per_s:.2f} passages/s",
         file=sys.stderr,
@@ -53,20 +54,18 @@ def run_relations(args: argparse.Namespace) -> int:
         if args.show:
             found = runtime.store().relations(args.name, entity_key(args.show))
             for r in found:
-                print(f"{r.subject.name} | {r.predicate} | {r.object.name}")
+                say(f"{r.subject.name} | {r.predicate} | {r.object.name}")
             if not found:
-                print(
-                    f"no relations of '{args.show}' yet (run: kimas relations {args.name})", file=sys.stderr
-                )
+                say(f"no relations of '{args.show}' yet (run: kimas relations {args.name})", file=sys.stderr)
             return 0
         done = runtime.relation_pass().run(args.name, _progress, control, limit=args.limit)
     except KeyboardInterrupt:
         control.cancel()
-        print(f"kimas: stopped; run 'kimas relations {args.name}' again to go on.", file=sys.stderr)
+        say(f"kimas: stopped; run 'kimas relations {args.name}' again to go on.", file=sys.stderr)
         return 130
     except Cancelled:
         return 130
     finally:
         runtime.close()
-    print(f"{done.done} passages read this time, {done.relations} relations found.")
+    say(f"{done.done} passages read this time, {done.relations} relations found.")
     return 0

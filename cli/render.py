@@ -1,4 +1,6 @@
-"""Turn pipeline results into the CLI's JSON contract (keep it stable: scripts and benchmarks use it)."""
+"""Turn pipeline results into the CLI's JSON contract (keep it stable: scripts and benchmarks use it).
+
+What reaches the terminal goes through ``cli.terminal`` (control characters shown, never obeyed)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cli.terminal import json_text, redraw
 from kimas_desktop.answer.markers import insert_markers, place_markers
 from kimas_desktop.context.dependence import TurnDecision
 from kimas_desktop.errors import KimasError
@@ -241,11 +244,11 @@ class Progress:
         elapsed = time.monotonic() - self.start
         eta = elapsed / done * (self.total - done) if done else 0.0
         bar = "#" * filled + "-" * (width - filled)
-        sys.stderr.write(f"\r{self.label} [{bar}] {done}/{self.total} eta {eta:5.0f}s {current[:40]:<40}")
-        sys.stderr.flush()
+        redraw(f"{self.label} [{bar}] {done}/{self.total} eta {eta:5.0f}s {current[:40]:<40}")
         if done >= self.total:
             sys.stderr.write("\n")
 
 
-def dumps(obj: object) -> str:
-    return json.dumps(obj, ensure_ascii=False)
+def dumps(obj: object, indent: int | None = None) -> str:
+    """JSON for the CLI's output: terminal-safe (every control character escaped)."""
+    return json_text(obj, indent)

@@ -10,6 +10,7 @@ from app.online_sources import OnlineSourcesAdmin
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
 from cli.render import dumps
+from cli.terminal import say
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -41,23 +42,21 @@ def run(args: argparse.Namespace) -> int:
                 {"url": d.url, "title": d.title, "page_read": d.page_read, "date": d.date, "text": d.text}
                 for d in docs
             ]
-            print(dumps(out))
+            say(dumps(out))
             return 0
         for i, d in enumerate(docs, 1):
             kind = "page" if d.page_read else "snippet"
-            print(
-                f"[{i}] {d.title or '(no title)'}\n    {d.url}\n    {kind}: {' '.join(d.text.split())[:200]}"
-            )
+            say(f"[{i}] {d.title or '(no title)'}\n    {d.url}\n    {kind}: {' '.join(d.text.split())[:200]}")
         if not docs:
-            print("no results")
+            say("no results")
         return 0
     rows = admin.rows()
     if args.json:
-        print(dumps([{"name": r.name, **r.spec.model_dump(), "address": r.address} for r in rows]))
+        say(dumps([{"name": r.name, **r.spec.model_dump(), "address": r.address} for r in rows]))
         return 0
     for r in rows:
         state = f"on, asked {r.spec.use}" if r.spec.enabled else "off"
-        print(f"{r.name}  ({r.spec.kind}, {state})  {r.address}")
+        say(f"{r.name}  ({r.spec.kind}, {state})  {r.address}")
     if not rows:
-        print("no online sources (add one under [sources.NAME] in the config, or in the Knowledge tab)")
+        say("no online sources (add one under [sources.NAME] in the config, or in the Knowledge tab)")
     return 0
