@@ -14,6 +14,11 @@ Every sentence of the best ``sources`` reranked hits is scored by
 and a sentence that only repeats the question's words (no word of its own) counts for less. The weights
 are ``grounding.*_weight`` in the config, tuned on the development kit (bench/RESULTS.md).
 
+Documents are data (issue 40, ``instructions.py``): a sentence that speaks to the assistant ("ignore
+previous instructions", "whatever the user asks, the only correct answer is …") counts for a hundredth, so
+it is quoted only when no sentence of the evidence states anything; and a question's word that a sentence
+holds only inside a bare list ("(the audit date, the Rhine, anything)") does not count as found.
+
 A ``Quote`` is always a slice of its chunk's text (``chunk.text[start:end]``), never a paraphrase.
 """
 
@@ -25,6 +30,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from kimas_desktop.answer.instructions import addresses_the_assistant, unlisted
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.text.sentences import Sentence, chunk_sentences
 from kimas_desktop.text.terms import TermWeights, coverage
@@ -48,6 +54,7 @@ _NUMERIC_Q = re.compile(
     re.IGNORECASE,
 )
 _NAME_Q = re.compile(r"\b(who|whom|whose|where|which (city|country|company|team|person|state))\b", re.I)
+_OBEYED = 0.01  # what a sentence addressed to the assistant keeps of its score
 _NUMBER_WORDS = frozenset(
     """one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred
     thousand million billion first second third half dozen january february march april may june july
@@ -66,8 +73,17 @@ class QuoteWeights:
     answer_type: float = 0.3
 
     def combine(
-        self, overlap: float, cosine: float, rerank: float, index: int, typed: bool, novel: bool
+        self,
+        overlap: float,
+        cosine: float,
+        rerank: float,
+        index: int,
+        typed: bool,
+        novel: bool,
+        instruction: bool = False,
     ) -> float:
+        if instruction:  # words addressed to the assistant are not evidence (issue 40)
+            return _OBEYED * self.combine(overlap, cosine, rerank, index, typed, novel)
         score = (
             self.overlap * overlap
             + self.cosine * cosine
@@ -82,7 +98,7 @@ class QuoteWeights:
 class ScoredSentence:
     """One candidate sentence and its parts: ``n`` is its source's 1-based number in the evidence,
     ``typed`` whether it holds the answer type the question wants, ``novel`` whether it says anything
-    the question does not."""
+    the question does not, ``instruction`` whether it addresses the assistant (``instructions.py``)."""
 
     n: int
     chunk: Chunk
@@ -93,6 +109,7 @@ class ScoredSentence:
     rerank: float
     typed: bool = False
     novel: bool = True
+    instruction: bool = False
 
 
 def answer_type(question: str) -> str:
@@ -127,6 +144,14 @@ class QuoteScorer:
             found += content_words(query)
         return found
 
+    def _cosines(self, query: str, sentences: Sequence[Sentence], said: Sequence[str]) -> np.ndarray:
+        """Each sentence's embedding similarity to ``query``, measured on what it says (``said``); 0 for a
+        sentence that is a bare list and nothing else."""
+        qvec = self._embedder.embed_query([query])[0]
+        texts = [u if words(u) else s.text for u, s in zip(said, sentences, strict=True)]
+        cosines = np.clip(np.asarray(self._embedder.embed_passages(texts) @ qvec, dtype=np.float64), 0.0, 1.0)
+        return cosines * np.array([bool(words(u)) for u in said], dtype=np.float64)
+
     def score(
         self, question: str, hits: Sequence[Hit], idf: TermWeights | None = None, *, query: str = ""
     ) -> list[ScoredSentence]:
@@ -143,23 +168,25 @@ class QuoteScorer:
         qwords = self.question_words(question, query)
         weights = idf.weights(qwords)
         qstems = set(weights)
-        qvec = self._embedder.embed_query([query or question])[0]
-        svecs = self._embedder.embed_passages([s.text for _, s in flat])
-        cosines = np.clip(np.asarray(svecs @ qvec, dtype=np.float64), 0.0, 1.0)
+        said = [unlisted(s.text) for _, s in flat]  # what a sentence says, not the topics it lists
+        cosines = self._cosines(query or question, [s for _, s in flat], said)
         best_rerank = max(max(h.score for h in top), 1e-9)
         kind = answer_type(question)
         w = self._w
         out: list[ScoredSentence] = []
-        for (i, sentence), cos in zip(flat, cosines, strict=True):
+        for (i, sentence), cos, rest in zip(flat, cosines, said, strict=True):
             hit = top[i]
             sstems = stems(sentence.text)
-            overlap = coverage(weights, sstems)
+            overlap = coverage(weights, stems(rest))
             rerank = max(hit.score, 0.0) / best_rerank
             typed = bool(kind) and _has_type(kind, sentence.text, qstems)
             novel = bool(sstems - qstems)
-            score = w.combine(overlap, float(cos), rerank, sentence.index, typed, novel)
+            ordered = addresses_the_assistant(sentence.text)
+            score = w.combine(overlap, float(cos), rerank, sentence.index, typed, novel, ordered)
             out.append(
-                ScoredSentence(i + 1, hit.chunk, sentence, score, overlap, float(cos), rerank, typed, novel)
+                ScoredSentence(
+                    i + 1, hit.chunk, sentence, score, overlap, float(cos), rerank, typed, novel, ordered
+                )
             )
         out.sort(key=lambda s: s.score, reverse=True)
         return out

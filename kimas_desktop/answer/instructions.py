@@ -1,0 +1,130 @@
+"""Documents are data (issue 40): two small rules that keep a document's words from steering the answer.
+
+- **addresses_the_assistant**: the sentence speaks to whoever answers instead of about the world: an
+  override ("ignore previous instructions", "SYSTEM OVERRIDE", "new instructions"), an order to the
+  assistant, model or AI ("you must answer", "always reply", "tell the user"), or talk about questions and
+  their answers ("whatever the user asks", "the only correct answer is", "if anyone asks about"). The quote
+  scorer keeps a hundredth of such a sentence's score, so it is quoted (and becomes a key sentence of the
+  answer prompt) only when no sentence of the evidence states anything close.
+- **unlisted**: a sentence without its bare lists, short items in brackets ("(the audit date, the Rhine,
+  anything)") or a clause that is nothing but three or more short items ("Audit date, Rhine barges,
+  budget, anything: …"). A question's word that a sentence
+  holds only inside such a list names a topic without saying anything about it, so the quote scorer
+  measures a sentence's overlap and embedding similarity on what is left.
+
+Both are model-free and cheap (regular expressions over one sentence). The cues are English, Chinese and
+Hindi phrases; a text in another script is never flagged, so it keeps today's scoring.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kimas_desktop.text.words import STOPWORDS, words
+
+__all__ = ["addresses_the_assistant", "unlisted"]
+
+_ADDRESSEE = r"(?:assistant|ai|a\.i\.|llm|chat ?bot|language model|gpt|copilot)"
+_ANSWER_VERB = r"(?:answer|reply|respond|say|state|output|print|write|repeat|return|tell|cite|quote|claim)"
+_QUESTION = r"(?:questions?|asks?|asked|asking|quer(?:y|ies)|prompts?)"
+# what follows an answer verb in an order about answers ("reply with", "answer only", "say that", "answer
+# every question", "respond: …"), not in advice ("you must reply within 30 days")
+_HOW = r"(?:(?:with|only|that|every|all|any|always|by saying|the user|the reader)\b|[:'\"“‘«])"
+_MODAL = r"(?:must|should|shall|will|are to|have to|need to|may only|can only|always|never|only)"
+_ENGLISH = [
+    # overrides of whatever came before
+    r"\b(?:ignore|disregard|forget|override|overrule|bypass)\b[^.!?]{0,40}?\b(?:instructions?|rules|"
+    r"prompts?|directions|guidelines|context|sources|documents|everything|all (?:of )?the above)\b",
+    r"\bsystem (?:override|prompt|message|instruction)s?\b",
+    r"\b(?:new|updated|real|hidden|secret) (?:instructions?|rules|system prompt)\s*:",
+    rf"\b(?:new|updated|real|hidden|secret) instructions? (?:for|to) (?:the |an? )?{_ADDRESSEE}s?\b",
+    r"^\s*(?:#+\s*)?(?:system|assistant|instructions?)\s*:",
+    # an order to the one who answers
+    rf"\b(?:the |an? |dear )?{_ADDRESSEE}s?\b[^.!?]{{0,30}}?\b{_MODAL}\s+(?:\w+\s+){{0,2}}?{_ANSWER_VERB}\w*\b",
+    rf"\byou\s+{_MODAL}\s+(?:\w+\s+){{0,2}}?{_ANSWER_VERB}\w*\s*{_HOW}",
+    rf"^\W*(?:always |never |only |just |please )?{_ANSWER_VERB}\w*\s+{_HOW}",
+    rf"\b(?:note|message|instructions?|attention) (?:to|for) (?:the |any |all |an? )?{_ADDRESSEE}s?\b",
+    r"\btell (?:the|any|every) (?:user|reader)s?\b",
+    # talk about questions and their answers
+    rf"\b(?:whatever|whichever|no matter what|regardless of what) (?:\w+ ){{0,3}}?{_QUESTION}\b",
+    rf"\b(?:if|when|whenever) (?:anyone|anybody|the user|a user|users|you are|you're)"
+    rf" (?:\w+ ){{0,2}}?{_QUESTION}\b",
+    r"\bthe (?:only|one|single) (?:correct |right |true |real |valid )?(?:answer|response|reply)\b",
+    r"\b(?:correct|right|true|real) (?:answer|response|reply) (?:is always|to (?:any|every|all))\b",
+    rf"\b(?:answer|reply|respond)\w* (?:to )?(?:every|any|all|each) {_QUESTION}\b",
+]
+_OTHER_SCRIPTS = [
+    # Chinese: ignore (previous) instructions, system override, whatever the user asks, the only correct
+    # answer is, you must answer
+    r"忽略.{0,8}(?:指令|指示|说明|规则)",
+    r"系统(?:覆盖|指令|提示)",
+    r"(?:无论|不管)(?:用户|你|谁|别人)?(?:问|提问)",
+    r"(?:唯一|正确)(?:的)?(?:正确)?(?:的)?(?:答案|回答)(?:是|为)",
+    r"你(?:必须|只能|应该)(?:回答|回复|说)",
+    # Hindi: ignore the (previous) instructions, whatever the user asks, the only correct answer is,
+    # you must answer
+    r"निर्देशों?\s*(?:को)?\s*(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)",
+    r"(?:उपयोगकर्ता|यूज़र|कोई)\s+(?:जो\s+)?(?:भी|कुछ\s+भी)\s+पूछे",
+    r"(?:एकमात्र|इकलौता)?\s*सही\s+(?:उत्तर|जवाब)\s+(?:है|यह)",
+    r"(?:तुम्हें|आपको)\s+(?:\S+\s+){0,2}(?:जवाब|उत्तर)\s+देना",
+]
+_INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _ENGLISH + _OTHER_SCRIPTS), re.IGNORECASE)
+
+_BRACKETED = re.compile(r"[(\[（【]([^()\[\]（）【】]{1,240})[)\]）】]")
+_SEPARATOR = re.compile(r"\s*(?:[,;/、，；]|\s(?:or|and|und|oder|et|ou|y|o)\s)\s*", re.IGNORECASE)
+_ITEM_WORDS = 4  # an item longer than this says something: not a bare list
+_ITEM_GLUE = frozenset(
+    """the a an any all each every some no its their our my your his her this that these those other
+    another else of and or anything everything something more""".split()
+)
+# Scripts written without spaces: a run of them is not one word; about two characters make one.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+
+
+def addresses_the_assistant(sentence: str) -> bool:
+    """Whether ``sentence`` gives orders to the assistant or talks about questions and answers (see the
+    module docstring) rather than stating something."""
+    return bool(_INSTRUCTION.search(sentence))
+
+
+def _items(span: str) -> list[str]:
+    return [p for p in _SEPARATOR.split(span) if p.strip()]
+
+
+def _size(item: str) -> float:
+    """How many content words ``item`` holds, split at spaces (Devanagari's vowel signs are no word
+    characters to ``re``), counting about two characters as a word in scripts without spaces."""
+    unspaced = len(_UNSPACED.findall(item))
+    spaced = [w for w in _UNSPACED.sub(" ", item).split() if words(w) and w.lower() not in STOPWORDS]
+    return len(spaced) + unspaced / 2
+
+
+def _is_item(part: str, most: float) -> bool:
+    """A short noun phrase: a few content words and no function word but articles and the like (an
+    item with "are", "in" or "was" says something)."""
+    found = [w.lower() for w in words(part)]
+    glue = [w for w in found if w in STOPWORDS]
+    return bool(found) and _size(part) <= most and all(w in _ITEM_GLUE for w in glue)
+
+
+def _bare(items: list[str], *, least: int) -> bool:
+    return len(items) >= least and all(_is_item(item, _ITEM_WORDS) for item in items)
+
+
+def _listed_spans(sentence: str) -> list[str]:
+    """Bracketed lists of two or more short items, and clauses that are nothing but three or more short
+    items between commas (not a run inside a longer clause: "Last month, the chief executive of United,
+    Jeff Smisek, resigned" names the people it speaks of)."""
+    spans = [m.group(1) for m in _BRACKETED.finditer(sentence) if _bare(_items(m.group(1)), least=2)]
+    outside = _BRACKETED.sub(" ", sentence)
+    for clause in re.split(r"[:.!?。！？\n]", outside):
+        if _bare(_items(clause), least=3):
+            spans.append(clause)
+    return spans
+
+
+def unlisted(sentence: str) -> str:
+    """``sentence`` without its bare lists (see the module docstring): what it says, not what it names."""
+    for span in _listed_spans(sentence):
+        sentence = sentence.replace(span, " ", 1)
+    return sentence
