@@ -2,8 +2,9 @@
 
 Everything that wants a collection indexed asks here: an upload, a new folder, "re-index", the start-up
 catch-up (``submit``: as soon as possible), an index found damaged by a search or the Knowledge tab
-(``repair``: unless a sync of it is waiting or under way already), and the folder watcher (``touch``: once its edits have been
-quiet for ``debounce_s``, or have waited ``max_delay_s`` under a constant stream of them).
+(``repair``: unless a sync of it is waiting or under way already), and the folder watcher (``touch``:
+once its edits have been quiet for ``debounce_s``, or have waited ``max_delay_s`` under a constant stream
+of them).
 
 ``workers`` threads (two by default) run syncs of different collections side by side, never two of one
 collection (the store's writer lease would refuse the second anyway): a small watched edit in one
