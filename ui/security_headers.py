@@ -71,8 +71,11 @@ _SHOWN_AS_IS = frozenset(
         "video/ogg",
     }
 )
-_TEXT_MARKS = ("text/", "message/", "xml", "javascript", "ecmascript", "json")
-_TEXT_SUFFIXES = frozenset({".svg", ".svgz", ".xsl", ".xslt", ".md", ".markdown", ".rst", ".toml", ".yaml"})
+_TEXT_MARKS = ("text/", "message/", "/xml", "+xml", "javascript", "ecmascript", "/json", "+json")
+# Markup and scripts by name too: the system's type table (the registry, on Windows) may say otherwise.
+_TEXT_SUFFIXES = frozenset(
+    ".html .htm .shtml .xhtml .xht .svg .svgz .xml .xsl .xslt .js .mjs .mht .mhtml .md .markdown .rst".split()
+)
 _PLAIN = "text/plain; charset=utf-8"
 
 
@@ -87,12 +90,12 @@ class ServedType:
 def served_type(name: str) -> ServedType:
     """Shown as itself when a browser only displays that type; text, markup and scripts as plain text;
     anything else downloaded (never sniffed, never run)."""
-    guessed = (mimetypes.guess_type(name, strict=False)[0] or "").lower()
-    if guessed in _SHOWN_AS_IS:
-        return ServedType(guessed, "inline")
     suffix = name[name.rfind(".") :].lower() if "." in name else ""
+    guessed = (mimetypes.guess_type(name, strict=False)[0] or "").lower()
     if not guessed or suffix in _TEXT_SUFFIXES or any(m in guessed for m in _TEXT_MARKS):
         return ServedType(_PLAIN, "inline")
+    if guessed in _SHOWN_AS_IS:
+        return ServedType(guessed, "inline")
     return ServedType("application/octet-stream", "attachment")
 
 
