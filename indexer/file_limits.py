@@ -5,6 +5,10 @@ made: its number of chunks (``max_file_chunks``), the time spent parsing and chu
 waits for the embedder (``max_file_seconds``), and how far the process's memory grew since the file began
 (``max_file_memory_mb``). A file over one of them is skipped with the reason (``SkipFile``), its chunks
 are not kept, and its manifest record (size, time, hash) keeps it from being tried again until it changes.
+
+The parser worker process (indexer/pdf_worker.py) is held to the same memory limit while it parses (an
+address-space cap on Linux, an RSS watchdog on every OS: ``memory_reason`` is what a file over it is
+skipped with), and zip-based files to the ``max_zip_*`` limits before they are inflated (indexer/zip_guard.py).
 """
 
 from __future__ import annotations
@@ -15,13 +19,19 @@ import psutil
 
 from indexer.documents import SkipFile
 
-__all__ = ["FileBudget", "FileTooCostly"]
+__all__ = ["WORKER_BASE_MB", "FileBudget", "FileTooCostly", "memory_reason"]
 
 _MEMORY_EVERY = 32  # chunks between two looks at the process's memory (a look costs ~50 µs)
+# What the parser worker needs itself (Python and its parsing libraries), on top of what a file may cost.
+WORKER_BASE_MB = 256
 
 
 class FileTooCostly(SkipFile):
     """A file over one of the per-file limits; ``str()`` says which."""
+
+
+def memory_reason(megabytes: float) -> str:
+    return f"reading it needed more than {megabytes:g} MB of memory (the limit is indexer.max_file_memory_mb)"
 
 
 class FileBudget:
@@ -63,7 +73,4 @@ class FileBudget:
                 f"reading it took more than {self.max_seconds:g} s (the limit is indexer.max_file_seconds)"
             )
         if chunks % _MEMORY_EVERY == 0 and self._rss() - self._rss0 > self.max_memory:
-            raise FileTooCostly(
-                f"reading it needed more than {self.max_memory // 1024**2} MB of memory "
-                "(the limit is indexer.max_file_memory_mb)"
-            )
+            raise FileTooCostly(memory_reason(self.max_memory // 1024**2))

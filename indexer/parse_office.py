@@ -1,4 +1,5 @@
-"""Word (.docx, python-docx) and PowerPoint (.pptx, python-pptx) files, in reading order.
+"""Word (.docx, python-docx) and PowerPoint (.pptx, python-pptx) files, in reading order. Both come as a
+``GuardedZip`` (indexer/zip_guard.py) and run in the parser worker process, whose memory is capped.
 
 .docx: headings (the built-in "Title" and "Heading N" styles, or an outline level) make the heading path;
 paragraphs, list items ("- " before each) and tables (readable rows) follow in the order of the body.
@@ -8,46 +9,65 @@ and the speaker notes, shapes top to bottom. Images carry no text and are left o
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 from indexer.documents import Block, SkipFile, join_heading
 from indexer.tables import table_lines
+from indexer.zip_guard import GuardedZip
 
 _HEADING_STYLE = re.compile(r"^heading (\d)$", re.IGNORECASE)
 
 
-def _open(loader: Any, data: bytes, what: str) -> Any:
+def _open(loader: Any, stream: IO[bytes], what: str) -> Any:
+    from lxml import etree
+
     try:
-        return loader(io.BytesIO(data))
+        return loader(stream)
     except Exception as err:  # zip and XML errors of every kind: the file is not a readable document
+        if isinstance(err, etree.XMLSyntaxError) and err.code == etree.ErrorTypes.ERR_NO_MEMORY:
+            raise MemoryError from None  # libxml2 ran out ("unknown error"): the worker's memory cap
         raise SkipFile(f"not a readable {what} file ({type(err).__name__}: {err})"[:300]) from None
 
 
-def _level(paragraph: Any) -> int:
-    """Heading level of a .docx paragraph (1 for "Title"), or 0 for body text."""
-    name = (paragraph.style.name if paragraph.style is not None else "") or ""
-    if name.lower() == "title":
+class _StyleNames:
+    """Paragraph style names of one document, by style id, each looked up once: python-docx scans every
+    style of the document for each paragraph that names none (milliseconds a paragraph)."""
+
+    def __init__(self) -> None:
+        self._names: dict[str | None, str] = {}
+
+    def of(self, paragraph: Any) -> str:
+        style_id = paragraph._p.style
+        if style_id not in self._names:
+            style = paragraph.style
+            self._names[style_id] = ((style.name if style is not None else "") or "").lower()
+        return self._names[style_id]
+
+
+def _level(name: str) -> int:
+    """Heading level of a .docx paragraph style (1 for "Title"), or 0 for body text."""
+    if name == "title":
         return 1
     match = _HEADING_STYLE.match(name)
     return int(match.group(1)) if match else 0
 
 
-def _listed(paragraph: Any) -> bool:
-    name = ((paragraph.style.name if paragraph.style is not None else "") or "").lower()
+def _listed(paragraph: Any, name: str) -> bool:
     properties = paragraph._p.pPr
     return name.startswith("list") or (properties is not None and properties.numPr is not None)
 
 
-def parse_docx(data: bytes) -> Iterator[Block]:
+def parse_docx(archive: GuardedZip) -> Iterator[Block]:
+    """python-docx reads the whole archive itself: ``archive`` was verified against the zip limits."""
     from docx import Document as load
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
-    document = _open(load, data, "Word (.docx)")
+    document = _open(load, archive.stream(), "Word (.docx)")
     path: list[str] = []
+    styles = _StyleNames()
     for item in document.iter_inner_content():
         if isinstance(item, Table):
             rows = [[cell.text for cell in row.cells] for row in item.rows]
@@ -59,10 +79,11 @@ def parse_docx(data: bytes) -> Iterator[Block]:
         text = item.text.strip()
         if not text:
             continue
-        level = _level(item)
+        style = styles.of(item)
+        level = _level(style)
         if level:
             path = [*path[: level - 1], *([""] * max(0, level - 1 - len(path))), text]
-        elif _listed(item):
+        elif _listed(item, style):
             text = f"- {text}"
         yield Block(text, heading=join_heading(path))
 
@@ -88,10 +109,11 @@ def _shape_lines(shape: Any) -> Iterator[str]:
             yield from _shape_lines(inner)
 
 
-def parse_pptx(data: bytes) -> Iterator[Block]:
+def parse_pptx(archive: GuardedZip) -> Iterator[Block]:
+    """python-pptx reads the whole archive itself: ``archive`` was verified against the zip limits."""
     from pptx import Presentation
 
-    presentation = _open(Presentation, data, "PowerPoint (.pptx)")
+    presentation = _open(Presentation, archive.stream(), "PowerPoint (.pptx)")
     for number, slide in enumerate(presentation.slides, start=1):
         title_shape = slide.shapes.title
         title = title_shape.text_frame.text.strip() if title_shape is not None else ""

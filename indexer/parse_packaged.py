@@ -3,6 +3,7 @@
 
 .epub: the XHTML files in the order of the book's spine, each read like HTML (headings, tables).
 .odt: ``content.xml``: headings (``text:h`` with their outline level), paragraphs, list items, tables.
+Both come as a ``GuardedZip`` (indexer/zip_guard.py: zip bombs are refused) and their XML is streamed.
 .rtf: plain text with paragraphs. .eml: the headers that identify a message (subject, from, to, date),
 then its plain-text body (or its HTML body when it has no plain one); attachments are left out.
 """
@@ -11,71 +12,65 @@ from __future__ import annotations
 
 import email
 import email.policy
-import io
 import posixpath
 import xml.etree.ElementTree as ET
-import zipfile
 from collections.abc import Iterator
 
 from indexer.documents import Block, SkipFile, join_heading
 from indexer.parse_html import parse_html
 from indexer.parse_text import decode_text, line_blocks, split_lines
 from indexer.tables import table_lines
-
-MAX_MEMBER_BYTES = 64 * 1024**2  # an archive member larger than this (unpacked) is left out: zip bombs
+from indexer.zip_guard import GuardedZip
 
 _ODF_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 _ODF_TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 _ODF_OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+_H, _P, _LIST = f"{{{_ODF_TEXT}}}h", f"{{{_ODF_TEXT}}}p", f"{{{_ODF_TEXT}}}list"
+_TABLE, _BODY = f"{{{_ODF_TABLE}}}table", f"{{{_ODF_OFFICE}}}text"
 
 
-def _zip(data: bytes, what: str) -> zipfile.ZipFile:
-    try:
-        return zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, OSError) as err:
-        raise SkipFile(f"not a readable {what} file ({err})") from None
+def _events(archive: GuardedZip, name: str) -> Iterator[tuple[str, ET.Element]]:
+    """``(event, element)`` of one XML member, streamed (``iterparse``) through the archive's counting
+    reader: a large part is never held whole."""
+    if not archive.has(name):
+        raise SkipFile(f"not a readable {archive.what} file (a required part is missing)")
+    with archive.open(name) as stream:
+        try:
+            yield from ET.iterparse(stream, events=("start", "end"))
+        except ET.ParseError as err:
+            raise SkipFile(f"not a readable {archive.what} file ({err})") from None
 
 
-def _member(archive: zipfile.ZipFile, name: str) -> bytes | None:
-    try:
-        info = archive.getinfo(name)
-    except KeyError:
-        return None
-    if info.file_size > MAX_MEMBER_BYTES:
-        return None
-    return archive.read(info)
+def _ends(archive: GuardedZip, name: str) -> Iterator[ET.Element]:
+    """Each element of a member once it is complete; cleared when the caller moves on."""
+    for event, element in _events(archive, name):
+        if event == "end":
+            yield element
+            element.clear()
 
 
-def _xml(data: bytes | None, what: str) -> ET.Element:
-    if data is None:
-        raise SkipFile(f"not a readable {what} file (a required part is missing or too large)")
-    try:
-        return ET.fromstring(data)
-    except ET.ParseError as err:
-        raise SkipFile(f"not a readable {what} file ({err})") from None
-
-
-def parse_epub(data: bytes) -> Iterator[Block]:
-    archive = _zip(data, "EPUB")
-    container = _xml(_member(archive, "META-INF/container.xml"), "EPUB")
-    rootfile = next((e.get("full-path") for e in container.iter() if e.tag.endswith("rootfile")), None)
+def parse_epub(archive: GuardedZip) -> Iterator[Block]:
+    rootfile = next(
+        (e.get("full-path") for e in _ends(archive, "META-INF/container.xml") if e.tag.endswith("rootfile")),
+        None,
+    )
     if not rootfile:
         raise SkipFile("not a readable EPUB file (no package document)")
-    package = _xml(_member(archive, rootfile), "EPUB")
     base = posixpath.dirname(rootfile)
-    items = {
-        e.get("id"): e.get("href", "")
-        for e in package.iter()
-        if e.tag.endswith("}item") and "html" in (e.get("media-type") or "")
-    }
-    spine = [e.get("idref") for e in package.iter() if e.tag.endswith("}itemref")]
+    items: dict[str | None, str] = {}
+    spine: list[str | None] = []
+    for e in _ends(archive, rootfile):
+        if e.tag.endswith("}item") and "html" in (e.get("media-type") or ""):
+            items[e.get("id")] = e.get("href", "")
+        elif e.tag.endswith("}itemref"):
+            spine.append(e.get("idref"))
     for idref in spine:
         href = items.get(idref)
         if not href:
             continue
-        content = _member(archive, posixpath.normpath(posixpath.join(base, href)))
-        if content is not None:
-            yield from parse_html(content)
+        name = posixpath.normpath(posixpath.join(base, href))
+        if archive.has(name):
+            yield from parse_html(archive.read(name))
 
 
 def _odf_text(element: ET.Element) -> str:
@@ -93,39 +88,56 @@ def _odf_text(element: ET.Element) -> str:
     return "".join(parts)
 
 
-def parse_odt(data: bytes) -> Iterator[Block]:
-    root = _xml(_member(_zip(data, "OpenDocument"), "content.xml"), "OpenDocument")
-    body = next(root.iter(f"{{{_ODF_OFFICE}}}text"), root)
-    path: list[str] = []
+class _OdtBody:
+    """Blocks of ``content.xml``'s body from its parse events: each heading, paragraph and table once it is
+    complete (paragraphs inside a table, a frame or a note belong to the element around them)."""
 
-    def walk(element: ET.Element, listed: bool) -> Iterator[Block]:
-        nonlocal path
-        for child in element:
-            tag = child.tag
-            if tag == f"{{{_ODF_TEXT}}}h":
-                title = _odf_text(child).strip()
-                level = int(child.get(f"{{{_ODF_TEXT}}}outline-level", "1"))
-                if title:
-                    path = [*path[: level - 1], *([""] * max(0, level - 1 - len(path))), title]
-                    yield Block(title, heading=join_heading(path))
-            elif tag == f"{{{_ODF_TEXT}}}p":
-                text = _odf_text(child).strip()
-                if text:
-                    yield Block(f"- {text}" if listed else text, heading=join_heading(path))
-            elif tag == f"{{{_ODF_TEXT}}}list":
-                yield from walk(child, True)
-            elif tag == f"{{{_ODF_TABLE}}}table":
-                rows = [
-                    [_odf_text(cell).strip() for cell in row if cell.tag.endswith("}table-cell")]
-                    for row in child.iter(f"{{{_ODF_TABLE}}}table-row")
-                ]
-                lines = table_lines(rows)
-                if lines:
-                    yield Block("\n".join(lines), heading=join_heading(path))
-            else:
-                yield from walk(child, listed)
+    def __init__(self) -> None:
+        self.path: list[str] = []
+        self.body = self.lists = self.open = 0  # depths: office:text, text:list, the h/p/table being read
 
-    yield from walk(body, False)
+    def feed(self, event: str, element: ET.Element) -> Block | None:
+        tag = element.tag
+        if tag == _BODY:
+            self.body += 1 if event == "start" else -1
+        elif tag == _LIST and self.open == 0:
+            self.lists += 1 if event == "start" else -1
+        if not self.body or tag not in (_H, _P, _TABLE):
+            return None
+        if event == "start":
+            self.open += 1
+            return None
+        self.open -= 1
+        if self.open:
+            return None
+        block = self._block(element)
+        element.clear()
+        return block
+
+    def _block(self, element: ET.Element) -> Block | None:
+        if element.tag == _TABLE:
+            rows = [
+                [_odf_text(cell).strip() for cell in row if cell.tag.endswith("}table-cell")]
+                for row in element.iter(f"{{{_ODF_TABLE}}}table-row")
+            ]
+            lines = table_lines(rows)
+            return Block("\n".join(lines), heading=join_heading(self.path)) if lines else None
+        text = _odf_text(element).strip()
+        if not text:
+            return None
+        if element.tag == _H:
+            level = int(element.get(f"{{{_ODF_TEXT}}}outline-level", "1"))
+            self.path = [*self.path[: level - 1], *([""] * max(0, level - 1 - len(self.path))), text]
+            return Block(text, heading=join_heading(self.path))
+        return Block(f"- {text}" if self.lists else text, heading=join_heading(self.path))
+
+
+def parse_odt(archive: GuardedZip) -> Iterator[Block]:
+    body = _OdtBody()
+    for event, element in _events(archive, "content.xml"):
+        block = body.feed(event, element)
+        if block is not None:
+            yield block
 
 
 def parse_rtf(data: bytes) -> Iterator[Block]:

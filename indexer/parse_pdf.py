@@ -5,10 +5,16 @@ without end or allocate gigabytes. So it runs in a separate process (``pdf_worke
 back: a page that takes longer than ``page_timeout_s`` or a worker that dies fails only that file, and the
 next file gets a fresh worker. Running in its own process also lets parsing use the second core while the
 embedding model runs in ours.
+
+The same worker parses every other format with a parser of its own (.docx, .pptx, .epub, .odt, .rtf, .eml:
+``PdfExtractor.blocks``), so no parser runs in the indexing process with unbounded memory. The worker's
+memory is capped (``memory_mb``): by the OS on Linux, and on every OS by a watchdog thread here that kills
+the worker once its resident memory passes the cap; the file is then skipped with that reason.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import queue
 import subprocess
@@ -18,10 +24,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import psutil
+
 from indexer.documents import Block, Document, SkipFile, join_heading
+from indexer.file_limits import WORKER_BASE_MB, FileTooCostly, memory_reason
+from indexer.zip_guard import ZipLimits
 from ipc.frames import pump_frames
 
 _WORKER = Path(__file__).with_name("pdf_worker.py")
+_WATCH_EVERY_S = 0.1
 
 
 class PdfPage(NamedTuple):
@@ -42,24 +53,44 @@ class PdfParseError(Exception):
 
 
 class _Worker:
-    """One worker process, and a thread that reads its frames into a queue as fast as it writes them,
-    so the worker never waits for the pipeline (pages are small; whole manuals fit in memory)."""
+    """One worker process, a thread that reads its frames into a queue as fast as it writes them, so the
+    worker never waits for the pipeline (pages are small; whole manuals fit in memory), and a thread that
+    watches its resident memory."""
 
-    def __init__(self) -> None:
+    def __init__(self, memory_mb: float) -> None:
+        self.memory_mb = memory_mb
+        self.over_memory = False  # the watchdog killed it
         self.proc = subprocess.Popen(
-            [sys.executable, "-s", str(_WORKER)],
+            [sys.executable, "-s", str(_WORKER), "--memory-mb", f"{memory_mb:g}"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             close_fds=True,
         )
+        self._gone = threading.Event()
         self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()  # None: the worker is gone
         threading.Thread(target=self._pump, name="kimas-pdf-pump", daemon=True).start()
+        threading.Thread(target=self._watch, name="kimas-parse-watch", daemon=True).start()
 
     def _pump(self) -> None:
         assert self.proc.stdout is not None
         pump_frames(self.proc.stdout, self.frames)
         self.proc.stdout.close()
+        self._gone.set()
+
+    def _watch(self) -> None:
+        """Kill the worker once its resident memory passes the cap: the only cap where the OS enforces
+        none (macOS, Windows), and on Linux often the first to notice."""
+        limit = (self.memory_mb + WORKER_BASE_MB) * 1024**2
+        try:
+            process = psutil.Process(self.proc.pid)
+            while not self._gone.wait(_WATCH_EVERY_S):
+                if process.memory_info().rss > limit:
+                    self.over_memory = True
+                    process.kill()
+                    return
+        except psutil.Error:  # it exited meanwhile
+            return
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -68,15 +99,26 @@ class _Worker:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+        self._gone.set()
         if self.proc.stdin is not None:
             self.proc.stdin.close()
 
 
 class PdfExtractor:
-    """Streams ``(page number, text)`` from a long-lived worker process. Not thread-safe: one per thread."""
+    """Streams ``(page number, text)`` from a long-lived worker process, and the blocks of the other
+    formats it parses (``blocks``). Not thread-safe: one per thread. ``memory_mb``: what parsing one file
+    may cost in the worker; ``zip_limits``: how far a zip-based file may inflate."""
 
-    def __init__(self, *, page_timeout_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        *,
+        page_timeout_s: float = 60.0,
+        memory_mb: float = 1024.0,
+        zip_limits: ZipLimits | None = None,
+    ) -> None:
         self._page_timeout_s = page_timeout_s
+        self._memory_mb = memory_mb
+        self._zip_limits = zip_limits or ZipLimits()
         self._worker: _Worker | None = None
 
     def close(self) -> None:
@@ -90,18 +132,20 @@ class PdfExtractor:
             message = worker.frames.get(timeout=timeout_s)
         except queue.Empty:
             self.close()
-            raise PdfParseError(f"the PDF reader timed out after {timeout_s:g} s {what}") from None
+            raise PdfParseError(f"the parser timed out after {timeout_s:g} s {what}") from None
         if message is None:
             code = worker.proc.wait()
             self.close()
-            raise PdfParseError(f"the PDF reader crashed {what} (exit code {code})")
+            if worker.over_memory:
+                raise FileTooCostly(memory_reason(self._memory_mb))
+            raise PdfParseError(f"the parser crashed {what} (exit code {code})")
         return message
 
     def pages(self, path: Path, notes: list[str], outline: list[Bookmark] | None = None) -> Iterator[PdfPage]:
         """The text layer of each readable page (``PdfPage``). Unreadable pages are noted and skipped;
         ``SkipFile`` for encrypted files, ``PdfParseError`` when the file cannot be read at all. The PDF's
         bookmarks go into ``outline`` before its first page."""
-        return self._stream({"path": str(path)}, notes, self._page_timeout_s, outline)
+        return self._pages({"path": str(path)}, notes, self._page_timeout_s, outline)
 
     def recognize(self, path: Path, notes: list[str], pages: list[int] | None) -> Iterator[PdfPage]:
         """Like ``pages``, but the text is recognized (OCR) from the rendered ``pages`` of a PDF, or from
@@ -113,7 +157,37 @@ class PdfExtractor:
         else:
             request["ocr"] = pages
         # The worker enforces the per-page OCR limit itself; rendering gets a little slack on top.
-        return self._stream(request, notes, self._page_timeout_s + 30.0)
+        return self._pages(request, notes, self._page_timeout_s + 30.0)
+
+    def blocks(self, path: Path) -> Iterator[Block]:
+        """The blocks of a file whose format has a parser of its own (``indexer.parsers.read_blocks``),
+        parsed in the worker; ``SkipFile`` with the reason for a zip bomb or a file over the memory cap.
+        Each block must come within the page time limit."""
+        request = {"path": str(path), "parse": True, "zip": dataclasses.asdict(self._zip_limits)}
+        for message in self._stream(request, [], self._page_timeout_s):
+            if message["t"] == "block":
+                yield Block(
+                    str(message["text"]),
+                    page=message.get("page"),
+                    line_start=message.get("line"),
+                    heading=str(message.get("heading", "")),
+                )
+
+    def _pages(
+        self,
+        request: dict[str, Any],
+        notes: list[str],
+        timeout_s: float,
+        outline: list[Bookmark] | None = None,
+    ) -> Iterator[PdfPage]:
+        count = 0
+        for message in self._stream(request, notes, timeout_s, outline):
+            if message["t"] == "pages":
+                count = int(message["n"])
+            elif message["t"] == "page":
+                yield PdfPage(int(message["i"]), count, str(message["text"]), bool(message.get("scan")))
+            elif count == 0:  # done
+                raise SkipFile("the PDF has no pages")
 
     def _stream(
         self,
@@ -121,10 +195,11 @@ class PdfExtractor:
         notes: list[str],
         timeout_s: float,
         outline: list[Bookmark] | None = None,
-    ) -> Iterator[PdfPage]:
+    ) -> Iterator[dict[str, Any]]:
+        """The worker's "pages", "page", "block" and finally "done" messages for one request."""
         if self._worker is None or not self._worker.alive():
             self.close()
-            self._worker = _Worker()
+            self._worker = _Worker(self._memory_mb)
         worker = self._worker
         assert worker.proc.stdin is not None
         try:
@@ -132,19 +207,17 @@ class PdfExtractor:
             worker.proc.stdin.flush()
         except OSError:
             self.close()
-            raise PdfParseError("the PDF reader could not be started") from None
-        count = 0
+            raise PdfParseError("the parser worker could not be started") from None
         where = "while opening the file"
         clean = False  # the worker finished this request and is ready for the next one
         try:
             while True:
                 message = self._message(worker, where, timeout_s)
                 kind = message["t"]
-                if kind == "pages":
-                    count = int(message["n"])
-                elif kind == "page":
-                    where = f"after page {message['i']}"
-                    yield PdfPage(int(message["i"]), count, str(message["text"]), bool(message.get("scan")))
+                if kind in ("pages", "page", "block"):
+                    if kind == "page":
+                        where = f"after page {message['i']}"
+                    yield message
                 elif kind == "outline":
                     if outline is not None:
                         outline.extend(Bookmark(int(lv), str(t), int(p)) for lv, t, p in message["items"])
@@ -152,8 +225,7 @@ class PdfExtractor:
                     notes.append(f"page {message['i']}: {message['error']}")
                 elif kind == "done":
                     clean = True
-                    if count == 0:
-                        raise SkipFile("the PDF has no pages")
+                    yield message
                     return
                 elif kind == "skip":
                     clean = True

@@ -1,18 +1,22 @@
-"""The parser worker process (PDF text, and OCR of scanned pages and images): ``python pdf_worker.py``,
-run by ``PdfExtractor``.
+"""The parser worker process (PDF text, OCR of scanned pages and images, and every format with a parser
+of its own: .docx, .pptx, .epub, .odt, .rtf, .eml): ``python pdf_worker.py --memory-mb N``, run by
+``PdfExtractor``.
 
 It runs as a plain script (not ``-m indexer...``) so it imports pypdf and, for OCR only, pypdfium2, Pillow
 and ``indexer.ocr``. Requests arrive on stdin as one JSON line each: ``{"path": ...}`` for the text layer
 of a PDF, ``{"path": ..., "ocr": [3, 5], "timeout": 60}`` to render those PDF pages and recognize them,
 ``{"path": ..., "image": true, "timeout": 60}`` to recognize an image file (each frame of a TIFF is a
-page). Replies go to stdout as frames of a 4-byte big-endian length followed by JSON: ``{"t": "pages",
+page), ``{"path": ..., "parse": true, "zip": {limits}}`` for the blocks of another format
+(``indexer.parsers.read_blocks``: zip-based files pass the zip guard first). Replies go to stdout as frames of a 4-byte big-endian length followed by JSON: ``{"t": "pages",
 "n": N}``, then per page ``{"t": "page", "i": 1, "text": ...}`` or ``{"t": "page_error", "i": 1, "error":
-...}``, then ``{"t": "done"}``; or at any point ``{"t": "skip", "reason": ...}`` / ``{"t": "error", "error":
+...}``, then ``{"t": "done"}`` (or ``{"t": "block", "text": ..., "page": ..., "line": ..., "heading": ...}`` frames
+for another format); or at any point ``{"t": "skip", "reason": ...}`` / ``{"t": "error", "error":
 ...}``. Anything a library prints goes to stderr, never into the frame stream. On Linux the address space
-is capped (and the OCR program inherits the cap), so a file that would eat all memory fails with MemoryError
-instead of taking the machine down; macOS does not enforce that limit and Windows has no such call, so there
-the cap is skipped (the parent's per-file time limit still ends a runaway parse). OCR has a time limit per
-page. The worker runs at a lower priority (``psutil``: nice 10, or Windows' below-normal class).
+is capped at what the worker holds when it starts plus ``--memory-mb`` (``max_file_memory_mb``) plus
+``WORKER_BASE_MB`` for its libraries (the OCR program inherits the cap), so a file that would eat all memory
+fails with MemoryError and is skipped with that reason instead of taking the machine down; macOS does not
+enforce that limit and Windows has no such call, so there the parent's RSS watchdog is the cap (it runs on
+every OS). OCR has a time limit per page. The worker runs at a lower priority (``psutil``: nice 10, or Windows' below-normal class).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any, BinaryIO
 
 from ipc.privacy import switch_off_telemetry
 
-MEMORY_LIMIT_BYTES = 3 * 1024**3
+MEMORY_LIMIT_MB = 1024.0  # what one file may cost when no --memory-mb is given
 MAX_FRAMES = 1000  # pages of one image file (multi-page TIFF)
 # A page with fewer non-space characters than this in its text layer, and an image on it, is a scan:
 # it is marked for OCR ("scan": true) instead of being read as text.
@@ -40,15 +44,21 @@ def _send(out: BinaryIO, message: dict[str, Any]) -> None:
     out.flush()
 
 
-def _limit_memory() -> bool:
-    """Cap the address space where the OS enforces it (Linux); False where it cannot (Windows has no
-    ``resource`` module; macOS accepts RLIMIT_AS but does not enforce it)."""
+def _limit_memory(megabytes: float = MEMORY_LIMIT_MB) -> bool:
+    """Cap the address space at what the worker holds now plus ``megabytes`` plus ``WORKER_BASE_MB``
+    where the OS enforces it (Linux); False where it cannot (Windows has no ``resource`` module; macOS
+    accepts RLIMIT_AS but does not enforce it)."""
     if not sys.platform.startswith("linux"):
         return False
     try:
         import resource
 
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+        import psutil
+
+        from indexer.file_limits import WORKER_BASE_MB
+
+        limit = int(psutil.Process().memory_info().vms + (megabytes + WORKER_BASE_MB) * 1024**2)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     except (ImportError, ValueError, OSError):
         return False
     return True
@@ -215,11 +225,44 @@ def _image(path: str, timeout_s: float, out: BinaryIO) -> None:
     _send(out, {"t": "done"})
 
 
+def _blocks(path: str, limits: dict[str, float], out: BinaryIO) -> None:
+    from pathlib import Path
+
+    from indexer.documents import SkipFile
+    from indexer.parsers import read_blocks
+    from indexer.zip_guard import ZipLimits
+
+    try:
+        for block in read_blocks(Path(path), Path(path).read_bytes(), ZipLimits(**limits)):
+            message = {"t": "block", "text": _clean(block.text), "heading": _clean(block.heading)}
+            _send(out, {**message, "page": block.page, "line": block.line_start})
+    except SkipFile as skip:
+        _send(out, {"t": "skip", "reason": str(skip)})
+        return
+    _send(out, {"t": "done"})
+
+
+def _serve(request: dict[str, Any], out: BinaryIO) -> None:
+    if request.get("parse"):
+        _blocks(request["path"], request["zip"], out)
+    elif request.get("image"):
+        _image(request["path"], float(request["timeout"]), out)
+    elif request.get("ocr"):
+        _render(request["path"], [int(i) for i in request["ocr"]], float(request["timeout"]), out)
+    else:
+        _extract(request["path"], out)
+
+
 def main() -> None:
     switch_off_telemetry()  # before any parser library loads (the app's environment has them already)
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the frames
-    _limit_memory()
+    from indexer.file_limits import memory_reason
+
+    megabytes = MEMORY_LIMIT_MB
+    if len(sys.argv) == 3 and sys.argv[1] == "--memory-mb":
+        megabytes = float(sys.argv[2])
+    _limit_memory(megabytes)
     _lower_priority()
     warnings.simplefilter("ignore")
     logging.basicConfig(level=logging.CRITICAL)
@@ -227,16 +270,11 @@ def main() -> None:
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            if request.get("image"):
-                _image(request["path"], float(request["timeout"]), out)
-            elif request.get("ocr"):
-                _render(request["path"], [int(i) for i in request["ocr"]], float(request["timeout"]), out)
-            else:
-                _extract(request["path"], out)
+            _serve(request, out)
         except MemoryError:
-            _send(out, {"t": "error", "error": "ran out of memory while reading the file"})
+            _send(out, {"t": "skip", "reason": memory_reason(megabytes)})
         except RecursionError:
-            _send(out, {"t": "error", "error": "the PDF structure is nested too deeply (RecursionError)"})
+            _send(out, {"t": "error", "error": "the file's structure is nested too deeply (RecursionError)"})
         except Exception as err:
             _send(out, {"t": "error", "error": f"{type(err).__name__}: {err}"[:500]})
 

@@ -21,6 +21,7 @@ from indexer.file_limits import FileBudget
 from indexer.ingest_items import Done, Failure, Item, Job, Segment, content_hash
 from indexer.manifest import FileRecord, lacks_card
 from indexer.parsers import FileParser
+from indexer.zip_guard import ZipLimits
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled
 from kimas_desktop.protocols import Vector
@@ -67,6 +68,7 @@ class Reader:
         pdf_page_timeout_s: float,
         on_file: Callable[[str], None],
         control: IndexControl | None = None,
+        zip_limits: ZipLimits | None = None,
     ) -> None:
         self._tables = tables
         self._control = control
@@ -75,6 +77,7 @@ class Reader:
         self._budget = budget
         self._by_hash = by_hash
         self._pdf_timeout = pdf_page_timeout_s
+        self._zip_limits = zip_limits
         self._on_file = on_file
         self.queue: queue.Queue[Item | None] = queue.Queue(maxsize=64)
         self.stop = threading.Event()
@@ -112,7 +115,11 @@ class Reader:
 
     def _run(self, jobs: list[Job]) -> None:
         _lower_priority()
-        parser = FileParser(pdf_page_timeout_s=self._pdf_timeout)
+        parser = FileParser(
+            pdf_page_timeout_s=self._pdf_timeout,
+            memory_mb=self._budget.max_memory / 1024**2,
+            zip_limits=self._zip_limits,
+        )
         try:
             for job in jobs:
                 while self._control is not None and not self._control.wait(0.1):  # paused

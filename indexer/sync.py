@@ -50,6 +50,7 @@ from indexer.store import LanceStore
 from indexer.synopsis import SynopsisState
 from indexer.synopsis_upkeep import SynopsisUpkeep
 from indexer.table_faults import lance_words as write_error
+from indexer.zip_guard import ZipLimits
 from kimas_desktop.config import IndexerConfig
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled, IndexingError
@@ -329,6 +330,9 @@ class Indexer:
             pdf_page_timeout_s=self._pdf_timeout,
             on_file=on_file,
             control=control,
+            zip_limits=ZipLimits(
+                self._config.max_zip_member_mb, self._config.max_zip_inflated_mb, self._config.max_zip_ratio
+            ),
         )
         results: list[Done] = []
         cancelled = False
