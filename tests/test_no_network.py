@@ -6,7 +6,8 @@ A DNS query (anything to port 53, loopback resolvers included), a connect or dat
 not loopback, or a connect to the system's resolver sockets (nscd, systemd-resolved) fails the test. The
 processes get a fresh HOME, so the user's home is never touched; what onnxruntime would queue there (a
 device id, unsent events) must be gone afterwards. The environment is the user's minus the telemetry
-switches (kimas must set them itself) and minus CI markers, which onnxruntime takes as "do not send".
+switches (kimas must set them itself), or with them turned on (off must win), and minus CI markers, which
+onnxruntime takes as "do not send".
 
 The guard is checked twice: a lookup and a connect from a thread are caught, and the real ``kimas serve``
 with its switches emptied is caught phoning home (onnxruntime resolving mobile.events.data.microsoft.com).
@@ -146,11 +147,9 @@ def _traced(log: Path, code: str, *args: str) -> list[str]:
     return [*strace, sys.executable, "-c", code, *args]
 
 
-def run_guarded(log: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_guarded(log: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     cmd = _traced(log, KIMAS_CLI, *args)
-    return subprocess.run(
-        cmd, cwd=ROOT, env=_env(home), capture_output=True, text=True, timeout=900, check=False
-    )
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
 
 
 def _free_port() -> int:
@@ -299,10 +298,12 @@ def test_index_ask_and_doctor_send_nothing(tmp_path: Path) -> None:
         ],
         "doctor": ["doctor", "--json", "--data-dir", str(data)],
     }
+    # The user's environment asks for telemetry: off wins.
+    said_on = {name: "True" if value == "False" else "0" for name, value in TELEMETRY_OFF.items()}
     outputs = {}
     for name, args in runs.items():
         log = tmp_path / f"{name}.trace"
-        done = run_guarded(log, home, *args)
+        done = run_guarded(log, {**_env(home), **said_on}, *args)
         assert done.returncode == 0, f"kimas {name} failed:\n{done.stderr[-3000:]}"
         trace = log.read_text()
         assert outside_attempts(trace) == [], f"kimas {name} reached outside this machine: {report(trace)}"
