@@ -25,6 +25,8 @@ __all__ = [
     "Config",
     "ContextConfig",
     "EmbeddingModelConfig",
+    "GroundingConfig",
+    "HopsConfig",
     "IndexerConfig",
     "RerankConfig",
     "RetrievalConfig",

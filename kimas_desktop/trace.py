@@ -49,6 +49,7 @@ __all__ = [
     "TotalStage",
     "Trace",
     "TraceBuilder",
+    "elapsed_ms",
     "stage_fields",
 ]
 

@@ -16,6 +16,8 @@ from kimas_desktop.protocols import ChatModel
 from kimas_desktop.structured import ask_json, string_field
 from kimas_desktop.types import Hit, Message
 
+__all__ = ["JUDGE_SCHEMA", "Judgement", "SufficiencyJudge", "judge_messages"]
+
 JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
