@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kimas_desktop.answer.markers import insert_markers, place_markers
+from kimas_desktop.answer.writing.markers import insert_markers, place_markers
 from kimas_desktop.context.dependence import TurnDecision
 from kimas_desktop.errors import KimasError
 from kimas_desktop.pipeline import RetrievalResult

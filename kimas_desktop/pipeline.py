@@ -19,21 +19,21 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from kimas_desktop.answer.agentic import SufficiencyJudge
-from kimas_desktop.answer.budget import PromptSpeed
 from kimas_desktop.answer.decider import Decider
 from kimas_desktop.answer.evidence import EvidencePacker
 from kimas_desktop.answer.filter import EvidenceFilter
-from kimas_desktop.answer.grounding import Grounder
 from kimas_desktop.answer.online_join import OnlineJoin
 from kimas_desktop.answer.outcome import NO_KNOWLEDGE, NothingFound
 from kimas_desktop.answer.prompt_plan import PromptPlanner
 from kimas_desktop.answer.run import AskOptions, LlmStages, Run
 from kimas_desktop.answer.second_round import AgenticRound
-from kimas_desktop.answer.summarizer import Summarizer
-from kimas_desktop.answer.support import SupportChecker
-from kimas_desktop.answer.verify import AnswerCheck
+from kimas_desktop.answer.signals.agentic import SufficiencyJudge
+from kimas_desktop.answer.signals.grounding import Grounder
+from kimas_desktop.answer.signals.verify import AnswerCheck
 from kimas_desktop.answer.writer import AnswerWriter, finish
+from kimas_desktop.answer.writing.budget import PromptSpeed
+from kimas_desktop.answer.writing.summarizer import Summarizer
+from kimas_desktop.answer.writing.support import SupportChecker
 from kimas_desktop.cancel import CancellableChat
 from kimas_desktop.clock import Clock
 from kimas_desktop.config import Config, SourceConfig

@@ -132,7 +132,7 @@ CORE_RULES: dict[str, set[str]] = {
 
 
 def part_of(module: str) -> str:
-    """``kimas_desktop.answer.quote`` → ``answer``; ``kimas_desktop.types`` → ``core``."""
+    """``kimas_desktop.answer.signals.quote`` → ``answer``; ``kimas_desktop.types`` → ``core``."""
     head = module.split(".")[1] if "." in module else ""
     if head in STAGES:
         return head

@@ -7,15 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 
-from kimas_desktop.answer.compare import compute
-from kimas_desktop.answer.documents import card_quote
 from kimas_desktop.answer.evidence import EvidencePacker
-from kimas_desktop.answer.grounding import Grounder, Grounding
 from kimas_desktop.answer.online_join import OnlineJoin
 from kimas_desktop.answer.policy import AnswerPolicy, Decision
 from kimas_desktop.answer.run import PackedEvidence, Run
 from kimas_desktop.answer.second_round import AgenticRound
-from kimas_desktop.answer.verify import Verdict
+from kimas_desktop.answer.signals.compare import compute
+from kimas_desktop.answer.signals.documents import card_quote
+from kimas_desktop.answer.signals.grounding import Grounder, Grounding
+from kimas_desktop.answer.signals.verify import Verdict
 from kimas_desktop.clock import Clock
 from kimas_desktop.config import Config
 from kimas_desktop.events import Event, QuoteReady, Status

@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from kimas_desktop.answer.verify import Verdict
+from kimas_desktop.answer.signals.verify import Verdict
 from kimas_desktop.config import GroundingConfig
 from kimas_desktop.types import Answerability
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from kimas_desktop.answer.budget import Budget, PromptSpeed, plan
 from kimas_desktop.answer.filter import pack
-from kimas_desktop.answer.grounding import Grounding
-from kimas_desktop.answer.quote import renumber_quotes
 from kimas_desktop.answer.run import PackedEvidence, Run
-from kimas_desktop.answer.summarizer import SYSTEM, answer_messages, key_sentences_block
+from kimas_desktop.answer.signals.grounding import Grounding
+from kimas_desktop.answer.signals.quote import renumber_quotes
+from kimas_desktop.answer.writing.budget import Budget, PromptSpeed, plan
+from kimas_desktop.answer.writing.summarizer import SYSTEM, answer_messages, key_sentences_block
 from kimas_desktop.config import SummarizerConfig
 from kimas_desktop.trace import BudgetStage, PackStage
 from kimas_desktop.types import Message

@@ -11,11 +11,11 @@ import concurrent.futures as cf
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kimas_desktop.answer.agentic import SufficiencyJudge
-from kimas_desktop.answer.compare import Computed
 from kimas_desktop.answer.policy import AnswerPolicy
-from kimas_desktop.answer.summarizer import Summarizer
-from kimas_desktop.answer.verify import AnswerCheck
+from kimas_desktop.answer.signals.agentic import SufficiencyJudge
+from kimas_desktop.answer.signals.compare import Computed
+from kimas_desktop.answer.signals.verify import AnswerCheck
+from kimas_desktop.answer.writing.summarizer import Summarizer
 from kimas_desktop.clock import Clock
 from kimas_desktop.context.manager import ContextAnalysis, ContextAnalyzer, QueryContextualizer
 from kimas_desktop.control import CancelToken

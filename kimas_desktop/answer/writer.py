@@ -9,13 +9,8 @@ import contextlib
 from collections.abc import Generator
 from dataclasses import replace
 
-from kimas_desktop.answer.budget import PromptSpeed
-from kimas_desktop.answer.citations import closest_passages, supported_citations, value_citations
-from kimas_desktop.answer.compare import Computed
 from kimas_desktop.answer.decider import Decided
-from kimas_desktop.answer.documents import OwnWords, in_own_words
 from kimas_desktop.answer.evidence import related_messages
-from kimas_desktop.answer.guard import StreamGuard, guard_stream
 from kimas_desktop.answer.outcome import (
     NOTHING_FOUND,
     Answered,
@@ -26,9 +21,14 @@ from kimas_desktop.answer.outcome import (
     decline_text,
 )
 from kimas_desktop.answer.prompt_plan import PromptPlanner
-from kimas_desktop.answer.quote import renumber_quotes
 from kimas_desktop.answer.run import Run
-from kimas_desktop.answer.support import SupportChecker, uses_quote
+from kimas_desktop.answer.signals.compare import Computed
+from kimas_desktop.answer.signals.documents import OwnWords, in_own_words
+from kimas_desktop.answer.signals.quote import renumber_quotes
+from kimas_desktop.answer.writing.budget import PromptSpeed
+from kimas_desktop.answer.writing.citations import closest_passages, supported_citations, value_citations
+from kimas_desktop.answer.writing.guard import StreamGuard, guard_stream
+from kimas_desktop.answer.writing.support import SupportChecker, uses_quote
 from kimas_desktop.clock import Clock
 from kimas_desktop.errors import Cancelled
 from kimas_desktop.events import (
