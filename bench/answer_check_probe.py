@@ -24,8 +24,8 @@ from typing import Any
 from bench.bigger_model import bigger_model
 from bench.grounding import hits_of
 from bench.workspace import prepare_squad
-from kimas_desktop.answer.summarizer import SYSTEM, sources_block
-from kimas_desktop.answer.verify import AnswerCheck
+from kimas_desktop.answer.signals.verify import AnswerCheck
+from kimas_desktop.answer.writing.summarizer import SYSTEM, sources_block
 from kimas_desktop.config import ChatModelConfig
 from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel

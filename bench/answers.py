@@ -51,9 +51,9 @@ from bench.devkit import (
 )
 from bench.grounding import Grounding1, fit_logistic
 from bench.workspace import old_tree, prepare_quac, prepare_squad
-from kimas_desktop.answer.answerability import AnswerabilityModel
-from kimas_desktop.answer.grounding import weights_of
-from kimas_desktop.answer.quote import QuoteWeights, ScoredSentence, pick_quotes
+from kimas_desktop.answer.signals.answerability import AnswerabilityModel
+from kimas_desktop.answer.signals.grounding import weights_of
+from kimas_desktop.answer.signals.quote import QuoteWeights, ScoredSentence, pick_quotes
 from kimas_desktop.config import GroundingConfig
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from kimas_desktop.answer.answerability import evidence_features
-from kimas_desktop.answer.grounding import Grounder, weights_of
-from kimas_desktop.answer.quote import QuoteScorer
+from kimas_desktop.answer.signals.answerability import evidence_features
+from kimas_desktop.answer.signals.grounding import Grounder, weights_of
+from kimas_desktop.answer.signals.quote import QuoteScorer
 from kimas_desktop.config import GroundingConfig
 from kimas_desktop.text.terms import TermWeights
 from kimas_desktop.types import Chunk, Hit

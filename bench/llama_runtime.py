@@ -160,7 +160,7 @@ def boundary(args: argparse.Namespace) -> None:
 
 
 def cache(args: argparse.Namespace) -> None:
-    from kimas_desktop.answer.summarizer import CITE_REQUEST, CITE_SCHEMA
+    from kimas_desktop.answer.writing.summarizer import CITE_REQUEST, CITE_SCHEMA
 
     answer_prompt = CHAT_PROMPT
     rows = []

@@ -26,7 +26,7 @@ from bench.devkit import contains_answer, kimas_batch, squad_items
 from bench.grounding import Grounding1, hits_of
 from bench.workspace import prepare_squad
 from kimas_desktop.answer.filter import pack
-from kimas_desktop.answer.verify import AnswerCheck
+from kimas_desktop.answer.signals.verify import AnswerCheck
 from kimas_desktop.config import ChatModelConfig, GroundingConfig, SummarizerConfig
 from local_models import build_chat_model
 

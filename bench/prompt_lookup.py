@@ -35,7 +35,7 @@ from app.runtime import Runtime, real_builders
 from bench.devkit import squad_questions, write_squad
 from bench.machine import cpu_model
 from bench.workspace import link_subset
-from kimas_desktop.answer.summarizer import answer_messages
+from kimas_desktop.answer.writing.summarizer import answer_messages
 from kimas_desktop.config import ChatModelConfig, CollectionConfig, load_config
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.types import Message

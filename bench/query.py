@@ -24,7 +24,7 @@ from app.paths import resolve_paths
 from app.runtime import Runtime
 from bench.devkit import SQUAD, squad_questions, write_squad
 from kimas_desktop.answer.filter import pack
-from kimas_desktop.answer.summarizer import answer_messages
+from kimas_desktop.answer.writing.summarizer import answer_messages
 from kimas_desktop.config import CollectionConfig, load_config, parse_config
 from kimas_desktop.events import AnswerDelta, TraceReady
 

@@ -109,7 +109,7 @@ def support_cases(questions: list[Any], devkit: Path) -> list[dict[str, Any]]:
 
 
 def support_figures(cases: list[dict[str, Any]], embedder: Any) -> dict[str, Any]:
-    from kimas_desktop.answer.support import SupportChecker
+    from kimas_desktop.answer.writing.support import SupportChecker
     from kimas_desktop.types import Chunk, Hit
 
     checker = SupportChecker(embedder)
@@ -137,7 +137,7 @@ def support_figures(cases: list[dict[str, Any]], embedder: Any) -> dict[str, Any
 
 
 def answer_check_figures(cases: list[dict[str, Any]]) -> dict[str, Any]:
-    from kimas_desktop.answer.verify import verify
+    from kimas_desktop.answer.signals.verify import verify
     from kimas_desktop.types import Chunk, Hit
 
     not_held = "the model's words are not in the sources"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.terminal import json_text, redraw
-from kimas_desktop.answer.markers import insert_markers, place_markers
+from kimas_desktop.answer.writing.markers import insert_markers, place_markers
 from kimas_desktop.context.dependence import TurnDecision
 from kimas_desktop.errors import KimasError
 from kimas_desktop.pipeline import RetrievalResult

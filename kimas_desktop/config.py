@@ -26,6 +26,8 @@ __all__ = [
     "Config",
     "ContextConfig",
     "EmbeddingModelConfig",
+    "GroundingConfig",
+    "HopsConfig",
     "IndexerConfig",
     "RerankConfig",
     "RetrievalConfig",
@@ -215,7 +217,7 @@ class SummarizerConfig(_Section):
     context_tokens: int = Field(1536, ge=128)  # evidence + history budget, in chat-model tokens
     # The first word of the answer is due this many seconds after the question: the answer prompt keeps
     # only the sources the model reads in time at its measured prompt speed (the quoted ones always stay;
-    # answer/budget.py). 0: no time limit, the token budget alone.
+    # answer/writing/budget.py). 0: no time limit, the token budget alone.
     first_token_s: float = Field(2.5, ge=0)
     max_answer_tokens: int = Field(384, ge=16)
     citations: bool = True
@@ -250,7 +252,7 @@ class GroundingConfig(_Section):
     # Answerability score below this: decline. Dev kit: 0.35 declines 35% of unanswerable questions with
     # 10% false declines, 0.4 45% / 15% (9% of the questions whose evidence holds the answer), 0.5 71% / 32%.
     threshold: float = Field(0.4, ge=0, le=1)
-    # The chat model's extract-and-verify check (answer/verify.py) refines the decision near the threshold
+    # The chat model's extract-and-verify check (answer/signals/verify.py) refines the decision near the threshold
     # (answer/policy.py): "auto" = with a chat model whose description says it judges (not the embedded
     # 135M one, whose check is noise). A verified copy answers from ``model_rescues_from`` up; a check that
     # finds nothing declines below ``model_doubts_below``. Both bands are empty by default: with the 0.5B

@@ -8,6 +8,17 @@ from kimas_desktop.answer.outcome import Answered, Outcome
 from kimas_desktop.trace import Trace
 from kimas_desktop.types import Answerability, Citation, Quote, SentenceSupport
 
+__all__ = [
+    "AnswerDelta",
+    "CitationsReady",
+    "Done",
+    "Event",
+    "QuoteReady",
+    "Status",
+    "SupportReady",
+    "TraceReady",
+]
+
 
 @dataclass(frozen=True)
 class Status:

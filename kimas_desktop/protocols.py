@@ -24,6 +24,8 @@ from kimas_desktop.types import (
     Synopsis,
 )
 
+__all__ = ["ChatModel", "ChunkSearcher", "Embedder", "OnlineSource", "Reranker", "SearchMode", "Vector"]
+
 Vector = npt.NDArray[np.float32]
 SearchMode = Literal["dense", "fts", "hybrid"]
 

@@ -10,6 +10,8 @@ from kimas_desktop.errors import StructuredOutputError
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.types import Message
 
+__all__ = ["ask_json", "int_list_field", "string_field"]
+
 T = TypeVar("T")
 
 

@@ -49,6 +49,7 @@ __all__ = [
     "TotalStage",
     "Trace",
     "TraceBuilder",
+    "elapsed_ms",
     "stage_fields",
 ]
 
@@ -165,7 +166,7 @@ class DocumentStage:
 
 @dataclass(frozen=True)
 class ComputeStage:
-    """A comparison answered in code (``answer/compare.py``): the two things, the values read from the
+    """A comparison answered in code (``answer/signals/compare.py``): the two things, the values read from the
     sources numbered ``sources``, and the order asked for."""
 
     stage: ClassVar[str] = "compute"
@@ -179,7 +180,7 @@ class ComputeStage:
 @dataclass(frozen=True)
 class BudgetStage:
     """The answer prompt planned so the first word comes within ``target_s`` of the question
-    (``answer/budget.py``): ``allowed`` prompt tokens at the model's prompt speed (None: no limit), the
+    (``answer/writing/budget.py``): ``allowed`` prompt tokens at the model's prompt speed (None: no limit), the
     ``prompt`` tokens given and the ``cut`` sources left out for time; ``over``: the quoted sources alone
     need more than the budget (they stay)."""
 

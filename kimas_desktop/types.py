@@ -6,6 +6,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+__all__ = [
+    "Answerability",
+    "CardSentence",
+    "ChatModelDescription",
+    "Chunk",
+    "Citation",
+    "CollectionInfo",
+    "DocumentCard",
+    "Evidence",
+    "FileProblem",
+    "Hit",
+    "IndexProgress",
+    "IndexReport",
+    "Message",
+    "OnlineDocument",
+    "Quote",
+    "Role",
+    "Route",
+    "Section",
+    "SentenceSupport",
+    "Synopsis",
+]
+
 Role = Literal["user", "assistant", "system"]
 
 

@@ -5,9 +5,10 @@
 Inside ``kimas_desktop`` the stage folders follow the question (KIMAs §3):
 
     core (types, protocols, config, errors, trace, control, structured, optional)  ←  text
-        ←  context, routing, retrieval  ←  answer  ←  events, cancel, pipeline
+        ←  context  ←  routing  ←  retrieval  ←  answer  ←  events, cancel, pipeline
 
-so a stage never reaches forward to a later one, and only the pipeline puts them together. No module
+so a stage never reaches forward to a later one (the turn search in ``retrieval`` uses the context
+manager and the router; the answer's steps use all three), and only the pipeline puts them together. No module
 of the project imports one that imports it back, not even for types.
 
 ``kimas_desktop`` imports no IO or model library; the backends know nothing of the layers above them;
@@ -107,23 +108,31 @@ def test_every_layer_has_a_rule() -> None:
 
 
 CORE = "kimas_desktop"
-CORE_MODULES = {"types", "protocols", "config", "errors", "trace", "control", "structured", "optional"}
+CORE_MODULES = {
+    "types",
+    "protocols",
+    "config",
+    "errors",
+    "trace",
+    "clock",
+    "control",
+    "structured",
+    "optional",
+}
 ASSEMBLY = {"events", "cancel", "pipeline"}
 STAGES = ("text", "context", "routing", "retrieval", "answer")
 # What each part of the core may import of the core (beyond itself).
+# A stage may import the stages a question passes before it, never one after it.
 CORE_RULES: dict[str, set[str]] = {
     "core": CORE_MODULES,
-    "text": CORE_MODULES,
-    "context": CORE_MODULES | {"text"},
-    "routing": CORE_MODULES | {"text"},
-    "retrieval": CORE_MODULES | {"text"},
-    "answer": CORE_MODULES | {"text", "retrieval"},
+    **{stage: CORE_MODULES | set(STAGES[:i]) for i, stage in enumerate(STAGES)},
+    "answer": CORE_MODULES | set(STAGES[:-1]) | {"events"},  # the answer's steps emit the events
     "assembly": CORE_MODULES | ASSEMBLY | set(STAGES),
 }
 
 
 def part_of(module: str) -> str:
-    """``kimas_desktop.answer.quote`` → ``answer``; ``kimas_desktop.types`` → ``core``."""
+    """``kimas_desktop.answer.signals.quote`` → ``answer``; ``kimas_desktop.types`` → ``core``."""
     head = module.split(".")[1] if "." in module else ""
     if head in STAGES:
         return head

@@ -20,7 +20,7 @@ from app.desktop import ModelState, Outcome
 from app.indexing import Activity, IndexingState
 from app.knowledge import CollectionStatus
 from app.sources import source_token
-from kimas_desktop.answer.markers import Marker, place_markers
+from kimas_desktop.answer.writing.markers import Marker, place_markers
 from kimas_desktop.text.words import truncate
 from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
 from ui.markup import code, esc

@@ -21,6 +21,8 @@ from kimas_desktop.protocols import Reranker
 from kimas_desktop.retrieval.fusion import deduplicate, reciprocal_rank_fusion
 from kimas_desktop.types import Hit
 
+__all__ = ["EvidenceFilter", "format_source", "pack"]
+
 
 class EvidenceFilter:
     def __init__(self, reranker: Reranker, top_n: int, min_score: float = float("-inf")) -> None:

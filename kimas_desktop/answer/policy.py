@@ -27,17 +27,27 @@ policy (issue 22)"). The rules stay, tested, for a model whose check measures be
     document      the question asks what a whole document is about, and the evidence holds that
                   document's card (``retrieval/documents.py``): answer from the card. Such a question names
                   no fact, so the lexical score has nothing to look for.
+
+How an answer is written (``AnswerPolicy.form``), in this order:
+    declined      the decision was not to answer: "Your documents don't say …" and the closest passages
+    computed      the comparison's two values, in code (``compare.py``)
+    own words     a question about a document or a chapter, with a chat model that cannot judge: the
+                  document's own sentences (``documents.py``), when it has some
+    model         the summarizer writes, and the support check verifies
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-from kimas_desktop.answer.verify import Verdict
+from kimas_desktop.answer.signals.verify import Verdict
 from kimas_desktop.config import GroundingConfig
 from kimas_desktop.types import Answerability
 
-__all__ = ["AnswerPolicy", "Decision"]
+__all__ = ["AnswerForm", "AnswerPolicy", "Decision"]
+
+AnswerForm = Literal["declined", "computed", "own words", "model"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,7 @@ class Decision:
 
 class AnswerPolicy:
     def __init__(self, config: GroundingConfig, *, judges: bool) -> None:
+        self._capable = judges
         self._judges = (judges and config.llm_check != "off") or config.llm_check == "on"
         self._decline = config.decline
         self._rescue_from = config.model_rescues_from
@@ -96,3 +107,14 @@ class AnswerPolicy:
             if lexical.answerable and verdict.kind == "none":
                 return Decision(False, "doubted", lexical, verdict)
         return Decision(lexical.answerable, "lexical", lexical, verdict)
+
+    def form(self, decision: Decision, *, computed: bool, focus: bool) -> AnswerForm:
+        """How the answer is written (the module's second list). ``focus``: the question is about a whole
+        document or one of its chapters."""
+        if not decision.answer:
+            return "declined"
+        if computed:
+            return "computed"
+        if focus and not self._capable:
+            return "own words"
+        return "model"

@@ -33,6 +33,28 @@ from kimas_desktop.protocols import Embedder, Vector
 from kimas_desktop.text.words import STOPWORDS, content_words, is_name, stem, truncate, words
 from kimas_desktop.types import Message
 
+__all__ = [
+    "KEEPS_MEANING",
+    "LONG_WORD",
+    "OPENING_ANSWER",
+    "RELATED_SIMILARITY",
+    "RESOLVING_WORDS",
+    "SAME_SUBJECT",
+    "SUBJECT_WORDS",
+    "DecisionMethod",
+    "Dependence",
+    "TurnDecision",
+    "TurnDependence",
+    "exchanges",
+    "fragment",
+    "names_its_subject",
+    "names_something_new",
+    "opening",
+    "refers_by_description",
+    "too_vague",
+    "unresolved_reference",
+]
+
 Dependence = Literal["self-contained", "topic", "previous"]
 DecisionMethod = Literal["first-turn", "rules", "llm"]
 

@@ -25,6 +25,21 @@ from kimas_desktop.structured import ask_json, int_list_field, string_field
 from kimas_desktop.text.words import content_words, salient_terms, truncate
 from kimas_desktop.types import Message
 
+__all__ = [
+    "ANALYSIS_SCHEMA",
+    "ANALYSIS_SYSTEM",
+    "FOLLOW_UP_TERMS",
+    "REWRITE_SCHEMA",
+    "REWRITE_SYSTEM",
+    "SUBJECT_TERMS",
+    "ContextAnalysis",
+    "ContextAnalyzer",
+    "QueryContextualizer",
+    "Rewrite",
+    "RewriteMethod",
+    "heuristic_rewrite",
+]
+
 RewriteMethod = Literal["first-turn", "none", "as-asked", "heuristic", "llm", "llm-fallback"]
 
 _NO_HISTORY = TurnDecision("self-contained", (), "first-turn", "the conversation's first question")

@@ -24,6 +24,8 @@ from kimas_desktop.text.words import truncate
 from kimas_desktop.trace import elapsed_ms
 from kimas_desktop.types import Hit, Message
 
+__all__ = ["DIGEST_SCHEMA", "AgentResult", "RetrievalAgent"]
+
 log = logging.getLogger(__name__)
 
 

@@ -7,6 +7,8 @@ from dataclasses import replace
 
 from kimas_desktop.types import Chunk, Hit
 
+__all__ = ["RRF_K", "deduplicate", "reciprocal_rank_fusion"]
+
 RRF_K = 60
 
 

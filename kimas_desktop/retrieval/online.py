@@ -36,6 +36,8 @@ __all__ = [
     "OnlineResult",
     "OnlineRound",
     "OnlineSources",
+    "distinct",
+    "document_hits",
     "passages",
 ]
 

@@ -21,6 +21,20 @@ from kimas_desktop.structured import ask_json, string_field
 from kimas_desktop.text.words import keywords, truncate
 from kimas_desktop.types import Hit, Message
 
+__all__ = [
+    "HydeRewrite",
+    "KeywordRewrite",
+    "NoRewrite",
+    "PromptRewrite",
+    "RetrievalRewrite",
+    "RewriteStrategy",
+    "StrategyContext",
+    "TranslationRewrite",
+    "make_strategy",
+    "register_strategy",
+    "strategy_names",
+]
+
 
 @dataclass(frozen=True)
 class StrategyContext:

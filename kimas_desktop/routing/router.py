@@ -39,6 +39,8 @@ from kimas_desktop.protocols import ChunkSearcher, Embedder, Vector
 from kimas_desktop.text.words import content_words
 from kimas_desktop.types import Route, Synopsis
 
+__all__ = ["CentroidRouter", "Floats", "Indices", "log_likelihood_ratios", "softmax"]
+
 Floats = npt.NDArray[np.float64]
 Indices = npt.NDArray[np.intp]
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from kimas_desktop.answer.agentic import SufficiencyJudge
+from kimas_desktop.answer.signals.agentic import SufficiencyJudge
 from kimas_desktop.config import ContextConfig
 from kimas_desktop.context.dependence import TurnDependence
 from kimas_desktop.context.manager import QueryContextualizer

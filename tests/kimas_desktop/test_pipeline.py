@@ -6,7 +6,7 @@ from typing import Any, TypeVar
 
 from kimas_desktop.answer.filter import format_source
 from kimas_desktop.answer.outcome import NO_KNOWLEDGE, NOTHING_FOUND, NothingFound
-from kimas_desktop.answer.summarizer import key_sentences_block
+from kimas_desktop.answer.writing.summarizer import key_sentences_block
 from kimas_desktop.config import parse_config
 from kimas_desktop.events import (
     AnswerDelta,

@@ -8,7 +8,7 @@ import pytest
 
 from app.paths import resolve_paths
 from app.runtime import Runtime
-from kimas_desktop.answer.grounding import Grounder
+from kimas_desktop.answer.signals.grounding import Grounder
 from kimas_desktop.config import Config
 from tests.indexer.files import write, write_pdf
 

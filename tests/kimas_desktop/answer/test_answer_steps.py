@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from kimas_desktop.answer.agentic import SufficiencyJudge
-from kimas_desktop.answer.verify import AnswerCheck, Verdict, verify
+from kimas_desktop.answer.signals.agentic import SufficiencyJudge
+from kimas_desktop.answer.signals.verify import AnswerCheck, Verdict, verify
 from kimas_desktop.errors import StructuredOutputError
 from kimas_desktop.types import Chunk, Hit
 from local_models.fake import ScriptedChatModel

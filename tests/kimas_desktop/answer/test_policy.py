@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 from kimas_desktop.answer.policy import AnswerPolicy
-from kimas_desktop.answer.verify import Verdict, VerdictKind
+from kimas_desktop.answer.signals.verify import Verdict, VerdictKind
 from kimas_desktop.config import GroundingConfig
 from kimas_desktop.types import Answerability
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kimas_desktop.answer.documents import card_answer, card_quote
+from kimas_desktop.answer.signals.documents import card_answer, card_quote
 from kimas_desktop.retrieval.documents import about_documents, card_hit, focus, without_pointer
 from kimas_desktop.types import CardSentence, Chunk, DocumentCard, Hit, Section
 

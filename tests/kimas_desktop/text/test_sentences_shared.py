@@ -9,8 +9,8 @@ from pathlib import Path
 from indexer.chunking import Chunker
 from indexer.documents import Block
 from indexer.parsers import file_kind
-from kimas_desktop.answer.quote import QuoteScorer, QuoteWeights, pick_quotes
-from kimas_desktop.answer.support import SupportChecker
+from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights, pick_quotes
+from kimas_desktop.answer.writing.support import SupportChecker
 from kimas_desktop.text.file_types import CODE_SUFFIXES, MARKDOWN_SUFFIXES, text_kind
 from kimas_desktop.text.sentences import chunk_sentences
 from kimas_desktop.types import Chunk, Hit

@@ -3,9 +3,9 @@ test, the support check's facts and the answer check's word runs."""
 
 from __future__ import annotations
 
-from kimas_desktop.answer.quote import answer_type
-from kimas_desktop.answer.support import facts
-from kimas_desktop.answer.verify import verify
+from kimas_desktop.answer.signals.quote import answer_type
+from kimas_desktop.answer.signals.verify import verify
+from kimas_desktop.answer.writing.support import facts
 from kimas_desktop.text.words import (
     content_words,
     is_name,
@@ -55,7 +55,7 @@ def test_support_facts_are_the_toolkits_numbers_and_names() -> None:
 
 
 def test_the_quote_scorer_does_not_take_a_capitalised_stopword_for_a_name() -> None:
-    from kimas_desktop.answer.quote import _has_type
+    from kimas_desktop.answer.signals.quote import _has_type
 
     assert answer_type("Who founded the company?") == "name"
     assert not _has_type("name", "He said I would go there.", set())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kimas_desktop.answer.markers import Marker, insert_markers, place_markers
+from kimas_desktop.answer.writing.markers import Marker, insert_markers, place_markers
 from kimas_desktop.text.sentences import split_sentences
 from kimas_desktop.types import SentenceSupport
 

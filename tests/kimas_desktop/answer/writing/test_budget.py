@@ -1,6 +1,6 @@
-"""The answer's latency budget (``answer/budget.py``): the prompt speed it plans with, and the allowance."""
+"""The answer's latency budget (``answer/writing/budget.py``): the prompt speed it plans with, and the allowance."""
 
-from kimas_desktop.answer.budget import OVERHEAD_S, PromptSpeed, plan
+from kimas_desktop.answer.writing.budget import OVERHEAD_S, PromptSpeed, plan
 
 
 def test_no_speed_no_limit_and_no_target_no_limit() -> None:

@@ -5,11 +5,11 @@ The decision with the real models over real indexed files is in tests/local_mode
 
 from __future__ import annotations
 
-from kimas_desktop.answer.grounding import Grounder
 from kimas_desktop.answer.outcome import DECLINE_START, decline_text
+from kimas_desktop.answer.signals.grounding import Grounder
 from kimas_desktop.config import GroundingConfig
 from local_models.fake import HashEmbedder
-from tests.kimas_desktop.answer.test_quote import HERMES, KENYA, hit
+from tests.kimas_desktop.answer.signals.test_quote import HERMES, KENYA, hit
 
 
 def test_grounder_declines_without_the_key_word_and_answers_with_it() -> None:

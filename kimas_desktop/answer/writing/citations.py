@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kimas_desktop.answer.compare import Value
+from kimas_desktop.answer.signals.compare import Value
 from kimas_desktop.types import Citation, Hit, Quote, SentenceSupport
 
 __all__ = ["closest_passages", "supported_citations", "value_citations"]
@@ -46,5 +46,5 @@ def value_citations(values: Sequence[Value], hits: Sequence[Hit]) -> tuple[Citat
 
 def closest_passages(quotes: Sequence[Quote]) -> tuple[Citation, ...]:
     """The quote's sentences as citations: a decline's (the passages that came closest without answering),
-    or an answer in the document's own words (``answer/documents.py``)."""
+    or an answer in the document's own words (``answer/signals/documents.py``)."""
     return tuple(Citation(q.n, q.chunk, q.display, q.start, q.end) for q in quotes)

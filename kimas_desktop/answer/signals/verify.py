@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kimas_desktop.answer.summarizer import SYSTEM, sources_block
+from kimas_desktop.answer.writing.summarizer import SYSTEM, sources_block
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.structured import ask_json, string_field
 from kimas_desktop.text.words import meaningful_stems as _meaningful

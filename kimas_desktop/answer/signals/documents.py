@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kimas_desktop.answer.citations import closest_passages
+from kimas_desktop.answer.writing.citations import closest_passages
 from kimas_desktop.retrieval.documents import DocumentFocus
 from kimas_desktop.types import Citation, DocumentCard, Hit, Quote
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from kimas_desktop.answer.grounding import Grounder
-from kimas_desktop.answer.instructions import addresses_the_assistant, unlisted
-from kimas_desktop.answer.quote import QuoteScorer, QuoteWeights, pick_quotes
-from kimas_desktop.answer.summarizer import CLOSE, OPEN, SYSTEM, answer_messages, sources_block
+from kimas_desktop.answer.signals.grounding import Grounder
+from kimas_desktop.answer.signals.instructions import addresses_the_assistant, unlisted
+from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights, pick_quotes
+from kimas_desktop.answer.writing.summarizer import CLOSE, OPEN, SYSTEM, answer_messages, sources_block
 from kimas_desktop.config import GroundingConfig
 from kimas_desktop.types import Chunk, Hit, Message, Quote
 from local_models.fake import HashEmbedder

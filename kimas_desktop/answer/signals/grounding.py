@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from kimas_desktop.answer.answerability import AnswerabilityModel, evidence_features
-from kimas_desktop.answer.quote import QuoteScorer, QuoteWeights, pick_quotes
+from kimas_desktop.answer.signals.answerability import AnswerabilityModel, evidence_features
+from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights, pick_quotes
 from kimas_desktop.config import GroundingConfig
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.text.terms import TermWeights

@@ -20,6 +20,19 @@ from kimas_desktop.protocols import ChatModel
 from kimas_desktop.text.words import truncate
 from kimas_desktop.types import Hit, Message, Quote
 
+__all__ = [
+    "CLOSE",
+    "OPEN",
+    "SYSTEM",
+    "Summarizer",
+    "answer_messages",
+    "defuse",
+    "fence",
+    "history_block",
+    "key_sentences_block",
+    "sources_block",
+]
+
 SYSTEM = (
     "You are KIMAs, a careful assistant that answers questions using only the numbered sources below. "
     "Answer briefly and directly, in one or two sentences, in the language of the question, using the "

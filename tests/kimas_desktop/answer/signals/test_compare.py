@@ -1,8 +1,8 @@
-"""Comparisons read from the question and computed from the evidence (``answer/compare.py``)."""
+"""Comparisons read from the question and computed from the evidence (``answer/signals/compare.py``)."""
 
 import pytest
 
-from kimas_desktop.answer.compare import compute, parse
+from kimas_desktop.answer.signals.compare import compute, parse
 from kimas_desktop.types import Chunk, Hit
 
 

@@ -11,10 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kimas_desktop.answer.summarizer import SYSTEM, sources_block
+from kimas_desktop.answer.writing.summarizer import SYSTEM, sources_block
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.structured import ask_json, string_field
 from kimas_desktop.types import Hit, Message
+
+__all__ = ["JUDGE_SCHEMA", "Judgement", "SufficiencyJudge", "judge_messages"]
 
 JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",

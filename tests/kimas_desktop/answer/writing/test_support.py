@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kimas_desktop.answer.support import SupportChecker, facts
+from kimas_desktop.answer.writing.support import SupportChecker, facts
 from kimas_desktop.types import Chunk, Hit
 from local_models.fake import HashEmbedder
 
@@ -46,7 +46,7 @@ def test_a_sentence_is_backed_by_whichever_source_holds_it() -> None:
 
 
 def test_an_answer_that_ignores_or_contradicts_the_quote_is_told_apart() -> None:
-    from kimas_desktop.answer.support import uses_quote
+    from kimas_desktop.answer.writing.support import uses_quote
 
     quote = "The backup server is called hermes."
     question = "What is the backup server called?"
@@ -70,7 +70,7 @@ def test_an_answer_that_takes_the_questions_premise_for_a_fact_is_unsupported() 
 
 
 def test_the_citations_are_the_sources_that_back_each_sentence_at_that_sentence() -> None:
-    from kimas_desktop.answer.citations import supported_citations
+    from kimas_desktop.answer.writing.citations import supported_citations
 
     checker = SupportChecker(HashEmbedder())
     # Two sentences of one source share most words; the one holding the answer's number is the evidence.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from kimas_desktop.answer.guard import StreamGuard, guard_stream
+from kimas_desktop.answer.writing.guard import StreamGuard, guard_stream
 
 
 def deltas(text: str) -> list[str]:

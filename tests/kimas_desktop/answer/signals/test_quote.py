@@ -6,7 +6,7 @@ grounder and the decline text are in test_grounding.py, the word weights in test
 
 from __future__ import annotations
 
-from kimas_desktop.answer.quote import QuoteScorer, QuoteWeights, answer_type, pick_quotes
+from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights, answer_type, pick_quotes
 from kimas_desktop.types import Chunk, Hit
 from local_models.fake import HashEmbedder
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kimas_desktop.answer.answerability import AnswerabilityModel
+from kimas_desktop.answer.signals.answerability import AnswerabilityModel
 from kimas_desktop.types import Evidence
 
 

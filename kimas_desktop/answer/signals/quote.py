@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from kimas_desktop.answer.instructions import addresses_the_assistant, unlisted
+from kimas_desktop.answer.signals.instructions import addresses_the_assistant, unlisted
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.text.sentences import Sentence, chunk_sentences
 from kimas_desktop.text.terms import TermWeights, coverage

@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kimas_desktop.answer.quote import ScoredSentence
+from kimas_desktop.answer.signals.quote import ScoredSentence
 from kimas_desktop.text.terms import TermWeights, coverage
 from kimas_desktop.text.words import stems
 from kimas_desktop.types import Answerability, Evidence, Hit

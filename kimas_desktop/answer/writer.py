@@ -1,0 +1,173 @@
+"""The answer in the form the policy chose (``AnswerPolicy.form``): a decline with the closest passages,
+the values computed in code, a document's own words, or the summarizer's streamed answer (through the
+guard against loops and transcripts) with the support check, whose backing sources are the citations.
+Every answer ends in one ``Outcome`` and the same trailing events (``finish``)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Generator
+from dataclasses import replace
+
+from kimas_desktop.answer.decider import Decided
+from kimas_desktop.answer.evidence import related_messages
+from kimas_desktop.answer.outcome import (
+    NOTHING_FOUND,
+    Answered,
+    Declined,
+    NothingFound,
+    Outcome,
+    Stopped,
+    decline_text,
+)
+from kimas_desktop.answer.prompt_plan import PromptPlanner
+from kimas_desktop.answer.run import Run
+from kimas_desktop.answer.signals.compare import Computed
+from kimas_desktop.answer.signals.documents import OwnWords, in_own_words
+from kimas_desktop.answer.signals.quote import renumber_quotes
+from kimas_desktop.answer.writing.budget import PromptSpeed
+from kimas_desktop.answer.writing.citations import closest_passages, supported_citations, value_citations
+from kimas_desktop.answer.writing.guard import StreamGuard, guard_stream
+from kimas_desktop.answer.writing.support import SupportChecker, uses_quote
+from kimas_desktop.clock import Clock
+from kimas_desktop.errors import Cancelled
+from kimas_desktop.events import (
+    AnswerDelta,
+    CitationsReady,
+    Done,
+    Event,
+    Status,
+    SupportReady,
+    TraceReady,
+)
+from kimas_desktop.trace import (
+    AnswerStage,
+    CitationsStage,
+    ComputeStage,
+    FirstTokenStage,
+    SupportStage,
+    TotalStage,
+)
+from kimas_desktop.types import Message
+
+__all__ = ["AnswerWriter", "finish"]
+
+Steps = Generator[Event, None, None]
+
+
+class AnswerWriter:
+    def __init__(self, planner: PromptPlanner, support: SupportChecker, speed: PromptSpeed) -> None:
+        self._planner = planner
+        self._support = support
+        self._speed = speed
+
+    def write(self, run: Run, decided: Decided | None) -> Steps:
+        """The answer's events, from the first word to ``Done``."""
+        if decided is None or run.policy is None:
+            yield from finish(run, NothingFound(NOTHING_FOUND, "nothing close"))
+            return
+        form = run.policy.form(
+            decided.decision, computed=run.computed is not None, focus=run.focus is not None
+        )
+        if form == "declined":
+            quotes = decided.grounding.quotes
+            text = decline_text(run.question, quotes)
+            yield from finish(run, Declined(text, closest_passages(quotes), decided.decision.rule))
+        elif form == "computed" and run.computed is not None:
+            yield from self._computed(run, decided, run.computed)
+        else:
+            said = self._own_words(run, decided) if form == "own words" else None
+            yield from self._said(run, said) if said is not None else self._by_model(run, decided)
+
+    def _by_model(self, run: Run, decided: Decided) -> Steps:
+        """The summarizer's answer, streamed, then verified sentence by sentence."""
+        evidence = replace(decided.evidence, related=related_messages(run))
+        evidence, messages = self._planner.plan(run, evidence, decided.grounding)
+        yield TraceReady(run.trace.snapshot())  # so far: a stopped answer keeps it
+        yield Status("answer", "Writing the answer…")
+        written: list[str] = []
+        try:
+            answer = yield from self._stream(run, messages, written)
+        except Cancelled:
+            yield from finish(run, Stopped("".join(written)))
+            raise
+        yield from self._verify(run, answer, replace(decided, evidence=evidence))
+
+    def _stream(self, run: Run, messages: list[Message], parts: list[str]) -> Generator[Event, None, str]:
+        """Stream the summarizer's answer (through the guard) into ``parts``; returns the answer's text."""
+        guard = StreamGuard()
+        t = Clock()
+        deltas = run.stages.summarizer.stream(messages, temperature=run.options.temperature)
+        try:
+            for delta in guard_stream(deltas, guard):
+                if not parts:
+                    run.trace.add(FirstTokenStage(run.clock.ms()))
+                    if not run.checked and run.options.temperature is None:  # else the cache held a part
+                        self._speed.observe(run.prompt_tokens, t.ms() / 1000)
+                parts.append(delta)
+                yield AnswerDelta(delta)
+        finally:
+            run.trace.add(AnswerStage(t.ms(), len(parts), guard.reason or ""))
+        return guard.text
+
+    def _verify(self, run: Run, answer: str, decided: Decided) -> Steps:
+        """The support check: each sentence backed by a source or marked; the backing sources are the
+        citations."""
+        t = Clock()
+        hits = decided.evidence.hits
+        report = self._support.check(answer, hits, run.question)
+        quotes = renumber_quotes(decided.grounding.quotes, hits)
+        quote = " ".join(q.text for q in quotes)
+        used = uses_quote(answer, quote, run.question) if quotes else None
+        run.trace.add(SupportStage(t.ms(), len(report.sentences), report.unsupported, used))
+        yield SupportReady(report.sentences, used)
+        citations = supported_citations(report.sentences, hits)
+        note = "" if citations else "no sentence of the answer is backed by the sources"
+        run.trace.add(CitationsStage(0.0, tuple(c.n for c in citations), note or "from the support check"))
+        yield from finish(run, Answered(answer, citations, note))
+
+    def _computed(self, run: Run, decided: Decided, computed: Computed) -> Steps:
+        """A comparison answered in code: the two values with the sentences they were read from."""
+        c, values = computed.comparison, computed.values
+        run.trace.add(
+            ComputeStage(0.0, c.order, c.items, tuple(v.text for v in values), tuple(v.n for v in values))
+        )
+        run.trace.add(FirstTokenStage(run.clock.ms()))
+        yield AnswerDelta(computed.text)
+        citations = value_citations(values, decided.evidence.hits)
+        run.trace.add(
+            CitationsStage(0.0, tuple(x.n for x in citations), "the sentences the values come from")
+        )
+        yield from finish(run, Answered(computed.text, citations, "compared in code"))
+
+    @staticmethod
+    def _own_words(run: Run, decided: Decided) -> OwnWords | None:
+        assert run.focus is not None
+        quotes = renumber_quotes(decided.grounding.quotes, decided.evidence.hits)
+        return in_own_words(run.focus, decided.evidence.hits, quotes)
+
+    @staticmethod
+    def _said(run: Run, said: OwnWords) -> Steps:
+        """A document's answer in its own words (``documents.py``), for a model that cannot judge."""
+        run.trace.add(FirstTokenStage(run.clock.ms()))
+        yield AnswerDelta(said.text)
+        run.trace.add(CitationsStage(0.0, tuple(c.n for c in said.citations), said.note))
+        yield from finish(run, Answered(said.text, said.citations, said.note))
+
+
+def finish(run: Run, outcome: Outcome) -> Steps:
+    """The trailing events of every answer, whatever its outcome."""
+    if isinstance(outcome, NothingFound | Declined):
+        yield AnswerDelta(outcome.text)
+    if isinstance(outcome, Declined):
+        note = "the closest passages; they do not answer the question"
+        yield CitationsReady(outcome.closest, True, note)
+    elif isinstance(outcome, Answered):
+        yield CitationsReady(outcome.citations, True, outcome.note)
+    elif isinstance(outcome, NothingFound) and outcome.reason == "nothing close":
+        yield CitationsReady((), True, "nothing relevant was found")
+    with contextlib.suppress(Cancelled):  # the analysis a stopped answer ended has nothing to add
+        related_messages(run)  # no model call of this answer outlives it
+    run.trace.add(TotalStage(run.clock.ms()))
+    yield TraceReady(run.trace.snapshot())
+    yield Done(outcome)
