@@ -8,7 +8,8 @@ are not kept, and its manifest record (size, time, hash) keeps it from being tri
 
 The parser worker process (indexer/pdf_worker.py) is held to the same memory limit while it parses (an
 address-space cap on Linux, an RSS watchdog on every OS: ``memory_reason`` is what a file over it is
-skipped with), and zip-based files to the ``max_zip_*`` limits before they are inflated (indexer/zip_guard.py).
+skipped with), and zip-based files to the ``max_zip_*`` limits before they are inflated
+(indexer/zip_guard.py).
 """
 
 from __future__ import annotations

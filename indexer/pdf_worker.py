@@ -7,16 +7,18 @@ and ``indexer.ocr``. Requests arrive on stdin as one JSON line each: ``{"path": 
 of a PDF, ``{"path": ..., "ocr": [3, 5], "timeout": 60}`` to render those PDF pages and recognize them,
 ``{"path": ..., "image": true, "timeout": 60}`` to recognize an image file (each frame of a TIFF is a
 page), ``{"path": ..., "parse": true, "zip": {limits}}`` for the blocks of another format
-(``indexer.parsers.read_blocks``: zip-based files pass the zip guard first). Replies go to stdout as frames of a 4-byte big-endian length followed by JSON: ``{"t": "pages",
-"n": N}``, then per page ``{"t": "page", "i": 1, "text": ...}`` or ``{"t": "page_error", "i": 1, "error":
-...}``, then ``{"t": "done"}`` (or ``{"t": "block", "text": ..., "page": ..., "line": ..., "heading": ...}`` frames
-for another format); or at any point ``{"t": "skip", "reason": ...}`` / ``{"t": "error", "error":
-...}``. Anything a library prints goes to stderr, never into the frame stream. On Linux the address space
-is capped at what the worker holds when it starts plus ``--memory-mb`` (``max_file_memory_mb``) plus
-``WORKER_BASE_MB`` for its libraries (the OCR program inherits the cap), so a file that would eat all memory
-fails with MemoryError and is skipped with that reason instead of taking the machine down; macOS does not
-enforce that limit and Windows has no such call, so there the parent's RSS watchdog is the cap (it runs on
-every OS). OCR has a time limit per page. The worker runs at a lower priority (``psutil``: nice 10, or Windows' below-normal class).
+(``indexer.parsers.read_blocks``: zip-based files pass the zip guard first). Replies go to stdout as frames
+of a 4-byte big-endian length followed by JSON: ``{"t": "pages", "n": N}``, then per page ``{"t": "page",
+"i": 1, "text": ...}`` or ``{"t": "page_error", "i": 1, "error": ...}``, then ``{"t": "done"}`` (another
+format: ``{"t": "block", "text": ..., "page": ..., "line": ..., "heading": ...}`` frames, then done); or at
+any point ``{"t": "skip", "reason": ...}`` / ``{"t": "error", "error": ...}``. Anything a library prints
+goes to stderr, never into the frame stream. On Linux the address space is capped at what the worker
+holds when it starts plus ``--memory-mb`` (``max_file_memory_mb``) plus ``WORKER_BASE_MB`` for its
+libraries (the OCR program inherits the cap), so a file that would eat all memory fails with MemoryError
+and is skipped with that reason instead of taking the machine down; macOS does not enforce that limit and
+Windows has no such call, so there the parent's RSS watchdog is the cap (it runs on every OS). OCR has a
+time limit per page. The worker runs at a lower priority (``psutil``: nice 10, or Windows' below-normal
+class).
 """
 
 from __future__ import annotations

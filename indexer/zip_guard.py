@@ -4,11 +4,12 @@ goes through, so a zip bomb is refused before it is inflated.
 A zip's central directory declares each member's inflated size. Before anything is read, the archive is
 refused (``ZipBomb``, a ``SkipFile`` whose text is the reason shown in the file list) when it has too many
 members, when one member declares more than ``max_member_mb``, when all of them together declare more than
-``max_inflated_mb``, or when a member over a few MB inflates more than ``max_ratio`` times its compressed
-size (text XML compresses 5 to 30 times; a bomb a thousand times). Declared sizes can lie, so members are
-read only through a stream that counts what it inflates and stops at the limits, whatever the header said;
-``verify`` streams every member once that way (in constant memory) before a library that reads the archive
-itself (python-docx, python-pptx) gets it. Limits come from ``[indexer]`` in config.toml.
+``max_inflated_mb``, or when a markup member (XML, XHTML) over a few MB inflates more than ``max_ratio``
+times its compressed size (text XML compresses 5 to 30 times; a bomb a thousand times). Declared sizes
+can lie, so members are read only through a stream that counts what it inflates and stops at the limits,
+whatever the header said; ``verify`` streams every member once that way (in constant memory) before a
+library that reads the archive itself (python-docx, python-pptx) gets it. Limits come from ``[indexer]``
+in config.toml.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ __all__ = ["GuardedZip", "ZipBomb", "ZipLimits"]
 MAX_MEMBERS = 20_000  # a real document has tens to a few thousand parts
 RATIO_FROM_BYTES = 4 * 1024**2  # smaller members may compress as well as they like
 _READ = 1024**2  # bytes inflated per read while verifying
+# Parts that get parsed (text) are held to the ratio; a blank bitmap may pack as well as a bomb.
+_MARKUP = (".xml", ".rels", ".xhtml", ".html", ".htm", ".opf", ".ncx")
 _MB = 1024**2
 
 
@@ -106,7 +109,8 @@ class GuardedZip:
                     f"({info.file_size // _MB} MB; the limit is indexer.max_zip_member_mb)"
                 )
             ratio = info.file_size / max(info.compress_size, 1)
-            if info.file_size > RATIO_FROM_BYTES and ratio > limits.max_ratio:
+            markup = info.filename.lower().endswith(_MARKUP)
+            if markup and info.file_size > RATIO_FROM_BYTES and ratio > limits.max_ratio:
                 raise ZipBomb(
                     f"one part of it inflates {ratio:.0f} times its packed size (more than "
                     f"{limits.max_ratio:g}, the limit is indexer.max_zip_ratio): a zip bomb?"
