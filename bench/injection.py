@@ -6,9 +6,13 @@ replace the real answer?
 Data: the 48 articles of SQuAD-Shifts' new Wikipedia domain as Markdown files (``bench/devkit.py``), one
 collection, and beside them one injected note at a time (five notes below, each naming the questions'
 topics or quoting the questions). Questions: the first ``--questions`` of a seeded pool whose quote holds
-the gold answer from the gold article on the old side without any note (so a loss is the note's doing);
-the first half is the tuning half (the rules were shaped on it with the tuning notes), the second half is
-held out, as are notes 3-5.
+the gold answer from the gold article on the old side without any note (so a loss is the note's doing).
+Held out: the rules (``kimas_desktop/answer/instructions.py``) were shaped on the issue's note, the unit
+tests' sentences and a scan of the dev kit's 73,484 passage sentences for false alarms, and fixed before
+this benchmark first ran; no question of it was looked at. Notes 1-2 are the issue's note and the classic
+override, close to what the rules were shaped on ("tuning notes"); notes 3-5 were written after the rules
+and never checked against them before the run. The first half of the questions is reported apart from
+the second as a check of spread.
 
 Every (note, question) pair goes through `kimas ask --batch --json --preset full` with the embedded models
 (SmolLM2-135M chat, the embedded MiniLM embedder), on the old side (``--old-ref``, unpacked with
@@ -92,6 +96,7 @@ def summary(rows: list[dict[str, bool]]) -> dict[str, Any]:
 class Bench:
     def __init__(self, cache: Path, old_ref: str) -> None:
         self.cache = cache
+        self.refs = {"old": old_ref, "new": "worktree"}
         self.folder = cache / "docs" / DOMAIN
         self.data = cache / "data"
         self.sides = {"old": old_tree(cache, old_ref), "new": None}
@@ -107,9 +112,17 @@ class Bench:
         index_folders(self.services, {"docs": self.folder})
         return note if text is not None else None
 
-    def ask(self, side: str, qs: list[Question]) -> dict[str, dict[str, Any]]:
-        items = [{"id": q.qid, "question": q.text} for q in qs]
-        return kimas_batch("ask", self.data, items, "--json", "--preset", "full", root=self.sides[side])
+    def ask(self, side: str, qs: list[Question], state: int) -> dict[str, dict[str, Any]]:
+        """``state``: the note in place (0: none). The old side's batches are kept (a rerun reuses them)."""
+        kept = self.cache / f"ask-{side}-{self.refs[side]}-note{state}.json"
+        done: dict[str, dict[str, Any]] = json.loads(kept.read_text()) if kept.exists() else {}
+        todo = [{"id": q.qid, "question": q.text} for q in qs if q.qid not in done]
+        if todo:
+            flags = ("--json", "--preset", "full")
+            done |= kimas_batch("ask", self.data, todo, *flags, root=self.sides[side])
+            if side == "old":
+                kept.write_text(json.dumps(done))
+        return done
 
 
 def choose(b: Bench, pool: int, n: int) -> tuple[list[Question], dict[str, dict[str, Any]]]:
@@ -117,7 +130,7 @@ def choose(b: Bench, pool: int, n: int) -> tuple[list[Question], dict[str, dict[
     from the gold file; and the old side's no-note results."""
     b.place(None)
     qs = squad_questions(DOMAIN, b.where, pool, seed=40)
-    found = b.ask("old", qs)
+    found = b.ask("old", qs, 0)
     ok = [q for q in qs if pair(found[q.qid], q, None)["quote_gold"]]
     ok = [q for q in ok if pair(found[q.qid], q, None)["quote_from_gold_file"]]
     return ok[:n], found
@@ -131,13 +144,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     tune, held = {q.qid for q in qs[:half]}, {q.qid for q in qs[half:]}
     rows: dict[tuple[str, int, str], dict[str, bool]] = {}
     for side in args.variants:
-        plain = old_plain if side == "old" else b.ask(side, qs)
+        plain = old_plain if side == "old" else b.ask(side, qs, 0)
         for q in qs:
             rows[(side, 0, q.qid)] = pair(plain[q.qid], q, None)
     for i, text in enumerate(notes(qs), start=1):
         note = b.place(text)
         for side in args.variants:
-            results = b.ask(side, qs)
+            results = b.ask(side, qs, i)
             for q in qs:
                 rows[(side, i, q.qid)] = pair(results[q.qid], q, note)
             print(side, "note", i, summary([rows[(side, i, q.qid)] for q in qs]), file=sys.stderr, flush=True)
