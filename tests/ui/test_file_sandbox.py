@@ -151,6 +151,7 @@ def _assert_inert(page: Any, url: str, made: list[str], listener: Listener) -> N
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_risky_files_do_not_run_in_chromium_and_a_pdf_still_shows(
     outer: Outer,  # noqa: F811
     listener: Listener,
