@@ -7,7 +7,6 @@ back is the application's (``app.config_store.save_config``, with a TOML library
 
 from __future__ import annotations
 
-import logging
 import os
 import tomllib
 from importlib import resources
@@ -16,6 +15,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from kimas_desktop.config_file import explain, read_toml
 from kimas_desktop.errors import ConfigError
 
 __all__ = [
@@ -41,8 +41,6 @@ __all__ = [
     "parse_config",
     "preset_data",
 ]
-
-_log = logging.getLogger(__name__)
 
 PRESETS = ("full", "routed", "turbo")
 Strategy = str  # a registered rewrite strategy name: prompt, retrieval, keyword, hyde, translation, none
@@ -374,17 +372,6 @@ def preset_data(name: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-def _explain(err: ValidationError, origin: str) -> str:
-    lines = []
-    for e in err.errors():
-        key = ".".join(str(p) for p in e["loc"])
-        if e["type"] == "extra_forbidden":
-            lines.append(f"unknown key '{key}'")
-        else:
-            lines.append(f"'{key}': {e['msg']}")
-    return f"invalid config {origin}: " + "; ".join(lines)
-
-
 def parse_config(data: dict[str, Any], origin: str = "") -> Config:
     """Validate a user's config mapping on top of defaults and its preset."""
     preset = data.get("preset", "full")
@@ -394,7 +381,7 @@ def parse_config(data: dict[str, Any], origin: str = "") -> Config:
     try:
         return Config.model_validate(merged)
     except ValidationError as err:
-        raise ConfigError(_explain(err, origin)) from None
+        raise ConfigError(explain(err, origin)) from None
 
 
 def load_config(path: Path | None, *, preset: str | None = None) -> Config:
@@ -405,35 +392,7 @@ def load_config(path: Path | None, *, preset: str | None = None) -> Config:
     defaults, with a warning in the log (a file emptied by a failed save looks the same)."""
     data: dict[str, Any] = {}
     if path is not None and (path.exists() or path.is_symlink()):
-        data = _read_toml(path)
+        data = read_toml(path)
     if preset is not None:
         data = {**data, "preset": preset}
     return parse_config(data, origin=str(path) if path else "")
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    untouched = "KIMAs has not changed it"
-    if path.is_dir():
-        raise ConfigError(
-            f"the config file {path} is a folder, not a file; move it away or point --config at a file "
-            f"({untouched})."
-        )
-    try:
-        text = path.read_text("utf-8")
-    except UnicodeDecodeError as err:
-        line = err.object[: err.start].count(b"\n") + 1
-        raise ConfigError(
-            f"the config file {path} is not UTF-8 text (byte 0x{err.object[err.start]:02x} on line {line}); "
-            f"save it as UTF-8 ({untouched})."
-        ) from None
-    except OSError as err:
-        raise ConfigError(
-            f"the config file {path} cannot be read: {err.strerror or err} ({untouched})."
-        ) from None
-    if not text.strip():
-        _log.warning("the config file %s is empty: using the default settings", path)
-        return {}
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"config file {path} is not valid TOML: {err}") from None

@@ -112,6 +112,7 @@ CORE_MODULES = {
     "types",
     "protocols",
     "config",
+    "config_file",
     "errors",
     "trace",
     "clock",
