@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.online_sources import network_sources
+from app.knowledge.online_sources import network_sources
 from app.paths import Paths
 from ipc.privacy import telemetry_status
 from kimas_desktop.config import Config
@@ -49,7 +49,7 @@ def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
     }
     if config.chat.kind == "llama":
         report["llama.cpp"] = llama_cpu_report()
-    from indexer.ocr import ocr_status
+    from indexer.parse.ocr import ocr_status
 
     report["OCR"] = ocr_status()
     report["collections"] = collections_report(paths, config) or "none yet"
@@ -77,7 +77,7 @@ def collections_report(paths: Paths, config: Config) -> dict[str, str]:
 def llama_cpu_report() -> dict[str, str]:
     """Which CPU features the installed llama.cpp uses, and whether the crashing AMX path is off."""
     from kimas_desktop.errors import ModelError
-    from local_models.llama_chat import llama_runtime_info
+    from local_models.llama.chat import llama_runtime_info
 
     try:
         info = llama_runtime_info()

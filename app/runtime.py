@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.indexing import FolderFeed, IndexService
+from app.knowledge.indexing import FolderFeed, IndexService
 from app.paths import Paths
 from kimas_desktop.config import (
     ChatModelConfig,
@@ -34,7 +34,7 @@ from kimas_desktop.protocols import ChatModel, Embedder, OnlineSource, Reranker
 
 if TYPE_CHECKING:
     from indexer import LanceStore
-    from indexer.relation_pass import RelationPass
+    from indexer.upkeep.relation_pass import RelationPass
 
 __all__ = ["Builders", "Runtime", "real_builders"]
 
@@ -70,7 +70,7 @@ def real_builders() -> Builders:
 
     def embedder(cfg: EmbeddingModelConfig, cache: Path) -> Embedder:
         from local_models import build_embedder
-        from local_models.query_memo import QueryMemo
+        from local_models.embedders.query_memo import QueryMemo
 
         return QueryMemo(build_embedder(cfg, cache))  # one question, one embedding (not one per stage)
 
@@ -218,7 +218,7 @@ class Runtime:
 
     def relation_pass(self, config: Config | None = None) -> RelationPass:
         """The optional pass that reads relations between entities with the configured chat model."""
-        from indexer.relation_pass import RelationPass
+        from indexer.upkeep.relation_pass import RelationPass
 
         config = config or self.config
         return RelationPass(self.store(config), self.chat(config))

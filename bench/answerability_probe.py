@@ -58,7 +58,7 @@ class QuestionLikelihood:
     def __init__(self) -> None:
         from llama_cpp import Llama
 
-        from local_models.embedded import smollm2_path
+        from local_models.embedders.embedded import smollm2_path
 
         self._llm = Llama(str(smollm2_path()), n_ctx=1024, n_threads=2, logits_all=True, verbose=False)
 

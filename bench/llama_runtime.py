@@ -25,8 +25,8 @@ from typing import Any
 from bench.machine import cpu_model
 from kimas_desktop.config import ChatModelConfig
 from kimas_desktop.types import Message
-from local_models.embedded import smollm2_path
-from local_models.llama_chat import LlamaChatModel
+from local_models.embedders.embedded import smollm2_path
+from local_models.llama.chat import LlamaChatModel
 
 SOURCE = (
     "The lighthouse at Cape Verran was built in 1872 from granite quarried nearby. Its keeper, "

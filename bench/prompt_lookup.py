@@ -39,7 +39,7 @@ from kimas_desktop.answer.writing.summarizer import answer_messages
 from kimas_desktop.config import ChatModelConfig, CollectionConfig, load_config
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.types import Message
-from local_models.llama_chat import LlamaChatModel
+from local_models.llama.chat import LlamaChatModel
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -209,7 +209,7 @@ def main() -> None:
     report: dict[str, Any] = {"cpu": cpu_model(), "threads": args.threads}
     for which in args.models:
         if which == "embedded":
-            from local_models.embedded import smollm2_path
+            from local_models.embedders.embedded import smollm2_path
 
             path = str(smollm2_path())
         else:

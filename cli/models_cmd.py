@@ -1,7 +1,7 @@
 """``kimas models``: the model catalog (installed or not, fits this machine or not) and ``pull NAME``.
 
 Listing never touches the network. ``pull`` downloads only the model named, into the data dir's model
-cache (``local_models.install``), with a progress line; Ctrl-C stops it and the next pull resumes.
+cache (``local_models.catalog.install``), with a progress line; Ctrl-C stops it and the next pull resumes.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from app.model_catalog import CatalogEntry, DownloadProgress, catalog, machine_ram_mb, pull, status
+from app.models.catalog import CatalogEntry, DownloadProgress, catalog, machine_ram_mb, pull, status
 from app.paths import resolve_paths
 from cli.render import dumps
 from cli.terminal import redraw, say

@@ -1,10 +1,11 @@
 """Model backends behind ``kimas_desktop.protocols``: chat LLMs, embedders and rerankers, all local by default.
 
 Building is cheap and touches no model file or network; models load on ``warm_up()`` or first use.
-Where each model comes from is decided by ``local_models.resolve`` (also used by ``kimas doctor``).
-The recommended models are listed in ``catalog.toml`` (``local_models.catalog``) and installed by
-``local_models.install`` (downloads: ``local_models.download``).
-Deterministic fakes for tests live in ``local_models.fake``.
+Grouped by role: ``llama/`` (llama.cpp chat in a worker process), ``embedders/`` (fastembed and the
+embedded default models), ``remote/`` (chat, embedding and reranking on an OpenAI-compatible server) and
+``catalog/`` (the recommended models in ``catalog.toml``, installing and downloading them). At the top:
+``rerankers``, ``resolve`` (where each model comes from, also used by ``kimas doctor``) and ``fake``
+(deterministic stand-ins for tests).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from pathlib import Path
 
 from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig
 from kimas_desktop.protocols import ChatModel, Embedder
-from local_models.fastembed_embedder import FastEmbedEmbedder
-from local_models.llama_chat import LlamaChatModel
-from local_models.openai_chat import OpenAIChatModel
-from local_models.remote import RemoteEmbedder, RemoteReranker
+from local_models.embedders.fastembed_embedder import FastEmbedEmbedder
+from local_models.llama.chat import LlamaChatModel
+from local_models.remote.embed_rerank import RemoteEmbedder, RemoteReranker
+from local_models.remote.openai_chat import OpenAIChatModel
 from local_models.rerankers import CrossEncoderReranker, EmbeddingReranker, build_reranker
 from local_models.resolve import ModelOrigin, resolve_chat, resolve_embedding, resolve_reranker
 

@@ -21,7 +21,7 @@ import numpy as np
 from kimas_desktop.config import RerankConfig
 from kimas_desktop.errors import ModelError, ModelUnavailableError
 from kimas_desktop.protocols import Embedder, Reranker
-from local_models.hub import hub_unreachable_reason
+from local_models.catalog.hub import hub_unreachable_reason
 from local_models.resolve import resolve_reranker
 
 __all__ = ["CrossEncoderReranker", "EmbeddingReranker", "build_reranker", "term_overlap_scores"]
@@ -227,7 +227,7 @@ def build_reranker(cfg: RerankConfig, embedder: Embedder, cache_dir: Path) -> Re
     if that fails.
     """
     if cfg.backend == "http":
-        from local_models.remote import RemoteReranker
+        from local_models.remote.embed_rerank import RemoteReranker
 
         return RemoteReranker(cfg)
     fallback = EmbeddingReranker(embedder, semantic_weight=cfg.semantic_weight)

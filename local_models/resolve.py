@@ -22,9 +22,9 @@ from urllib.parse import urlsplit
 
 from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig, RerankConfig
 from kimas_desktop.errors import ModelUnavailableError
-from local_models.download import read_receipt
-from local_models.embedded import materialize_minilm, minilm_model_id, smollm2_path
-from local_models.hub import fastembed_description, fastembed_snapshot, hub_endpoint
+from local_models.catalog.download import read_receipt
+from local_models.catalog.hub import fastembed_description, fastembed_snapshot, hub_endpoint
+from local_models.embedders.embedded import materialize_minilm, minilm_model_id, smollm2_path
 
 __all__ = [
     "FALLBACK_RERANKER",

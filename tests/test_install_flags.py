@@ -42,7 +42,7 @@ def test_a_cpu_without_avx512_gets_no_avx512_code() -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the flags are for x86-64")
 def test_the_installed_llama_cpp_uses_this_cpus_vector_extensions_and_no_amx() -> None:
-    from local_models.llama_chat import llama_runtime_info
+    from local_models.llama.chat import llama_runtime_info
 
     cpu = flags_mod.cpu_flags(Path("/proc/cpuinfo").read_text())
     features = llama_runtime_info()["features"]

@@ -65,7 +65,7 @@ def product_modules() -> list[str]:
 @pytest.mark.slow
 def test_every_product_module_imports_without_fcntl_and_resource() -> None:
     modules = product_modules()
-    assert "app.instance_lock" in modules and "indexer.pdf_worker" in modules and len(modules) > 100
+    assert "app.instance_lock" in modules and "indexer.parse.worker" in modules and len(modules) > 100
     result = _run(
         """
         import importlib, sys
@@ -138,7 +138,7 @@ def test_without_fcntl_the_lease_slot_still_swaps_only_from_the_version_read(tmp
         """
         import sys
         from pathlib import Path
-        from indexer.lease import Conflict, FileSlot
+        from indexer.store.lease import Conflict, FileSlot
         slot = FileSlot(Path(sys.argv[1]) / "lease.json")
         first = slot.create(b"one")
         try:
@@ -168,7 +168,7 @@ def _dead_pid() -> int:
 
 def test_liveness_sends_no_signal(monkeypatch: pytest.MonkeyPatch) -> None:
     """On Windows ``os.kill(pid, 0)`` is CTRL_C_EVENT: the liveness check must not call it."""
-    from indexer import lease
+    from indexer.store import lease
 
     dead = _dead_pid()
 
@@ -186,8 +186,8 @@ def test_liveness_sends_no_signal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_ram_and_rss_without_sysconf(monkeypatch: pytest.MonkeyPatch) -> None:
     """Windows has no ``os.sysconf`` (nor ``/proc``): RAM and RSS still come out, through psutil."""
-    from local_models.catalog import machine_ram_mb
-    from local_models.llama_worker import _rss_bytes
+    from local_models.catalog.catalog import machine_ram_mb
+    from local_models.llama.worker import _rss_bytes
 
     monkeypatch.delattr(os, "sysconf", raising=False)
     assert machine_ram_mb() > 256
@@ -202,14 +202,14 @@ def test_the_port_probe_never_sets_reuseaddr_on_windows() -> None:
     assert socket.SO_REUSEADDR in [option for option, _ in probe_options("linux")]
 
 
-def test_the_pdf_worker_lowers_its_priority_without_os_nice_and_caps_memory_only_on_linux(
+def test_the_parser_worker_lowers_its_priority_without_os_nice_and_caps_memory_only_on_linux(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     result = subprocess.run(
         [
             sys.executable,
             "-c",
-            "import os, psutil; del os.nice; import indexer.pdf_worker as w; "
+            "import os, psutil; del os.nice; import indexer.parse.worker as w; "
             "before = psutil.Process().nice(); w._lower_priority(); print(before, psutil.Process().nice())",
         ],
         cwd=ROOT,
@@ -219,8 +219,8 @@ def test_the_pdf_worker_lowers_its_priority_without_os_nice_and_caps_memory_only
     )
     before, after = (int(v) for v in result.stdout.split())
     assert after == max(before, 10), result.stderr
-    from indexer import pdf_worker
+    from indexer.parse import worker
 
     for platform in ("darwin", "win32"):
         monkeypatch.setattr(sys, "platform", platform)
-        assert pdf_worker._limit_memory() is False
+        assert worker._limit_memory() is False

@@ -263,7 +263,7 @@ def exchanges(history: Sequence[Message]) -> list[tuple[int, ...]]:
 
 class TurnDependence:
     """The LLM-free decision. Each earlier message is embedded once per conversation, not once per turn,
-    through the app's embedder, which remembers its recent queries (``local_models.query_memo``)."""
+    through the app's embedder, which remembers its recent queries (``local_models.embedders.query_memo``)."""
 
     def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
+from tests.local_models.catalog.test_download import FILE, REPO, _gguf, served_catalog
 from tests.local_models.hub_server import hub_server
-from tests.local_models.test_download import FILE, REPO, _gguf, served_catalog
 
 
 @pytest.fixture

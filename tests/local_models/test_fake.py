@@ -1,6 +1,6 @@
 """The shipped fakes pass the contracts the real backends pass: ``MemorySearcher`` the one ``LanceStore``
-passes (tests/indexer/test_store.py), ``WordOverlapReranker`` the rerankers' one. (``HashEmbedder`` and
-``ScriptedChatModel`` run theirs beside the real models, in test_embedders.py and test_llama_chat.py.)"""
+passes (tests/indexer/store/test_store.py), ``WordOverlapReranker`` the rerankers' one. (``HashEmbedder`` and
+``ScriptedChatModel`` run theirs beside the real models, in embedders/test_embedders.py and llama/test_chat.py.)"""
 
 from __future__ import annotations
 

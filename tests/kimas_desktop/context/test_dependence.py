@@ -23,8 +23,8 @@ from kimas_desktop.context.dependence import (
 from kimas_desktop.context.manager import ContextAnalyzer, QueryContextualizer
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.types import Message
+from local_models.embedders.query_memo import QueryMemo
 from local_models.fake import ScriptedChatModel
-from local_models.query_memo import QueryMemo
 
 KENYA = [
     Message("user", "What is the capital of Kenya?"),

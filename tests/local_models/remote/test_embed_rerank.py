@@ -22,7 +22,7 @@ from local_models import (
     build_embedder,
     build_reranker,
 )
-from local_models.http_retry import JsonClient
+from local_models.remote.http_retry import JsonClient
 from local_models.resolve import resolve_embedding, resolve_reranker
 from tests.local_models.contracts import QUESTION, UNRELATED, EmbedderContract, RerankerContract
 from tests.local_models.embed_server import ServerState, embed_server

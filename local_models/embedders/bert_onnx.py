@@ -7,7 +7,7 @@ through fastembed like any other model. The output is the token embeddings ``[ba
 fastembed mean-pools and normalizes them (the model's sentence-transformers pooling).
 
 Inputs are ``input_ids`` and ``attention_mask`` (int64); token types are all zero for single texts, so
-the type-0 embedding is folded into a constant. ``tests/local_models/test_bert_onnx.py`` checks the graph
+the type-0 embedding is folded into a constant. ``tests/local_models/embedders/test_bert_onnx.py`` checks the graph
 against the independently exported paraphrase-MiniLM-L3-v2 ONNX file, rebuilt from its own weights.
 """
 

@@ -157,7 +157,7 @@ def test_a_cached_hub_model_loads_without_the_network(tmp_path: Path, no_network
 
     Checks resolution and loading only: the embedded ONNX has other outputs than the real model's.
     """
-    import local_models.embedded as embedded
+    import local_models.embedders.embedded as embedded
 
     name, repo_dir = "sentence-transformers/all-MiniLM-L6-v2", "models--Qdrant--all-MiniLM-L6-v2-onnx"
     snapshot = tmp_path / repo_dir / "snapshots" / "abc123"

@@ -1,4 +1,4 @@
-"""The chat model's worker process: ``python llama_worker.py CANCEL_FILE``, run by ``LlamaChatModel``.
+"""The chat model's worker process: ``python local_models/llama/worker.py CANCEL_FILE``, run by ``LlamaChatModel``.
 
 llama.cpp is native code: a bad CPU code path (the AMX segfault), an out-of-memory kill or a corrupt GGUF
 can end the process it runs in. So it runs here, and the app only sees a pipe close. It runs as a plain

@@ -14,7 +14,7 @@ from kimas_desktop.config import ChatModelConfig
 from kimas_desktop.errors import ModelError, ModelUnavailableError
 from kimas_desktop.protocols import ChatModel
 from local_models import OpenAIChatModel, build_chat_model
-from local_models.embedded import smollm2_path
+from local_models.embedders.embedded import smollm2_path
 from tests.local_models.contracts import ASK, HELLO, SCHEMA, ChatModelContract
 
 

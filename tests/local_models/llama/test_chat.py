@@ -243,7 +243,7 @@ def test_hf_repo_offline_says_what_to_do(no_network: list[object]) -> None:
 
 @pytest.mark.slow
 def test_a_truncated_gguf_is_a_model_error_and_the_app_lives_on(tmp_path: Path) -> None:
-    from local_models.embedded import smollm2_path
+    from local_models.embedders.embedded import smollm2_path
 
     truncated = tmp_path / "truncated.gguf"
     with smollm2_path().open("rb") as f:

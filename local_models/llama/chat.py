@@ -1,7 +1,7 @@
 """``LlamaChatModel``: a GGUF chat model run by llama.cpp (llama-cpp-python) in a worker process.
 
 The constructor only stores the config; the worker starts and loads the model on ``warm_up()`` or the
-first call. Running llama.cpp in its own process (``llama_worker.py``) means a native crash, an
+first call. Running llama.cpp in its own process (``local_models/llama/worker.py``) means a native crash, an
 out-of-memory kill or a GGUF that takes the loader down is a ``ModelCrashedError`` here, not a dead app:
 the worker is started again in the background and the next call works. It also gives real
 cancellation: a cancelled ``CancelToken`` stops generation within a token, or within one compute step
@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 from kimas_desktop.config import ChatModelConfig
 from kimas_desktop.errors import Cancelled, ModelCrashedError, ModelError, ModelUnavailableError
 from kimas_desktop.types import ChatModelDescription, Message
-from local_models.catalog import CatalogEntry, entry_for_file, load_catalog
-from local_models.embedded import SMOLLM2_FILE
-from local_models.hub import hub_unreachable_reason
-from local_models.llama_process import LlamaProcess, WorkerGone
+from local_models.catalog.catalog import CatalogEntry, entry_for_file, load_catalog
+from local_models.catalog.hub import hub_unreachable_reason
+from local_models.embedders.embedded import SMOLLM2_FILE
+from local_models.llama.process import LlamaProcess, WorkerGone
 from local_models.resolve import resolve_chat
 
 if TYPE_CHECKING:

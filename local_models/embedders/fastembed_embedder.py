@@ -23,14 +23,14 @@ import numpy as np
 from kimas_desktop.config import EmbeddingModelConfig
 from kimas_desktop.errors import ModelError, ModelUnavailableError
 from kimas_desktop.protocols import Vector
-from local_models.embedded import (
+from local_models.catalog.hub import fastembed_description, fastembed_snapshot, hub_unreachable_reason
+from local_models.embedders.embedded import (
     MINILM_DIM,
     MINILM_INT8_MODEL_ID,
     MINILM_MODEL_ID,
     MINILM_OUTPUT,
     minilm_model_id,
 )
-from local_models.hub import fastembed_description, fastembed_snapshot, hub_unreachable_reason
 from local_models.resolve import ModelOrigin, onnx_model_file, resolve_embedding
 
 __all__ = ["FastEmbedEmbedder"]

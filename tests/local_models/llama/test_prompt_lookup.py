@@ -10,9 +10,9 @@ import pytest
 
 from kimas_desktop.config import ChatModelConfig
 from kimas_desktop.types import Message
-from local_models.catalog import load_catalog
-from local_models.embedded import SMOLLM2_FILE
-from local_models.llama_chat import DRAFT_TOKENS, LlamaChatModel, prompt_lookup_tokens
+from local_models.catalog.catalog import load_catalog
+from local_models.embedders.embedded import SMOLLM2_FILE
+from local_models.llama.chat import DRAFT_TOKENS, LlamaChatModel, prompt_lookup_tokens
 
 ENTRY = """
 [[chat]]

@@ -10,10 +10,10 @@ import onnx
 import pytest
 
 from indexer import Indexer, LanceStore
-from indexer.identity import identity_of
+from indexer.store.identity import identity_of
 from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig
 from local_models import build_embedder
-from local_models.fastembed_embedder import FastEmbedEmbedder
+from local_models.embedders.fastembed_embedder import FastEmbedEmbedder
 from local_models.resolve import resolve_embedding
 
 SAMPLES = [

@@ -12,8 +12,8 @@ from app.runtime import Runtime
 from kimas_desktop.config import load_config
 from kimas_desktop.protocols import Embedder
 from local_models import FastEmbedEmbedder
+from local_models.embedders.query_memo import QueryMemo
 from local_models.fake import HashEmbedder
-from local_models.query_memo import QueryMemo
 from tests.local_models.contracts import QUESTION, EmbedderContract
 
 

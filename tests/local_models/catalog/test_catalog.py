@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from kimas_desktop.errors import ConfigError, ModelUnavailableError
-from local_models.catalog import CatalogEntry, find_entry, load_catalog, machine_ram_mb
-from local_models.embedded import minilm_archive, smollm2_path
-from local_models.install import install, models_status
+from local_models.catalog.catalog import CatalogEntry, find_entry, load_catalog, machine_ram_mb
+from local_models.catalog.install import install, models_status
+from local_models.embedders.embedded import minilm_archive, smollm2_path
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""``LlamaProcess``: one running ``llama_worker.py`` and the pipes to it.
+"""``LlamaProcess``: one running ``worker.py`` (the llama.cpp worker script) and the pipes to it.
 
 A thread reads the worker's frames into a queue as fast as it writes them; ``None`` in the queue means
 the worker is gone. ``exit_reason()`` turns how it ended into words ("killed by SIGSEGV: a crash in
@@ -25,7 +25,7 @@ from ipc.frames import pump_frames
 
 __all__ = ["LlamaProcess", "WorkerGone"]
 
-_WORKER = Path(__file__).with_name("llama_worker.py")
+_WORKER = Path(__file__).with_name("worker.py")
 
 
 class WorkerGone(Exception):

@@ -30,7 +30,7 @@ from kimas_desktop.types import ChatModelDescription, Message
 
 if TYPE_CHECKING:
     from kimas_desktop.control import CancelToken
-from local_models.llama_chat import chat_messages
+from local_models.llama.chat import chat_messages
 
 __all__ = ["CHARS_PER_TOKEN", "OpenAIChatModel"]
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Literal
 
 from kimas_desktop.errors import ModelError, ModelUnavailableError
-from local_models.bert_onnx import OUTPUT_NAME, BertShape, build_bert_onnx
+from local_models.embedders.bert_onnx import OUTPUT_NAME, BertShape, build_bert_onnx
 
 __all__ = [
     "MINILM_DIM",

@@ -18,7 +18,7 @@ import onnxruntime
 import pytest
 from onnx import numpy_helper
 
-from local_models.bert_onnx import OUTPUT_NAME, BertShape, build_bert_onnx
+from local_models.embedders.bert_onnx import OUTPUT_NAME, BertShape, build_bert_onnx
 
 _LINEARS = (  # the order torch.onnx emits each layer's weight MatMuls in
     "attention.self.query",
