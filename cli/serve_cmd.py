@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
-from app.config_store import ConfigStore
+from app.settings.config_store import ConfigStore
 from app.desktop import DesktopApp
 from app.instance_lock import AlreadyRunningError, InstanceLock
 from app.log_file import open_log_file
@@ -131,7 +131,7 @@ def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 
     from ui import app as ui_app
-    from ui.render import SOURCE_ROUTE
+    from ui.markup import SOURCE_ROUTE
     from ui.server import ServeLimits, serve
 
     desk = build_app(paths, config)

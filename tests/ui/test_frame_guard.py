@@ -96,7 +96,7 @@ def outer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outer]:
     import gradio as gr
 
     from cli.serve_cmd import add_source_route
-    from ui.render import SOURCE_ROUTE
+    from ui.markup import SOURCE_ROUTE
     from ui.server import ServeLimits, serve
 
     folder = tmp_path_factory.mktemp("cited")

@@ -1,0 +1,47 @@
+"""The chat draws an [n] after each supported sentence, linked to source n of the same answer."""
+
+from __future__ import annotations
+
+import re
+
+from app.chat.conversation import Conversation, Turn
+from kimas_desktop.text.sentences import split_sentences
+from kimas_desktop.types import Chunk, Citation, SentenceSupport
+from ui.chat import render
+
+ANSWER = "The launch code is PURPLE-OTTER-42. The moon is made of cheese. Dana waters the plants."
+
+
+def _turn() -> Turn:
+    code = Chunk("c1", "docs", "/d/handbook.md", "The launch code is PURPLE-OTTER-42.", line_start=3, line_end=3,
+                 heading="Project Heliotrope")  # fmt: skip
+    plants = Chunk("c2", "docs", "/d/office.html", "Dana waters the plants.", line_start=12, line_end=14,
+                   heading="Office > Plants")  # fmt: skip
+    verdicts = [(True, 1), (False, 1), (True, 2)]
+    support = tuple(
+        SentenceSupport(s.text, s.start, s.end, ok, 0.9 if ok else 0.0, 0.9 if ok else 0.0, n)
+        for s, (ok, n) in zip(split_sentences(ANSWER, "markdown"), verdicts, strict=True)
+    )
+    return Turn(
+        "What is the launch code?",
+        answer=ANSWER,
+        state="done",
+        support=support,
+        citations=(Citation(1, code, code.text), Citation(2, plants, plants.text)),
+    )
+
+
+def test_markers_link_to_the_sources_of_their_answer() -> None:
+    conv = Conversation(turns=[_turn(), _turn()])
+    second = render.chat_messages(conv)[3]["content"]  # question, answer, question, answer
+    links = re.findall(r"<a href='#([\w-]+)'>\[(\d)\]</a>", second)
+    assert links == [("kimas-src-2-1", "1"), ("kimas-src-2-2", "2")]  # not after the unsupported one
+    for anchor, n in links:
+        source = re.search(
+            rf"<details class='kimas-citation' id='{anchor}'><summary>\[(\d)\] <b>([^<]+)</b>", second
+        )
+        assert source is not None and source.group(1) == n
+    assert "office.html</b> · lines 12-14" in second and "Office &gt; Plants" in second
+    # The marker sits after its sentence; the unsupported sentence keeps its flag and gets no marker.
+    assert "PURPLE-OTTER-42.<sup class='kimas-marker'>" in second
+    assert re.search(r"made of cheese\.</span><sup class='kimas-flag'[^>]*>⚠</sup> Dana", second)

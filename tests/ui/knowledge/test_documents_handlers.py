@@ -1,0 +1,81 @@
+"""Document manager handlers without a browser, on the real indexer and LanceDB (fake embedder)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.desktop import DesktopApp
+from kimas_desktop.config import parse_config
+from tests.app.knowledge.test_documents import found, idle, open_app, wait_for
+from tests.indexer.files import write
+from ui.knowledge import documents_handlers as dh
+from ui.knowledge import handlers
+
+
+@pytest.fixture
+def desk(tmp_path: Path) -> Iterator[DesktopApp]:
+    app = open_app(tmp_path / "data", parse_config({}))
+    yield app
+    app.close()
+
+
+def test_folder_upload_list_filter_and_remove(desk: DesktopApp, tmp_path: Path) -> None:
+    temp = tmp_path / "gradio-temp"
+    files = [
+        write(temp / "1" / "README.md", "The alpha module is named PERIWINKLE."),
+        write(temp / "2" / "README.md", "The beta module is named TANGERINE."),
+    ]
+    (temp / "3").mkdir()
+    (temp / "3" / "scan.pdf").write_bytes(b"%PDF-1.4 not really")
+    files.append(temp / "3" / "scan.pdf")
+    relative = json.dumps(["proj/a/README.md", "proj/b/README.md", "proj/scan.pdf"])
+    action = handlers.upload(desk, "docs", [str(f) for f in files], relative)
+    assert "3 new file(s) copied into 'docs'" in action.message and "Renamed" not in action.message
+    assert wait_for(lambda: idle(desk) and len(desk.list_documents("docs")) == 3)
+
+    view = dh.documents_view(desk, "docs")
+    assert [label for label, _ in view.choices] == ["proj/a/README.md", "proj/b/README.md", "⚠ proj/scan.pdf"]
+    assert "3 files in <b>docs</b>" in view.html and "⚠ failed" in view.html
+    assert view.html.count("<tr data-path=") == 3 and "href='/kimas/source/" in view.html
+    problems = dh.documents_view(desk, "docs", dh.PROBLEMS_ONLY)
+    assert [label for label, _ in problems.choices] == ["⚠ proj/scan.pdf"] and "1 of 3 files" in problems.html
+
+    after = dh.act(desk, "dismiss", "docs", problems.selected, dh.PROBLEMS_ONLY)
+    assert "dismissed" in after.message and after.choices == []
+    assert "No problems: every file is indexed." in after.html
+
+    alpha = view.choices[0][1]
+    after = dh.act(desk, "remove", "docs", alpha)
+    assert "removed from 'docs'" in after.message and alpha not in {p for _, p in after.choices}
+    assert found(desk, "docs", "PERIWINKLE") == [] and not Path(alpha).exists()
+    assert "⚠" in dh.act(desk, "remove", "docs", None).message  # nothing chosen
+
+
+def test_without_the_folder_paths_an_upload_is_flat(desk: DesktopApp, tmp_path: Path) -> None:
+    f = write(tmp_path / "t" / "notes.md", "Plants are watered on Mondays.")
+    handlers.upload(desk, "docs", [str(f)], "not json")
+    assert (desk.knowledge.uploads_root / "docs" / "notes.md").is_file()
+
+
+def test_the_chosen_file_shows_its_card_and_outline(desk: DesktopApp, tmp_path: Path) -> None:
+    guide = write(
+        tmp_path / "t" / "guide.md",
+        "# Orchard guide\n\nThis guide tells new volunteers how the orchard grows its apples.\n\n"
+        "## Soil\n\nThe orchard stands on sandy loam that drains quickly after rain.\n\n"
+        "## Water\n\nWater comes from the mill pond through a drip line along each row.\n",
+    )
+    notes = write(tmp_path / "t" / "notes.md", "Bees visit the orchard in April when the blossom opens.")
+    handlers.upload(desk, "docs", [str(guide), str(notes)], "not json")
+    assert wait_for(lambda: idle(desk) and len(desk.list_documents("docs")) == 2)
+
+    view = dh.documents_view(desk, "docs")  # the first file is chosen: guide.md
+    assert view.html.count("class='kimas-doc-card'") == 1
+    assert "<b>Orchard guide</b>" in view.html
+    assert "This guide tells new volunteers how the orchard grows its apples." in view.html
+    assert "Outline (3 headings)" in view.html and ">Soil <small>(line 5)</small>" in view.html
+    other = dh.documents_view(desk, "docs", dh.SHOW_ALL, view.choices[1][1])
+    assert "<b>notes</b>" in other.html and "Orchard guide" not in other.html

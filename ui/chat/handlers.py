@@ -1,0 +1,211 @@
+"""Chat tab handlers: asking, stopping, regenerating, and the conversation sidebar (no Gradio here).
+
+The page holds only the open conversation's id; the conversation itself lives in the app
+(``DesktopApp.history``), so a reload, a second tab or a restart shows the same chat. ``None`` for the
+sidebar means "unchanged". ``page`` names the browser tab (Gradio's session): an answer streaming into a
+tab stops drawing (and stops) once that tab opens another chat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.chat.conversation import Conversation
+from app.chat.served_files import shown_sources
+from app.desktop import DesktopApp
+from kimas_desktop.errors import KimasError
+from ui.chat import render
+from ui.markup import esc, store_problem
+
+__all__ = [
+    "ChatUpdate",
+    "Drawn",
+    "Sidebar",
+    "chat_hint",
+    "delete_chat",
+    "new_chat",
+    "open_chat",
+    "regenerate",
+    "rename_chat",
+    "restore",
+    "sidebar",
+    "stop",
+    "submit",
+]
+
+
+@dataclass(frozen=True)
+class Sidebar:
+    choices: list[tuple[str, str]]  # (label, conversation id), newest first
+    selected: str | None  # the open conversation, when it is stored
+    title: str  # the open conversation's title (the rename box)
+    note: str  # Markdown: no match, or why conversations are not saved
+
+
+Messages = list[dict[str, Any]]
+ChatUpdate = tuple[Messages, str, Sidebar | None]  # chat, conversation id, sidebar
+Drawn = ChatUpdate | None  # None: change nothing on the page (it shows another chat now)
+
+
+def chat_hint(desk: DesktopApp) -> str:
+    """Above the chat: how to add knowledge, while there is none."""
+    try:
+        return "" if desk.knowledge.has_knowledge() else render.NO_KNOWLEDGE_HINT
+    except KimasError as err:  # a broken store is not "no knowledge yet"
+        return store_problem(str(err), str(desk.log_file))
+
+
+def sidebar(desk: DesktopApp, conv_id: str | None, search: str = "") -> Sidebar:
+    items = desk.history.summaries(search)
+    conv = desk.history.get(conv_id) if conv_id else None
+    ids = {c.id for c in items}
+    note = render.history_note(desk.history.problem, searching=bool(search.strip()), found=bool(items))
+    return Sidebar(
+        render.conversation_choices(items),
+        conv_id if conv_id in ids else None,
+        conv.display_title if conv is not None and conv.turns else "",
+        note,
+    )
+
+
+def _shown(desk: DesktopApp, conv: Conversation) -> Messages:
+    """A stored chat drawn again: the files it cites may be opened from it (in this run)."""
+    desk.sources.remember(shown_sources(conv))
+    return render.chat_messages(conv)
+
+
+def restore(desk: DesktopApp, search: str = "", page: str = "") -> tuple[Messages, str, Sidebar]:
+    """On page load: the conversation open last (before a reload or a restart), or a new one."""
+    conv = desk.history.current()
+    desk.history.show(page, conv.id)
+    return _shown(desk, conv), conv.id, sidebar(desk, conv.id, search)
+
+
+def _stream(
+    desk: DesktopApp, conv: Conversation, turns: Iterator[object], search: str, page: str
+) -> Iterator[Drawn]:
+    desk.history.show(page, conv.id)
+    first = True
+    try:
+        for _ in turns:
+            # Checked and drawn under the page's drawing lock: a switch to another chat waits until this
+            # update is sent, and the next one sees the switch.
+            with desk.history.drawing(page, conv.id) as shown:
+                if not shown:
+                    # The tab opened another chat: closing ``turns`` stops this answer where it is. The
+                    # web server sends a stream's last value again when it ends, so that is "no change".
+                    yield None
+                    return
+                # The sidebar once the question is stored (a new chat appears in it), and at the end.
+                side = sidebar(desk, conv.id, search) if first else None
+                yield render.chat_messages(conv), conv.id, side
+            first = False
+    finally:
+        close = getattr(turns, "close", None)
+        if close is not None:
+            close()
+    with desk.history.drawing(page, conv.id) as shown:
+        if shown:
+            yield render.chat_messages(conv), conv.id, sidebar(desk, conv.id, search)
+
+
+def submit(
+    desk: DesktopApp,
+    conv_id: str | None,
+    text: str,
+    search: str = "",
+    page: str = "",
+    sources: Sequence[str] = (),
+) -> Iterator[Drawn]:
+    """Ask ``text`` in the open conversation: yields the whole chat after every streamed change (never the
+    question box, which the page clears when the question is sent, so a question typed meanwhile stays). An answer still streaming in this conversation is stopped first (it keeps
+    what it had) and the new question is asked."""
+    conv = desk.history.get(conv_id)
+    if not text.strip():
+        yield render.chat_messages(conv), conv.id, None
+        return
+    yield from _stream(desk, conv, desk.chat.ask(conv, text, sources=sources), search, page)
+
+
+def regenerate(
+    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = "", sources: Sequence[str] = ()
+) -> Iterator[Drawn]:
+    conv = desk.history.get(conv_id)
+    yield render.chat_messages(conv), conv.id, None
+    yield from _stream(desk, conv, desk.chat.regenerate(conv, sources), search, page)
+
+
+def stop(desk: DesktopApp, conv_id: str | None) -> None:
+    if conv_id is not None:
+        desk.chat.stop(desk.history.get(conv_id))
+
+
+def new_chat(
+    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = ""
+) -> tuple[Messages, str, Sidebar]:
+    """A new, empty conversation; the open one stays in the sidebar (an answer it was writing stops)."""
+    conv = desk.history.new()
+    desk.history.show(page, conv.id)  # first: the stream of the chat left stops drawing at once
+    stop(desk, conv_id)
+    return [], conv.id, sidebar(desk, conv.id, search)
+
+
+def open_chat(
+    desk: DesktopApp, conv_id: str | None, wanted: str | None, search: str = "", page: str = ""
+) -> tuple[Messages, str, Sidebar]:
+    if not wanted or wanted == conv_id:
+        conv = desk.history.get(conv_id)
+        return _shown(desk, conv), conv.id, sidebar(desk, conv.id, search)
+    conv = desk.history.open(wanted)
+    desk.history.show(page, conv.id)  # first: the stream of the chat left stops drawing at once
+    stop(desk, conv_id)
+    return _shown(desk, conv), conv.id, sidebar(desk, conv.id, search)
+
+
+def rename_chat(desk: DesktopApp, conv_id: str | None, title: str, search: str = "") -> Sidebar:
+    if conv_id and title.strip():
+        desk.history.rename(conv_id, title)
+    return sidebar(desk, conv_id, search)
+
+
+def delete_chat(
+    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = ""
+) -> tuple[Messages, str, Sidebar]:
+    """Delete the open conversation; a new, empty one opens."""
+    if conv_id:
+        stop(desk, conv_id)
+        desk.history.delete(conv_id)
+    return new_chat(desk, None, search, page)
+
+
+def feedback(desk: DesktopApp, conv_id: str | None, index: Any, liked: Any) -> str:
+    """A 👍 or 👎 on an answer (issue 26). Good: its question joins the latest test set, judged by the
+    file the answer cited first. Wrong: where to add it with the file that does answer it."""
+    conv = desk.history.get(conv_id)
+    at = index[0] if isinstance(index, list | tuple) else index
+    messages = render.chat_messages(conv)
+    if not isinstance(at, int) or not 0 <= at < len(messages) or messages[at]["role"] != "assistant":
+        return ""
+    turn_no = sum(1 for m in messages[: at + 1] if m["role"] == "user") - 1
+    if not 0 <= turn_no < len(conv.turns):
+        return ""
+    turn = conv.turns[turn_no]
+    if liked is False or liked == "Dislike":
+        return (
+            "Marked wrong. To test this question, add it with the file that answers it under "
+            "Evaluation → Add a question of your own."
+        )
+    if not turn.citations:
+        return "Marked good, but the answer cites no file, so it cannot join the test set."
+    test_set = desk.evaluation.latest_set()
+    if test_set is None:
+        return "Marked good. Make a test set under Evaluation to keep questions like this one in it."
+    source = turn.citations[0].chunk.source
+    try:
+        desk.evaluation.add_question(test_set.set_id, turn.question, source)
+    except KimasError as err:
+        return f"⚠ {esc(str(err))}"
+    return f"Marked good: “{esc(turn.question)}” joins the test set, answered by {esc(Path(source).name)}."

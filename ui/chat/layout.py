@@ -1,0 +1,243 @@
+"""The Chat tab: the conversation list on the left, the chat and the question box on the right. Layout and
+wiring only; the handlers are ``ui.chat.handlers``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from app.desktop import DesktopApp
+from ui.chat import handlers as chat_handlers
+from ui.chat import render
+from ui.knowledge import sources_handlers
+from ui.markup import model_markdown
+
+__all__ = ["ChatTab", "build"]
+
+
+@dataclass(frozen=True)
+class ChatTab:
+    """What the rest of the app needs of the tab: the lines its timer refreshes, the online sources'
+    checkboxes (the Knowledge tab updates them), and the page load that reopens the last chat."""
+
+    model_status: gr.Markdown
+    hint: gr.Markdown
+    also_ask: gr.CheckboxGroup
+    bind_restore: Callable[[gr.Blocks], None]
+
+
+@dataclass(frozen=True)
+class _Sidebar:
+    new: gr.Button
+    search: gr.Textbox
+    chats: gr.Radio
+    note: gr.Markdown
+    title: gr.Textbox
+    rename: gr.Button
+    delete: gr.Button
+    confirm_row: gr.Row
+    confirm: gr.Button
+    cancel: gr.Button
+
+    @property
+    def listing(self) -> list[Any]:
+        return [self.chats, self.title, self.note]
+
+
+@dataclass(frozen=True)
+class _Talk:
+    model_status: gr.Markdown
+    hint: gr.Markdown
+    chatbot: gr.Chatbot
+    feedback_line: gr.Markdown
+    question: gr.Textbox
+    send: gr.Button
+    also_ask: gr.CheckboxGroup
+    stop: gr.Button
+    again: gr.Button
+
+
+def _page(request: gr.Request | None) -> str:
+    """Which browser tab an event comes from."""
+    return (request.session_hash or "") if request is not None else ""
+
+
+def _sidebar_outputs(sb: chat_handlers.Sidebar) -> tuple[Any, ...]:
+    """Values for (list, title box, note)."""
+    about = (
+        f"kimas ask --history {sb.selected} continues this chat from the command line" if sb.selected else ""
+    )
+    return gr.update(choices=sb.choices, value=sb.selected), gr.update(value=sb.title, info=about), sb.note
+
+
+def _shown(result: tuple[list[dict[str, Any]], str, chat_handlers.Sidebar]) -> tuple[Any, ...]:
+    messages, conv_id, sb = result
+    return (messages, conv_id, *_sidebar_outputs(sb))
+
+
+def _sidebar() -> _Sidebar:
+    with gr.Column(scale=1, min_width=220, elem_id="chat-sidebar"):
+        new = gr.Button("New chat", size="sm", variant="primary", elem_id="new-chat")
+        search = gr.Textbox(
+            placeholder="Search conversations…", show_label=False, elem_id="chat-search", lines=1
+        )
+        chats = gr.Radio(choices=[], show_label=False, container=False, elem_id="conversation-list")
+        note = gr.Markdown("", elem_id="chat-list-note")
+        with gr.Accordion("Rename or delete this chat", open=False):
+            title = gr.Textbox(label="Title", elem_id="chat-title", lines=1)
+            rename = gr.Button("Rename", size="sm", elem_id="rename-chat")
+            delete = gr.Button("Delete chat…", size="sm", variant="stop", elem_id="delete-chat")
+            with gr.Row(visible=False) as confirm_row:
+                confirm = gr.Button(
+                    "Yes, delete it", size="sm", variant="stop", elem_id="confirm-delete-chat"
+                )
+                cancel = gr.Button("Cancel", size="sm")
+    return _Sidebar(new, search, chats, note, title, rename, delete, confirm_row, confirm, cancel)
+
+
+def _question_box(desk: DesktopApp) -> tuple[gr.Textbox, gr.Button, gr.CheckboxGroup]:
+    with gr.Row():
+        question = gr.Textbox(
+            elem_id="question",
+            placeholder="Ask about your documents…",
+            show_label=False,
+            scale=8,
+            lines=1,
+            max_lines=6,
+        )
+        send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
+    also = sources_handlers.also_ask_choices(desk)
+    also_ask = gr.CheckboxGroup(
+        choices=also,
+        label="Also ask online (this question)",
+        visible=bool(also),
+        elem_id="also-ask",
+    )
+    return question, send, also_ask
+
+
+def _talk(desk: DesktopApp) -> _Talk:
+    with gr.Column(scale=4):
+        model_status = gr.Markdown(model_markdown(desk.model_state()), elem_id="model-status")
+        hint = gr.Markdown(chat_handlers.chat_hint(desk), elem_id="chat-hint")
+        chatbot = gr.Chatbot(
+            elem_id="chatbot",
+            label="KIMAs",
+            show_label=False,  # the floating label covered the first lines when scrolled
+            height=560,
+            placeholder=render.READY_HINT,
+            buttons=["copy"],
+            feedback_options=("Like", "Dislike"),
+        )
+        feedback_line = gr.Markdown("", elem_id="chat-feedback")
+        question, send, also_ask = _question_box(desk)
+        with gr.Row():
+            stop = gr.Button("Stop", variant="stop", size="sm", elem_id="stop")
+            again = gr.Button("Regenerate", size="sm", elem_id="regenerate")
+        gr.Markdown(render.SEND_WHILE_ANSWERING, elem_id="send-note", elem_classes=["kimas-note"])
+    return _Talk(model_status, hint, chatbot, feedback_line, question, send, also_ask, stop, again)
+
+
+def _bind_asking(desk: DesktopApp, conv: gr.State, side: _Sidebar, talk: _Talk) -> None:
+    """Send, Regenerate, Stop and the answers' like buttons."""
+
+    def streamed(updates: Iterator[chat_handlers.Drawn]) -> Iterator[tuple[Any, ...]]:
+        for update in updates:
+            if update is None:  # the tab shows another chat now
+                yield (gr.skip(),) * 5
+                continue
+            messages, conv_id, sb = update
+            side_values = _sidebar_outputs(sb) if sb is not None else (gr.skip(),) * 3
+            yield (messages, conv_id, *side_values)
+
+    def on_submit(
+        c: str | None, text: str, q: str, online: list[str] | None, request: gr.Request
+    ) -> Iterator[tuple[Any, ...]]:
+        yield from streamed(chat_handlers.submit(desk, c, text, q, _page(request), online or ()))
+
+    def on_regenerate(
+        c: str | None, q: str, online: list[str] | None, request: gr.Request
+    ) -> Iterator[tuple[Any, ...]]:
+        yield from streamed(chat_handlers.regenerate(desk, c, q, _page(request), online or ()))
+
+    # Sending takes the question out of the box at once (unqueued); the answer then streams into the chat
+    # only, so a question typed while it streams is never wiped. Send while an answer streams: that answer
+    # stops (keeping what it found) and the new question is asked, so a second submit must start at once
+    # ("multiple", no concurrency limit).
+    outputs = [talk.chatbot, conv, *side.listing]
+    sent = gr.State("")
+    asked = [conv, sent, side.search, talk.also_ask]
+    for trigger in (talk.question.submit, talk.send.click):
+        trigger(
+            lambda text: ("", text),
+            [talk.question],
+            [talk.question, sent],
+            queue=False,
+            trigger_mode="multiple",
+        ).then(
+            on_submit, asked, outputs, show_progress="hidden", trigger_mode="multiple", concurrency_limit=None
+        )
+    talk.again.click(
+        on_regenerate,
+        [conv, side.search, talk.also_ask],
+        outputs,
+        show_progress="hidden",
+        concurrency_limit=None,
+    )
+    talk.stop.click(lambda c: chat_handlers.stop(desk, c), [conv], None, queue=False)
+
+    def on_like(c: str, data: gr.LikeData) -> str:
+        return chat_handlers.feedback(desk, c, data.index, data.liked)
+
+    talk.chatbot.like(on_like, [conv], [talk.feedback_line])
+
+
+def _bind_sidebar(desk: DesktopApp, conv: gr.State, side: _Sidebar, chatbot: gr.Chatbot) -> None:
+    """New chat, open, search, rename and delete."""
+
+    def on_new(c: str | None, q: str, request: gr.Request) -> tuple[Any, ...]:
+        return _shown(chat_handlers.new_chat(desk, c, q, _page(request)))
+
+    def on_open(c: str | None, wanted: str | None, q: str, request: gr.Request) -> tuple[Any, ...]:
+        return _shown(chat_handlers.open_chat(desk, c, wanted, q, _page(request)))
+
+    def on_delete(c: str | None, q: str, request: gr.Request) -> tuple[Any, ...]:
+        return (*_shown(chat_handlers.delete_chat(desk, c, q, _page(request))), gr.update(visible=False))
+
+    def on_rename(c: str | None, t: str, q: str) -> tuple[Any, ...]:
+        return _sidebar_outputs(chat_handlers.rename_chat(desk, c, t, q))
+
+    listing = side.listing
+    switched = [chatbot, conv, *listing]
+    side.new.click(on_new, [conv, side.search], switched)
+    chatbot.clear(on_new, [conv, side.search], switched)
+    side.chats.input(on_open, [conv, side.chats, side.search], switched)
+    side.search.change(
+        lambda c, q: _sidebar_outputs(chat_handlers.sidebar(desk, c, q)), [conv, side.search], listing
+    )
+    side.rename.click(on_rename, [conv, side.title, side.search], listing)
+    side.title.submit(on_rename, [conv, side.title, side.search], listing)
+    side.delete.click(lambda: gr.update(visible=True), None, [side.confirm_row])
+    side.cancel.click(lambda: gr.update(visible=False), None, [side.confirm_row])
+    side.confirm.click(on_delete, [conv, side.search], [*switched, side.confirm_row])
+
+
+def build(desk: DesktopApp, conv: gr.State) -> ChatTab:
+    """Lay the tab out inside the current ``gr.Tab`` and wire it; ``conv`` holds the open chat's id."""
+    with gr.Row():
+        side = _sidebar()
+        talk = _talk(desk)
+    _bind_asking(desk, conv, side, talk)
+    _bind_sidebar(desk, conv, side, talk.chatbot)
+    switched = [talk.chatbot, conv, *side.listing]
+
+    def bind_restore(demo: gr.Blocks) -> None:
+        def on_load(q: str, request: gr.Request) -> tuple[Any, ...]:
+            return _shown(chat_handlers.restore(desk, q, _page(request)))
+
+        demo.load(on_load, [side.search], switched)
+
+    return ChatTab(talk.model_status, talk.hint, talk.also_ask, bind_restore)

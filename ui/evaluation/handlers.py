@@ -1,0 +1,333 @@
+"""Evaluation tab handlers (issue 26, "How good is it on my documents?"): plain functions of the app and the
+widgets' values; ``ui/evaluation/layout.py`` binds them. No Gradio here: tables and chart data are pandas frames.
+
+The tab shows the latest test set and its runs (runs are comparable on the same set only). Complete runs
+are plotted: their figures side by side and recall@5 over time, and the latest one's recall@5 per
+collection and failed questions. A cancelled, failed or interrupted run is listed with its status, never
+plotted as a result.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from app.desktop import ActionResult, DesktopApp, EvalJob
+from app.evaluation.questions import TestSet
+from app.evaluation.run import EvalRun, QuestionResult
+from kimas_desktop.config import PRESETS
+from kimas_desktop.errors import KimasError
+from ui.markup import esc
+
+__all__ = [
+    "CHARTED",
+    "COLLECTION_COLUMNS",
+    "FAILED_HEADERS",
+    "FIGURE_COLUMNS",
+    "PRESET_CHOICES",
+    "RUN_HEADERS",
+    "TIME_COLUMNS",
+    "EvalPoll",
+    "EvalView",
+    "cancel",
+    "eval_view",
+    "failed_rows",
+    "frame",
+    "make_set",
+    "poll",
+    "progress_html",
+    "run_names",
+    "set_line",
+    "start_run",
+]
+
+PRESET_CHOICES = ("configured", *PRESETS)
+DECLINED = ("declined", "nothing found")
+# The figures compared side by side: metric key ("@5" becomes the run's k), name on the chart.
+CHARTED = (
+    ("recall@5", "recall@5 (passage in top 5)"),
+    ("mrr", "MRR (1 / rank of passage)"),
+    ("quote_has_answer", "Quote holds the answer"),
+    ("declined_controls", "Controls declined"),
+)
+# The runs table's figure columns: metric key, column header.
+COLUMNS = (
+    ("recall@5", "recall@5"),
+    ("mrr", "MRR"),
+    ("routing", "routing"),
+    ("quote_has_answer", "quote has answer"),
+    ("declined_controls", "controls declined"),
+    ("falsely_declined", "answerable declined"),
+    ("supported", "sentences supported"),
+    ("first_grounded_ms_median", "grounded words (ms)"),
+    ("first_token_ms_median", "first answer word (ms)"),
+)
+SIDE_BY_SIDE = 8  # complete runs in the side-by-side charts (the latest ones; the table lists all)
+# Column types of the chart data, fixed even when empty: a plot takes its axes' types from its first data.
+FIGURE_COLUMNS = {"run": "str", "value": "float64"}
+COLLECTION_COLUMNS = {"collection": "str", "recall@5": "float64"}
+TIME_COLUMNS = {"started": "str", "recall@5": "float64", "run": "str"}  # "YYYY-MM-DD hh:mm:ss": in order
+RUN_HEADERS = ["#", "run", "status", "started", "questions", *(name for _, name in COLUMNS)]
+FAILED_HEADERS = ["question", "what went wrong", "expected passage", "found instead", "answer"]
+
+
+@dataclass(frozen=True)
+class EvalView:
+    set_line: str  # Markdown: the latest test set, or how to make one
+    figures: dict[str, pd.DataFrame]  # per charted figure: run, value (the latest complete runs, in order)
+    by_collection: pd.DataFrame  # collection, recall@5 of the latest complete run
+    over_time: pd.DataFrame  # started, recall@5, run
+    runs: pd.DataFrame  # every run of the set, with its status
+    failed: pd.DataFrame  # the latest complete run's failed questions
+    failed_title: str
+
+
+@dataclass(frozen=True)
+class EvalPoll:
+    key: str  # what the page has drawn; a new one means redraw the view
+    progress: str  # HTML
+    view: EvalView | None  # None: unchanged since ``key``
+
+
+def _k(key: str, run: EvalRun) -> str:
+    return key.replace("@5", f"@{run.k}")
+
+
+def _figure(run: EvalRun, key: str, scope: str = "all") -> float | int | None:
+    return run.metrics.get(scope, {}).get(_k(key, run))
+
+
+def _cell(value: float | int | None) -> str:
+    return "—" if value is None else f"{value:g}"
+
+
+def _when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+
+
+def frame(rows: list[tuple[Any, ...]], columns: dict[str, str]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=list(columns)).astype(columns)
+
+
+def run_names(runs: list[EvalRun]) -> dict[str, str]:
+    """What the charts call each run: its number in the set (as wide as the largest, so that the charts'
+    alphabetical order is the runs' order) and its preset."""
+    width = len(str(len(runs)))
+    return {r.run_id: f"#{i:0{width}d} {r.config.get('preset', '')}".strip() for i, r in enumerate(runs, 1)}
+
+
+def set_line(test_set: TestSet | None) -> str:
+    if test_set is None:
+        return "No test set yet: make one from your collections (no model is needed for that)."
+    n = len(test_set.questions)
+    controls = n - test_set.answerable
+    m = len(test_set.collections)
+    return (
+        f"**{n} questions** ({test_set.answerable} answerable, {controls} unanswerable controls) "
+        f"from {m} collection{'s' if m != 1 else ''} · made {_when(test_set.created)}"
+    )
+
+
+def _problems(r: QuestionResult, k: int) -> list[str]:
+    out = []
+    if r.answerable and r.rank is None:
+        out.append("expected passage not in the top 10")
+    elif r.answerable and r.rank is not None and r.rank > k:
+        out.append(f"expected passage at rank {r.rank}")
+    if r.asked and r.answerable and r.outcome in DECLINED:
+        out.append("answerable, but declined")
+    if r.asked and not r.answerable and r.outcome and r.outcome not in (*DECLINED, "stopped"):
+        out.append("unanswerable, but answered")
+    return out
+
+
+def failed_rows(run: EvalRun) -> pd.DataFrame:
+    """Answerable questions whose expected passage is not in the top k, and asked ones with a wrong
+    outcome."""
+    rows = []
+    for r in run.results:
+        problems = _problems(r, run.k)
+        if problems:
+            rows.append(
+                [
+                    r.question,
+                    "; ".join(problems),
+                    r.expected or "— (unanswerable control)",
+                    "\n".join(f"{i}. {hit}" for i, hit in enumerate(r.found, 1)) or "nothing",
+                    r.outcome or "not asked",
+                ]
+            )
+    return pd.DataFrame(rows, columns=FAILED_HEADERS)
+
+
+def _runs_table(runs: list[EvalRun], size: int) -> pd.DataFrame:
+    rows = []
+    for i, run in enumerate(runs, 1):
+        figures = [_cell(_figure(run, key)) if run.complete else "—" for key, _ in COLUMNS]
+        status = run.status + (f": {run.error}" if run.error else "")
+        rows.append(
+            [str(i), run.label, status, _when(run.started), f"{len(run.results)} of {size}", *figures]
+        )
+    return pd.DataFrame(rows, columns=RUN_HEADERS)
+
+
+def eval_view(desk: DesktopApp) -> EvalView:
+    """Everything the tab shows about the latest test set and its runs."""
+    try:
+        test_set = desk.evaluation.latest_set()
+        runs = desk.evaluation.store.runs(test_set.set_id) if test_set else []
+    except KimasError as err:
+        test_set, runs = None, []
+        line = "⚠ " + esc(desk.explain(err, "reading the evaluation runs"))
+    else:
+        line = set_line(test_set)
+    names = run_names(runs)
+    done = [r for r in runs if r.complete]
+    figures = {
+        key: frame(
+            [(names[r.run_id], v) for r in done[-SIDE_BY_SIDE:] if (v := _figure(r, key)) is not None],
+            FIGURE_COLUMNS,
+        )
+        for key, _ in CHARTED
+    }
+    over_time = frame(
+        [(_when(r.started), v, names[r.run_id]) for r in done if (v := _figure(r, "recall@5")) is not None],
+        TIME_COLUMNS,
+    )
+    latest = done[-1] if done else None
+    per_collection = frame([], COLLECTION_COLUMNS)
+    failed = pd.DataFrame(columns=FAILED_HEADERS)
+    if latest is not None:
+        per_collection = frame(
+            [
+                (name, v)
+                for name in latest.metrics
+                if name != "all" and (v := _figure(latest, "recall@5", name)) is not None
+            ],
+            COLLECTION_COLUMNS,
+        )
+        failed = failed_rows(latest)
+    title = names[latest.run_id] if latest else ""
+    return EvalView(
+        line,
+        figures,
+        per_collection,
+        over_time,
+        _runs_table(runs, len(test_set.questions) if test_set else 0),
+        failed,
+        f"Failed questions of run {title} ({len(failed)})"
+        if latest
+        else "Failed questions (no complete run yet)",
+    )
+
+
+def progress_html(job: EvalJob) -> str:
+    """The line under the buttons: what is going, or how the last one ended."""
+    if not job.kind:
+        if not job.message:
+            return "<div class='kimas-progress idle' data-state='idle'></div>"
+        text = ("" if job.ok else "⚠ ") + html.escape(job.message, quote=False)
+        return f"<div class='kimas-progress idle' data-state='ended'>{text}</div>"
+    pct = round(100 * job.done / job.total) if job.total else 0
+    if job.kind == "set":
+        what = f"Making a test set: {job.done} / {job.total} questions"
+    else:
+        now = f" · last: “{html.escape(job.question, quote=False)}”" if job.question else ""
+        if job.stopping:
+            now = " · stopping after the current question…"
+        what = f"Running the test set: {job.done} / {job.total} questions{now}"
+    return (
+        f"<div class='kimas-progress' data-state='{job.kind}'><div>{what}</div>"
+        f"<div class='kimas-bar'><div style='width:{pct}%'></div></div></div>"
+    )
+
+
+def _started(desk: DesktopApp, outcome: ActionResult) -> str:
+    """The progress line after a button: the job as it is now, or why nothing started."""
+    if outcome.ok:
+        return progress_html(desk.eval_job())
+    text = html.escape(outcome.message, quote=False)
+    return f"<div class='kimas-progress idle' data-state='refused'>⚠ {text}</div>"
+
+
+def make_set(desk: DesktopApp, size: float | None) -> str:
+    """Start making a test set of ``size`` questions (the progress line)."""
+    return _started(desk, desk.make_eval_set(int(size or 200)))
+
+
+def start_run(desk: DesktopApp, preset: str | None, answers: float | None) -> str:
+    """Start a run of the latest test set under ``preset`` (the progress line)."""
+    return _started(desk, desk.run_eval(preset or "configured", max(0, int(answers or 0))))
+
+
+def cancel(desk: DesktopApp) -> str:
+    """Stop the run after its current question (it is saved as cancelled)."""
+    return _started(desk, desk.cancel_eval())
+
+
+def poll(desk: DesktopApp, seen: str | None) -> EvalPoll:
+    """The progress line, and the whole view when a set or run started or ended since ``seen``."""
+    job = desk.eval_job()
+    key = f"{job.ended}:{job.kind}"
+    return EvalPoll(key, progress_html(job), None if key == seen else eval_view(desk))
+
+
+INSPECT_HEADERS = ["final", "dense", "full text", "fused", "passage"]
+
+
+def inspect(desk: DesktopApp, question: str | None, preset: str | None) -> tuple[str, pd.DataFrame]:
+    """Retrieval testing: what the rewrite and the router did, and each passage's rank and score in
+    every stage (dense, full text, their fusion, and the final order after the reranker)."""
+    try:
+        t = desk.evaluation.inspect(question or "", None if preset in (None, "configured") else preset)
+    except KimasError as err:
+        return f"⚠ {esc(str(err))}", frame([], {h: "str" for h in INSPECT_HEADERS})
+    except Exception as err:  # anything else: one line that points to the log, the traceback there
+        return f"⚠ {esc(desk.explain(err, 'testing retrieval'))}", frame(
+            [], {h: "str" for h in INSPECT_HEADERS}
+        )
+    routes = ", ".join(f"{esc(r.collection)} {r.score:.3f}" for r in t.routes) or "none"
+    summary = (
+        f"**Query:** {esc(t.rewrite)}  \n**Routing:** {routes}; searched: {esc(', '.join(t.searched) or 'none')}"
+        "  \nEach stage's rank is within the passage's collection; *final* is the order the answer sees."
+    )
+    rows = [
+        (
+            *p.stages(),
+            f"{Path(p.chunk.source).name}: {' '.join(p.chunk.text.split())[:200]}",
+        )
+        for p in t.passages
+    ]
+    return summary, frame(rows, {h: "str" for h in INSPECT_HEADERS})
+
+
+def question_files(desk: DesktopApp) -> list[tuple[str, str]]:
+    """(label, path) of every indexed file, for the own-question form's file choice."""
+    out: list[tuple[str, str]] = []
+    try:
+        names = sorted(desk.knowledge.folders_by_collection())
+        for name in names:
+            out += [(f"{name}: {d.name}", d.path) for d in desk.list_documents(name) if d.status == "indexed"]
+    except KimasError:
+        pass
+    return out
+
+
+def add_question(desk: DesktopApp, question: str | None, path: str | None, answer: str | None) -> str:
+    """Add the user's own question to the latest test set (a status line)."""
+    test_set = desk.evaluation.latest_set()
+    if test_set is None:
+        return "⚠ Make a test set first: your question is added to it."
+    if not path:
+        return "⚠ Choose the file that answers it."
+    try:
+        updated = desk.evaluation.add_question(test_set.set_id, question or "", path, answer or "")
+    except KimasError as err:
+        return f"⚠ {esc(str(err))}"
+    mine = sum(q.origin == "user" for q in updated.questions)
+    return f"Added. The test set has {len(updated.questions)} questions, {mine} of them yours; run it to see how it does."

@@ -1,0 +1,237 @@
+"""The Evaluation tab (issue 26, "How good is it on my documents?"): make a test set from the collections,
+run it under a preset, compare the runs. Layout and wiring only; the handlers are ``ui.evaluation.handlers``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from app.desktop import DesktopApp
+from ui.evaluation import handlers as eh
+
+__all__ = ["CSS", "bind", "build"]
+
+CSS = """
+#eval-figures .block { min-width: 0; }
+#eval-failed .cell-wrap, #eval-failed .cell-wrap span.text { white-space: pre-wrap; }
+"""
+
+ABOUT = (
+    "A test set is made from your own collections without a model: questions that ask for a passage with a "
+    "few of its words, and unanswerable controls on the same topics that should be declined. Every question "
+    "goes through retrieval; **answers** of them are also answered by the chat model (that takes most of "
+    "the time). Runs of the same test set can be compared; a cancelled or interrupted run is listed, not "
+    "plotted. Nothing is sent anywhere, and your collections are only read."
+)
+RATE: list[float | None] = [0.0, 1.0]
+
+
+def build(desk: DesktopApp) -> dict[str, Any]:
+    """Lay the tab out inside the current ``gr.Tab``; ``bind`` wires it."""
+    gr.Markdown("## How good is it on my documents?")
+    gr.Markdown(ABOUT, elem_classes=["kimas-note"])
+    with gr.Row():
+        with gr.Column(scale=2, variant="panel"):
+            gr.Markdown("### 1 · Make a test set")
+            size = gr.Number(
+                value=200,
+                minimum=5,
+                maximum=2000,
+                precision=0,
+                label="Questions in the test set",
+                elem_id="eval-size",
+            )
+            make = gr.Button("Make a test set", elem_id="eval-make-set")
+            set_line = gr.Markdown("", elem_id="eval-set")  # the page's load fills the view in
+        with gr.Column(scale=3, variant="panel"):
+            gr.Markdown("### 2 · Run it")
+            with gr.Row():
+                preset = gr.Dropdown(
+                    choices=list(eh.PRESET_CHOICES),
+                    value="configured",
+                    label="Preset",
+                    scale=2,
+                    min_width=120,
+                    elem_id="eval-preset",
+                )
+                answers = gr.Number(
+                    value=40,
+                    minimum=0,
+                    maximum=2000,
+                    precision=0,
+                    label="Questions also answered",
+                    scale=1,
+                    min_width=100,
+                    elem_id="eval-answers",
+                )
+            with gr.Row():
+                run = gr.Button("Run", variant="primary", scale=2, elem_id="eval-run")
+                cancel = gr.Button("Cancel", variant="stop", scale=1, elem_id="eval-cancel")
+            progress = gr.HTML(eh.progress_html(desk.eval_job()), elem_id="eval-progress")
+
+    gr.Markdown("### Runs side by side")
+    with gr.Row(elem_id="eval-figures"):
+        figures = {
+            key: gr.BarPlot(
+                eh.frame([], eh.FIGURE_COLUMNS),
+                x="run",
+                y="value",
+                title=name,
+                y_title=" ",  # the title says what the bars are
+                x_title=" ",
+                y_lim=RATE,
+                height=240,
+                show_label=False,
+                elem_id=f"eval-chart-{i}",
+            )
+            for i, (key, name) in enumerate(eh.CHARTED)
+        }
+    with gr.Row():
+        by_collection = gr.BarPlot(
+            eh.frame([], eh.COLLECTION_COLUMNS),
+            x="collection",
+            y="recall@5",
+            title="recall@5 per collection (latest complete run)",
+            y_lim=RATE,
+            height=260,
+            show_label=False,
+            elem_id="eval-collections",
+        )
+        over_time = gr.LinePlot(
+            eh.frame([], eh.TIME_COLUMNS),
+            x="started",
+            y="recall@5",
+            title="recall@5 over time",
+            x_title="run started",
+            y_lim=RATE,
+            tooltip="all",
+            height=260,
+            show_label=False,
+            elem_id="eval-over-time",
+        )
+    runs = gr.Dataframe(
+        headers=eh.RUN_HEADERS,
+        label="Runs of this test set (times are medians)",
+        column_widths=["3%", "17%", "8%", "9%", "6%", *["6.3%"] * 9],
+        interactive=False,
+        wrap=True,
+        max_height=320,
+        elem_id="eval-runs",
+    )
+    failed = gr.Dataframe(
+        headers=eh.FAILED_HEADERS,
+        label="Failed questions",
+        interactive=False,
+        wrap=True,
+        max_height=520,
+        column_widths=["22%", "14%", "26%", "30%", "8%"],
+        elem_id="eval-failed",
+    )
+    with gr.Accordion("Retrieval testing: why a passage ranks where it does", open=False):
+        with gr.Row():
+            query = gr.Textbox(
+                label="Question",
+                placeholder="Type a question; the search runs under the preset chosen above",
+                scale=4,
+                elem_id="eval-query",
+            )
+            inspect = gr.Button("Test retrieval", scale=1, elem_id="eval-inspect")
+        inspect_summary = gr.Markdown("", elem_id="eval-inspect-summary")
+        inspected = gr.Dataframe(
+            headers=eh.INSPECT_HEADERS,
+            interactive=False,
+            wrap=True,
+            max_height=480,
+            column_widths=["10%", "10%", "10%", "10%", "60%"],
+            elem_id="eval-inspected",
+        )
+    with gr.Accordion("Add a question of your own to the test set", open=False):
+        with gr.Row():
+            own = gr.Textbox(label="Question", scale=3, elem_id="eval-own-question")
+            own_file = gr.Dropdown(
+                choices=[], label="The file that answers it", scale=2, elem_id="eval-own-file"
+            )
+            own_answer = gr.Textbox(
+                label="Words the answer holds (optional)", scale=2, elem_id="eval-own-answer"
+            )
+        add = gr.Button("Add to the test set", elem_id="eval-own-add")
+        added = gr.Markdown("", elem_id="eval-own-added")
+    return {
+        "own": own,
+        "own_file": own_file,
+        "own_answer": own_answer,
+        "add": add,
+        "added": added,
+        "query": query,
+        "inspect": inspect,
+        "inspect_summary": inspect_summary,
+        "inspected": inspected,
+        "size": size,
+        "make": make,
+        "set": set_line,
+        "preset": preset,
+        "answers": answers,
+        "run": run,
+        "cancel": cancel,
+        "progress": progress,
+        "figures": figures,
+        "by_collection": by_collection,
+        "over_time": over_time,
+        "runs": runs,
+        "failed": failed,
+        "seen": gr.State(""),
+    }
+
+
+def view_outputs(view: eh.EvalView) -> tuple[Any, ...]:
+    """Values for the ``view_components``."""
+    return (
+        view.set_line,
+        *(view.figures[key] for key, _ in eh.CHARTED),
+        view.by_collection,
+        view.over_time,
+        view.runs,
+        gr.update(value=view.failed, label=view.failed_title),
+    )
+
+
+def view_components(tab: dict[str, Any]) -> list[Any]:
+    return [
+        tab["set"],
+        *tab["figures"].values(),
+        tab["by_collection"],
+        tab["over_time"],
+        tab["runs"],
+        tab["failed"],
+    ]
+
+
+def bind(desk: DesktopApp, tab: dict[str, Any], timer: gr.Timer, demo: gr.Blocks) -> None:
+    """Buttons start and stop work in the background; the app's ``timer`` keeps the progress line
+    current and redraws the charts and tables when a set or run starts or ends."""
+    shown = view_components(tab)
+    tab["make"].click(lambda n: eh.make_set(desk, n), [tab["size"]], [tab["progress"]])
+    tab["run"].click(
+        lambda p, n: eh.start_run(desk, p, n), [tab["preset"], tab["answers"]], [tab["progress"]]
+    )
+    tab["cancel"].click(lambda: eh.cancel(desk), None, [tab["progress"]], queue=False)
+    tab["add"].click(
+        lambda q, f, a: eh.add_question(desk, q, f, a),
+        [tab["own"], tab["own_file"], tab["own_answer"]],
+        [tab["added"]],
+    )
+    demo.load(lambda: gr.update(choices=eh.question_files(desk)), None, [tab["own_file"]])
+    tab["own_file"].focus(lambda: gr.update(choices=eh.question_files(desk)), None, [tab["own_file"]])
+    tested = [tab["inspect_summary"], tab["inspected"]]
+    for trigger in (tab["inspect"].click, tab["query"].submit):
+        trigger(lambda q, p: eh.inspect(desk, q, p), [tab["query"], tab["preset"]], tested)
+
+    def tick(seen: str) -> tuple[Any, ...]:
+        p = eh.poll(desk, seen)
+        drawn = view_outputs(p.view) if p.view is not None else (gr.skip(),) * len(shown)
+        return (p.key, p.progress, *drawn)
+
+    polled = [tab["seen"], tab["progress"], *shown]
+    timer.tick(tick, [tab["seen"]], polled, show_progress="hidden", queue=False)
+    demo.load(tick, [tab["seen"]], polled)  # the page's first view

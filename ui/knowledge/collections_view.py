@@ -1,0 +1,122 @@
+"""The Knowledge tab's collections, indexing progress and recent activity as Markdown and HTML. Pure
+functions; everything from documents is escaped."""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.knowledge.collections import CollectionStatus
+from app.knowledge.indexing import Activity, IndexingState
+from kimas_desktop.text.words import truncate
+from ui.markup import code, esc
+
+__all__ = ["activity_markdown", "collections_markdown", "progress_html"]
+
+
+def _when(ts: float | None) -> str:
+    if not ts:
+        return "never"
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+
+
+def collections_markdown(items: list[CollectionStatus]) -> str:
+    if not items:
+        return (
+            "_No collections yet._ Create one on the right, then drop files or a folder onto it, "
+            "or add a folder on this computer to watch."
+        )
+    blocks = []
+    for c in items:
+        state = (
+            f"**{c.files} file{'s' if c.files != 1 else ''} · {c.chunks} chunk{'s' if c.chunks != 1 else ''}**"
+            if c.indexed
+            else "**not indexed yet**"
+        )
+        model = f" · embedding model {code(c.embedding_model)}" if c.embedding_model else ""
+        lines = [f"### {esc(c.name)}", f"{state}{model} · last update {_when(c.updated_at)}", ""]
+        if c.damaged:
+            lines.append(
+                f"- ⚠ **Index damaged, being rebuilt from its files** (Re-index does the same): {esc(c.damaged)}"
+            )
+        if c.needs_reembedding:
+            lines.append(
+                "- ⚠ **Needs re-embedding**: built with another embedding model than the one in Settings. "
+                "Press **Re-embed**; it keeps answering from its old index until the new one is complete."
+            )
+        if c.folders:
+            shown = [
+                code(f) + (" (uploaded files)" if f == c.uploads_folder else " (watched in place)")
+                for f in c.folders
+            ]
+            lines.append("- Folders: " + ", ".join(shown))
+        else:
+            lines.append("- Folders: none yet")
+        s = c.settings
+        if s.description or s.examples or s.strategy or s.scale != 1.0:
+            lines.append(
+                f"- Routing: {esc(truncate(s.description, 120)) or 'no description'}"
+                f"{f'; {len(s.examples)} example(s)' if s.examples else ''}; weight {s.mixin_weight:g};"
+                f" scale {s.scale:g}; rewrite {esc(s.strategy or 'default')}"
+            )
+        if c.problems:
+            items_html = "".join(
+                f"<li><code>{html.escape(p.path)}</code> — {html.escape(p.kind)}: {html.escape(p.reason)}</li>"
+                for p in c.problems
+            )
+            lines.append(
+                f"\n<details><summary>{len(c.problems)} file(s) skipped or failed</summary>"
+                f"<ul>{items_html}</ul></details>"
+            )
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def progress_html(state: IndexingState, others: Sequence[IndexingState] = ()) -> str:
+    """``state``: the longest-running sync (or idle); ``others``: syncs of other collections beside it."""
+    also = "".join(
+        f"<div class='kimas-also'>Also indexing <b>{html.escape(o.collection)}</b>: "
+        f"{o.files_done} / {o.files_total} files{_ocr_waiting(o)}</div>"
+        for o in others
+        if o.active
+    )
+    waiting = also + (
+        f"<div class='kimas-waiting'>Waiting: {html.escape(', '.join(state.waiting))}</div>"
+        if state.waiting
+        else ""
+    )
+    if state.paused and not state.active:
+        return f"<div class='kimas-progress idle' data-state='paused'>Indexing paused.{waiting}</div>"
+    if not state.active:
+        label = "Indexing queued…" if state.waiting else "Idle: all collections are up to date."
+        return f"<div class='kimas-progress idle' data-state='idle'>{html.escape(label)}{waiting}</div>"
+    pct = round(100 * state.fraction)
+    total = f"{state.files_done} / {state.files_total} files" if state.files_total else "scanning files…"
+    now = f" · now: {html.escape(Path(state.current_file).name)}" if state.current_file else ""
+    eta = f" · about {state.eta_s:.0f} s left" if state.eta_s is not None else ""
+    why = f" ({html.escape(state.trigger)})" if state.trigger else ""
+    doing, phase = ("Paused while indexing", "paused") if state.paused else ("Indexing", "active")
+    return (
+        f"<div class='kimas-progress' data-state='{phase}'><div>{doing} <b>{html.escape(state.collection)}</b>"
+        f"{why}: {total}{_ocr_waiting(state)}{now}{eta}</div><div class='kimas-bar'><div style='width:{pct}%'></div></div>"
+        f"{waiting}</div>"
+    )
+
+
+def _ocr_waiting(state: IndexingState) -> str:
+    n = state.ocr_pages_waiting
+    return f" · {n} page{'' if n == 1 else 's'} waiting for OCR" if n else ""
+
+
+def activity_markdown(items: list[Activity], limit: int = 8) -> str:
+    if not items:
+        return ""
+    icon = {"info": "", "problem": "⚠ ", "error": "✗ "}
+    lines = [
+        f"- {icon[a.kind]}{time.strftime('%H:%M:%S', time.localtime(a.at))}"
+        f"{f' · **{esc(a.collection)}**' if a.collection else ''} · {esc(a.text)}"
+        for a in items[:limit]
+    ]
+    return "**Recent activity**\n\n" + "\n".join(lines)

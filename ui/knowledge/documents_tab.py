@@ -1,0 +1,59 @@
+"""The Knowledge tab's document manager: the selected collection's files, and actions on one of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from app.desktop import DesktopApp
+from ui.knowledge import documents_handlers
+
+__all__ = ["bind", "build", "outputs"]
+
+
+def build() -> dict[str, Any]:
+    """The document manager: the selected collection's files, and actions on one of them."""
+    with gr.Accordion("Files in the selected collection", open=True, elem_id="documents"):
+        show = gr.Radio(
+            [documents_handlers.SHOW_ALL, documents_handlers.PROBLEMS_ONLY],
+            value=documents_handlers.SHOW_ALL,
+            show_label=False,
+            container=False,
+            elem_id="documents-filter",
+        )
+        listing = gr.HTML(elem_id="document-list")
+        with gr.Row():
+            pick = gr.Dropdown(choices=[], label="File", scale=3, elem_id="document-select")
+            remove = gr.Button("Remove from collection", size="sm", variant="stop", elem_id="remove-document")
+            reindex = gr.Button("Re-index file", size="sm", elem_id="reindex-document")
+            dismiss = gr.Button("Dismiss problem", size="sm", elem_id="dismiss-problem")
+        gr.Markdown(
+            "Removing an uploaded file deletes KIMAs' copy; a file in a watched folder stays on disk and "
+            "comes back when it changes. A dismissed problem stops warning until the file fails differently.",
+            elem_classes=["kimas-note"],
+        )
+    return {"show": show, "list": listing, "pick": pick, "buttons": (remove, reindex, dismiss)}
+
+
+def outputs(view: documents_handlers.DocumentsView) -> tuple[Any, ...]:
+    """Values for (list, file picker)."""
+    return view.html, gr.update(choices=view.choices, value=view.selected)
+
+
+def bind(desk: DesktopApp, docs: dict[str, Any], selected: gr.Dropdown, message: gr.Markdown) -> None:
+    shown = [docs["list"], docs["pick"]]
+
+    def refresh(c: str | None, show: str, path: str | None) -> tuple[Any, ...]:
+        return outputs(documents_handlers.documents_view(desk, c, show, path))
+
+    selected.change(refresh, [selected, docs["show"], docs["pick"]], shown)
+    docs["pick"].input(refresh, [selected, docs["show"], docs["pick"]], shown)  # its card below the list
+    docs["show"].change(refresh, [selected, docs["show"], docs["pick"]], shown)
+    for button, what in zip(docs["buttons"], ("remove", "reindex", "dismiss"), strict=True):
+
+        def on_click(c: str | None, path: str | None, show: str, what: Any = what) -> tuple[Any, ...]:
+            view = documents_handlers.act(desk, what, c, path, show)
+            return (*outputs(view), view.message)
+
+        button.click(on_click, [selected, docs["pick"], docs["show"]], [*shown, message])

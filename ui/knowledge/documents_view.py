@@ -1,0 +1,93 @@
+"""The document manager's list (Knowledge tab): one row per file of a collection, as HTML."""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Sequence
+
+from app.knowledge.documents import Document
+from ui.markup import source_url
+
+__all__ = ["STATUS_LABELS", "card_html", "document_choices", "documents_html"]
+
+STATUS_LABELS = {"indexed": "indexed", "skipped": "skipped", "failed": "failed"}
+
+
+def _when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "—"
+
+
+def _status(d: Document) -> str:
+    label = STATUS_LABELS[d.status]
+    if d.status == "indexed" and not d.reason:
+        return f"<span class='kimas-doc-ok'>✓ {label}</span>"
+    why = f": {html.escape(d.reason)}" if d.reason else ""
+    if d.dismissed:
+        return f"<span class='kimas-doc-dismissed'>{label}{why} (dismissed)</span>"
+    return f"<span class='kimas-doc-problem'>⚠ {label}{why}</span>"
+
+
+def documents_html(collection: str, docs: Sequence[Document], *, problems_only: bool, total: int) -> str:
+    """``docs``: the rows to show (already filtered); ``total``: files in the collection."""
+    if not collection:
+        return "<p class='kimas-docs-empty'>Choose a collection to see its files.</p>"
+    if not docs:
+        text = (
+            "No problems: every file is indexed."
+            if problems_only and total
+            else "No files indexed yet: drop some onto the collection or watch a folder."
+        )
+        return f"<p class='kimas-docs-empty'>{html.escape(text)}</p>"
+    rows = "".join(
+        f"<tr data-path='{html.escape(d.path)}'><td><a href='{source_url(d.path)}' target='_blank' "
+        f"title='{html.escape(d.path)}'>{html.escape(d.name)}</a>"
+        f"{' <small>(uploaded)</small>' if d.uploaded else ''}</td>"
+        f"<td>{_status(d)}</td><td class='num'>{d.chunks}</td><td>{_when(d.indexed_at)}</td></tr>"
+        for d in docs
+    )
+    shown = f"{len(docs)} of {total} files" if problems_only else f"{total} file{'s' if total != 1 else ''}"
+    return (
+        f"<div class='kimas-docs' data-collection='{html.escape(collection)}'>"
+        f"<div class='kimas-docs-count'>{shown} in <b>{html.escape(collection)}</b></div>"
+        "<table><thead><tr><th>File</th><th>Status</th><th>Chunks</th><th>Last indexed</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table></div>"
+    )
+
+
+def _where(page: int | None, line: int | None) -> str:
+    return f"p. {page}" if page is not None else f"line {line}" if line is not None else ""
+
+
+def card_html(doc: Document | None) -> str:
+    """The selected file's card: its title, its central sentences and its outline (``indexer.upkeep.cards``)."""
+    if doc is None or doc.status != "indexed":
+        return ""
+    card = doc.card
+    if card is None:
+        return "<div class='kimas-doc-card'><p class='kimas-note'>No card yet: it is made on the next sync.</p></div>"
+    said = (
+        " ".join(html.escape(s.text) for s in card.synopsis)
+        or "<i>No sentences to show (code or tables).</i>"
+    )
+    items = "".join(
+        f"<li style='margin-left:{(s.level - 1) * 1.2:.1f}em'>{html.escape(s.title)}"
+        f"{f' <small>({_where(s.page, s.line)})</small>' if _where(s.page, s.line) else ''}</li>"
+        for s in card.outline
+    )
+    outline = (
+        f"<details open><summary>Outline ({len(card.outline)} heading{'s' if len(card.outline) != 1 else ''})"
+        f"</summary><ul>{items}</ul></details>"
+        if card.outline
+        else "<p class='kimas-note'>No headings.</p>"
+    )
+    return (
+        f"<div class='kimas-doc-card' data-path='{html.escape(doc.path)}'>"
+        f"<div class='kimas-doc-card-title'><b>{html.escape(card.title)}</b> <small>(document card)</small></div>"
+        f"<p>{said}</p>{outline}</div>"
+    )
+
+
+def document_choices(docs: Sequence[Document]) -> list[tuple[str, str]]:
+    """(label, path) for the file picker: the name, marked when it has a problem."""
+    return [(("⚠ " if d.problem else "") + d.name, d.path) for d in docs]

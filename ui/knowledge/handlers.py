@@ -1,0 +1,166 @@
+"""Knowledge tab handlers: the collections (create, upload, watch a folder, re-index, re-embed, remove,
+their routing settings) and indexing (pause, resume, cancel), as plain functions of the app
+(``DesktopApp``) and the widgets' values (no Gradio here).
+
+``ui/knowledge/layout.py`` binds them to widgets; tests call them directly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.desktop import ActionResult, DesktopApp
+from app.knowledge.collections import CollectionStatus
+from app.knowledge.indexing import IndexingState
+from kimas_desktop.errors import KimasError
+from ui.knowledge.collections_view import collections_markdown
+from ui.markup import outcome_markdown, store_problem
+
+
+def _collections(desk: DesktopApp) -> tuple[list[CollectionStatus] | None, str]:
+    """The collections, or None and why the store cannot be read."""
+    try:
+        return desk.knowledge.collections(), ""
+    except KimasError as err:
+        desk.explain(err, "listing collections")
+        return None, store_problem(str(err), str(desk.log_file))
+
+
+def collection_names(desk: DesktopApp) -> list[str]:
+    items, _ = _collections(desk)
+    return [c.name for c in items] if items is not None else sorted(desk.config.collections)
+
+
+def collections_view(desk: DesktopApp) -> str:
+    items, problem = _collections(desk)
+    return collections_markdown(items) if items is not None else problem
+
+
+def progress_states(desk: DesktopApp) -> tuple[IndexingState, list[IndexingState]]:
+    """The longest-running sync, and the others beside it."""
+    first, *others = desk.indexing.states()
+    return first, others
+
+
+# -- collections -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KnowledgeAction:
+    message: str
+    names: list[str]
+    selected: str | None
+
+
+def _after(desk: DesktopApp, outcome: ActionResult, selected: str | None) -> KnowledgeAction:
+    names = collection_names(desk)
+    if selected not in names:
+        selected = names[0] if names else None
+    return KnowledgeAction(outcome_markdown(outcome), names, selected)
+
+
+def create_collection(desk: DesktopApp, name: str) -> KnowledgeAction:
+    outcome = desk.create_collection(name)
+    return _after(desk, outcome, name.strip() if outcome.ok else None)
+
+
+def remove_collection(desk: DesktopApp, name: str | None) -> KnowledgeAction:
+    if not name:
+        return _after(desk, ActionResult(False, "Choose a collection first."), None)
+    return _after(desk, desk.remove_collection(name), None)
+
+
+DEFAULT_COLLECTION = "documents"
+
+
+def upload(
+    desk: DesktopApp, collection: str | None, files: Sequence[str] | str | None, relative: str = ""
+) -> KnowledgeAction:
+    """Files or a folder dropped onto ``collection`` (a new "documents" collection if none is chosen).
+
+    The browser uploads only file names; the temporary copy's name is the name the user's file had, and
+    the app sanitizes it. ``relative``: for a folder, the page's JSON list of the files' paths inside it
+    (``docs/a/README.md``), in upload order; with one path per file the subfolders are kept.
+    """
+    if isinstance(files, str):
+        files = [files]
+    name = collection or DEFAULT_COLLECTION
+    paths = [Path(f) for f in files or []]
+    try:
+        inside = json.loads(relative) if relative else []
+    except ValueError:
+        inside = []
+    keep = (
+        isinstance(inside, list)
+        and len(inside) == len(paths) > 0
+        and all(isinstance(r, str) and "/" in r for r in inside)
+    )
+    pairs = [(p, r) for p, r in zip(paths, inside, strict=True)] if keep else [(p, p.name) for p in paths]
+    return _after(desk, desk.add_uploads(name, pairs, keep_folders=keep), name)
+
+
+def add_folder(desk: DesktopApp, collection: str | None, folder: str) -> KnowledgeAction:
+    name = collection or DEFAULT_COLLECTION
+    return _after(desk, desk.add_folder(name, folder), name)
+
+
+def reindex(desk: DesktopApp, collection: str | None) -> KnowledgeAction:
+    if not collection:
+        return _after(desk, ActionResult(False, "Choose a collection first."), None)
+    return _after(desk, desk.reindex(collection), collection)
+
+
+def reembed(desk: DesktopApp, collection: str | None) -> KnowledgeAction:
+    if not collection:
+        return _after(desk, ActionResult(False, "Choose a collection first."), None)
+    return _after(desk, desk.reembed(collection), collection)
+
+
+@dataclass(frozen=True)
+class CollectionFields:
+    description: str
+    examples: str  # one per line
+    mixin_weight: float
+    scale: float
+    language: str
+    strategy: str
+
+
+def load_collection_settings(desk: DesktopApp, name: str | None) -> CollectionFields:
+    s = desk.knowledge.settings(name or "")
+    return CollectionFields(
+        s.description, "\n".join(s.examples), s.mixin_weight, s.scale, s.language, s.strategy
+    )
+
+
+def save_collection_settings(desk: DesktopApp, name: str | None, fields: CollectionFields) -> str:
+    if not name:
+        return outcome_markdown(ActionResult(False, "Choose a collection first."))
+    outcome = desk.save_collection_settings(
+        name,
+        description=fields.description,
+        examples=fields.examples.splitlines(),
+        mixin_weight=float(fields.mixin_weight),
+        scale=float(fields.scale),
+        language=fields.language,
+        strategy=fields.strategy or "",
+    )
+    return outcome_markdown(outcome)
+
+
+# -- indexing ----------------------------------------------------------------------------------------
+
+
+def pause_indexing(desk: DesktopApp) -> str:
+    return outcome_markdown(desk.pause_indexing())
+
+
+def resume_indexing(desk: DesktopApp) -> str:
+    return outcome_markdown(desk.resume_indexing())
+
+
+def cancel_indexing(desk: DesktopApp) -> str:
+    return outcome_markdown(desk.cancel_indexing())

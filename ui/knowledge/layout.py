@@ -1,0 +1,234 @@
+"""The Knowledge tab: the collections with their indexing on the left; on the right the selected
+collection (create, drop files or a folder, watch a folder, routing settings, re-index, re-embed, remove),
+then the files in it and the online sources. Layout and wiring only; the handlers are
+``ui.knowledge.handlers``, ``ui.knowledge.documents_handlers`` and ``ui.knowledge.sources_handlers``."""
+
+from __future__ import annotations
+
+from dataclasses import astuple, dataclass
+from typing import Any
+
+import gradio as gr
+
+from app.desktop import DesktopApp
+from ui.knowledge import documents_handlers, documents_tab, sources_tab
+from ui.knowledge import handlers as kh
+from ui.knowledge.collections_view import activity_markdown, progress_html
+
+__all__ = ["KnowledgeTab", "bind_load", "build"]
+
+DROP_NOTE = (
+    "Drop a whole folder or some files onto the selected collection (or click to choose). "
+    "They are copied into "
+    "KIMAs' data folder and indexed in the background; you can keep chatting meanwhile."
+)
+
+
+@dataclass(frozen=True)
+class KnowledgeTab:
+    """What the app's timer and the page load refresh."""
+
+    collections: gr.Markdown
+    progress: gr.HTML
+    activity: gr.Markdown
+    selected: gr.Dropdown
+    fields: list[Any]  # the collection settings, in ``CollectionFields`` order
+    documents: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Overview:
+    collections: gr.Markdown
+    progress: gr.HTML
+    pause: gr.Button
+    resume: gr.Button
+    cancel_indexing: gr.Button
+    activity: gr.Markdown
+
+
+@dataclass(frozen=True)
+class _Adding:
+    selected: gr.Dropdown
+    message: gr.Markdown
+    new_name: gr.Textbox
+    create: gr.Button
+    folder_drop: gr.File
+    files_drop: gr.File
+    folder_paths: gr.Textbox
+    folder_path: gr.Textbox
+    add_folder: gr.Button
+
+
+@dataclass(frozen=True)
+class _Actions:
+    reindex: gr.Button
+    reembed: gr.Button
+    remove: gr.Button
+    confirm_row: gr.Row
+    confirm: gr.Button
+    cancel: gr.Button
+
+
+def _overview(desk: DesktopApp) -> _Overview:
+    """The collections, the indexing progress with its buttons, and the recent activity."""
+    with gr.Column(scale=3):
+        gr.Markdown("## Your collections")
+        collections_md = gr.Markdown(kh.collections_view(desk), elem_id="collections")
+        progress = gr.HTML(progress_html(*kh.progress_states(desk)), elem_id="index-progress")
+        with gr.Row():
+            pause = gr.Button("Pause indexing", size="sm", elem_id="pause-indexing")
+            resume = gr.Button("Resume", size="sm", elem_id="resume-indexing")
+            cancel_indexing = gr.Button("Cancel indexing", size="sm", elem_id="cancel-indexing")
+        activity = gr.Markdown(activity_markdown(desk.indexing.activity()), elem_id="activity")
+    return _Overview(collections_md, progress, pause, resume, cancel_indexing, activity)
+
+
+def _adding(desk: DesktopApp) -> _Adding:
+    """The selected collection, a new one, and what goes into it (dropped files, a watched folder)."""
+    names = kh.collection_names(desk)
+    selected = gr.Dropdown(
+        choices=names,
+        value=names[0] if names else None,
+        label="Collection",
+        elem_id="collection-select",
+        allow_custom_value=False,
+    )
+    message = gr.Markdown("", elem_id="knowledge-message")
+    with gr.Row():
+        new_name = gr.Textbox(
+            label="New collection", placeholder="e.g. handbook", scale=3, elem_id="new-collection"
+        )
+        create = gr.Button("Create", scale=1, elem_id="create-collection")
+    gr.Markdown(DROP_NOTE)
+    folder_drop = gr.File(file_count="directory", label="Drop a folder", elem_id="upload-folder", height=110)
+    files_drop = gr.File(file_count="multiple", label="Drop files", elem_id="upload-files", height=110)
+    folder_paths = gr.Textbox(elem_id="upload-folder-paths", elem_classes=["kimas-hidden"])
+    with gr.Row():
+        folder_path = gr.Textbox(
+            label="…or watch a folder on this computer in place",
+            placeholder="/home/me/Documents/handbook",
+            scale=3,
+            elem_id="folder-path",
+        )
+        add_folder = gr.Button("Watch folder", scale=1, elem_id="add-folder")
+    return _Adding(
+        selected, message, new_name, create, folder_drop, files_drop, folder_paths, folder_path, add_folder
+    )
+
+
+def _collection_settings(desk: DesktopApp) -> tuple[list[Any], gr.Button]:
+    """The routing and rewriting settings of the selected collection, and their Save button."""
+    with gr.Accordion("Collection settings (routing and rewriting)", open=False):
+        description = gr.Textbox(label="Description (what this collection is about)", lines=2)
+        examples = gr.Textbox(label="Example questions or text, one per line", lines=3)
+        mixin = gr.Slider(0, 1, step=0.05, label="Weight of description and examples in routing")
+        scale = gr.Number(label="Scaling weight (multiplies the routing score)", minimum=0.01)
+        language = gr.Textbox(label="Language of the documents (for translation rewrite)")
+        strategy = gr.Dropdown(
+            choices=[(c or "default", c) for c in desk.strategy_choices()],
+            label="Query rewrite strategy",
+        )
+        save_coll = gr.Button("Save collection settings")
+    return [description, examples, mixin, scale, language, strategy], save_coll
+
+
+def _actions() -> _Actions:
+    with gr.Row():
+        reindex = gr.Button("Re-index", size="sm", elem_id="reindex")
+        reembed = gr.Button("Re-embed", size="sm", elem_id="reembed")
+        remove = gr.Button("Remove collection…", size="sm", variant="stop", elem_id="remove")
+    with gr.Row(visible=False) as confirm_row:
+        confirm = gr.Button(
+            "Yes, remove it and its index", variant="stop", size="sm", elem_id="confirm-remove"
+        )
+        cancel = gr.Button("Cancel", size="sm")
+    return _Actions(reindex, reembed, remove, confirm_row, confirm, cancel)
+
+
+def _action_outputs(a: kh.KnowledgeAction) -> tuple[Any, ...]:
+    return (a.message, gr.update(choices=a.names, value=a.selected))
+
+
+def _bind_adding(desk: DesktopApp, add: _Adding) -> None:
+    """Create a collection; drop files or a folder onto it; watch a folder."""
+    picked = [add.message, add.selected]
+    for trigger in (add.create.click, add.new_name.submit):
+        trigger(
+            lambda n: (*_action_outputs(kh.create_collection(desk, n)), ""),
+            [add.new_name],
+            [*picked, add.new_name],
+        )
+    add.folder_drop.upload(
+        lambda c, f, rel: (*_action_outputs(kh.upload(desk, c, f, rel)), None, ""),
+        [add.selected, add.folder_drop, add.folder_paths],
+        [*picked, add.folder_drop, add.folder_paths],
+    )
+    add.files_drop.upload(
+        lambda c, f: (*_action_outputs(kh.upload(desk, c, f)), None),
+        [add.selected, add.files_drop],
+        [*picked, add.files_drop],
+    )
+    add.add_folder.click(
+        lambda c, p: _action_outputs(kh.add_folder(desk, c, p)), [add.selected, add.folder_path], picked
+    )
+
+
+def _bind_actions(desk: DesktopApp, add: _Adding, overview: _Overview, act: _Actions) -> None:
+    """Re-index, re-embed, pause/resume/cancel indexing, and remove (after a confirmation)."""
+    selected, message = add.selected, add.message
+    picked = [message, selected]
+    act.reindex.click(lambda c: _action_outputs(kh.reindex(desk, c)), [selected], picked)
+    act.reembed.click(lambda c: _action_outputs(kh.reembed(desk, c)), [selected], picked)
+    overview.pause.click(lambda: kh.pause_indexing(desk), None, [message])
+    overview.resume.click(lambda: kh.resume_indexing(desk), None, [message])
+    overview.cancel_indexing.click(lambda: kh.cancel_indexing(desk), None, [message])
+    act.remove.click(
+        lambda c: (gr.update(visible=bool(c)), gr.update(value=f"Yes, remove '{c}' and its index")),
+        [selected],
+        [act.confirm_row, act.confirm],
+    )
+    act.cancel.click(lambda: gr.update(visible=False), None, [act.confirm_row])
+    act.confirm.click(
+        lambda c: (*_action_outputs(kh.remove_collection(desk, c)), gr.update(visible=False)),
+        [selected],
+        [*picked, act.confirm_row],
+    )
+
+
+def _bind_settings(desk: DesktopApp, add: _Adding, fields: list[Any], save: gr.Button) -> None:
+    add.selected.change(lambda c: astuple(kh.load_collection_settings(desk, c)), [add.selected], fields)
+    save.click(
+        lambda c, *v: kh.save_collection_settings(desk, c, kh.CollectionFields(*v)),
+        [add.selected, *fields],
+        [add.message],
+    )
+
+
+def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> KnowledgeTab:
+    """Lay the tab out inside the current ``gr.Tab`` and wire it; ``also_ask`` is the Chat tab's online
+    sources checkboxes, which change with the sources."""
+    with gr.Row():
+        overview = _overview(desk)
+        with gr.Column(scale=2):
+            add = _adding(desk)
+            fields, save = _collection_settings(desk)
+            act = _actions()
+    docs = documents_tab.build()
+    sources_tab.build(desk, also_ask)
+    _bind_adding(desk, add)
+    _bind_actions(desk, add, overview, act)
+    _bind_settings(desk, add, fields, save)
+    documents_tab.bind(desk, docs, add.selected, add.message)
+    return KnowledgeTab(
+        overview.collections, overview.progress, overview.activity, add.selected, fields, docs
+    )
+
+
+def bind_load(desk: DesktopApp, tab: KnowledgeTab, demo: gr.Blocks) -> None:
+    """The page's first view: the selected collection's settings and files."""
+    demo.load(lambda c: astuple(kh.load_collection_settings(desk, c)), [tab.selected], tab.fields)
+    demo.load(
+        lambda c, show: documents_tab.outputs(documents_handlers.documents_view(desk, c, show)),
+        [tab.selected, tab.documents["show"]],
+        [tab.documents["list"], tab.documents["pick"]],
+    )

@@ -1,0 +1,105 @@
+"""The Knowledge tab's online sources: add, try, edit and remove a web search or HTTP API source."""
+
+from __future__ import annotations
+
+from dataclasses import astuple
+from typing import Any
+
+import gradio as gr
+
+from app.desktop import DesktopApp
+from ui.knowledge import sources_handlers as sh
+
+__all__ = ["also_ask_update", "build"]
+
+PRIVACY = (
+    "An online source sends the question's keywords to the address below, so it is **off until you "
+    "enable it**. Each answer's trace says which source was asked and with what. Pages are fetched only "
+    "from the addresses the source returns, never from this computer's or your network's private "
+    "addresses (except the source's own, for an internal API)."
+)
+
+
+def also_ask_update(desk: DesktopApp) -> Any:
+    choices = sh.also_ask_choices(desk)
+    return gr.update(choices=choices, visible=bool(choices))
+
+
+def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> None:
+    with gr.Accordion("Online sources (web search, HTTP APIs)", open=False, elem_id="online-sources"):
+        gr.Markdown(PRIVACY, elem_classes=["kimas-note"])
+        pick = gr.Dropdown(
+            choices=sh.source_choices(desk), value=sh.NEW, label="Source", elem_id="source-select"
+        )
+        message = gr.Markdown("", elem_id="source-message")
+        with gr.Row():
+            name = gr.Textbox(label="Name", placeholder="e.g. team-wiki", elem_id="source-name")
+            kind = gr.Dropdown(choices=sh.KINDS, value="searxng", label="Kind", elem_id="source-kind")
+        base_url = gr.Textbox(label="Address (SearXNG instance or API URL)", elem_id="source-url")
+        site = gr.Textbox(
+            label="Only this site (optional)", placeholder="docs.example.org", elem_id="source-site"
+        )
+        description = gr.Textbox(
+            label="What it knows (a question far from this is not sent to it; empty: every question may be)",
+            lines=2,
+            elem_id="source-description",
+        )
+        with gr.Row():
+            enabled = gr.Checkbox(label="Enabled", value=False, elem_id="source-enabled")
+            use = gr.Radio(choices=sh.USES, value="weak", label="Ask it", elem_id="source-use")
+        with gr.Row():
+            timeout = gr.Number(
+                label="Time limit (s)", value=8, minimum=1, maximum=120, elem_id="source-timeout"
+            )
+            pages = gr.Number(label="Pages read per question", value=3, minimum=0, maximum=10, precision=0)
+        with gr.Accordion("HTTP API request and response", open=False):
+            method = gr.Radio(["GET", "POST"], value="GET", label="Method")
+            query_param = gr.Textbox(label="Query parameter (GET) or body field (POST)", value="q")
+            json_body = gr.Textbox(label='JSON body (POST; "{query}" is replaced)', lines=2)
+            headers = gr.Textbox(label='Headers as JSON ("${NAME}" reads the environment)', lines=2)
+            token_env = gr.Textbox(label="Environment variable with a bearer token")
+            results_path = gr.Textbox(label="Where the results list is (dotted path, e.g. data.items)")
+            with gr.Row():
+                title_field = gr.Textbox(label="Title field", value="title")
+                url_field = gr.Textbox(label="URL field", value="url")
+                text_field = gr.Textbox(label="Text field", value="text")
+        with gr.Row():
+            query = gr.Textbox(label="Try a query", scale=3, elem_id="source-query")
+            try_it = gr.Button("Try", scale=1, elem_id="source-try")
+        tried = gr.Markdown("", elem_id="source-results")
+        with gr.Row():
+            save = gr.Button("Save source", variant="primary", elem_id="source-save")
+            remove = gr.Button("Remove source", variant="stop", size="sm", elem_id="source-remove")
+    fields = [
+        name,
+        kind,
+        enabled,
+        use,
+        base_url,
+        site,
+        description,
+        timeout,
+        pages,
+        method,
+        query_param,
+        results_path,
+        title_field,
+        url_field,
+        text_field,
+        token_env,
+        json_body,
+        headers,
+    ]
+
+    def action(a: sh.SourceAction) -> tuple[Any, ...]:
+        return (a.message, gr.update(choices=a.choices, value=a.selected), also_ask_update(desk))
+
+    pick.change(lambda n: astuple(sh.load_source(desk, n)), [pick], fields)
+    save.click(
+        lambda p, *v: action(sh.save_source(desk, p, sh.SourceFields(*v))),
+        [pick, *fields],
+        [message, pick, also_ask],
+    )
+    remove.click(lambda p: action(sh.remove_source(desk, p)), [pick], [message, pick, also_ask])
+    try_it.click(lambda q, *v: sh.try_source(desk, sh.SourceFields(*v), q), [query, *fields], [tried])
+    query.submit(lambda q, *v: sh.try_source(desk, sh.SourceFields(*v), q), [query, *fields], [tried])

@@ -1,0 +1,44 @@
+"""What the page's one-second timer refreshes across the tabs: the collections and their names, the chat's
+hint, indexing progress and activity, and the model status line (no Gradio here). ``None`` for a view means
+"unchanged" (the app turns it into ``gr.skip()``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.desktop import DesktopApp
+from ui.chat.handlers import chat_hint
+from ui.knowledge.collections_view import activity_markdown, progress_html
+from ui.knowledge.handlers import collection_names, collections_view, progress_states
+from ui.markup import model_markdown
+
+__all__ = ["Poll", "poll"]
+
+
+@dataclass(frozen=True)
+class Poll:
+    version: int
+    collections_md: str | None  # None: unchanged since the version the page has seen
+    names: list[str] | None
+    chat_hint: str | None
+    activity_md: str | None
+    progress_html: str
+    model_md: str
+
+
+def poll(desk: DesktopApp, seen_version: int | None) -> Poll:
+    """What the page shows about knowledge, indexing and models (cheap when nothing changed)."""
+    version = desk.version
+    progress = progress_html(*progress_states(desk))
+    model = model_markdown(desk.model_state())
+    if version == seen_version:
+        return Poll(version, None, None, None, None, progress, model)
+    return Poll(
+        version,
+        collections_view(desk),
+        collection_names(desk),
+        chat_hint(desk),
+        activity_markdown(desk.indexing.activity()),
+        progress,
+        model,
+    )

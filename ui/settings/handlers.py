@@ -1,0 +1,211 @@
+"""Settings tab handlers as plain functions of the app (``DesktopApp``) and the widgets' values.
+
+The model catalog (per role: size, RAM need, whether it fits this machine, installed or in use), its
+downloads (progress with bytes, speed and ETA; cancel), switching models, and the settings form (the
+preset radio says "custom" once the switches differ from the preset; Restore defaults).
+``ui/settings/layout.py`` binds them to widgets; tests call them directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+from app.desktop import ActionResult, DesktopApp
+from app.models.catalog import CatalogEntry, DownloadProgress, ModelStatus, choice, machine_ram_mb
+from app.models.downloads import DownloadState
+from app.settings import rules as settings_rules
+from app.settings.form import SettingsForm
+from kimas_desktop.errors import KimasError
+from ui.markup import outcome_markdown
+
+ROLE_TITLES = {"chat": "Chat models", "embedding": "Embedding models", "reranker": "Rerankers"}
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e9:.2f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB"
+
+
+def _size(size_mb: int) -> str:
+    return f"{size_mb / 1000:.1f} GB" if size_mb >= 1000 else f"{size_mb} MB"
+
+
+def _in_use(desk: DesktopApp, status: ModelStatus) -> bool:
+    if status.installed is None:
+        return False
+    try:
+        picked = choice(desk.runtime.paths, status.entry.name, desk.models.catalog_file)
+    except KimasError:
+        return False
+    config = desk.config
+    wanted = config.updated(**settings_rules.with_choice(config, picked.section, picked.as_dict()))
+    return getattr(wanted, picked.section) == getattr(config, picked.section)
+
+
+def _state_cell(desk: DesktopApp, status: ModelStatus, download: DownloadState | None) -> str:
+    if download is not None and download.phase == "downloading":
+        p = download.progress
+        pct = f" {p.fraction:.0%}" if p is not None and p.fraction is not None else ""
+        return f"downloading…{pct}"
+    if status.installed is None:
+        return "not installed"
+    if _in_use(desk, status):
+        return "<b>in use</b>"
+    return "installed" + ("" if status.verified else " (unverified)")
+
+
+def _details(entry: CatalogEntry) -> str:
+    bits = [entry.params, entry.quantization]
+    if entry.context:
+        bits.append(f"{entry.context // 1024}k context")
+    if entry.dim:
+        bits.append(f"{entry.dim} dims")
+    if entry.languages:
+        bits.append(entry.languages)
+    bits.append(entry.licence)
+    return " · ".join(escape(b) for b in bits if b)
+
+
+def catalog_html(desk: DesktopApp) -> str:
+    """Per role, the recommended models: size, RAM need, fits this machine or not, installed or not."""
+    try:
+        rows = desk.models.status()
+    except KimasError as err:
+        return f"<p>⚠ {escape(desk.explain(err, 'reading the model catalog'))}</p>"
+    downloads = desk.models.states()
+    ram = machine_ram_mb()
+    out = [
+        f"<p class='kimas-machine'>This computer has {ram / 1024:.1f} GB of RAM. "
+        "Nothing is downloaded until you press Download.</p>"
+        if ram
+        else "<p>This computer's RAM is unknown.</p>"
+    ]
+    for role, title in ROLE_TITLES.items():
+        items = [s for s in rows if s.entry.role == role]
+        if not items:
+            continue
+        out.append(f"<h4>{title}</h4><table class='kimas-catalog' data-role='{role}'>")
+        out.append("<tr><th>Model</th><th>Download</th><th>RAM</th><th>Fits</th><th>Status</th></tr>")
+        for s in items:
+            e = s.entry
+            fits = "✓" if s.fits else "too big for this RAM"
+            note = f"<br><small>{escape(e.notes)}</small>" if e.notes else ""
+            size = "built in" if e.embedded else _size(e.size_mb)
+            out.append(
+                f"<tr data-model='{escape(e.name)}'><td><b>{escape(e.title)}</b> "
+                f"<code>{escape(e.name)}</code><br><small>{_details(e)}</small>{note}</td>"
+                f"<td>{size}</td><td>{_size(e.ram_mb)}</td><td>{fits}</td>"
+                f"<td>{_state_cell(desk, s, downloads.get(e.name))}</td></tr>"
+            )
+        out.append("</table>")
+    return "".join(out)
+
+
+def model_choices(desk: DesktopApp) -> list[tuple[str, str]]:
+    """(label, name) for the model picker."""
+    try:
+        entries = desk.models.catalog()
+    except KimasError:
+        return []
+    return [(f"{ROLE_TITLES[e.role][:-1]}: {e.title}", e.name) for e in entries]
+
+
+def _progress_line(p: DownloadProgress) -> str:
+    if p.phase == "connecting":
+        return "connecting…"
+    if p.phase == "verifying":
+        return "checking the SHA-256…"
+    size = f"{_mb(p.done)} of {_mb(p.total)}" if p.total else _mb(p.done)
+    pct = f" ({p.fraction:.0%})" if p.fraction is not None else ""
+    speed = f" · {_mb(p.bytes_per_s)}/s" if p.bytes_per_s else ""
+    eta = f" · about {p.eta_s:.0f} s left" if p.eta_s is not None and p.phase == "downloading" else ""
+    return f"{size}{pct}{speed}{eta}"
+
+
+def downloads_html(desk: DesktopApp) -> str:
+    """One line per download asked for in this session: progress, done, failed (why) or cancelled."""
+    lines = []
+    for name, d in sorted(desk.models.states().items()):
+        who = f"<b>{escape(name)}</b>"
+        if d.phase == "downloading":
+            p = d.progress
+            width = int(100 * (p.fraction or 0)) if p is not None else 0
+            text = _progress_line(p) if p is not None else "starting…"
+            lines.append(
+                f"<div class='kimas-download' data-phase='downloading'>Downloading {who}: {escape(text)}"
+                f"<div class='kimas-bar'><div style='width:{width}%'></div></div></div>"
+            )
+        elif d.phase == "done":
+            lines.append(
+                f"<div class='kimas-download' data-phase='done'>✓ {who} downloaded. {escape(d.message)} "
+                "Press <i>Use this model</i> to switch to it.</div>"
+            )
+        elif d.phase == "failed":
+            lines.append(
+                f"<div class='kimas-download' data-phase='failed'>⚠ {who}: {escape(d.message)}</div>"
+            )
+        else:
+            got = f" at {_mb(d.progress.done)}" if d.progress is not None else ""
+            lines.append(
+                f"<div class='kimas-download' data-phase='cancelled'>{who}: cancelled{got}; "
+                "Download goes on from there.</div>"
+            )
+    return "".join(lines)
+
+
+def download(desk: DesktopApp, name: str | None) -> str:
+    if not name:
+        return outcome_markdown(ActionResult(False, "Choose a model first."))
+    desk.models.start(name)
+    return f"Downloading {escape(name)} in the background; you can keep working meanwhile."
+
+
+def cancel_download(desk: DesktopApp, name: str | None) -> str:
+    if name and desk.models.cancel(name):
+        return f"Stopping the download of {escape(name)}; Download again goes on where it stopped."
+    return "No download of that model is running."
+
+
+def use_model(desk: DesktopApp, name: str | None) -> str:
+    if not name:
+        return outcome_markdown(ActionResult(False, "Choose a model first."))
+    return outcome_markdown(desk.settings.use_model(name))
+
+
+@dataclass(frozen=True)
+class SettingsPoll:
+    version: tuple[int, int]
+    catalog_html: str | None  # None: unchanged since the version the page has seen
+    downloads_html: str | None
+
+
+def poll(desk: DesktopApp, seen: tuple[int, int] | None) -> SettingsPoll:
+    """What the models part of the tab shows (cheap when nothing changed)."""
+    version = (desk.version, desk.models.version)
+    if seen is not None and tuple(seen) == version:
+        return SettingsPoll(version, None, None)
+    return SettingsPoll(version, catalog_html(desk), downloads_html(desk))
+
+
+# -- the settings form ---------------------------------------------------------------------------------
+
+
+def load_settings(desk: DesktopApp) -> SettingsForm:
+    return desk.settings.form()
+
+
+def preset_changed(desk: DesktopApp, preset: str) -> SettingsForm:
+    return desk.settings.preset_form(preset)
+
+
+def form_preset(desk: DesktopApp, form: SettingsForm) -> str:
+    return desk.settings.form_preset(form)
+
+
+def save_settings(desk: DesktopApp, form: SettingsForm) -> tuple[str, str]:
+    """The message, and the preset the radio shows for the config as saved."""
+    return outcome_markdown(desk.settings.save(form)), desk.settings.form().preset
+
+
+def restore_defaults(desk: DesktopApp) -> tuple[str, SettingsForm]:
+    return outcome_markdown(desk.settings.restore_defaults()), desk.settings.form()

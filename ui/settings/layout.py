@@ -1,0 +1,136 @@
+"""The Settings tab: the model catalog with downloads and switching, then the answering settings.
+Layout and wiring only; the handlers are ``ui.settings.handlers``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from app.desktop import DesktopApp
+from app.settings.form import SettingsForm
+from kimas_desktop.config import PRESETS
+from ui.markup import code, model_markdown
+from ui.settings import handlers as sh
+
+CSS = """
+.kimas-catalog { width: 100%; font-size: 0.9em; margin-bottom: 0.8em; }
+.kimas-catalog td, .kimas-catalog th { padding: 0.25em 0.5em; vertical-align: top; text-align: left; }
+.kimas-download { padding: 0.3em 0; }
+"""
+
+PRESET_INFO = (
+    "full: everything on · routed: one best collection · turbo: lowest latency · custom: your own switches"
+)
+
+
+def _form_values(f: SettingsForm) -> tuple[Any, ...]:
+    return (f.preset, f.context_enabled, f.routing_enabled, f.routing_top_k, f.agentic_enabled,
+            f.chat_model_path, f.embedding_model)  # fmt: skip
+
+
+def build(desk: DesktopApp) -> gr.Markdown:
+    """Lay the tab out inside the current ``gr.Tab``; returns the model status line (the app's timer
+    keeps it current)."""
+    form = desk.settings.form()
+    gr.Markdown("## Settings")
+    model_status = gr.Markdown(model_markdown(desk.model_state()), elem_id="settings-model-status")
+
+    gr.Markdown("### Models")
+    catalog = gr.HTML(sh.catalog_html(desk), elem_id="model-catalog")
+    with gr.Row():
+        pick = gr.Dropdown(
+            choices=sh.model_choices(desk),
+            value=None,
+            label="Model",
+            scale=3,
+            elem_id="model-pick",
+            allow_custom_value=False,
+        )
+        download = gr.Button("Download", scale=1, elem_id="download-model")
+        cancel = gr.Button("Cancel download", scale=1, elem_id="cancel-download")
+        use = gr.Button("Use this model", variant="primary", scale=1, elem_id="use-model")
+    downloads = gr.HTML(sh.downloads_html(desk), elem_id="model-downloads")
+    models_message = gr.Markdown("", elem_id="models-message")
+
+    gr.Markdown("### Answering")
+    preset = gr.Radio(
+        choices=[*PRESETS, "custom"],
+        value=form.preset,
+        label="Preset",
+        info=PRESET_INFO,
+        elem_id="preset",
+    )
+    context = gr.Checkbox(
+        form.context_enabled,
+        label="Context manager (understands follow-up questions)",
+        elem_id="context-enabled",
+    )
+    with gr.Row():
+        routing = gr.Checkbox(form.routing_enabled, label="Route questions to the best collections")
+        top_k = gr.Slider(1, 8, value=form.routing_top_k, step=1, label="How many collections to search")
+    agentic = gr.Checkbox(
+        form.agentic_enabled,
+        label="Agentic round (search again when evidence is thin)",
+        elem_id="agentic-enabled",
+    )
+    with gr.Accordion("A model that is not in the catalog", open=bool(form.chat_model_path)):
+        chat_path = gr.Textbox(
+            form.chat_model_path,
+            label="Chat model: a .gguf file on this computer (empty = built-in SmolLM2-135M-Instruct)",
+            elem_id="chat-model-path",
+        )
+        embedding = gr.Textbox(
+            form.embedding_model,
+            label="Embedding model: a fastembed model name or a local model folder "
+            "(empty = built-in all-MiniLM-L6-v2)",
+        )
+    with gr.Row():
+        save = gr.Button("Save settings", variant="primary", elem_id="save-settings")
+        restore = gr.Button("Restore defaults", elem_id="restore-defaults")
+    message = gr.Markdown("", elem_id="settings-message")
+    gr.Markdown(f"Config file: {code(str(desk.config_path))} · Log file: {code(str(desk.log_file))}")
+    inputs = [preset, context, routing, top_k, agentic, chat_path, embedding]
+    switches: list[Any] = [context, routing, top_k, agentic]
+
+    # -- models --
+    download.click(lambda n: sh.download(desk, n), [pick], [models_message])
+    cancel.click(lambda n: sh.cancel_download(desk, n), [pick], [models_message])
+    use.click(
+        lambda n: (sh.use_model(desk, n), model_markdown(desk.model_state())),
+        [pick],
+        [models_message, model_status],
+    )
+    seen = gr.State(None)
+
+    def tick(version: Any) -> tuple[Any, ...]:
+        p = sh.poll(desk, version)
+        skip = gr.skip()
+        return (
+            list(p.version),
+            skip if p.catalog_html is None else p.catalog_html,
+            skip if p.downloads_html is None else p.downloads_html,
+        )
+
+    gr.Timer(0.5).tick(tick, [seen], [seen, catalog, downloads], show_progress="hidden", queue=False)
+
+    # -- the form --
+    def on_preset(p: str) -> tuple[Any, ...]:
+        if p not in PRESETS:  # "custom": the switches stay as they are
+            return (gr.skip(),) * len(switches)
+        return _form_values(desk.settings.preset_form(p))[1:5]
+
+    def on_restore() -> tuple[Any, ...]:
+        text, f = sh.restore_defaults(desk)
+        return (text, *_form_values(f)[:5])
+
+    preset.input(on_preset, [preset], switches)
+    for switch in switches:
+        switch.input(lambda *v: sh.form_preset(desk, SettingsForm(*v)), inputs, [preset])
+    save.click(
+        lambda *v: (*sh.save_settings(desk, SettingsForm(*v)), model_markdown(desk.model_state())),
+        inputs,
+        [message, preset, model_status],
+    )
+    restore.click(on_restore, None, [message, preset, *switches])
+    return model_status
