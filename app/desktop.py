@@ -2,11 +2,12 @@
 
 It holds the chat (``chat``: a ``ChatSession``), the collections (``knowledge``), indexing (``indexing``:
 the one scheduler, which the folder watcher feeds), the files answers cited (``sources``), the models'
-loading state and the Settings tab. Every part comes from one ``Runtime`` and one ``ConfigStore``.
-``history`` keeps the conversations (``ChatHistory``); ``evaluation`` the test sets and runs of the
-Evaluation tab (issue 26), which one job at a time makes or runs in the background (``EvalJob``).
-Actions the UI triggers return an ``Outcome``: a ``KimasError``'s sentence as it is, anything else as one
-line that points to the log file, where the traceback goes.
+loading state (``model_loading``) and the Settings tab (``settings``: a ``Settings``). Every part comes
+from one ``Runtime`` and one ``ConfigStore``. ``history`` keeps the conversations (``ChatHistory``);
+``evaluation`` the test sets and runs of the Evaluation tab (issue 26), which one job at a time makes or
+runs in the background (``evaluation_job``: an ``EvaluationJob``).
+Actions the UI triggers return an ``ActionResult``: a ``KimasError``'s sentence as it is, anything else as
+one line that points to the log file, where the traceback goes.
 """
 
 from __future__ import annotations
@@ -14,51 +15,35 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
 
-from app.chats import ChatHistory
-from app.config_store import ConfigStore
-from app.desktop_settings import SettingsActions
-from app.documents import DISMISSED_FILE, Dismissals, Document, Documents
-from app.evaluation import Evaluation
-from app.indexing import FolderFeed, describe_damage
-from app.knowledge import Knowledge
-from app.model_downloads import ModelDownloads
-from app.online_sources import OnlineSourcesAdmin
-from app.outcomes import ModelState, Outcome
+from app.chat.history import ChatHistory
+from app.chat.served_files import SourceRegistry
+from app.chat.session import ChatSession
+from app.evaluation.evaluation import Evaluation
+from app.evaluation.job import EvalJob, EvaluationJob
+from app.knowledge.collections import Knowledge
+from app.knowledge.documents import DISMISSED_FILE, Dismissals, Document, Documents
+from app.knowledge.indexing import FolderFeed, describe_damage
+from app.knowledge.online_sources import OnlineSourcesAdmin
+from app.knowledge.scheduler import IndexScheduler
+from app.models.downloads import ModelDownloads
+from app.models.loading import ModelLoading
+from app.outcomes import ActionResult, ModelState, attempt
 from app.runtime import Runtime
-from app.scheduler import IndexScheduler
-from app.session import ChatSession
-from app.settings_form import describe_models
-from app.sources import SourceRegistry
+from app.settings.config_store import ConfigStore
+from app.settings.form import describe_models
+from app.settings.settings import Settings
 from kimas_desktop.config import Config
-from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import CollectionNotFoundError, ConfigError, IndexDamagedError, KimasError
 from kimas_desktop.retrieval.strategies import strategy_names
 
-__all__ = ["DesktopApp", "EvalJob", "ModelState", "Outcome"]
+__all__ = ["ActionResult", "DesktopApp", "EvalJob", "ModelState"]
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class EvalJob:
-    """The Evaluation tab's work in the background: a test set being made or a run going (``kind``), or
-    idle (``kind`` ""), with how the last one ended; ``ended`` counts the ended ones (the tab redraws)."""
-
-    kind: Literal["", "set", "run"] = ""  # a test set being made, a run going, or idle
-    done: int = 0
-    total: int = 0
-    question: str = ""  # the last one run
-    message: str = ""  # how the last one ended
-    ok: bool = True
-    ended: int = 0
-    stopping: bool = False  # Cancel was pressed; the run ends after its current question
-
-
-class DesktopApp(SettingsActions):
+class DesktopApp:
     """Cheap to build; ``start()`` begins loading models, catching up and watching folders."""
 
     def __init__(self, runtime: Runtime, config: ConfigStore) -> None:
@@ -69,8 +54,7 @@ class DesktopApp(SettingsActions):
         self.log_file = runtime.paths.log_file
         self._lock = threading.Lock()
         self._version = 0
-        self._model = ModelState("loading", "Loading model…")
-        self._warm_generation = 0
+        self.model_loading = ModelLoading()
         self._feed: FolderFeed | None = None
         dismissals = Dismissals(self.data_dir / DISMISSED_FILE)
         self.knowledge = Knowledge(
@@ -98,12 +82,21 @@ class DesktopApp(SettingsActions):
         self.online = OnlineSourcesAdmin(config, runtime.online_source)
         self.history = ChatHistory(self.data_dir)
         self.evaluation = Evaluation(runtime, lambda: config.current, config.path)
-        self._eval = EvalJob()
-        self._eval_cancel = CancelToken()
+        self.evaluation_job = EvaluationJob(self.evaluation, self.explain)
         self.models = ModelDownloads(runtime.paths, explain=self.explain)
+        self.settings = Settings(
+            runtime=runtime,
+            config_store=config,
+            models=self.models,
+            knowledge=self.knowledge,
+            indexing=self.indexing,
+            loading=self.model_loading,
+            changed=self._changed,
+            explain=self.explain,
+        )
         self.chat = ChatSession(
             pipeline=lambda: runtime.pipeline(config.current),
-            loading=lambda: self._model.phase == "loading",
+            loading=lambda: self.model_loading.state().phase == "loading",
             explain=self.explain,
             on_sources=self.sources.remember,
             persist=self.history.save,
@@ -126,7 +119,7 @@ class DesktopApp(SettingsActions):
         self._watch()
 
     def close(self) -> None:
-        self._eval_cancel.cancel()
+        self.evaluation_job.close()
         self.models.close()
         self.chat.close()
         if self._feed is not None:
@@ -157,36 +150,27 @@ class DesktopApp(SettingsActions):
             f"Details are in {self.log_file}."
         )
 
-    def _attempt(self, doing: str, action: Callable[[], str]) -> Outcome:
-        try:
-            return Outcome(True, action())
-        except Exception as err:
-            return Outcome(False, self.explain(err, doing))
+    def _attempt(self, doing: str, action: Callable[[], str]) -> ActionResult:
+        return attempt(self.explain, doing, action)
 
     # -- models -------------------------------------------------------------------------------------
 
     def model_state(self) -> ModelState:
-        return self._model
+        return self.model_loading.state()
 
     def _warm_up_async(self, config: Config) -> None:
-        with self._lock:
-            self._warm_generation += 1
-            generation = self._warm_generation
-            self._model = ModelState("loading", f"Loading model… ({describe_models(config)})")
-
-        def work() -> None:
+        def load() -> ModelState:
             try:
                 self.runtime.warm_up(config)
-                state = ModelState("ready", f"Ready: {describe_models(config)}.")
+                return ModelState("ready", f"Ready: {describe_models(config)}.")
             except Exception as err:
-                state = ModelState(
+                return ModelState(
                     "failed", "The model could not be loaded: " + self.explain(err, "loading the model")
                 )
-            with self._lock:
-                if generation == self._warm_generation:
-                    self._model = state
 
-        threading.Thread(target=work, name="kimas-warm-up", daemon=True).start()
+        self.model_loading.start(
+            f"Loading model… ({describe_models(config)})", load, thread_name="kimas-warm-up"
+        )
 
     # -- folders and watching -----------------------------------------------------------------------
 
@@ -220,7 +204,7 @@ class DesktopApp(SettingsActions):
 
     # -- knowledge actions --------------------------------------------------------------------------
 
-    def create_collection(self, name: str) -> Outcome:
+    def create_collection(self, name: str) -> ActionResult:
         def act() -> str:
             clean = self.knowledge.create(name)
             self._changed()
@@ -230,7 +214,7 @@ class DesktopApp(SettingsActions):
 
         return self._attempt("creating the collection", act)
 
-    def remove_collection(self, name: str) -> Outcome:
+    def remove_collection(self, name: str) -> ActionResult:
         def act() -> str:
             self.knowledge.remove(name, self.indexing.remove)
             self.documents.dismissals.forget_collection(name)
@@ -242,7 +226,7 @@ class DesktopApp(SettingsActions):
 
     def add_uploads(
         self, name: str, files: Sequence[tuple[Path, str]], *, keep_folders: bool = False
-    ) -> Outcome:
+    ) -> ActionResult:
         """Copy uploaded ``(temporary path, original name)`` files into the collection and index them
         (``keep_folders``: the names are paths inside an uploaded folder)."""
 
@@ -263,7 +247,7 @@ class DesktopApp(SettingsActions):
 
         return self._attempt("adding the files", act)
 
-    def add_folder(self, name: str, folder: str) -> Outcome:
+    def add_folder(self, name: str, folder: str) -> ActionResult:
         """Watch an existing local folder in place as part of collection ``name``."""
 
         def act() -> str:
@@ -274,7 +258,7 @@ class DesktopApp(SettingsActions):
 
         return self._attempt("adding the folder", act)
 
-    def reindex(self, name: str) -> Outcome:
+    def reindex(self, name: str) -> ActionResult:
         def act() -> str:
             folders = self.knowledge.folders(name)
             if folders is None:
@@ -286,7 +270,7 @@ class DesktopApp(SettingsActions):
 
         return self._attempt("re-indexing", act)
 
-    def reembed(self, name: str) -> Outcome:
+    def reembed(self, name: str) -> ActionResult:
         """Index ``name`` again from its files with the configured embedding model, into new tables; the
         old index keeps answering until the new one is complete."""
 
@@ -306,7 +290,7 @@ class DesktopApp(SettingsActions):
         """The files of collection ``name`` the index knows (raises ``KimasError``)."""
         return self.documents.list(name)
 
-    def remove_document(self, name: str, path: str) -> Outcome:
+    def remove_document(self, name: str, path: str) -> ActionResult:
         """Take one file out of the collection (an uploaded copy is deleted; a watched file stays on disk)."""
 
         def act() -> str:
@@ -321,7 +305,7 @@ class DesktopApp(SettingsActions):
 
         return self._attempt("removing the file", act)
 
-    def reindex_document(self, name: str, path: str) -> Outcome:
+    def reindex_document(self, name: str, path: str) -> ActionResult:
         def act() -> str:
             doc = self.documents.reindex(name, path)
             self.indexing.submit(name, f"re-index {doc.name}")
@@ -330,7 +314,7 @@ class DesktopApp(SettingsActions):
 
         return self._attempt("re-indexing the file", act)
 
-    def dismiss_problem(self, name: str, path: str) -> Outcome:
+    def dismiss_problem(self, name: str, path: str) -> ActionResult:
         def act() -> str:
             doc = self.documents.dismiss(name, path)
             self._changed()
@@ -338,17 +322,19 @@ class DesktopApp(SettingsActions):
 
         return self._attempt("dismissing the problem", act)
 
-    def pause_indexing(self) -> Outcome:
+    def pause_indexing(self) -> ActionResult:
         self.indexing.pause()
-        return Outcome(True, "Indexing paused; it goes on where it stopped when you resume.")
+        return ActionResult(True, "Indexing paused; it goes on where it stopped when you resume.")
 
-    def resume_indexing(self) -> Outcome:
+    def resume_indexing(self) -> ActionResult:
         self.indexing.resume()
-        return Outcome(True, "Indexing resumed.")
+        return ActionResult(True, "Indexing resumed.")
 
-    def cancel_indexing(self) -> Outcome:
+    def cancel_indexing(self) -> ActionResult:
         self.indexing.cancel()
-        return Outcome(True, "Indexing cancelled; what was indexed is kept, and Re-index goes on from it.")
+        return ActionResult(
+            True, "Indexing cancelled; what was indexed is kept, and Re-index goes on from it."
+        )
 
     @staticmethod
     def strategy_choices() -> list[str]:
@@ -364,7 +350,7 @@ class DesktopApp(SettingsActions):
         scale: float,
         language: str,
         strategy: str,
-    ) -> Outcome:
+    ) -> ActionResult:
         values = {
             "description": description.strip(),
             "examples": [e.strip() for e in examples if e.strip()],
@@ -383,79 +369,15 @@ class DesktopApp(SettingsActions):
     # -- evaluation (issue 26) ----------------------------------------------------------------------
 
     def eval_job(self) -> EvalJob:
-        return self._eval
+        return self.evaluation_job.state()
 
-    def make_eval_set(self, size: int) -> Outcome:
+    def make_eval_set(self, size: int) -> ActionResult:
         """Make a new test set from every collection with chunks, in the background."""
+        return self.evaluation_job.make_set(size)
 
-        def work(cancel: CancelToken) -> str:
-            made = self.evaluation.build_set(size, progress=lambda done, total: self._eval_at(done, total))
-            return f"A test set of {len(made.questions)} questions was made."
+    def run_eval(self, preset: str, answers: int) -> ActionResult:
+        """Run the latest test set under ``preset`` in the background (``EvaluationJob.run``)."""
+        return self.evaluation_job.run(preset, answers)
 
-        return self._eval_start("set", size, work, "making the test set", "Making a test set…")
-
-    def run_eval(self, preset: str, answers: int) -> Outcome:
-        """Run the latest test set under ``preset`` ("configured": the settings in use), in the
-        background; ``answers`` of its questions are also answered by the chat model."""
-        test_set = self.evaluation.latest_set()
-        if test_set is None:
-            return self._eval_refuse("Make a test set first: there is nothing to run yet.")
-
-        def work(cancel: CancelToken) -> str:
-            run = self.evaluation.run(
-                test_set.set_id,
-                preset,
-                answers=answers,
-                cancel=cancel,
-                progress=lambda done, total, question: self._eval_at(done, total, question),
-            )
-            if run.complete:
-                return f"Run '{run.label}' is complete."
-            return (
-                f"Run '{run.label}' was {run.status} after {len(run.results)} of "
-                f"{len(test_set.questions)} questions; it is listed, not plotted."
-            )
-
-        total = len(test_set.questions)
-        return self._eval_start("run", total, work, "running the evaluation", f"Running {total} questions…")
-
-    def cancel_eval(self) -> Outcome:
-        if self._eval.kind != "run":
-            return self._eval_refuse("No evaluation is running.")
-        with self._lock:
-            self._eval = replace(self._eval, stopping=True)
-        self._eval_cancel.cancel()
-        return Outcome(True, "Stopping the run after the current question…")
-
-    def _eval_refuse(self, message: str) -> Outcome:
-        """Say why nothing started (kept on the tab's progress line until the next start)."""
-        with self._lock:
-            if not self._eval.kind:
-                self._eval = replace(self._eval, message=message, ok=False)
-        return Outcome(False, message)
-
-    def _eval_at(self, done: int, total: int, question: str = "") -> None:
-        with self._lock:
-            self._eval = replace(self._eval, done=done, total=total, question=question)
-
-    def _eval_start(
-        self,
-        kind: Literal["set", "run"],
-        total: int,
-        work: Callable[[CancelToken], str],
-        doing: str,
-        started: str,
-    ) -> Outcome:
-        with self._lock:
-            if self._eval.kind:
-                return Outcome(False, "An evaluation is already going: wait for it or cancel it.")
-            cancel = self._eval_cancel = CancelToken()
-            self._eval = EvalJob(kind, 0, total, ended=self._eval.ended)
-
-        def go() -> None:
-            outcome = self._attempt(doing, lambda: work(cancel))
-            with self._lock:
-                self._eval = EvalJob(message=outcome.message, ok=outcome.ok, ended=self._eval.ended + 1)
-
-        threading.Thread(target=go, name=f"kimas-eval-{kind}", daemon=True).start()
-        return Outcome(True, started)
+    def cancel_eval(self) -> ActionResult:
+        return self.evaluation_job.cancel()

@@ -31,10 +31,10 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from app.config_store import ConfigStore
 from app.desktop import DesktopApp
 from app.paths import resolve_paths
 from app.runtime import Runtime
+from app.settings.config_store import ConfigStore
 from bench.devkit import DEVKIT, SQUAD, squad_questions, write_squad
 from bench.machine import cpu_model
 from kimas_desktop.config import CollectionConfig, load_config

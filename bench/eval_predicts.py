@@ -23,8 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app.eval_run import EvalRun, run_evaluation
-from app.evaluation import Evaluation
+from app.evaluation.evaluation import Evaluation
+from app.evaluation.run import EvalRun, run_evaluation
 from app.paths import resolve_paths
 from app.runtime import Runtime
 from bench.devkit import SQUAD, contains_answer, squad_questions, write_squad

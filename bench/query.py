@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.config_store import save_config
 from app.paths import resolve_paths
 from app.runtime import Runtime
+from app.settings.config_store import save_config
 from bench.devkit import SQUAD, squad_questions, write_squad
 from kimas_desktop.answer.filter import pack
 from kimas_desktop.answer.writing.summarizer import answer_messages

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from app.scheduler import IndexScheduler
+from app.knowledge.scheduler import IndexScheduler
 from bench.devkit import squad_passages
 from bench.workspace import write_collection
 from indexer import FolderWatcher, Indexer, LanceStore

@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.config_store import save_config
 from app.paths import resolve_paths
 from app.runtime import Runtime
+from app.settings.config_store import save_config
 from bench.devkit import SQUAD, Question, Turn, quac_turns, write_quac, write_squad_holdout
 from kimas_desktop.config import CollectionConfig, load_config
 

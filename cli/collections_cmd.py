@@ -12,11 +12,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.config_store import ConfigStore
-from app.indexing import describe_report
-from app.knowledge import Knowledge
+from app.knowledge.collections import Knowledge
+from app.knowledge.indexing import describe_report
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
+from app.settings.config_store import ConfigStore
 from cli.render import dumps
 from cli.terminal import redraw, say
 from kimas_desktop.config import Config

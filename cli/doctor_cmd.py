@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _catalog_line(paths: Paths) -> str:
     """Which catalog models are installed (``kimas models`` lists them all); no network."""
-    from app.model_catalog import status
+    from app.models.catalog import status
 
     names = [r.entry.name for r in status(paths) if r.installed]
     return f"{paths.models_cache}; catalog models installed: {', '.join(names) or 'none'} (see kimas models)"

@@ -12,10 +12,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from app.eval_run import EvalRun
-from app.evaluation import Evaluation
+from app.evaluation.evaluation import Evaluation
+from app.evaluation.retrieval_test import RetrievalTest
+from app.evaluation.run import EvalRun
 from app.paths import read_config, resolve_paths
-from app.retrieval_test import RetrievalTest
 from app.runtime import Runtime
 from cli.render import Progress, dumps
 from cli.terminal import say

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.conversations import FILE_NAME as CONVERSATIONS
-from app.conversations import ConversationStore
+from app.chat.store import FILE_NAME as CONVERSATIONS
+from app.chat.store import ConversationStore
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
 from cli.render import (

@@ -18,12 +18,12 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
-from app.settings.config_store import ConfigStore
 from app.desktop import DesktopApp
 from app.instance_lock import AlreadyRunningError, InstanceLock
 from app.log_file import open_log_file
 from app.paths import Paths, read_config, resolve_paths
 from app.runtime import Runtime
+from app.settings.config_store import ConfigStore
 from kimas_desktop.config import PRESETS, Config
 
 log = logging.getLogger(__name__)

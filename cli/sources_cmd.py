@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from app.config_store import ConfigStore
-from app.online_sources import OnlineSourcesAdmin
+from app.knowledge.online_sources import OnlineSourcesAdmin
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
+from app.settings.config_store import ConfigStore
 from cli.render import dumps
 from cli.terminal import say
 

@@ -2,7 +2,7 @@
 
 Layers, later wins: built-in defaults → the preset named by ``preset`` (``presets/NAME.toml``) → the
 user's file. Unknown keys are errors that name the key; closed choices are ``Literal``s. Writing it
-back is the application's (``app.config_store.save_config``, with a TOML library).
+back is the application's (``app.settings.config_store.save_config``, with a TOML library).
 """
 
 from __future__ import annotations
@@ -130,19 +130,19 @@ class IndexerConfig(_Section):
     debounce_s: float = Field(1.0, ge=0)
     watch: bool = True
     max_file_mb: float = Field(200.0, gt=0)
-    # Per-file limits while a file is parsed and chunked (indexer/file_limits.py): a file over one is
+    # Per-file limits while a file is parsed and chunked (indexer/parse/file_limits.py): a file over one is
     # skipped with the reason, and tried again only once it changes.
     max_file_chunks: int = Field(5000, ge=1)
     max_file_seconds: float = Field(300.0, gt=0)
     max_file_memory_mb: float = Field(1024.0, gt=0)  # also the parser worker's cap while it parses a file
     # Zip-based files (.docx, .pptx, .epub, .odt) are checked before they are inflated (zip bombs,
-    # indexer/zip_guard.py): the inflated size of one part and of the whole file, and how many times a
+    # indexer/parse/zip_guard.py): the inflated size of one part and of the whole file, and how many times a
     # part over 4 MB may inflate its packed size (text XML: 5-30 times; a bomb: ~1000).
     max_zip_member_mb: float = Field(256.0, gt=0)
     max_zip_inflated_mb: float = Field(512.0, gt=0)
     max_zip_ratio: float = Field(100.0, gt=1)
     # The entity index (issue 25): names, places, dates, numbers with units and defined terms of each
-    # chunk, and their co-mentions, extracted without a model (indexer/entity_upkeep.py); off drops it.
+    # chunk, and their co-mentions, extracted without a model (indexer/upkeep/entity_upkeep.py); off drops it.
     entities: bool = True
 
 

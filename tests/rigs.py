@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.config_store import ConfigStore
 from app.desktop import DesktopApp
 from app.paths import Paths
 from app.runtime import Builders, Runtime
+from app.settings.config_store import ConfigStore
 from kimas_desktop.config import ChatModelConfig, parse_config
 from kimas_desktop.control import CancelToken, IndexControl
 from kimas_desktop.errors import CollectionNotFoundError

@@ -2,7 +2,7 @@
 
 watchdog reports changes under each collection's folders (create, modify, delete, move, directory moves
 included); each relevant one becomes ``on_change(collection)``. Deciding when to sync (debouncing an
-editor's save storm into one sync) is the scheduler's job (``app.scheduler.IndexScheduler.touch``), so
+editor's save storm into one sync) is the scheduler's job (``app.knowledge.scheduler.IndexScheduler.touch``), so
 changing the watched folders (``watch``) only adds and removes watches on the one running observer: it
 returns at once, and an edit still waiting for its sync is not lost.
 """
@@ -18,7 +18,7 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from indexer.manifest import ignored_name
+from indexer.sync.manifest import ignored_name
 
 log = logging.getLogger(__name__)
 

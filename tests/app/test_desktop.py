@@ -147,11 +147,11 @@ def test_settings_are_saved_and_a_bad_model_is_explained(tmp_path: Path) -> None
     s = rig.session
     s.start()
     _wait_phase(s, "ready")
-    form = s.preset_settings("turbo")
+    form = s.settings.preset_form("turbo")
     assert not form.context_enabled and not form.agentic_enabled
-    out = s.save_settings(form)
+    out = s.settings.save(form)
     assert out.ok and load_config(s.config_path).preset == "turbo"
-    missing = s.save_settings(
+    missing = s.settings.save(
         form.__class__(**{**form.__dict__, "chat_model_path": str(tmp_path / "no.gguf")})
     )
     assert not missing.ok and "There is no file at" in missing.message
@@ -160,7 +160,7 @@ def test_settings_are_saved_and_a_bad_model_is_explained(tmp_path: Path) -> None
     gguf.write_bytes(b"not really a model")
     rig.warm_gate.clear()
     rig.warm_error.append(ModelError("llama.cpp cannot read model.gguf as a GGUF model."))
-    switched = s.save_settings(form.__class__(**{**form.__dict__, "chat_model_path": str(gguf)}))
+    switched = s.settings.save(form.__class__(**{**form.__dict__, "chat_model_path": str(gguf)}))
     assert switched.ok and "Loading the model" in switched.message
     assert s.model_state().phase == "loading"
     rig.warm_gate.set()
@@ -173,7 +173,8 @@ def test_settings_are_saved_and_a_bad_model_is_explained(tmp_path: Path) -> None
 
 
 def test_indexing_can_be_paused_resumed_and_cancelled_from_the_page(tmp_path: Path) -> None:
-    from ui import handlers, render
+    from ui.knowledge import handlers
+    from ui.knowledge.collections_view import progress_html
 
     rig = make_rig(tmp_path)
     s = rig.session
@@ -189,7 +190,7 @@ def test_indexing_can_be_paused_resumed_and_cancelled_from_the_page(tmp_path: Pa
     time.sleep(0.3)
     state = s.indexing.state()
     assert state.active and state.paused and "docs" not in rig.searcher.chunks  # held at its next step
-    assert "Paused while indexing" in render.progress_html(state)
+    assert "Paused while indexing" in progress_html(state)
     handlers.resume_indexing(s)
     rig.wait_idle()
     assert len(rig.searcher.chunks["docs"]) == 2
@@ -209,14 +210,15 @@ def test_indexing_can_be_paused_resumed_and_cancelled_from_the_page(tmp_path: Pa
 def test_a_collection_that_needs_re_embedding_says_so_and_re_embeds_in_the_background(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from ui import handlers, render
+    from ui.knowledge import handlers
+    from ui.knowledge.collections_view import collections_markdown
 
     rig = indexed_rig(tmp_path)
     s = rig.session
     listed = rig.searcher.collections
     rig.searcher.collections = lambda: [replace(c, needs_reembedding=True) for c in listed()]  # type: ignore[method-assign]
     [status] = s.knowledge.collections()
-    assert status.needs_reembedding and "Needs re-embedding" in render.collections_markdown([status])
+    assert status.needs_reembedding and "Needs re-embedding" in collections_markdown([status])
     action = handlers.reembed(s, "docs")
     assert "Re-embedding 'docs'" in action.message
     rig.wait_idle()

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from app.config_store import ConfigStore
 from app.desktop import DesktopApp
 from app.paths import Paths
 from app.runtime import Runtime, real_builders
+from app.settings.config_store import ConfigStore
 from bench.machine import tree_rss
 from kimas_desktop.config import ChatModelConfig, Config, parse_config
 from local_models.fake import HashEmbedder, MemorySearcher, ScriptedChatModel, WordOverlapReranker
@@ -74,7 +74,7 @@ def test_parts_are_kept_per_section_and_what_is_evicted_is_closed(tmp_path: Path
 
 @pytest.mark.slow
 def test_a_settings_switch_of_the_chat_model_frees_the_old_one(tmp_path: Path) -> None:
-    from local_models.embedded import smollm2_path
+    from local_models.embedders.embedded import smollm2_path
 
     gguf = tmp_path / "copy-of-smollm2.gguf"  # another chat model file (the same bytes: the same size)
     gguf.write_bytes(smollm2_path().read_bytes())
@@ -92,7 +92,7 @@ def test_a_settings_switch_of_the_chat_model_frees_the_old_one(tmp_path: Path) -
         started = tree_rss(os.getpid())
         worker = tree_rss(old_pid)
 
-        out = desk.save_settings(replace(desk.settings(), chat_model_path=str(gguf)))
+        out = desk.settings.save(replace(desk.settings.form(), chat_model_path=str(gguf)))
         assert out.ok and "Loading the model" in out.message, out.message
         assert wait_for(lambda: desk.model_state().phase == "ready", 120), desk.model_state()
         new_pid = desk.runtime.chat(desk.config).worker_pid()  # type: ignore[attr-defined]
@@ -119,7 +119,7 @@ def test_an_embedding_switch_shows_needs_reembedding_in_the_app(tmp_path: Path) 
     """The Runtime hands the store the configured embedder, so the Knowledge tab (not only ``kimas
     collections``) tells a collection built with another model of the same dimension."""
     from kimas_desktop.trace import ReembedStage
-    from tests.app.test_model_switch import two_embedders
+    from tests.app.settings.test_model_switch import two_embedders
 
     two = two_embedders(tmp_path)
     config, paths, docs = two.config, two.paths, two.docs

@@ -136,8 +136,8 @@ def test_unanswerable_question_is_answered_as_such(data_dir: Path) -> None:
 
 
 def test_history_can_be_a_stored_conversation_of_the_app(data_dir: Path) -> None:
-    from app.conversation import Conversation, Turn
-    from app.conversations import FILE_NAME, ConversationStore
+    from app.chat.conversation import Conversation, Turn
+    from app.chat.store import FILE_NAME, ConversationStore
 
     conv = Conversation(
         turns=[Turn("Tell me about the greenhouse tomatoes", "They are watered daily.", state="done")]

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config_store import save_config
+from app.settings.config_store import save_config
 from kimas_desktop.config import CollectionConfig, Config, load_config, parse_config
 from kimas_desktop.errors import ConfigError
 

@@ -1,0 +1,154 @@
+"""``ChatSession``: the chat of the desktop app, as plain methods the UI calls.
+
+Chat turns and their history (which feeds the context manager), stopping and regenerating answers. The
+answer pipeline comes from outside (the runtime builds it for the current settings); the sources an
+answer quotes or cites are handed to ``on_sources`` as they arrive (the app serves those files). ``persist``
+keeps a conversation (the app stores it): called when a question is asked, every ``persist_every_s`` while
+its answer streams, and when the answer ends however it ends.
+Errors reach people through ``explain``: a sentence, with the details in the log.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
+
+from app.chat.conversation import AnswerRun, Conversation, Turn
+from kimas_desktop.events import CitationsReady, QuoteReady, TraceReady
+from kimas_desktop.pipeline import AskOptions, Pipeline
+
+__all__ = ["ChatSession", "attempt_options"]
+
+REGENERATE_TEMPERATURES = (0.5, 0.7, 0.9, 1.1)
+
+
+def attempt_options(attempt: int, *, try_anyway: bool = False, sources: Sequence[str] = ()) -> AskOptions:
+    """How a Regenerate answers: sampled warmer each time (so it differs); a first answer as configured.
+    The pipeline stays the same one (a Regenerate never rebuilds it). ``sources``: online sources the user
+    asked for with this question."""
+    if attempt <= 0:
+        return AskOptions(try_anyway=try_anyway, sources=tuple(sources))
+    step = REGENERATE_TEMPERATURES[min(attempt, len(REGENERATE_TEMPERATURES)) - 1]
+    return AskOptions(temperature=step, try_anyway=try_anyway, sources=tuple(sources))
+
+
+class ChatSession:
+    """Answers questions in conversations; one answer runs per conversation at a time."""
+
+    def __init__(
+        self,
+        *,
+        pipeline: Callable[[], Pipeline],
+        loading: Callable[[], bool],
+        explain: Callable[[BaseException, str], str],
+        on_sources: Callable[[Iterable[str]], None],
+        persist: Callable[[Conversation], None] = lambda conv: None,
+        persist_every_s: float = 2.0,
+        answering: Callable[[], AbstractContextManager[None]] = nullcontext,
+    ) -> None:
+        self._pipeline = pipeline
+        self._loading = loading
+        self._explain = explain
+        self._on_sources = on_sources
+        self._persist = persist
+        self._persist_every_s = persist_every_s
+        self._answering = answering  # held while an answer runs (background indexing waits)
+        self._runs: dict[str, AnswerRun] = {}
+
+    def new_conversation(self) -> Conversation:
+        return Conversation()
+
+    def ask(
+        self,
+        conv: Conversation,
+        question: str,
+        *,
+        try_anyway: bool = False,
+        replacing: Turn | None = None,
+        sources: Sequence[str] = (),
+    ) -> Iterator[Turn]:
+        """Answer ``question`` in ``conv``: yields the (same, updated) turn after every change. An answer
+        still being written in ``conv`` is stopped first (it keeps what it had).
+        ``try_anyway``: the model answers even when the documents were judged not to.
+        ``replacing``: the turn a Regenerate answers again (kept in the new turn's ``earlier``)."""
+        question = question.strip()
+        if not question:
+            return
+        if conv.turns and not conv.turns[-1].finished and conv.id in self._runs:
+            conv.turns[-1].stopped_because = "you asked a new question"
+        self.stop(conv)
+        history = conv.history()
+        turn = self._new_turn(question, replacing)
+        conv.turns.append(turn)
+        self._persist(conv)
+        saved_at = time.monotonic()
+        yield turn
+        options = attempt_options(turn.attempt, try_anyway=try_anyway, sources=sources)
+        run = AnswerRun(
+            lambda cancel: self._pipeline().ask(question, history, cancel=cancel, options=options),
+            self._answering,
+        ).start()
+        self._runs[conv.id] = run
+        try:
+            yield from self._follow(conv, turn, run, saved_at)
+        finally:
+            run.stop()
+            if self._runs.get(conv.id) is run:
+                del self._runs[conv.id]
+            if turn.state == "running":  # the reader went away (a new question, or the page closed)
+                turn.state, turn.status = "stopped", ""
+            self._persist(conv)
+
+    def _new_turn(self, question: str, replacing: Turn | None) -> Turn:
+        turn = Turn(question, status="Loading the model…" if self._loading() else "Thinking…")
+        if replacing is not None:
+            turn.attempt = replacing.attempt + 1
+            turn.earlier = [*replacing.earlier, replace(replacing, earlier=[])]
+        return turn
+
+    def _follow(self, conv: Conversation, turn: Turn, run: AnswerRun, saved_at: float) -> Iterator[Turn]:
+        """Apply ``run``'s events to ``turn`` as they come (yielding it after each), saving ``conv`` every
+        ``persist_every_s``; end it as failed, stopped or done."""
+        for item in run.events():
+            if isinstance(item, BaseException):
+                turn.state, turn.status = "failed", ""
+                turn.error = self._explain(item, "answering")
+                yield turn
+                return
+            turn.apply(item)
+            if isinstance(item, QuoteReady):  # its source can be opened while the answer streams
+                self._on_sources(q.chunk.source for q in item.quotes)
+            elif isinstance(item, CitationsReady):
+                self._on_sources(c.chunk.source for c in item.citations)
+            elif isinstance(item, TraceReady):
+                self._on_sources(h.chunk.source for h in item.trace.evidence)
+            if time.monotonic() - saved_at > self._persist_every_s:
+                self._persist(conv)
+                saved_at = time.monotonic()
+            yield turn
+        if turn.state == "running":  # ended without Done: stopped, or the pipeline just returned
+            turn.state = "stopped" if run.stopped else "done"
+            turn.status = ""
+            yield turn
+
+    def regenerate(self, conv: Conversation, sources: Sequence[str] = ()) -> Iterator[Turn]:
+        """Ask the last question again, sampled warmer than the last try so the answer differs; the old
+        answer stays in the new turn's ``earlier`` (and leaves the history). When that answer was a
+        decline (the documents do not say), the model is let to try this time."""
+        self.stop(conv)
+        if not conv.turns:
+            return
+        last = conv.turns.pop()
+        declined = last.answerability is not None and not last.answerability.answerable
+        yield from self.ask(conv, last.question, try_anyway=declined, replacing=last, sources=sources)
+
+    def stop(self, conv: Conversation) -> None:
+        run = self._runs.get(conv.id)
+        if run is not None:
+            run.stop()
+
+    def close(self) -> None:
+        for run in list(self._runs.values()):
+            run.stop()

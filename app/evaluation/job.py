@@ -1,0 +1,123 @@
+"""``EvaluationJob``: the Evaluation tab's work in the background (issue 26), one job at a time: making a
+test set, or running one (which Cancel stops after its current question). What the tab shows of it is an
+``EvalJob``, read with ``state()``."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from app.evaluation.evaluation import Evaluation
+from app.outcomes import ActionResult, attempt
+from kimas_desktop.control import CancelToken
+
+__all__ = ["EvalJob", "EvaluationJob"]
+
+
+@dataclass(frozen=True)
+class EvalJob:
+    """The Evaluation tab's work in the background: a test set being made or a run going (``kind``), or
+    idle (``kind`` ""), with how the last one ended; ``ended`` counts the ended ones (the tab redraws)."""
+
+    kind: Literal["", "set", "run"] = ""  # a test set being made, a run going, or idle
+    done: int = 0
+    total: int = 0
+    question: str = ""  # the last one run
+    message: str = ""  # how the last one ended
+    ok: bool = True
+    ended: int = 0
+    stopping: bool = False  # Cancel was pressed; the run ends after its current question
+
+
+class EvaluationJob:
+    """Starts, follows and cancels the one evaluation job; errors become sentences through ``explain``."""
+
+    def __init__(self, evaluation: Evaluation, explain: Callable[[BaseException, str], str]) -> None:
+        self._evaluation = evaluation
+        self._explain = explain
+        self._lock = threading.Lock()
+        self._job = EvalJob()
+        self._cancel = CancelToken()
+
+    def state(self) -> EvalJob:
+        return self._job
+
+    def make_set(self, size: int) -> ActionResult:
+        """Make a new test set from every collection with chunks, in the background."""
+
+        def work(cancel: CancelToken) -> str:
+            made = self._evaluation.build_set(size, progress=lambda done, total: self._at(done, total))
+            return f"A test set of {len(made.questions)} questions was made."
+
+        return self._start("set", size, work, "making the test set", "Making a test set…")
+
+    def run(self, preset: str, answers: int) -> ActionResult:
+        """Run the latest test set under ``preset`` ("configured": the settings in use), in the
+        background; ``answers`` of its questions are also answered by the chat model."""
+        test_set = self._evaluation.latest_set()
+        if test_set is None:
+            return self._refuse("Make a test set first: there is nothing to run yet.")
+
+        def work(cancel: CancelToken) -> str:
+            run = self._evaluation.run(
+                test_set.set_id,
+                preset,
+                answers=answers,
+                cancel=cancel,
+                progress=lambda done, total, question: self._at(done, total, question),
+            )
+            if run.complete:
+                return f"Run '{run.label}' is complete."
+            return (
+                f"Run '{run.label}' was {run.status} after {len(run.results)} of "
+                f"{len(test_set.questions)} questions; it is listed, not plotted."
+            )
+
+        total = len(test_set.questions)
+        return self._start("run", total, work, "running the evaluation", f"Running {total} questions…")
+
+    def cancel(self) -> ActionResult:
+        if self._job.kind != "run":
+            return self._refuse("No evaluation is running.")
+        with self._lock:
+            self._job = replace(self._job, stopping=True)
+        self._cancel.cancel()
+        return ActionResult(True, "Stopping the run after the current question…")
+
+    def close(self) -> None:
+        self._cancel.cancel()
+
+    def _refuse(self, message: str) -> ActionResult:
+        """Say why nothing started (kept on the tab's progress line until the next start)."""
+        with self._lock:
+            if not self._job.kind:
+                self._job = replace(self._job, message=message, ok=False)
+        return ActionResult(False, message)
+
+    def _at(self, done: int, total: int, question: str = "") -> None:
+        with self._lock:
+            self._job = replace(self._job, done=done, total=total, question=question)
+
+    def _start(
+        self,
+        kind: Literal["set", "run"],
+        total: int,
+        work: Callable[[CancelToken], str],
+        doing: str,
+        started: str,
+    ) -> ActionResult:
+        with self._lock:
+            if self._job.kind:
+                return ActionResult(False, "An evaluation is already going: wait for it or cancel it.")
+            cancel = self._cancel = CancelToken()
+            self._job = EvalJob(kind, 0, total, ended=self._job.ended)
+
+        def go() -> None:
+            result = attempt(self._explain, doing, lambda: work(cancel))
+            with self._lock:
+                self._job = EvalJob(message=result.message, ok=result.ok, ended=self._job.ended + 1)
+
+        threading.Thread(target=go, name=f"kimas-eval-{kind}", daemon=True).start()
+        return ActionResult(True, started)

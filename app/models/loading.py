@@ -1,0 +1,48 @@
+"""``ModelLoading``: the models' loading state the UI shows (``ModelState``), while models load in the
+background (at start-up, and when the Settings tab switches models)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from app.outcomes import ModelState
+
+__all__ = ["ModelLoading"]
+
+
+class ModelLoading:
+    """One state for every load; only the newest load started sets it when it ends (an older load that
+    ends later is moot)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._state = ModelState("loading", "Loading model…")
+
+    def state(self) -> ModelState:
+        return self._state
+
+    def start(
+        self,
+        message: str,
+        load: Callable[[], ModelState],
+        *,
+        thread_name: str,
+        then: Callable[[], None] = lambda: None,
+    ) -> None:
+        """Show ``message`` (phase "loading") and run ``load`` in a thread of its own; the state it returns
+        is shown unless a newer load started meanwhile. ``then`` runs after that, whatever happened."""
+        with self._lock:
+            self._generation += 1
+            generation = self._generation
+            self._state = ModelState("loading", message)
+
+        def work() -> None:
+            state = load()
+            with self._lock:
+                if generation == self._generation:
+                    self._state = state
+            then()
+
+        threading.Thread(target=work, name=thread_name, daemon=True).start()

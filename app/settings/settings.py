@@ -1,0 +1,154 @@
+"""``Settings``: the Settings tab's actions, which ``DesktopApp`` holds (``desk.settings``): the form,
+presets, Restore defaults, and switching models without a restart (load beside the ones in use; save and
+free the old ones only once the new ones load)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app.knowledge.collections import Knowledge
+from app.knowledge.scheduler import IndexScheduler
+from app.models import catalog
+from app.models.downloads import ModelDownloads
+from app.models.loading import ModelLoading
+from app.outcomes import ActionResult, ModelState, attempt
+from app.runtime import Runtime
+from app.settings import rules
+from app.settings.config_store import ConfigStore
+from app.settings.form import SettingsForm, describe_models, preset_config
+from kimas_desktop.config import Config
+from kimas_desktop.errors import KimasError
+
+__all__ = ["Settings"]
+
+
+class Settings:
+    """Reads and saves the settings of one ``ConfigStore``; a model switch shows in ``loading``,
+    ``changed`` is told when something the tabs show may have changed, and errors become sentences
+    through ``explain``."""
+
+    def __init__(
+        self,
+        *,
+        runtime: Runtime,
+        config_store: ConfigStore,
+        models: ModelDownloads,
+        knowledge: Knowledge,
+        indexing: IndexScheduler,
+        loading: ModelLoading,
+        changed: Callable[[], None],
+        explain: Callable[[BaseException, str], str],
+    ) -> None:
+        self._runtime = runtime
+        self._config_store = config_store
+        self._models = models
+        self._knowledge = knowledge
+        self._indexing = indexing
+        self._loading = loading
+        self._changed = changed
+        self._explain = explain
+
+    @property
+    def _config(self) -> Config:
+        return self._config_store.current
+
+    def form(self) -> SettingsForm:
+        """The form as the settings in use fill it."""
+        return rules.form_of(self._config)
+
+    def preset_form(self, preset: str) -> SettingsForm:
+        """The form as ``preset`` would fill it (the models stay as they are)."""
+        try:
+            return rules.form_of(preset_config(self._config, preset))
+        except KimasError:
+            return self.form()
+
+    def form_preset(self, form: SettingsForm) -> str:
+        """What the preset radio shows for a form being edited ("custom" once it differs)."""
+        try:
+            return rules.form_preset(self._config, form)
+        except KimasError:
+            return rules.CUSTOM
+
+    def save(self, form: SettingsForm) -> ActionResult:
+        """Save the form. Other models are loaded first, beside the ones in use (which keep answering),
+        and saved only once they load: a model that fails to load is not saved, and the reason shows."""
+
+        def act() -> str:
+            models = rules.model_sections(self._config, rules.wanted_config(self._config, form))
+            self._config_store.update(lambda cur: rules.keep_models(rules.wanted_config(cur, form), cur))
+            self._changed()
+            msg = f"Settings saved to {self._config_store.path}."
+            if models:
+                self._switch_async(models)
+                msg += " Loading the model… (saved once it loads; answers use the current one meanwhile)"
+            return msg
+
+        return attempt(self._explain, "saving the settings", act)
+
+    def restore_defaults(self) -> ActionResult:
+        def act() -> str:
+            self._config_store.update(rules.defaults)
+            self._changed()
+            return (
+                f"Default settings restored (preset {rules.DEFAULT_PRESET}); "
+                "your models and collections are kept."
+            )
+
+        return attempt(self._explain, "restoring the default settings", act)
+
+    def use_model(self, name: str) -> ActionResult:
+        """Switch to the installed catalog model ``name`` (loaded first, saved once it loads)."""
+
+        def act() -> str:
+            choice = catalog.choice(self._runtime.paths, name, self._models.catalog_file)
+            sections = rules.with_choice(self._config, choice.section, choice.as_dict())
+            if rules.model_sections(self._config, self._config.updated(**sections)):
+                self._switch_async(sections)
+                return f"Loading {name}… (saved once it loads; answers use the current model meanwhile)"
+            return f"{name} is already in use."
+
+        return attempt(self._explain, f"switching to {name}", act)
+
+    def _switch_async(self, sections: dict[str, dict[str, Any]]) -> None:
+        """Load the models ``sections`` select beside the ones in use; once they load, save the config
+        and free the old ones. A new embedder starts re-embedding the collections built with the old."""
+        before = self._config
+        target = before.updated(**sections)
+
+        def commit() -> None:
+            self._config_store.update(lambda cur: cur.updated(**sections))
+
+        def load() -> ModelState:
+            try:
+                self._runtime.load(target, commit)
+                return ModelState("ready", f"Ready: {describe_models(target)}.{self._reembed_after_switch()}")
+            except Exception as err:
+                return ModelState(
+                    "failed",
+                    f"Could not switch models: {self._explain(err, 'loading the model')} "
+                    f"Still using {describe_models(self._config)}; the new model was not saved.",
+                )
+
+        self._loading.start(
+            f"Loading {describe_models(target)}… (answers use {describe_models(before)} meanwhile)",
+            load,
+            thread_name="kimas-switch-models",
+            then=self._changed,
+        )
+
+    def _reembed_after_switch(self) -> str:
+        """Start re-embedding every collection built with another embedding model than the one in use."""
+        try:
+            stale = [c.name for c in self._knowledge.collections() if c.needs_reembedding]
+        except KimasError as err:
+            return " " + self._explain(err, "listing collections")
+        for name in stale:
+            self._indexing.submit(name, "new embedding model", reembed=True)
+        if not stale:
+            return ""
+        return (
+            f" Re-embedding {', '.join(stale)} with the new embedding model in the background; "
+            "the Knowledge tab shows the progress."
+        )
