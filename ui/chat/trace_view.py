@@ -124,9 +124,9 @@ def online_lines(trace: Trace) -> list[str]:
     return out
 
 
-def trace_markdown(trace: Trace) -> str:
-    """The trace: rewritten query, routing, agents' queries, evidence, agentic round, timings."""
-    lines = []
+def _question_lines(trace: Trace) -> list[str]:
+    """The search query, what the conversation added, and collections that need re-embedding."""
+    lines: list[str] = []
     rewrite = trace.find(RewriteStage)
     method = f" _(by {esc(rewrite.method)})_" if rewrite is not None and rewrite.method else ""
     lines.append(f"**Search query:** {esc(trace.query or trace.question)}{method}")
@@ -138,6 +138,12 @@ def trace_markdown(trace: Trace) -> str:
             f"\n**Needs re-embedding:** {esc(', '.join(stale.collections))} (built with another embedding "
             "model: not searched by meaning until re-embedded in the Knowledge tab)"
         )
+    return lines
+
+
+def _search_lines(trace: Trace) -> list[str]:
+    """Routing, the retrieval agents' queries, and the evidence given to the model."""
+    lines: list[str] = []
     if trace.routes:
         searched = set(trace.agent_queries)
         lines.append(
@@ -163,6 +169,12 @@ def trace_markdown(trace: Trace) -> str:
     if trace.evidence:
         lines.append("\n**Evidence given to the model**\n")
         lines += [_hit_line(i + 1, h) for i, h in enumerate(trace.evidence)]
+    return lines
+
+
+def _evidence_lines(trace: Trace) -> list[str]:
+    """How the evidence was shaped: the time budget, a document's card or chapter, hops, computed values."""
+    lines: list[str] = []
     budget = trace.find(BudgetStage)
     if budget is not None:
         lines.append(budget_line(budget))
@@ -192,6 +204,12 @@ def trace_markdown(trace: Trace) -> str:
             for item, value, n in zip(computed.items, computed.values, computed.sources, strict=True)
         )
         lines.append(f"\n**Computed, not written by the model:** compared {pairs} ({esc(computed.order)}).")
+    return lines
+
+
+def _agentic_lines(trace: Trace) -> list[str]:
+    """The agentic round (the KIMAs paper's second retrieval round), or that it did not run."""
+    lines: list[str] = []
     agentic = trace.find(AgenticStage)
     if agentic is not None:
         if agentic.skipped:
@@ -207,7 +225,12 @@ def trace_markdown(trace: Trace) -> str:
         lines.append(f"\n**Agentic round:** {text}")
     else:
         lines.append("\n**Agentic round:** did not run")
-    lines += online_lines(trace)
+    return lines
+
+
+def _verdict_lines(trace: Trace) -> list[str]:
+    """Grounding, the chat model's check, the decision, and the support check of the answer."""
+    lines: list[str] = []
     quote = trace.find(QuoteStage)
     if quote is not None:
         verdict = "answers" if quote.answerable else "does not answer"
@@ -237,9 +260,29 @@ def trace_markdown(trace: Trace) -> str:
             f"\n**Support check:** {support.unsupported} of {support.sentences} answer "
             "sentences not found in the sources"
         )
+    return lines
+
+
+def _timing_lines(trace: Trace) -> list[str]:
+    """How long each stage took."""
+    lines: list[str] = []
     timings = trace.timings_ms
     if timings:
         lines.append("\n**Timings**\n")
         lines.append("| stage | ms |\n|---|---|")
         lines += [f"| {esc(STAGE_LABELS.get(stage, stage))} | {ms:,.0f} |" for stage, ms in timings.items()]
+    return lines
+
+
+def trace_markdown(trace: Trace) -> str:
+    """The trace: rewritten query, routing, agents' queries, evidence, agentic round, timings."""
+    lines = [
+        *_question_lines(trace),
+        *_search_lines(trace),
+        *_evidence_lines(trace),
+        *_agentic_lines(trace),
+        *online_lines(trace),
+        *_verdict_lines(trace),
+        *_timing_lines(trace),
+    ]
     return "\n".join(lines)

@@ -27,49 +27,55 @@ ABOUT = (
 RATE: list[float | None] = [0.0, 1.0]
 
 
-def build(desk: DesktopApp) -> dict[str, Any]:
-    """Lay the tab out inside the current ``gr.Tab``; ``bind`` wires it."""
-    gr.Markdown("## How good is it on my documents?")
-    gr.Markdown(ABOUT, elem_classes=["kimas-note"])
-    with gr.Row():
-        with gr.Column(scale=2, variant="panel"):
-            gr.Markdown("### 1 · Make a test set")
-            size = gr.Number(
-                value=200,
-                minimum=5,
+def _make_set() -> dict[str, Any]:
+    """Step 1: how many questions, and the button that makes the set."""
+    with gr.Column(scale=2, variant="panel"):
+        gr.Markdown("### 1 · Make a test set")
+        size = gr.Number(
+            value=200,
+            minimum=5,
+            maximum=2000,
+            precision=0,
+            label="Questions in the test set",
+            elem_id="eval-size",
+        )
+        make = gr.Button("Make a test set", elem_id="eval-make-set")
+        set_line = gr.Markdown("", elem_id="eval-set")  # the page's load fills the view in
+    return {"size": size, "make": make, "set": set_line}
+
+
+def _run_it(desk: DesktopApp) -> dict[str, Any]:
+    """Step 2: the preset, how many questions are also answered, Run and Cancel, and the progress line."""
+    with gr.Column(scale=3, variant="panel"):
+        gr.Markdown("### 2 · Run it")
+        with gr.Row():
+            preset = gr.Dropdown(
+                choices=list(eh.PRESET_CHOICES),
+                value="configured",
+                label="Preset",
+                scale=2,
+                min_width=120,
+                elem_id="eval-preset",
+            )
+            answers = gr.Number(
+                value=40,
+                minimum=0,
                 maximum=2000,
                 precision=0,
-                label="Questions in the test set",
-                elem_id="eval-size",
+                label="Questions also answered",
+                scale=1,
+                min_width=100,
+                elem_id="eval-answers",
             )
-            make = gr.Button("Make a test set", elem_id="eval-make-set")
-            set_line = gr.Markdown("", elem_id="eval-set")  # the page's load fills the view in
-        with gr.Column(scale=3, variant="panel"):
-            gr.Markdown("### 2 · Run it")
-            with gr.Row():
-                preset = gr.Dropdown(
-                    choices=list(eh.PRESET_CHOICES),
-                    value="configured",
-                    label="Preset",
-                    scale=2,
-                    min_width=120,
-                    elem_id="eval-preset",
-                )
-                answers = gr.Number(
-                    value=40,
-                    minimum=0,
-                    maximum=2000,
-                    precision=0,
-                    label="Questions also answered",
-                    scale=1,
-                    min_width=100,
-                    elem_id="eval-answers",
-                )
-            with gr.Row():
-                run = gr.Button("Run", variant="primary", scale=2, elem_id="eval-run")
-                cancel = gr.Button("Cancel", variant="stop", scale=1, elem_id="eval-cancel")
-            progress = gr.HTML(eh.progress_html(desk.eval_job()), elem_id="eval-progress")
+        with gr.Row():
+            run = gr.Button("Run", variant="primary", scale=2, elem_id="eval-run")
+            cancel = gr.Button("Cancel", variant="stop", scale=1, elem_id="eval-cancel")
+        progress = gr.HTML(eh.progress_html(desk.eval_job()), elem_id="eval-progress")
+    return {"preset": preset, "answers": answers, "run": run, "cancel": cancel, "progress": progress}
 
+
+def _charts() -> dict[str, Any]:
+    """The runs side by side: one bar chart per figure, recall per collection, recall over time."""
     gr.Markdown("### Runs side by side")
     with gr.Row(elem_id="eval-figures"):
         figures = {
@@ -110,6 +116,11 @@ def build(desk: DesktopApp) -> dict[str, Any]:
             show_label=False,
             elem_id="eval-over-time",
         )
+    return {"figures": figures, "by_collection": by_collection, "over_time": over_time}
+
+
+def _tables() -> dict[str, Any]:
+    """The runs of this test set, and the questions the last run failed."""
     runs = gr.Dataframe(
         headers=eh.RUN_HEADERS,
         label="Runs of this test set (times are medians)",
@@ -128,6 +139,11 @@ def build(desk: DesktopApp) -> dict[str, Any]:
         column_widths=["22%", "14%", "26%", "30%", "8%"],
         elem_id="eval-failed",
     )
+    return {"runs": runs, "failed": failed}
+
+
+def _retrieval_test() -> dict[str, Any]:
+    """Why a passage ranks where it does, for one typed question."""
     with gr.Accordion("Retrieval testing: why a passage ranks where it does", open=False):
         with gr.Row():
             query = gr.Textbox(
@@ -146,6 +162,11 @@ def build(desk: DesktopApp) -> dict[str, Any]:
             column_widths=["10%", "10%", "10%", "10%", "60%"],
             elem_id="eval-inspected",
         )
+    return {"query": query, "inspect": inspect, "inspect_summary": inspect_summary, "inspected": inspected}
+
+
+def _own_question() -> dict[str, Any]:
+    """A question of the user's own, with the file that answers it."""
     with gr.Accordion("Add a question of your own to the test set", open=False):
         with gr.Row():
             own = gr.Textbox(label="Question", scale=3, elem_id="eval-own-question")
@@ -157,31 +178,18 @@ def build(desk: DesktopApp) -> dict[str, Any]:
             )
         add = gr.Button("Add to the test set", elem_id="eval-own-add")
         added = gr.Markdown("", elem_id="eval-own-added")
-    return {
-        "own": own,
-        "own_file": own_file,
-        "own_answer": own_answer,
-        "add": add,
-        "added": added,
-        "query": query,
-        "inspect": inspect,
-        "inspect_summary": inspect_summary,
-        "inspected": inspected,
-        "size": size,
-        "make": make,
-        "set": set_line,
-        "preset": preset,
-        "answers": answers,
-        "run": run,
-        "cancel": cancel,
-        "progress": progress,
-        "figures": figures,
-        "by_collection": by_collection,
-        "over_time": over_time,
-        "runs": runs,
-        "failed": failed,
-        "seen": gr.State(""),
-    }
+    return {"own": own, "own_file": own_file, "own_answer": own_answer, "add": add, "added": added}
+
+
+def build(desk: DesktopApp) -> dict[str, Any]:
+    """Lay the tab out inside the current ``gr.Tab``; ``bind`` wires it."""
+    gr.Markdown("## How good is it on my documents?")
+    gr.Markdown(ABOUT, elem_classes=["kimas-note"])
+    with gr.Row():
+        made = _make_set()
+        running = _run_it(desk)
+    tab = {**made, **running, **_charts(), **_tables(), **_retrieval_test(), **_own_question()}
+    return {**tab, "seen": gr.State("")}
 
 
 def view_outputs(view: eh.EvalView) -> tuple[Any, ...]:

@@ -25,6 +25,73 @@ def also_ask_update(desk: DesktopApp) -> Any:
     return gr.update(choices=choices, visible=bool(choices))
 
 
+# The form's widgets in ``SourceFields`` order (the order they are laid out in differs).
+FIELDS = ("name", "kind", "enabled", "use", "base_url", "site", "description", "timeout", "pages", "method",
+          "query_param", "results_path", "title_field", "url_field", "text_field", "token_env", "json_body",
+          "headers")  # fmt: skip
+
+
+def _http_fields() -> dict[str, Any]:
+    """How an HTTP API source is asked and where its results are."""
+    with gr.Accordion("HTTP API request and response", open=False):
+        method = gr.Radio(["GET", "POST"], value="GET", label="Method")
+        query_param = gr.Textbox(label="Query parameter (GET) or body field (POST)", value="q")
+        json_body = gr.Textbox(label='JSON body (POST; "{query}" is replaced)', lines=2)
+        headers = gr.Textbox(label='Headers as JSON ("${NAME}" reads the environment)', lines=2)
+        token_env = gr.Textbox(label="Environment variable with a bearer token")
+        results_path = gr.Textbox(label="Where the results list is (dotted path, e.g. data.items)")
+        with gr.Row():
+            title_field = gr.Textbox(label="Title field", value="title")
+            url_field = gr.Textbox(label="URL field", value="url")
+            text_field = gr.Textbox(label="Text field", value="text")
+    return {
+        "method": method,
+        "query_param": query_param,
+        "json_body": json_body,
+        "headers": headers,
+        "token_env": token_env,
+        "results_path": results_path,
+        "title_field": title_field,
+        "url_field": url_field,
+        "text_field": text_field,
+    }
+
+
+def _source_fields() -> list[Any]:
+    """The source's form, returned in ``SourceFields`` order."""
+    with gr.Row():
+        name = gr.Textbox(label="Name", placeholder="e.g. team-wiki", elem_id="source-name")
+        kind = gr.Dropdown(choices=sh.KINDS, value="searxng", label="Kind", elem_id="source-kind")
+    base_url = gr.Textbox(label="Address (SearXNG instance or API URL)", elem_id="source-url")
+    site = gr.Textbox(
+        label="Only this site (optional)", placeholder="docs.example.org", elem_id="source-site"
+    )
+    description = gr.Textbox(
+        label="What it knows (a question far from this is not sent to it; empty: every question may be)",
+        lines=2,
+        elem_id="source-description",
+    )
+    with gr.Row():
+        enabled = gr.Checkbox(label="Enabled", value=False, elem_id="source-enabled")
+        use = gr.Radio(choices=sh.USES, value="weak", label="Ask it", elem_id="source-use")
+    with gr.Row():
+        timeout = gr.Number(label="Time limit (s)", value=8, minimum=1, maximum=120, elem_id="source-timeout")
+        pages = gr.Number(label="Pages read per question", value=3, minimum=0, maximum=10, precision=0)
+    form = {
+        "name": name,
+        "kind": kind,
+        "base_url": base_url,
+        "site": site,
+        "description": description,
+        "enabled": enabled,
+        "use": use,
+        "timeout": timeout,
+        "pages": pages,
+        **_http_fields(),
+    }
+    return [form[f] for f in FIELDS]
+
+
 def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> None:
     with gr.Accordion("Online sources (web search, HTTP APIs)", open=False, elem_id="online-sources"):
         gr.Markdown(PRIVACY, elem_classes=["kimas-note"])
@@ -32,37 +99,7 @@ def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> None:
             choices=sh.source_choices(desk), value=sh.NEW, label="Source", elem_id="source-select"
         )
         message = gr.Markdown("", elem_id="source-message")
-        with gr.Row():
-            name = gr.Textbox(label="Name", placeholder="e.g. team-wiki", elem_id="source-name")
-            kind = gr.Dropdown(choices=sh.KINDS, value="searxng", label="Kind", elem_id="source-kind")
-        base_url = gr.Textbox(label="Address (SearXNG instance or API URL)", elem_id="source-url")
-        site = gr.Textbox(
-            label="Only this site (optional)", placeholder="docs.example.org", elem_id="source-site"
-        )
-        description = gr.Textbox(
-            label="What it knows (a question far from this is not sent to it; empty: every question may be)",
-            lines=2,
-            elem_id="source-description",
-        )
-        with gr.Row():
-            enabled = gr.Checkbox(label="Enabled", value=False, elem_id="source-enabled")
-            use = gr.Radio(choices=sh.USES, value="weak", label="Ask it", elem_id="source-use")
-        with gr.Row():
-            timeout = gr.Number(
-                label="Time limit (s)", value=8, minimum=1, maximum=120, elem_id="source-timeout"
-            )
-            pages = gr.Number(label="Pages read per question", value=3, minimum=0, maximum=10, precision=0)
-        with gr.Accordion("HTTP API request and response", open=False):
-            method = gr.Radio(["GET", "POST"], value="GET", label="Method")
-            query_param = gr.Textbox(label="Query parameter (GET) or body field (POST)", value="q")
-            json_body = gr.Textbox(label='JSON body (POST; "{query}" is replaced)', lines=2)
-            headers = gr.Textbox(label='Headers as JSON ("${NAME}" reads the environment)', lines=2)
-            token_env = gr.Textbox(label="Environment variable with a bearer token")
-            results_path = gr.Textbox(label="Where the results list is (dotted path, e.g. data.items)")
-            with gr.Row():
-                title_field = gr.Textbox(label="Title field", value="title")
-                url_field = gr.Textbox(label="URL field", value="url")
-                text_field = gr.Textbox(label="Text field", value="text")
+        fields = _source_fields()
         with gr.Row():
             query = gr.Textbox(label="Try a query", scale=3, elem_id="source-query")
             try_it = gr.Button("Try", scale=1, elem_id="source-try")
@@ -70,26 +107,6 @@ def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> None:
         with gr.Row():
             save = gr.Button("Save source", variant="primary", elem_id="source-save")
             remove = gr.Button("Remove source", variant="stop", size="sm", elem_id="source-remove")
-    fields = [
-        name,
-        kind,
-        enabled,
-        use,
-        base_url,
-        site,
-        description,
-        timeout,
-        pages,
-        method,
-        query_param,
-        results_path,
-        title_field,
-        url_field,
-        text_field,
-        token_env,
-        json_body,
-        headers,
-    ]
 
     def action(a: sh.SourceAction) -> tuple[Any, ...]:
         return (a.message, gr.update(choices=a.choices, value=a.selected), also_ask_update(desk))

@@ -3,6 +3,7 @@ Layout and wiring only; the handlers are ``ui.settings.handlers``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
@@ -29,13 +30,19 @@ def _form_values(f: SettingsForm) -> tuple[Any, ...]:
             f.chat_model_path, f.embedding_model)  # fmt: skip
 
 
-def build(desk: DesktopApp) -> gr.Markdown:
-    """Lay the tab out inside the current ``gr.Tab``; returns the model status line (the app's timer
-    keeps it current)."""
-    form = desk.settings.form()
-    gr.Markdown("## Settings")
-    model_status = gr.Markdown(model_markdown(desk.model_state()), elem_id="settings-model-status")
+@dataclass(frozen=True)
+class _Models:
+    catalog: gr.HTML
+    pick: gr.Dropdown
+    download: gr.Button
+    cancel: gr.Button
+    use: gr.Button
+    downloads: gr.HTML
+    message: gr.Markdown
 
+
+def _models(desk: DesktopApp) -> _Models:
+    """The model catalog, the model picker with its buttons, and the downloads."""
     gr.Markdown("### Models")
     catalog = gr.HTML(sh.catalog_html(desk), elem_id="model-catalog")
     with gr.Row():
@@ -52,7 +59,11 @@ def build(desk: DesktopApp) -> gr.Markdown:
         use = gr.Button("Use this model", variant="primary", scale=1, elem_id="use-model")
     downloads = gr.HTML(sh.downloads_html(desk), elem_id="model-downloads")
     models_message = gr.Markdown("", elem_id="models-message")
+    return _Models(catalog, pick, download, cancel, use, downloads, models_message)
 
+
+def _answering(form: SettingsForm) -> list[Any]:
+    """The answering settings, in ``SettingsForm`` order."""
     gr.Markdown("### Answering")
     preset = gr.Radio(
         choices=[*PRESETS, "custom"],
@@ -85,18 +96,15 @@ def build(desk: DesktopApp) -> gr.Markdown:
             label="Embedding model: a fastembed model name or a local model folder "
             "(empty = built-in all-MiniLM-L6-v2)",
         )
-    with gr.Row():
-        save = gr.Button("Save settings", variant="primary", elem_id="save-settings")
-        restore = gr.Button("Restore defaults", elem_id="restore-defaults")
-    message = gr.Markdown("", elem_id="settings-message")
-    gr.Markdown(f"Config file: {code(str(desk.config_path))} · Log file: {code(str(desk.log_file))}")
-    inputs = [preset, context, routing, top_k, agentic, chat_path, embedding]
-    switches: list[Any] = [context, routing, top_k, agentic]
+    return [preset, context, routing, top_k, agentic, chat_path, embedding]
 
-    # -- models --
-    download.click(lambda n: sh.download(desk, n), [pick], [models_message])
-    cancel.click(lambda n: sh.cancel_download(desk, n), [pick], [models_message])
-    use.click(
+
+def _bind_models(desk: DesktopApp, models: _Models, model_status: gr.Markdown) -> None:
+    """Download, cancel, use; a half-second timer keeps the catalog and the downloads current."""
+    pick, catalog, downloads, models_message = models.pick, models.catalog, models.downloads, models.message
+    models.download.click(lambda n: sh.download(desk, n), [pick], [models_message])
+    models.cancel.click(lambda n: sh.cancel_download(desk, n), [pick], [models_message])
+    models.use.click(
         lambda n: (sh.use_model(desk, n), model_markdown(desk.model_state())),
         [pick],
         [models_message, model_status],
@@ -114,7 +122,18 @@ def build(desk: DesktopApp) -> gr.Markdown:
 
     gr.Timer(0.5).tick(tick, [seen], [seen, catalog, downloads], show_progress="hidden", queue=False)
 
-    # -- the form --
+
+def _bind_form(
+    desk: DesktopApp,
+    inputs: list[Any],
+    buttons: tuple[gr.Button, gr.Button],
+    message: gr.Markdown,
+    model_status: gr.Markdown,
+) -> None:
+    """The preset radio sets the switches (and says "custom" once they differ); Save; Restore defaults."""
+    preset, switches = inputs[0], inputs[1:5]
+    save, restore = buttons
+
     def on_preset(p: str) -> tuple[Any, ...]:
         if p not in PRESETS:  # "custom": the switches stay as they are
             return (gr.skip(),) * len(switches)
@@ -133,4 +152,21 @@ def build(desk: DesktopApp) -> gr.Markdown:
         [message, preset, model_status],
     )
     restore.click(on_restore, None, [message, preset, *switches])
+
+
+def build(desk: DesktopApp) -> gr.Markdown:
+    """Lay the tab out inside the current ``gr.Tab``; returns the model status line (the app's timer
+    keeps it current)."""
+    form = desk.settings.form()
+    gr.Markdown("## Settings")
+    model_status = gr.Markdown(model_markdown(desk.model_state()), elem_id="settings-model-status")
+    models = _models(desk)
+    inputs = _answering(form)
+    with gr.Row():
+        save = gr.Button("Save settings", variant="primary", elem_id="save-settings")
+        restore = gr.Button("Restore defaults", elem_id="restore-defaults")
+    message = gr.Markdown("", elem_id="settings-message")
+    gr.Markdown(f"Config file: {code(str(desk.config_path))} · Log file: {code(str(desk.log_file))}")
+    _bind_models(desk, models, model_status)
+    _bind_form(desk, inputs, (save, restore), message, model_status)
     return model_status
