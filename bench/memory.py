@@ -127,7 +127,7 @@ def app_run(root: Path, data: Path, items: list[dict[str, Any]]) -> tuple[int, f
         deadline = time.time() + 120
         while True:
             try:
-                # The app refuses a state change without its own page's Origin (ui/web_guard.py).
+                # The app refuses a state change without its own page's Origin (ui/server/web_guard.py).
                 origin = {"Origin": f"http://127.0.0.1:{port}"}
                 client = Client(f"http://127.0.0.1:{port}/", verbose=False, headers=origin)
                 break

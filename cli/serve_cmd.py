@@ -78,11 +78,11 @@ class Sources(Protocol):
 def add_source_route(app: Any, sources: Sources, route: str) -> None:
     """``GET {route}/{token}/{name}``: a file an answer has cited, if it is still in a collection.
 
-    Sent as data, never as code on the app's origin (``ui.security_headers``): sandboxed, never sniffed,
+    Sent as data, never as code on the app's origin (``ui.server.security_headers``): sandboxed, never sniffed,
     and HTML, SVG and other markup or scripts as plain text."""
     from starlette.responses import FileResponse, PlainTextResponse, Response
 
-    from ui.security_headers import FILE_POLICY, served_type
+    from ui.server.security_headers import FILE_POLICY, served_type
 
     def source(token: str, name: str) -> Response:
         path = sources.file(token)
@@ -132,7 +132,7 @@ def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
 
     from ui import app as ui_app
     from ui.markup import SOURCE_ROUTE
-    from ui.server import ServeLimits, serve
+    from ui.server.server import ServeLimits, serve
 
     desk = build_app(paths, config)
     desk.start()

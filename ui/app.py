@@ -108,7 +108,7 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
 
 
 def launch_kwargs() -> dict[str, Any]:
-    """How Gradio shows the app (``ui.server.serve`` serves it on 127.0.0.1 only): no footer links, no
+    """How Gradio shows the app (``ui.server.server.serve`` serves it on 127.0.0.1 only): no footer links, no
     API page, no server-side rendering, no MCP server, errors as sentences."""
     return {
         "show_error": False,

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
+from tests.ui.server.test_frame_guard import Outer, outer  # noqa: F401  (the fixture)
 from tests.ui.test_browser import CHROMIUM, ROOT, running_app
-from tests.ui.test_frame_guard import Outer, outer  # noqa: F401  (the fixture)
-from ui.security_headers import FILE_POLICY, served_type
+from ui.server.security_headers import FILE_POLICY, served_type
 
 ARTIFACTS = ROOT / "test-artifacts" / "file-sandbox"
 PLAIN = "text/plain; charset=utf-8"

@@ -5,7 +5,7 @@ mounted (``gr.mount_gradio_app``, Gradio's documented way) on an outer FastAPI a
 uvicorn on 127.0.0.1. The outer app holds, outermost first:
 
 0. ``SecurityHeaders``: on every response, no framing by other pages, no sniffing, a content policy
-   (files from the user's folders sandboxed; see ``ui/security_headers.py``);
+   (files from the user's folders sandboxed; see ``ui/server/security_headers.py``);
 1. ``SameOriginGuard``: the ``Host`` must be this app's address, changes must come from its own page;
 2. ``RequestSizeLimit``: an upload request larger than the limit is refused before it is stored;
 3. an empty ``CORSMiddleware``: no other origin is granted anything. Gradio adds its own CORS layer,
@@ -30,9 +30,9 @@ from gradio.http_server import Server
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 
-from ui.request_limit import RequestSizeLimit
-from ui.security_headers import SecurityHeaders
-from ui.web_guard import SameOriginGuard, own_hosts
+from ui.server.request_limit import RequestSizeLimit
+from ui.server.security_headers import SecurityHeaders
+from ui.server.web_guard import SameOriginGuard, own_hosts
 
 __all__ = ["Running", "ServeLimits", "serve"]
 

@@ -1,6 +1,6 @@
 """No page of another site can show the app (clickjacking, issue 40 item 9), and every response says so.
 
-Over plain HTTP, against the real outer app (``ui.server.serve``: guards, the cited-file route, Gradio) on
+Over plain HTTP, against the real outer app (``ui.server.server.serve``: guards, the cited-file route, Gradio) on
 127.0.0.1 with a small Blocks: every kind of response (page, config, API info, assets, the queue, uploads,
 files, the guards' own 403 and 413, a 404) carries ``X-Frame-Options: DENY``, ``frame-ancestors 'none'``
 and ``nosniff``; the app's page carries the page policy. In Chromium, against ``launch.py``: a page served
@@ -97,7 +97,7 @@ def outer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outer]:
 
     from cli.serve_cmd import add_source_route
     from ui.markup import SOURCE_ROUTE
-    from ui.server import ServeLimits, serve
+    from ui.server.server import ServeLimits, serve
 
     folder = tmp_path_factory.mktemp("cited")
     write_cited_files(folder)
@@ -200,7 +200,7 @@ def test_every_response_forbids_framing_and_sniffing(outer: Outer) -> None:
 
 
 def test_the_apps_page_allows_only_itself(outer: Outer) -> None:
-    from ui.security_headers import PAGE_POLICY
+    from ui.server.security_headers import PAGE_POLICY
 
     page = outer.request("GET", "/")
     assert page.headers["content-security-policy"] == [PAGE_POLICY]
