@@ -87,7 +87,7 @@ class DesktopApp:
         self.settings = Settings(
             runtime=runtime,
             config_store=config,
-            models=self.models,
+            catalog_file=lambda: self.models.catalog_file,
             knowledge=self.knowledge,
             indexing=self.indexing,
             loading=self.model_loading,

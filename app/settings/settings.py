@@ -5,12 +5,12 @@ free the old ones only once the new ones load)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from app.knowledge.collections import Knowledge
 from app.knowledge.scheduler import IndexScheduler
 from app.models import catalog
-from app.models.downloads import ModelDownloads
 from app.models.loading import ModelLoading
 from app.outcomes import ActionResult, ModelState, attempt
 from app.runtime import Runtime
@@ -26,14 +26,14 @@ __all__ = ["Settings"]
 class Settings:
     """Reads and saves the settings of one ``ConfigStore``; a model switch shows in ``loading``,
     ``changed`` is told when something the tabs show may have changed, and errors become sentences
-    through ``explain``."""
+    through ``explain``. ``catalog_file``: the model catalog the downloads read (None: the shipped one)."""
 
     def __init__(
         self,
         *,
         runtime: Runtime,
         config_store: ConfigStore,
-        models: ModelDownloads,
+        catalog_file: Callable[[], Path | None],
         knowledge: Knowledge,
         indexing: IndexScheduler,
         loading: ModelLoading,
@@ -42,7 +42,7 @@ class Settings:
     ) -> None:
         self._runtime = runtime
         self._config_store = config_store
-        self._models = models
+        self._catalog_file = catalog_file
         self._knowledge = knowledge
         self._indexing = indexing
         self._loading = loading
@@ -102,7 +102,7 @@ class Settings:
         """Switch to the installed catalog model ``name`` (loaded first, saved once it loads)."""
 
         def act() -> str:
-            choice = catalog.choice(self._runtime.paths, name, self._models.catalog_file)
+            choice = catalog.choice(self._runtime.paths, name, self._catalog_file())
             sections = rules.with_choice(self._config, choice.section, choice.as_dict())
             if rules.model_sections(self._config, self._config.updated(**sections)):
                 self._switch_async(sections)
