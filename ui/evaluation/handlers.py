@@ -1,5 +1,6 @@
 """Evaluation tab handlers (issue 26, "How good is it on my documents?"): plain functions of the app and the
-widgets' values; ``ui/evaluation/layout.py`` binds them. No Gradio here: tables and chart data are pandas frames.
+widgets' values; ``ui/evaluation/layout.py`` binds them. No Gradio here: tables and chart data are pandas
+frames.
 
 The tab shows the latest test set and its runs (runs are comparable on the same set only). Complete runs
 are plotted: their figures side by side and recall@5 over time, and the latest one's recall@5 per

@@ -1,5 +1,6 @@
 """The Evaluation tab (issue 26, "How good is it on my documents?"): make a test set from the collections,
-run it under a preset, compare the runs. Layout and wiring only; the handlers are ``ui.evaluation.handlers``."""
+run it under a preset, compare the runs. Layout and wiring only; the handlers are
+``ui.evaluation.handlers``."""
 
 from __future__ import annotations
 

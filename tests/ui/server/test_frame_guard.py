@@ -1,11 +1,11 @@
 """No page of another site can show the app (clickjacking, issue 40 item 9), and every response says so.
 
-Over plain HTTP, against the real outer app (``ui.server.server.serve``: guards, the cited-file route, Gradio) on
-127.0.0.1 with a small Blocks: every kind of response (page, config, API info, assets, the queue, uploads,
-files, the guards' own 403 and 413, a 404) carries ``X-Frame-Options: DENY``, ``frame-ancestors 'none'``
-and ``nosniff``; the app's page carries the page policy. In Chromium, against ``launch.py``: a page served
-on another 127.0.0.1 port frames the app, and the frame stays empty; the app's own page loads with no
-content-policy complaint.
+Over plain HTTP, against the real outer app (``ui.server.server.serve``: guards, the cited-file route,
+Gradio) on 127.0.0.1 with a small Blocks: every kind of response (page, config, API info, assets, the queue,
+uploads, files, the guards' own 403 and 413, a 404) carries ``X-Frame-Options: DENY``,
+``frame-ancestors 'none'`` and ``nosniff``; the app's page carries the page policy. In Chromium, against
+``launch.py``: a page served on another 127.0.0.1 port frames the app, and the frame stays empty; the app's
+own page loads with no content-policy complaint.
 """
 
 from __future__ import annotations
