@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from bench.devkit import write_squad
 from indexer import Indexer, LanceStore
-from indexer.entity_upkeep import EntityUpkeep, EntityWork
+from indexer.upkeep.entity_upkeep import EntityUpkeep, EntityWork
 from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig
 from kimas_desktop.protocols import Embedder
 

@@ -8,7 +8,7 @@ into a "scan": grey, rotated by 0.5–2° either way, Gaussian noise (σ = 12), 
 JPEG round trip at quality 70. Each engine reads each image (Tesseract is the product's; RapidOCR is the
 candidate it was chosen against); CER = Levenshtein distance / reference length,
 after collapsing all whitespace to single spaces (so line breaks count as spaces), summed over all pages.
-``--pdf`` also puts the scans into an image-only PDF and reads it end to end through ``PdfExtractor`` (the
+``--pdf`` also puts the scans into an image-only PDF and reads it end to end through ``ParserWorker`` (the
 worker renders each page and recognizes it, as indexing does).
 """
 
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from indexer.ocr import PageOcr
+from indexer.parse.ocr import PageOcr
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -228,12 +228,12 @@ def main() -> None:
     for threads in args.rapidocr:
         measure(f"rapidocr threads={threads}", RapidOcr(threads).read, images, references)
     if args.pdf:
-        from indexer.parse_pdf import PdfExtractor
+        from indexer.parse.pdf import ParserWorker
 
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "scanned.pdf"
             path.write_bytes(image_pdf(images, args.dpi))
-            extractor = PdfExtractor()
+            extractor = ParserWorker()
             notes: list[str] = []
             wall = time.perf_counter()
             numbers = list(range(1, len(images) + 1))

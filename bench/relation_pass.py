@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bench.devkit import write_squad
 from indexer import Indexer, LanceStore
-from indexer.relation_pass import RelationPass
+from indexer.upkeep.relation_pass import RelationPass
 from kimas_desktop.config import ChatModelConfig, IndexerConfig
 from local_models.fake import HashEmbedder
 

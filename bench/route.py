@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer import LanceStore
-from indexer.synopsis import SynopsisState
+from indexer.upkeep.synopsis import SynopsisState
 from kimas_desktop.config import parse_config
 from kimas_desktop.protocols import ChunkSearcher, Vector
 from kimas_desktop.routing.router import CentroidRouter

@@ -5,6 +5,10 @@
     Indexer        incremental, crash-safe sync of a collection with its folders
     FolderWatcher  watchdog observers that run an incremental sync after changes settle
 
+By role: ``parse/`` (files → blocks), ``chunking`` (blocks → chunks), ``store/`` (LanceDB), ``sync/``
+(one sync of a collection, the ingest pipeline, the folder watcher), ``upkeep/`` (what is derived from the
+chunks: synopsis, cards, entities, relations).
+
 Heavy libraries (LanceDB, watchdog) load when these names are first used, not when ``indexer`` is imported.
 """
 
@@ -13,13 +17,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from indexer.store import LanceStore
-    from indexer.sync import Indexer
-    from indexer.watch import FolderWatcher
+    from indexer.store.lance_store import LanceStore
+    from indexer.sync.indexer import Indexer
+    from indexer.sync.watch import FolderWatcher
 
 __all__ = ["FolderWatcher", "Indexer", "LanceStore"]
 
-_HOMES = {"LanceStore": "indexer.store", "Indexer": "indexer.sync", "FolderWatcher": "indexer.watch"}
+_HOMES = {
+    "LanceStore": "indexer.store.lance_store",
+    "Indexer": "indexer.sync.indexer",
+    "FolderWatcher": "indexer.sync.watch",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 
-from indexer.documents import Block
+from indexer.parse.blocks import Block
 from kimas_desktop.text.sentences import split_sentences
 
 _WORD_START = re.compile(r"(?<!\S)\S")

@@ -142,7 +142,7 @@ class ChunkSearcher(Protocol):
         ...
 
     def cards(self, collection: str) -> list[DocumentCard]:
-        """The card and outline of each document of ``collection`` that has one (``indexer.cards``)."""
+        """The card and outline of each document of ``collection`` that has one (``indexer.upkeep.cards``)."""
         ...
 
     def section(self, collection: str, source: str, heading: str, *, limit: int) -> list[Chunk]:

@@ -155,7 +155,7 @@ class CardSentence:
 
 @dataclass(frozen=True)
 class DocumentCard:
-    """What a whole document is about, built at index time (``indexer.cards``): its title, its heading
+    """What a whole document is about, built at index time (``indexer.upkeep.cards``): its title, its heading
     tree and its most central sentences, in document order."""
 
     source: str

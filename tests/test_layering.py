@@ -98,7 +98,7 @@ def test_package_imports_only_what_it_may(package: str) -> None:
 
 def test_the_rule_catches_a_violation(tmp_path: Path) -> None:
     f = tmp_path / "x.py"
-    f.write_text("import lancedb\nfrom indexer.store import LanceStore\n")
+    f.write_text("import lancedb\nfrom indexer.store.lance_store import LanceStore\n")
     assert imported_roots(f) & RULES["kimas_desktop"] == {"lancedb", "indexer"}
 
 

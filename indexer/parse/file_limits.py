@@ -6,10 +6,10 @@ waits for the embedder (``max_file_seconds``), and how far the process's memory 
 (``max_file_memory_mb``). A file over one of them is skipped with the reason (``SkipFile``), its chunks
 are not kept, and its manifest record (size, time, hash) keeps it from being tried again until it changes.
 
-The parser worker process (indexer/pdf_worker.py) is held to the same memory limit while it parses (an
+The parser worker process (indexer/parse/worker.py) is held to the same memory limit while it parses (an
 address-space cap on Linux, an RSS watchdog on every OS: ``memory_reason`` is what a file over it is
 skipped with), and zip-based files to the ``max_zip_*`` limits before they are inflated
-(indexer/zip_guard.py).
+(indexer/parse/zip_guard.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import time
 
 import psutil
 
-from indexer.documents import SkipFile
+from indexer.parse.blocks import SkipFile
 
 __all__ = ["WORKER_BASE_MB", "FileBudget", "FileTooCostly", "memory_reason"]
 

@@ -9,9 +9,9 @@ import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
 
-from indexer.documents import Block, join_heading
-from indexer.parse_text import decode_text
-from indexer.tables import table_lines
+from indexer.parse.blocks import Block, join_heading
+from indexer.parse.tables import table_lines
+from indexer.parse.text import decode_text
 
 _SKIP_TAGS = {"script", "style", "noscript", "template", "svg", "head", "nav", "footer", "button", "select"}
 _SKIP_ROLES = {"navigation", "search", "banner", "contentinfo"}

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from indexer.documents import Block, join_heading
-from indexer.parse_text import decode_text, line_blocks, split_lines
-from indexer.tables import table_lines
+from indexer.parse.blocks import Block, join_heading
+from indexer.parse.tables import table_lines
+from indexer.parse.text import decode_text, line_blocks, split_lines
 
 _PIPE = re.compile(r"(?<!\\)\|")
 

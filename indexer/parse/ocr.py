@@ -5,7 +5,7 @@ The engine is Tesseract, run as its command-line program (``tesseract``, Debian/
 generated scans at 150 dpi, it made 1 % character errors at 1.6 CPU-s a page where RapidOCR made 4.6 % (only
 after re-inserting the spaces its Chinese/English model drops) at 12–17 CPU-s (``bench/ocr.py``,
 ``bench/RESULTS.md``). It is optional: without it, scanned pages and images are reported as skipped with
-the reason. It runs only inside the parser worker process (``pdf_worker.py``), whose memory cap the
+the reason. It runs only inside the parser worker process (``indexer.parse.worker``), whose memory cap the
 ``tesseract`` child inherits, with a time limit per page.
 """
 

@@ -1,5 +1,5 @@
 """Word (.docx, python-docx) and PowerPoint (.pptx, python-pptx) files, in reading order. Both come as a
-``GuardedZip`` (indexer/zip_guard.py) and run in the parser worker process, whose memory is capped.
+``GuardedZip`` (indexer/parse/zip_guard.py) and run in the parser worker process, whose memory is capped.
 
 .docx: headings (the built-in "Title" and "Heading N" styles, or an outline level) make the heading path;
 paragraphs, list items ("- " before each) and tables (readable rows) follow in the order of the body.
@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterator
 from typing import IO, Any
 
-from indexer.documents import Block, SkipFile, join_heading
-from indexer.tables import table_lines
-from indexer.zip_guard import GuardedZip
+from indexer.parse.blocks import Block, SkipFile, join_heading
+from indexer.parse.tables import table_lines
+from indexer.parse.zip_guard import GuardedZip
 
 _HEADING_STYLE = re.compile(r"^heading (\d)$", re.IGNORECASE)
 

@@ -3,7 +3,7 @@
 
 .epub: the XHTML files in the order of the book's spine, each read like HTML (headings, tables).
 .odt: ``content.xml``: headings (``text:h`` with their outline level), paragraphs, list items, tables.
-Both come as a ``GuardedZip`` (indexer/zip_guard.py: zip bombs are refused) and their XML is streamed.
+Both come as a ``GuardedZip`` (indexer/parse/zip_guard.py: zip bombs are refused) and their XML is streamed.
 .rtf: plain text with paragraphs. .eml: the headers that identify a message (subject, from, to, date),
 then its plain-text body (or its HTML body when it has no plain one); attachments are left out.
 """
@@ -16,11 +16,11 @@ import posixpath
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
-from indexer.documents import Block, SkipFile, join_heading
-from indexer.parse_html import parse_html
-from indexer.parse_text import decode_text, line_blocks, split_lines
-from indexer.tables import table_lines
-from indexer.zip_guard import GuardedZip
+from indexer.parse.blocks import Block, SkipFile, join_heading
+from indexer.parse.html import parse_html
+from indexer.parse.tables import table_lines
+from indexer.parse.text import decode_text, line_blocks, split_lines
+from indexer.parse.zip_guard import GuardedZip
 
 _ODF_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 _ODF_TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"

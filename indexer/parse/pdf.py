@@ -1,13 +1,13 @@
 """PDF text, page by page, extracted by pypdf in a guarded worker process.
 
 pypdf is pure Python and robust, but a hostile or broken file can make it loop for minutes, recurse
-without end or allocate gigabytes. So it runs in a separate process (``pdf_worker.py``) that streams pages
+without end or allocate gigabytes. So it runs in a separate process (``indexer.parse.worker``) that streams pages
 back: a page that takes longer than ``page_timeout_s`` or a worker that dies fails only that file, and the
 next file gets a fresh worker. Running in its own process also lets parsing use the second core while the
 embedding model runs in ours.
 
 The same worker parses every other format with a parser of its own (.docx, .pptx, .epub, .odt, .rtf, .eml:
-``PdfExtractor.blocks``), so no parser runs in the indexing process with unbounded memory. The worker's
+``ParserWorker.blocks``), so no parser runs in the indexing process with unbounded memory. The worker's
 memory is capped (``memory_mb``): by the OS on Linux, and on every OS by a watchdog thread here that kills
 the worker once its resident memory passes the cap; the file is then skipped with that reason.
 """
@@ -26,12 +26,14 @@ from typing import Any, NamedTuple
 
 import psutil
 
-from indexer.documents import Block, Document, SkipFile, join_heading
-from indexer.file_limits import WORKER_BASE_MB, FileTooCostly, memory_reason
-from indexer.zip_guard import ZipLimits
+from indexer.parse.blocks import Block, Document, SkipFile, join_heading
+from indexer.parse.file_limits import WORKER_BASE_MB, FileTooCostly, memory_reason
+from indexer.parse.zip_guard import ZipLimits
 from ipc.frames import pump_frames
 
-_WORKER = Path(__file__).with_name("pdf_worker.py")
+# Started by module name, with neither the working directory (-P) nor the user's site-packages (-s) on its
+# path: a file path would put this folder first on it, where ``html.py`` is not the standard library's.
+_WORKER = [sys.executable, "-s", "-P", "-m", "indexer.parse.worker"]
 _WATCH_EVERY_S = 0.1
 
 
@@ -48,11 +50,11 @@ class Bookmark(NamedTuple):
     page: int  # 1-based
 
 
-class PdfParseError(Exception):
+class ParserWorkerError(Exception):
     """The PDF could not be read (malformed, timed out, or the worker died); ``str()`` says why."""
 
 
-class _Worker:
+class _WorkerProcess:
     """One worker process, a thread that reads its frames into a queue as fast as it writes them, so the
     worker never waits for the pipeline (pages are small; whole manuals fit in memory), and a thread that
     watches its resident memory."""
@@ -61,7 +63,7 @@ class _Worker:
         self.memory_mb = memory_mb
         self.over_memory = False  # the watchdog killed it
         self.proc = subprocess.Popen(
-            [sys.executable, "-s", str(_WORKER), "--memory-mb", f"{memory_mb:g}"],
+            [*_WORKER, "--memory-mb", f"{memory_mb:g}"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -69,7 +71,7 @@ class _Worker:
         )
         self._gone = threading.Event()
         self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()  # None: the worker is gone
-        threading.Thread(target=self._pump, name="kimas-pdf-pump", daemon=True).start()
+        threading.Thread(target=self._pump, name="kimas-parse-pump", daemon=True).start()
         threading.Thread(target=self._watch, name="kimas-parse-watch", daemon=True).start()
 
     def _pump(self) -> None:
@@ -104,7 +106,7 @@ class _Worker:
             self.proc.stdin.close()
 
 
-class PdfExtractor:
+class ParserWorker:
     """Streams ``(page number, text)`` from a long-lived worker process, and the blocks of the other
     formats it parses (``blocks``). Not thread-safe: one per thread. ``memory_mb``: what parsing one file
     may cost in the worker; ``zip_limits``: how far a zip-based file may inflate."""
@@ -119,7 +121,7 @@ class PdfExtractor:
         self._page_timeout_s = page_timeout_s
         self._memory_mb = memory_mb
         self._zip_limits = zip_limits or ZipLimits()
-        self._worker: _Worker | None = None
+        self._worker: _WorkerProcess | None = None
 
     def close(self) -> None:
         """Stop the worker (a new one starts on the next request)."""
@@ -127,23 +129,23 @@ class PdfExtractor:
         if worker is not None:
             worker.stop()
 
-    def _message(self, worker: _Worker, what: str, timeout_s: float) -> dict[str, Any]:
+    def _message(self, worker: _WorkerProcess, what: str, timeout_s: float) -> dict[str, Any]:
         try:
             message = worker.frames.get(timeout=timeout_s)
         except queue.Empty:
             self.close()
-            raise PdfParseError(f"the parser timed out after {timeout_s:g} s {what}") from None
+            raise ParserWorkerError(f"the parser timed out after {timeout_s:g} s {what}") from None
         if message is None:
             code = worker.proc.wait()
             self.close()
             if worker.over_memory:
                 raise FileTooCostly(memory_reason(self._memory_mb))
-            raise PdfParseError(f"the parser crashed {what} (exit code {code})")
+            raise ParserWorkerError(f"the parser crashed {what} (exit code {code})")
         return message
 
     def pages(self, path: Path, notes: list[str], outline: list[Bookmark] | None = None) -> Iterator[PdfPage]:
         """The text layer of each readable page (``PdfPage``). Unreadable pages are noted and skipped;
-        ``SkipFile`` for encrypted files, ``PdfParseError`` when the file cannot be read at all. The PDF's
+        ``SkipFile`` for encrypted files, ``ParserWorkerError`` when the file cannot be read at all. The PDF's
         bookmarks go into ``outline`` before its first page."""
         return self._pages({"path": str(path)}, notes, self._page_timeout_s, outline)
 
@@ -160,7 +162,7 @@ class PdfExtractor:
         return self._pages(request, notes, self._page_timeout_s + 30.0)
 
     def blocks(self, path: Path) -> Iterator[Block]:
-        """The blocks of a file whose format has a parser of its own (``indexer.parsers.read_blocks``),
+        """The blocks of a file whose format has a parser of its own (``indexer.parse.registry.read_blocks``),
         parsed in the worker; ``SkipFile`` with the reason for a zip bomb or a file over the memory cap.
         Each block must come within the page time limit."""
         request = {"path": str(path), "parse": True, "zip": dataclasses.asdict(self._zip_limits)}
@@ -199,7 +201,7 @@ class PdfExtractor:
         """The worker's "pages", "page", "block" and finally "done" messages for one request."""
         if self._worker is None or not self._worker.alive():
             self.close()
-            self._worker = _Worker(self._memory_mb)
+            self._worker = _WorkerProcess(self._memory_mb)
         worker = self._worker
         assert worker.proc.stdin is not None
         try:
@@ -207,7 +209,7 @@ class PdfExtractor:
             worker.proc.stdin.flush()
         except OSError:
             self.close()
-            raise PdfParseError("the parser worker could not be started") from None
+            raise ParserWorkerError("the parser worker could not be started") from None
         where = "while opening the file"
         clean = False  # the worker finished this request and is ready for the next one
         try:
@@ -232,13 +234,13 @@ class PdfExtractor:
                     raise SkipFile(str(message["reason"]))
                 else:
                     clean = True
-                    raise PdfParseError(str(message.get("error", "unreadable PDF")))
+                    raise ParserWorkerError(str(message.get("error", "unreadable PDF")))
         finally:
             if not clean:  # abandoned mid-file: the worker would still be sending this file's pages
                 self.close()
 
 
-def parse_pdf(path: Path, extractor: PdfExtractor, *, ocr: bool) -> Document:
+def parse_pdf(path: Path, extractor: ParserWorker, *, ocr: bool) -> Document:
     """A ``Document`` whose blocks are the PDF's pages, one block per page, streamed as they are read.
     With ``ocr``, scanned pages (an image, and (almost) no text layer) are listed in ``ocr_pages`` for
     ``recognize_pages``."""
@@ -270,7 +272,7 @@ def heading_at(marks: list[Bookmark], page: int) -> str:
     return join_heading(path)
 
 
-def recognize_pages(path: Path, doc: Document, extractor: PdfExtractor) -> Iterator[Block]:
+def recognize_pages(path: Path, doc: Document, extractor: ParserWorker) -> Iterator[Block]:
     """The recognized text of ``doc.ocr_pages`` (all frames of an image file), one block per page."""
     pages = None if doc.kind == "image" else doc.ocr_pages
     for page in extractor.recognize(path, doc.notes, pages):

@@ -6,8 +6,8 @@ Scanned PDF pages and image files are read by OCR, later: ``parse`` lists what n
 ``Document.ocr_pages`` and ``recognize`` reads it, so the indexer can queue OCR behind everything else.
 
 PDFs, OCR and every format with a parser of its own run in the parser worker process, whose memory is
-capped (indexer/parse_pdf.py); zip-based formats (``ZIP_PARSERS``) all go through ``read_blocks``, where
-the zip guard (indexer/zip_guard.py) refuses a zip bomb before anything is inflated: a format registered
+capped (indexer/parse/pdf.py); zip-based formats (``ZIP_PARSERS``) all go through ``read_blocks``, where
+the zip guard (indexer/parse/zip_guard.py) refuses a zip bomb before anything is inflated: a format registered
 there gets it for free. Plain text, Markdown and HTML are read here: streaming parsers, bounded by
 ``max_file_mb``.
 """
@@ -18,15 +18,15 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from indexer.documents import Block, Document, SkipFile
-from indexer.ocr import tesseract
-from indexer.parse_html import parse_html
-from indexer.parse_markdown import parse_markdown
-from indexer.parse_office import parse_docx, parse_pptx
-from indexer.parse_packaged import parse_eml, parse_epub, parse_odt, parse_rtf
-from indexer.parse_pdf import PdfExtractor, parse_pdf, recognize_pages
-from indexer.parse_text import parse_plain
-from indexer.zip_guard import GuardedZip, ZipLimits
+from indexer.parse.blocks import Block, Document, SkipFile
+from indexer.parse.html import parse_html
+from indexer.parse.markdown import parse_markdown
+from indexer.parse.ocr import tesseract
+from indexer.parse.office import parse_docx, parse_pptx
+from indexer.parse.packaged import parse_eml, parse_epub, parse_odt, parse_rtf
+from indexer.parse.pdf import ParserWorker, parse_pdf, recognize_pages
+from indexer.parse.text import parse_plain
+from indexer.parse.zip_guard import GuardedZip, ZipLimits
 from kimas_desktop.text.file_types import CODE_SUFFIXES, MARKDOWN_SUFFIXES
 
 HTML = {".html", ".htm", ".xhtml"}
@@ -113,7 +113,7 @@ class FileParser:
         memory_mb: float = 1024.0,
         zip_limits: ZipLimits | None = None,
     ) -> None:
-        self._pdf = PdfExtractor(
+        self._pdf = ParserWorker(
             page_timeout_s=pdf_page_timeout_s, memory_mb=memory_mb, zip_limits=zip_limits or ZipLimits()
         )
         self.ocr = ocr and tesseract() is not None

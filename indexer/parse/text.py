@@ -6,7 +6,7 @@ import codecs
 import re
 from collections.abc import Iterator
 
-from indexer.documents import Block, SkipFile
+from indexer.parse.blocks import Block, SkipFile
 
 _SNIFF = 8192
 _UNASSIGNED = re.compile("[\udc80-\udcff]")  # bytes cp1252 leaves unassigned, as surrogateescape keeps them

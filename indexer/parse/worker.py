@@ -1,13 +1,15 @@
 """The parser worker process (PDF text, OCR of scanned pages and images, and every format with a parser
-of its own: .docx, .pptx, .epub, .odt, .rtf, .eml): ``python pdf_worker.py --memory-mb N``, run by
-``PdfExtractor``.
+of its own: .docx, .pptx, .epub, .odt, .rtf, .eml): ``python -s -P -m indexer.parse.worker --memory-mb
+N``, run by ``ParserWorker`` (``indexer.parse.pdf``).
 
-It runs as a plain script (not ``-m indexer...``) so it imports pypdf and, for OCR only, pypdfium2, Pillow
-and ``indexer.ocr``. Requests arrive on stdin as one JSON line each: ``{"path": ...}`` for the text layer
+It starts by module name with ``-P``, so neither this folder (whose ``html.py`` is not the standard
+library's ``html``) nor the working directory is on its path; the packages it imports on the way
+(``indexer``, ``indexer.parse``) load nothing heavy. It imports pypdf and, for OCR only, pypdfium2, Pillow
+and ``indexer.parse.ocr``. Requests arrive on stdin as one JSON line each: ``{"path": ...}`` for the text layer
 of a PDF, ``{"path": ..., "ocr": [3, 5], "timeout": 60}`` to render those PDF pages and recognize them,
 ``{"path": ..., "image": true, "timeout": 60}`` to recognize an image file (each frame of a TIFF is a
 page), ``{"path": ..., "parse": true, "zip": {limits}}`` for the blocks of another format
-(``indexer.parsers.read_blocks``: zip-based files pass the zip guard first). Replies go to stdout as frames
+(``indexer.parse.registry.read_blocks``: zip-based files pass the zip guard first). Replies go to stdout as frames
 of a 4-byte big-endian length followed by JSON: ``{"t": "pages", "n": N}``, then per page ``{"t": "page",
 "i": 1, "text": ...}`` or ``{"t": "page_error", "i": 1, "error": ...}``, then ``{"t": "done"}`` (another
 format: ``{"t": "block", "text": ..., "page": ..., "line": ..., "heading": ...}`` frames, then done); or at
@@ -57,7 +59,7 @@ def _limit_memory(megabytes: float = MEMORY_LIMIT_MB) -> bool:
 
         import psutil
 
-        from indexer.file_limits import WORKER_BASE_MB
+        from indexer.parse.file_limits import WORKER_BASE_MB
 
         limit = int(psutil.Process().memory_info().vms + (megabytes + WORKER_BASE_MB) * 1024**2)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -172,7 +174,7 @@ def _extract(path: str, out: BinaryIO) -> None:
 def _render(path: str, pages: list[int], timeout_s: float, out: BinaryIO) -> None:
     import pypdfium2 as pdfium
 
-    from indexer.ocr import DPI, MAX_SIDE_PX, PageOcr
+    from indexer.parse.ocr import DPI, MAX_SIDE_PX, PageOcr
 
     ocr = PageOcr(timeout_s=timeout_s)
     doc = pdfium.PdfDocument(path)
@@ -200,7 +202,7 @@ def _render(path: str, pages: list[int], timeout_s: float, out: BinaryIO) -> Non
 def _image(path: str, timeout_s: float, out: BinaryIO) -> None:
     from PIL import Image, ImageSequence, UnidentifiedImageError
 
-    from indexer.ocr import MAX_SIDE_PX, PageOcr
+    from indexer.parse.ocr import MAX_SIDE_PX, PageOcr
 
     ocr = PageOcr(timeout_s=timeout_s)
     try:
@@ -230,9 +232,9 @@ def _image(path: str, timeout_s: float, out: BinaryIO) -> None:
 def _blocks(path: str, limits: dict[str, float], out: BinaryIO) -> None:
     from pathlib import Path
 
-    from indexer.documents import SkipFile
-    from indexer.parsers import read_blocks
-    from indexer.zip_guard import ZipLimits
+    from indexer.parse.blocks import SkipFile
+    from indexer.parse.registry import read_blocks
+    from indexer.parse.zip_guard import ZipLimits
 
     try:
         for block in read_blocks(Path(path), Path(path).read_bytes(), ZipLimits(**limits)):
@@ -259,7 +261,7 @@ def main() -> None:
     switch_off_telemetry()  # before any parser library loads (the app's environment has them already)
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the frames
-    from indexer.file_limits import memory_reason
+    from indexer.parse.file_limits import memory_reason
 
     megabytes = MEMORY_LIMIT_MB
     if len(sys.argv) == 3 and sys.argv[1] == "--memory-mb":

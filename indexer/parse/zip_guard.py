@@ -19,7 +19,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import IO
 
-from indexer.documents import SkipFile
+from indexer.parse.blocks import SkipFile
 
 __all__ = ["GuardedZip", "ZipBomb", "ZipLimits"]
 

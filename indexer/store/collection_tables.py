@@ -14,8 +14,7 @@ import numpy as np
 import pyarrow as pa
 from lancedb.index import IvfHnswSq
 
-from indexer.manifest import FileRecord
-from indexer.schema import (
+from indexer.store.schema import (
     CHUNK_COLUMNS,
     FILES_SCHEMA,
     StoredChunk,
@@ -26,7 +25,8 @@ from indexer.schema import (
     in_filters,
     sql_str,
 )
-from indexer.search import search_table
+from indexer.store.search import search_table
+from indexer.sync.manifest import FileRecord
 from kimas_desktop.errors import EmbedderMismatchError
 from kimas_desktop.protocols import SearchMode, Vector
 from kimas_desktop.types import Chunk, Hit

@@ -6,10 +6,10 @@
     c_<name>_<hash>_entity_links  co-mentions, per source file: (a, b) with a < b by key, names and kinds of
                                   both, and in how many of the file's chunks both are mentioned
     c_<name>_<hash>_relations     relations a chat model read between a chunk's entities (the optional
-                                  ``indexer.relation_pass``): subject, predicate, object, chunk_id, source;
+                                  ``indexer.upkeep.relation_pass``): subject, predicate, object, chunk_id, source;
                                   and one row per chunk read, with an empty subject, in the same write
 
-Everything is per source file, so a changed file replaces only its own rows (``indexer.entity_upkeep``).
+Everything is per source file, so a changed file replaces only its own rows (``indexer.upkeep.entity_upkeep``).
 The tables are named from the collection, not from its chunk tables: a re-embedding moves the chunks to new
 tables and leaves the entities in place (their chunk ids follow the text, not the vectors).
 """
@@ -24,7 +24,7 @@ from typing import Any
 import pyarrow as pa
 from lancedb.index import BTree
 
-from indexer.schema import in_filters, sql_str
+from indexer.store.schema import in_filters, sql_str
 from kimas_desktop.retrieval.entity_lookup import LinkedEntity, Relation
 from kimas_desktop.text.entities import Entity, EntityKind
 
@@ -201,7 +201,7 @@ class EntityTables:
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         return [LinkedEntity(named[k], n) for k, n in ranked[:limit]]
 
-    # -- relations (``indexer.relation_pass``) ------------------------------------------------------------
+    # -- relations (``indexer.upkeep.relation_pass``) ------------------------------------------------------------
 
     def mentions_by_chunk(self) -> dict[str, tuple[str, list[Entity]]]:
         """chunk id → (source, its entities), of every chunk that mentions at least one."""

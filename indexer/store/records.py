@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from indexer.schema import META, META_SCHEMA, sql_str
-from indexer.synopsis import SynopsisState
+from indexer.store.schema import META, META_SCHEMA, sql_str
+from indexer.upkeep.synopsis import SynopsisState
 from kimas_desktop.errors import CollectionNotFoundError
 from kimas_desktop.protocols import Vector
 from kimas_desktop.types import CollectionInfo, FileProblem, Synopsis

@@ -60,7 +60,7 @@ FILES_SCHEMA = pa.schema(
         pa.field("reason", pa.string()),
         pa.field("pages", pa.int32()),
         pa.field("indexed_at", pa.float64()),
-        # The document's outline and card (``indexer.cards``) as JSON; null for files indexed before cards.
+        # The document's outline and card (``indexer.upkeep.cards``) as JSON; null for files indexed before cards.
         pa.field("card", pa.string()),
     ]
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from indexer.schema import chunk_columns, chunk_from_row
+from indexer.store.schema import chunk_columns, chunk_from_row
 from kimas_desktop.protocols import SearchMode, Vector
 from kimas_desktop.retrieval.fusion import RRF_K, reciprocal_rank_fusion
 from kimas_desktop.types import Hit

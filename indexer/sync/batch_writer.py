@@ -1,4 +1,4 @@
-"""The writer of a sync (``indexer.pipeline`` draws the whole flow): ``BatchWriter`` buffers chunks and
+"""The writer of a sync (``indexer.sync.ingest`` draws the whole flow): ``BatchWriter`` buffers chunks and
 manifest records and writes them in batches, in the order that makes a sync crash-safe (a file's old
 chunks deleted, its new ones added, and only then its manifest record); ``WriteStats`` says what it wrote."""
 
@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexer.chunking import chunk_id
-from indexer.collection_tables import CollectionTables
-from indexer.ingest_items import Done, Job, Segment
-from indexer.manifest import FileRecord
-from indexer.schema import StoredChunk
-from indexer.synopsis import count_terms
+from indexer.store.collection_tables import CollectionTables
+from indexer.store.schema import StoredChunk
+from indexer.sync.ingest_items import Done, Job, Segment
+from indexer.sync.manifest import FileRecord
+from indexer.upkeep.synopsis import count_terms
 from kimas_desktop.protocols import Vector
 from kimas_desktop.types import Chunk
 

@@ -2,7 +2,7 @@
 
 Both write under the collection's writer lease (``LanceStore.lease``), like a sync, so they never run
 beside a sync or another writer of the same collection (``CollectionBusyError`` once ``wait_s`` is up).
-The order keeps the crash rules of ``indexer.sync``: a file's chunks go before its manifest record.
+The order keeps the crash rules of ``indexer.sync.indexer``: a file's chunks go before its manifest record.
 
 The routing synopsis (centroids, word counts) still counts a removed file until the next refit; routing
 may then lean a little towards the collection, but its text is not retrieved any more.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from indexer.manifest import FileRecord
-from indexer.store import LanceStore
+from indexer.store.lance_store import LanceStore
+from indexer.sync.manifest import FileRecord
 from kimas_desktop.errors import IndexingError
 
 __all__ = ["forget_file", "remove_file"]

@@ -11,18 +11,20 @@ Before each batch it checks that the sync still holds the collection's writer le
 an ``IndexControl`` (pause, cancel) between files and batches.
 
 By role: ``ingest_items`` (the values passed along), ``reader`` (the reader thread), ``batch_writer``
-(the writes); here the caller's side, ``embed_window`` and the ``ProgressMeter``.
+(the writes); here the caller's side: ``embed_and_write``, ``embed_window`` and the ``ProgressMeter``.
 """
 
 from __future__ import annotations
 
+import queue
 import time
 from collections.abc import Callable, Container, Sequence
 
-from indexer.batch_writer import BatchWriter, WriteStats
-from indexer.ingest_items import Done, Failure, Item, Job, Segment, content_hash
-from indexer.reader import Reader
+from indexer.sync.batch_writer import BatchWriter, WriteStats
+from indexer.sync.ingest_items import Done, Failure, Item, Job, Segment, content_hash
+from indexer.sync.reader import Reader
 from kimas_desktop.control import IndexControl
+from kimas_desktop.errors import Cancelled, IndexingError
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.types import IndexProgress
 
@@ -37,8 +39,11 @@ __all__ = [
     "Segment",
     "WriteStats",
     "content_hash",
+    "embed_and_write",
     "embed_window",
 ]
+
+_IDLE_S = 0.05  # how long the embedder waits for more texts before embedding a partial window
 
 
 class ProgressMeter:
@@ -125,3 +130,59 @@ def embed_window(
         vectors = embedder.embed_passages([s.drafts[i].text for s, i in part])
         for (segment, i), vector in zip(part, vectors, strict=True):
             segment.vectors[i] = vector
+
+
+def embed_and_write(
+    embedder: Embedder,
+    window: int,
+    reader: Reader,
+    writer: BatchWriter,
+    meter: ProgressMeter,
+    results: list[Done],
+    control: IndexControl | None,
+) -> None:
+    """Embed (``window`` texts at most per call of ``embed_window``) and write what the reader produces,
+    until it is done (``Cancelled`` through ``control``); each file's ``Done`` is appended to ``results``."""
+    inbox: list[Segment | Done] = []
+    pending = 0  # texts in ``inbox`` still without a vector
+    finished = False
+
+    def drain() -> None:
+        nonlocal pending
+        if control is not None:
+            control.checkpoint()
+        segments = [i for i in inbox if isinstance(i, Segment)]
+        embed_window(embedder, segments, control, reader.given_up)
+        now = time.time()
+        for item in inbox:
+            if isinstance(item, Segment):
+                if item.job.path in reader.given_up:
+                    continue  # skipped while its chunks waited: nothing of it is embedded or written
+                writer.add_segment(item, now)
+                meter.embedded(item)
+            else:
+                writer.add_done(item)
+                results.append(item)
+                meter.file_done(item.job)
+        inbox.clear()
+        pending = 0
+        meter.report()
+
+    while not finished:
+        try:
+            item = reader.queue.get(timeout=_IDLE_S) if pending else reader.queue.get()
+        except queue.Empty:
+            drain()  # the reader is slower than the embedder: embed what we have
+            continue
+        if item is None:
+            finished = True
+        elif isinstance(item, Failure):
+            if isinstance(item.error, Cancelled):
+                raise item.error
+            raise IndexingError(f"indexing stopped: {item.error}") from item.error
+        else:
+            inbox.append(item)
+            if isinstance(item, Segment):
+                pending += sum(1 for v in item.vectors if v is None)
+        if finished or pending >= window or (pending == 0 and inbox):
+            drain()

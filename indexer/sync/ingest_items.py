@@ -1,4 +1,4 @@
-"""The values one sync's reader hands to its writer (``indexer.pipeline`` draws the whole flow): a ``Job``
+"""The values one sync's reader hands to its writer (``indexer.sync.ingest`` draws the whole flow): a ``Job``
 (one file to read), a ``Segment`` (its next chunks), ``Done`` (its manifest record), a ``Failure``."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import hashlib
 from dataclasses import dataclass
 
 from indexer.chunking import ChunkDraft
-from indexer.manifest import FileRecord, FileStat
+from indexer.sync.manifest import FileRecord, FileStat
 from kimas_desktop.protocols import Vector
 
 

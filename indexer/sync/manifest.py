@@ -35,7 +35,7 @@ class FileRecord:
     reason: str = ""  # why it was skipped or failed; notes about unreadable pages when indexed
     pages: int = 0
     indexed_at: float = 0.0
-    card: str | None = None  # the document's outline and card as JSON (``indexer.cards``)
+    card: str | None = None  # the document's outline and card as JSON (``indexer.upkeep.cards``)
 
 
 def lacks_card(record: FileRecord) -> bool:

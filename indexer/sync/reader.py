@@ -1,4 +1,4 @@
-"""The reader thread of a sync (``indexer.pipeline`` draws the whole flow): it stats, reads, hashes, parses
+"""The reader thread of a sync (``indexer.sync.ingest`` draws the whole flow): it stats, reads, hashes, parses
 and chunks files into a queue of ``Segment``/``Done`` items, re-using stored vectors where it can, and
 reads scanned pages by OCR after every file that needs none."""
 
@@ -13,15 +13,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from indexer.cards import CardBuilder, card_json
 from indexer.chunking import ChunkDraft, Chunker
-from indexer.collection_tables import CollectionTables
-from indexer.documents import Block, Document, SkipFile
-from indexer.file_limits import FileBudget
-from indexer.ingest_items import Done, Failure, Item, Job, Segment, content_hash
-from indexer.manifest import FileRecord, lacks_card
-from indexer.parsers import FileParser
-from indexer.zip_guard import ZipLimits
+from indexer.parse.blocks import Block, Document, SkipFile
+from indexer.parse.file_limits import FileBudget
+from indexer.parse.registry import FileParser
+from indexer.parse.zip_guard import ZipLimits
+from indexer.store.collection_tables import CollectionTables
+from indexer.sync.ingest_items import Done, Failure, Item, Job, Segment, content_hash
+from indexer.sync.manifest import FileRecord, lacks_card
+from indexer.upkeep.cards import CardBuilder, card_json
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled
 from kimas_desktop.protocols import Vector

@@ -1,4 +1,4 @@
-"""``EntityUpkeep``: keeps a collection's entity index (``indexer.entity_tables``) in step with its chunks
+"""``EntityUpkeep``: keeps a collection's entity index (``indexer.store.entity_tables``) in step with its chunks
 after a sync, without a model (``kimas_desktop.text.entities``).
 
 It does not follow what the sync says it wrote: it compares the chunk ids of the chunks table with those
@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from indexer.collection_tables import CollectionTables
-from indexer.store import LanceStore
+from indexer.store.collection_tables import CollectionTables
+from indexer.store.lance_store import LanceStore
 from kimas_desktop.text.entities import Entity, extract_entities
 
 __all__ = ["EntityUpkeep", "EntityWork"]

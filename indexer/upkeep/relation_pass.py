@@ -2,7 +2,7 @@
 chat model the user chose (issue 25; the KAG paper's builder extracts them with an LLM for every chunk,
 which takes days on a laptop: here it is optional, after indexing, and resumable).
 
-For each chunk that mentions at least two entities (``indexer.entity_upkeep`` found them without a model),
+For each chunk that mentions at least two entities (``indexer.upkeep.entity_upkeep`` found them without a model),
 the model is shown the passage and its entities, numbered, and answers under a JSON schema with relations
 as (subject number, predicate, object number): it can only relate entities the passage names, and the
 reply is validated (``kimas_desktop.structured.ask_json``). A reply that does not fit counts as failed and
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from indexer.store import LanceStore
+from indexer.store.lance_store import LanceStore
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import StructuredOutputError
 from kimas_desktop.protocols import ChatModel

@@ -1,4 +1,4 @@
-"""``SynopsisUpkeep``: keeps a collection's routing synopsis (``indexer.synopsis``) in step with its
+"""``SynopsisUpkeep``: keeps a collection's routing synopsis (``indexer.upkeep.synopsis``) in step with its
 chunks after a sync.
 
 The word counts follow the centroids: updated by the changes of a sync while its vectors are tracked,
@@ -13,10 +13,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from indexer.collection_tables import CollectionTables
-from indexer.pipeline import WriteStats
-from indexer.store import LanceStore
-from indexer.synopsis import SynopsisState, count_terms, fit, update, update_terms
+from indexer.store.collection_tables import CollectionTables
+from indexer.store.lance_store import LanceStore
+from indexer.sync.ingest import WriteStats
+from indexer.upkeep.synopsis import SynopsisState, count_terms, fit, update, update_terms
 
 __all__ = ["SynopsisUpkeep"]
 

@@ -1,7 +1,7 @@
 """Questions about a whole document or one of its chapters (issue 25: document outlines and cards).
 
 "What is the audit report about?" or "Summarize this document" is not answered by the three chunks that
-happen to share its words; it is answered by the document's **card** (``indexer.cards``: its title, its
+happen to share its words; it is answered by the document's **card** (``indexer.upkeep.cards``: its title, its
 most central sentences and its chapters). "What does chapter 2 say about the budget?" is answered from
 chapter 2, found in the document's **outline**, not from wherever "budget" appears most.
 

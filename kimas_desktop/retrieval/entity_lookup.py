@@ -2,8 +2,8 @@
 the chunks): which entities a chunk mentions, which chunks mention an entity, and which entities are
 mentioned together with one (co-mentions: in one chunk).
 
-Built without a model at index time (``kimas_desktop.text.entities`` extracts, ``indexer.entity_upkeep``
-stores); relations between them only by the optional pass with a chat model (``indexer.relation_pass``).
+Built without a model at index time (``kimas_desktop.text.entities`` extracts, ``indexer.upkeep.entity_upkeep``
+stores); relations between them only by the optional pass with a chat model (``indexer.upkeep.relation_pass``).
 ``indexer.LanceStore`` implements ``EntityLookup``. A collection without an entity index (the
 indexer's ``entities`` switch off, or not yet built) answers with nothing.
 """
@@ -30,7 +30,7 @@ class LinkedEntity:
 @dataclass(frozen=True)
 class Relation:
     """``subject`` ``predicate`` ``object``, as a chat model read it in chunk ``chunk_id`` (the optional
-    relation pass, ``indexer.relation_pass``)."""
+    relation pass, ``indexer.upkeep.relation_pass``)."""
 
     subject: Entity
     predicate: str

@@ -1,5 +1,5 @@
 """Which files hold code and which Markdown, by extension: the one list the indexer parses by
-(``indexer/parsers.py``) and the sentence splitter cuts by (``sentences.text_kind``)."""
+(``indexer/parse/registry.py``) and the sentence splitter cuts by (``sentences.text_kind``)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from indexer.chunking import Chunker
-from indexer.parsers import FileParser
+from indexer.parse.registry import FileParser
 from kimas_desktop.text.sentences import split_sentences, text_kind
 from tests.indexer.files import write, write_pdf
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from indexer.chunking import Chunker, chunk_id
-from indexer.documents import Block
+from indexer.parse.blocks import Block
 from local_models.fake import HashEmbedder
 
 EMBEDDER = HashEmbedder()  # one token per word

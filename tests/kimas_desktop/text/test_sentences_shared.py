@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from indexer.chunking import Chunker
-from indexer.documents import Block
-from indexer.parsers import file_kind
+from indexer.parse.blocks import Block
+from indexer.parse.registry import file_kind
 from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights, pick_quotes
 from kimas_desktop.answer.writing.support import SupportChecker
 from kimas_desktop.text.file_types import CODE_SUFFIXES, MARKDOWN_SUFFIXES, text_kind

@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 
 from indexer import Indexer, LanceStore
-from indexer.entity_tables import EntityTables
-from indexer.entity_upkeep import EntityUpkeep, EntityWork
+from indexer.store.entity_tables import EntityTables
+from indexer.upkeep.entity_upkeep import EntityUpkeep, EntityWork
 from kimas_desktop.errors import CollectionBusyError
 from kimas_desktop.retrieval.entity_lookup import EntityLookup
 from local_models.fake import HashEmbedder
 from tests.indexer.files import small_config, write
-from tests.indexer.test_reembed import OtherEmbedder
+from tests.indexer.sync.test_reembed import OtherEmbedder
 
 TESLA = (
     "# Tesla\n\nNikola Tesla was born on 10 July 1856 in Smiljan. He moved to New York City in 1884, "

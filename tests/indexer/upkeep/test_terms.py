@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from indexer import Indexer, LanceStore
-from indexer.collection_tables import CollectionTables
-from indexer.schema import META
+from indexer.store.collection_tables import CollectionTables
+from indexer.store.schema import META
 from kimas_desktop.config import parse_config
 from kimas_desktop.routing.router import CentroidRouter
 from local_models.fake import HashEmbedder
 from tests.indexer.files import small_config, write
-from tests.indexer.test_sync import assert_same, from_scratch, section, snapshot, word_counts
+from tests.indexer.sync.test_sync import assert_same, from_scratch, section, snapshot, word_counts
 
 
 def counts(store: LanceStore, collection: str) -> dict[str, int] | None:

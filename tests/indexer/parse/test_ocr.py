@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from indexer.documents import SkipFile
-from indexer.ocr import OcrError, PageOcr, tesseract
-from indexer.parsers import FileParser
+from indexer.parse.blocks import SkipFile
+from indexer.parse.ocr import OcrError, PageOcr, tesseract
+from indexer.parse.registry import FileParser
 from kimas_desktop.types import Chunk
 from tests.indexer.files import pdf_bytes
 from tests.indexer.scans import scanned_images, scanned_pdf_bytes

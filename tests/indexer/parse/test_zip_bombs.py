@@ -25,11 +25,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from indexer.documents import SkipFile
-from indexer.parsers import FileParser, read_blocks
-from indexer.zip_guard import GuardedZip, ZipBomb, ZipLimits
+from indexer.parse.blocks import SkipFile
+from indexer.parse.registry import FileParser, read_blocks
+from indexer.parse.zip_guard import GuardedZip, ZipBomb, ZipLimits
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 _MB = 1024**2
 _W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _S = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
@@ -244,7 +244,7 @@ def test_where_the_os_has_no_memory_cap_the_rss_watchdog_stops_the_worker(
 ) -> None:
     """On Linux the address-space cap usually acts first; here the watchdog's own allowance for the worker's
     libraries is taken away, so it alone stops the worker, as it would on macOS or Windows."""
-    from indexer import parse_pdf
+    import indexer.parse.pdf as parse_pdf
 
     monkeypatch.setattr(parse_pdf, "WORKER_BASE_MB", 0)
     path = _dense_docx(tmp_path / "dense.docx", 8)

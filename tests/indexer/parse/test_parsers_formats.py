@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from indexer.documents import Block, SkipFile
-from indexer.parsers import FileParser, file_kind
+from indexer.parse.blocks import Block, SkipFile
+from indexer.parse.registry import FileParser, file_kind
 
 
 def _png() -> bytes:

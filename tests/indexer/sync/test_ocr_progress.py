@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from app.indexing import IndexingState, ProgressCallback
-from app.scheduler import IndexScheduler
+from app.knowledge.indexing import IndexingState, ProgressCallback
+from app.knowledge.scheduler import IndexScheduler
 from indexer import Indexer
-from indexer.ocr import tesseract
+from indexer.parse.ocr import tesseract
 from kimas_desktop.control import IndexControl
 from kimas_desktop.types import IndexProgress, IndexReport
 from tests.indexer.scans import scanned_pdf_bytes
-from ui.render import progress_html
+from ui.knowledge.collections_view import progress_html
 
 pytestmark = [
     pytest.mark.slow,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer.documents import Block, SkipFile
-from indexer.parsers import FileParser, file_kind
+from indexer.parse.blocks import Block, SkipFile
+from indexer.parse.registry import FileParser, file_kind
 from tests.indexer.files import pdf_bytes, write_pdf
 
 MARKDOWN = """---
@@ -155,9 +155,9 @@ def test_a_malformed_pdf_fails_alone(parser: FileParser, tmp_path: Path) -> None
 
 
 def test_a_hanging_pdf_reader_times_out_and_the_next_file_works(tmp_path: Path) -> None:
-    from indexer.parse_pdf import PdfExtractor, PdfParseError
+    from indexer.parse.pdf import ParserWorker, ParserWorkerError
 
-    extractor = PdfExtractor(
+    extractor = ParserWorker(
         page_timeout_s=3.0
     )  # the fresh worker must start within it, even on a busy CI machine
     try:
@@ -165,7 +165,7 @@ def test_a_hanging_pdf_reader_times_out_and_the_next_file_works(tmp_path: Path) 
         import os
 
         os.mkfifo(fifo)  # opening it blocks forever: a stand-in for a PDF that makes pypdf loop
-        with pytest.raises(PdfParseError, match="timed out"):
+        with pytest.raises(ParserWorkerError, match="timed out"):
             list(extractor.pages(fifo, []))
         good = write_pdf(tmp_path / "ok.pdf", ["after the hang"])
         assert [t.strip() for _, _, t, _ in extractor.pages(good, [])] == ["after the hang"]

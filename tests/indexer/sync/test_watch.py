@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from app.indexing import ProgressCallback
-from app.scheduler import IndexScheduler
+from app.knowledge.indexing import ProgressCallback
+from app.knowledge.scheduler import IndexScheduler
 from indexer import FolderWatcher, Indexer, LanceStore
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import CollectionNotFoundError

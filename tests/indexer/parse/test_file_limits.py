@@ -21,7 +21,7 @@ from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled
 from tests.indexer.files import small_config
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BAD_NAME = b"\xff\xfe notes.md"
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from indexer import Indexer, LanceStore
-from indexer.ocr import tesseract
+from indexer.parse.ocr import tesseract
 from kimas_desktop.types import IndexProgress
 from tests.indexer.files import pdf_bytes
 from tests.indexer.scans import scanned_images, scanned_pdf_bytes

@@ -18,9 +18,9 @@ from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled, EmbedderMismatchError
 from local_models.fake import HashEmbedder
 from tests.indexer.files import small_config, write
-from tests.indexer.test_sync import section
+from tests.indexer.sync.test_sync import section
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 class OtherEmbedder(HashEmbedder):

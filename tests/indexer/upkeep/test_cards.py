@@ -8,12 +8,12 @@ import shutil
 from pathlib import Path
 
 from indexer import Indexer, LanceStore
-from indexer.cards import CardBuilder, card_from_json, card_json
 from indexer.chunking import ChunkDraft
+from indexer.upkeep.cards import CardBuilder, card_from_json, card_json
 from kimas_desktop.types import DocumentCard
 from local_models.fake import HashEmbedder
 from tests.indexer.files import pdf_bytes, small_config, write
-from tests.indexer.test_sync import CountingEmbedder
+from tests.indexer.sync.test_sync import CountingEmbedder
 
 GUIDE = """# Field Guide to the Northern Orchard
 

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from indexer import Indexer, LanceStore
-from indexer.relation_pass import RelationPass, RelationProgress
+from indexer.upkeep.relation_pass import RelationPass, RelationProgress
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled
 from kimas_desktop.types import Message
 from local_models.fake import ScriptedChatModel
 from tests.indexer.files import write
-from tests.indexer.test_entities import EDISON, TESLA, WARSAW
+from tests.indexer.upkeep.test_entities import EDISON, TESLA, WARSAW
 
 
 def listed(messages: Sequence[Message]) -> dict[str, int]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from indexer.parse_html import parse_html
+from indexer.parse.html import parse_html
 
 PAGE = """<!doctype html>
 <html><head><title>Manual</title></head>

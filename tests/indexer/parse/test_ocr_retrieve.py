@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from indexer.ocr import tesseract
+from indexer.parse.ocr import tesseract
 from tests.indexer.scans import scanned_pdf_bytes
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 pytestmark = [
     pytest.mark.slow,

@@ -15,10 +15,10 @@ import pytest
 
 from indexer import LanceStore
 from tests.indexer.files import write
-from tests.indexer.test_s3 import s3_options  # noqa: F401  (the moto server fixture)
-from tests.indexer.test_sync import assert_same, from_scratch, section, snapshot
+from tests.indexer.store.test_s3 import s3_options  # noqa: F401  (the moto server fixture)
+from tests.indexer.sync.test_sync import assert_same, from_scratch, section, snapshot
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 pytestmark = pytest.mark.slow
 

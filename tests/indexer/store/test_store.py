@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from indexer import Indexer, LanceStore
-from indexer.store import StoredChunk
+from indexer.store.lance_store import StoredChunk
 from kimas_desktop.errors import CollectionNotFoundError, EmbedderMismatchError
 from kimas_desktop.protocols import ChunkSearcher
 from kimas_desktop.types import Chunk

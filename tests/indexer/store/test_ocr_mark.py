@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from indexer import Indexer, LanceStore
-from indexer.ocr import tesseract
-from indexer.schema import StoredChunk, table_prefix
+from indexer.parse.ocr import tesseract
+from indexer.store.schema import StoredChunk, table_prefix
 from kimas_desktop.types import Chunk
 from local_models.fake import HashEmbedder
 from tests.indexer.files import pdf_bytes

@@ -16,9 +16,9 @@ import pytest
 from indexer import Indexer, LanceStore
 from local_models.fake import HashEmbedder
 from tests.indexer.files import small_config, write
-from tests.indexer.test_sync import assert_same, from_scratch, section, snapshot
+from tests.indexer.sync.test_sync import assert_same, from_scratch, section, snapshot
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 pytestmark = pytest.mark.slow
 

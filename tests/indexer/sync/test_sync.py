@@ -16,7 +16,7 @@ import pytest
 
 from indexer import Indexer, LanceStore
 from indexer.chunking import chunk_id
-from indexer.store import StoredChunk
+from indexer.store.lance_store import StoredChunk
 from kimas_desktop.config import IndexerConfig
 from kimas_desktop.errors import CollectionBusyError
 from kimas_desktop.protocols import Vector
@@ -210,7 +210,7 @@ def test_a_missing_folder_keeps_its_files(tmp_path: Path, indexer: Indexer, stor
 def test_a_file_that_breaks_its_parser_fails_alone(
     tmp_path: Path, indexer: Indexer, store: LanceStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import indexer.parsers as parsers
+    import indexer.parse.registry as parsers
 
     real = parsers.parse_markdown
 
