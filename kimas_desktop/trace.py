@@ -295,6 +295,7 @@ class SupportStage:
     sentences: int
     unsupported: int
     uses_quote: bool | None = None
+    set_aside: bool = False  # no sentence was backed: the quote took the model's answer's place
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ __all__ = [
     "Route",
     "Section",
     "SentenceSupport",
+    "SupportReason",
     "Synopsis",
 ]
 
@@ -274,13 +275,22 @@ class Quote:
         return " ".join(self.text.split())
 
 
+# Why a sentence is marked: a fact no source holds; words no source sentence comes close to; the
+# question's own words and nothing more; an answer without what the quote answers. "" when supported.
+SupportReason = Literal[
+    "", "not in the sources", "weakly backed", "restates the question", "misses the answer"
+]
+
+
 @dataclass(frozen=True)
 class SentenceSupport:
     """One answer sentence (``answer[start:end]``) and how well the sources back it.
 
     ``source`` is the 1-based number of the best supporting source and ``evidence_start``/``evidence_end``
     the offsets of its best sentence in that chunk's text (None when no source sentence comes close);
-    ``missing`` lists the facts found in no source.
+    ``missing`` lists the facts found in no source. ``reason`` says why an unsupported sentence is marked
+    (``SupportReason``); ``lacks``: what the quote answers, which a sentence that restates the question or
+    misses the answer does not hold ("Nairobi").
     """
 
     text: str
@@ -293,6 +303,8 @@ class SentenceSupport:
     evidence_start: int | None = None
     evidence_end: int | None = None
     missing: tuple[str, ...] = ()
+    reason: SupportReason = ""
+    lacks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

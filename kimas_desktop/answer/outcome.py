@@ -1,6 +1,8 @@
 """How an answer ends: one typed outcome, whatever path the question took.
 
-    Answered      the chat model wrote it from the evidence; its citations come from the support check
+    Answered      the chat model wrote it from the evidence; its citations come from the support check.
+                  Or the documents' own words (the quote): ``set_aside`` then holds the model's text that
+                  no source backed (``AnswerPolicy.sets_aside``)
     Declined      the evidence does not answer: say so and point at the closest passages
     NothingFound  no knowledge yet, or nothing came close: a fixed sentence, not the model's
     Stopped       the user stopped it; ``text`` is what was written until then
@@ -21,14 +23,18 @@ from kimas_desktop.types import Citation, Quote
 
 __all__ = [
     "DECLINE_START",
+    "MAY_ANSWER",
     "NOTHING_FOUND",
     "NO_KNOWLEDGE",
+    "QUOTE_START",
+    "SET_ASIDE",
     "Answered",
     "Declined",
     "NothingFound",
     "Outcome",
     "Stopped",
     "decline_text",
+    "quote_text",
 ]
 
 NO_KNOWLEDGE = (
@@ -37,6 +43,9 @@ NO_KNOWLEDGE = (
 )
 NOTHING_FOUND = "Nothing in your documents comes close to this question."
 DECLINE_START = "Your documents don't say"
+MAY_ANSWER = "The closest passage may answer this:"
+QUOTE_START = "Your documents say:"
+SET_ASIDE = "The model's own answer was set aside: none of its sentences is backed by your documents."
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,7 @@ class Answered:
     text: str
     citations: tuple[Citation, ...]
     note: str = ""  # about the citations ("no sentence of the answer is backed by the sources")
+    set_aside: str = ""  # the model's answer shown in its place was the quote (no source backed it)
     kind: Literal["answered"] = "answered"
 
 
@@ -71,13 +81,25 @@ class Stopped:
 Outcome = Answered | Declined | NothingFound | Stopped
 
 
-def decline_text(question: str, quotes: Sequence[Quote]) -> str:
-    """The answer when the evidence does not answer: say so, and name the closest passages."""
+def decline_text(question: str, quotes: Sequence[Quote], *, may_answer: bool = False) -> str:
+    """The answer when the evidence does not answer: say so, and name the closest passages. ``may_answer``:
+    the quote names the question's subject and holds an answer-shaped span, so the decline shows it
+    rather than call the documents silent about what the user reads just above."""
     asked = truncate(question.strip().rstrip("?"), 160)
+    if may_answer and quotes:
+        q = quotes[0]
+        return f"{MAY_ANSWER} “{truncate(q.display, 400)}” ([{q.n}] {_where(q)}). It is not a sure answer."
     if not quotes:
         return f"{DECLINE_START} anything about “{asked}”."
-    places = []
-    for q in quotes[:2]:
-        where = ", ".join(x for x in (Path(q.chunk.source).name, q.chunk.locator) if x)
-        places.append(f"[{q.n}] {where}")
+    places = [f"[{q.n}] {_where(q)}" for q in quotes[:2]]
     return f"{DECLINE_START} “{asked}”; the closest passages are {' and '.join(places)}."
+
+
+def quote_text(quotes: Sequence[Quote], *, set_aside: bool = False) -> str:
+    """An answer in the documents' own words: the quote; ``set_aside``: say the model's text was."""
+    said = " ".join(f"“{q.display}” [{q.n}]" for q in quotes)
+    return f"{QUOTE_START} {said}" + (f" {SET_ASIDE}" if set_aside else "")
+
+
+def _where(q: Quote) -> str:
+    return ", ".join(x for x in (Path(q.chunk.source).name, q.chunk.locator) if x)

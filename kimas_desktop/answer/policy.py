@@ -28,32 +28,47 @@ policy (issue 22)"). The rules stay, tested, for a model whose check measures be
                   document's card (``retrieval/documents.py``): answer from the card. Such a question names
                   no fact, so the lexical score has nothing to look for.
 
+    quoted        the score is a little below the threshold (``quote_band``) and the quote names the
+                  question's subject and holds an answer-shaped span (a name, a number, a date;
+                  ``answer_slot.answer_shaped``): answer from the quote, in the documents' own words. Off
+                  by default (band 0): measured in bench/near_threshold.py.
+
 How an answer is written (``AnswerPolicy.form``), in this order:
-    declined      the decision was not to answer: "Your documents don't say …" and the closest passages
+    declined      the decision was not to answer: "Your documents don't say …" and the closest passages;
+                  when the quote is answer-shaped, "The closest passage may answer this: …" instead, so a
+                  decline never calls silent the passage shown above it (``decline_wording``)
     computed      the comparison's two values, in code (``compare.py``)
+    quote         the rule ``quoted``: "Your documents say: …", the quote
     own words     a question about a document or a chapter, with a chat model that cannot judge: the
                   document's own sentences (``documents.py``), when it has some
     model         the summarizer writes, and the support check verifies
+
+After the model wrote (``AnswerPolicy.sets_aside``):
+    quote instead a model that cannot judge (the embedded ones) wrote nothing the support check backs,
+                  and there is a quote: the answer is the quote, in the documents' own words, and says
+                  the model's text was set aside, rather than showing marked sentences first
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from kimas_desktop.answer.signals.verify import Verdict
 from kimas_desktop.config import GroundingConfig
-from kimas_desktop.types import Answerability
+from kimas_desktop.types import Answerability, Quote, SentenceSupport
 
-__all__ = ["AnswerForm", "AnswerPolicy", "Decision"]
+__all__ = ["AnswerForm", "AnswerPolicy", "Decision", "DeclineWording"]
 
-AnswerForm = Literal["declined", "computed", "own words", "model"]
+AnswerForm = Literal["declined", "computed", "quote", "own words", "model"]
+DeclineWording = Literal["silent", "may answer"]
 
 
 @dataclass(frozen=True)
 class Decision:
     answer: bool
-    rule: str  # "lexical", "rescued", "doubted", "try anyway", "computed", "document"
+    rule: str  # "lexical", "rescued", "doubted", "try anyway", "computed", "document", "quoted"
     lexical: Answerability
     verdict: Verdict | None = None
 
@@ -69,11 +84,14 @@ class Decision:
             return "the sources give both values the question compares"
         if self.rule == "document":
             return "the question is about a whole document, and its card is in the sources"
+        if self.rule == "quoted":
+            return f"{score}; the closest passage names the subject and holds an answer"
         return score
 
 
 class AnswerPolicy:
-    def __init__(self, config: GroundingConfig, *, judges: bool) -> None:
+    def __init__(self, config: GroundingConfig, *, judges: bool, quote_band: float = 0.0) -> None:
+        self._quote_band = quote_band
         self._capable = judges
         self._judges = (judges and config.llm_check != "off") or config.llm_check == "on"
         self._decline = config.decline
@@ -94,7 +112,9 @@ class AnswerPolicy:
         try_anyway: bool = False,
         computed: bool = False,
         document: bool = False,
+        shaped: bool = False,
     ) -> Decision:
+        """``shaped``: the quote names the question's subject and holds an answer-shaped span."""
         if computed:
             return Decision(True, "computed", lexical, verdict)
         if document:
@@ -106,6 +126,9 @@ class AnswerPolicy:
                 return Decision(True, "rescued", lexical, verdict)
             if lexical.answerable and verdict.kind == "none":
                 return Decision(False, "doubted", lexical, verdict)
+        near = lexical.threshold - self._quote_band <= lexical.score
+        if not lexical.answerable and shaped and near and self._quote_band > 0:
+            return Decision(True, "quoted", lexical, verdict)
         return Decision(lexical.answerable, "lexical", lexical, verdict)
 
     def form(self, decision: Decision, *, computed: bool, focus: bool) -> AnswerForm:
@@ -115,6 +138,17 @@ class AnswerPolicy:
             return "declined"
         if computed:
             return "computed"
+        if decision.rule == "quoted":
+            return "quote"
         if focus and not self._capable:
             return "own words"
         return "model"
+
+    @staticmethod
+    def decline_wording(*, shaped: bool) -> DeclineWording:
+        """A decline whose quote is answer-shaped must not call the documents silent."""
+        return "may answer" if shaped else "silent"
+
+    def sets_aside(self, support: Sequence[SentenceSupport], quotes: Sequence[Quote]) -> bool:
+        """The rule ``quote instead``: a model that cannot judge wrote no sentence the sources back."""
+        return not self._capable and bool(quotes) and bool(support) and not any(s.supported for s in support)

@@ -1,7 +1,8 @@
 """The answer in the form the policy chose (``AnswerPolicy.form``): a decline with the closest passages,
-the values computed in code, a document's own words, or the summarizer's streamed answer (through the
-guard against loops and transcripts) with the support check, whose backing sources are the citations.
-Every answer ends in one ``Outcome`` and the same trailing events (``finish``)."""
+the values computed in code, the quote or a document's own words, or the summarizer's streamed answer
+(through the guard against loops and transcripts) with the support check, whose backing sources are the
+citations; when the policy sets that answer aside (``AnswerPolicy.sets_aside``), the quote takes its
+place. Every answer ends in one ``Outcome`` and the same trailing events (``finish``)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ from kimas_desktop.answer.outcome import (
     Outcome,
     Stopped,
     decline_text,
+    quote_text,
 )
 from kimas_desktop.answer.prompt_plan import PromptPlanner
 from kimas_desktop.answer.run import Run
+from kimas_desktop.answer.signals.answer_slot import answer_shaped
 from kimas_desktop.answer.signals.compare import Computed
 from kimas_desktop.answer.signals.documents import OwnWords, in_own_words
 from kimas_desktop.answer.signals.quote import renumber_quotes
@@ -48,7 +51,7 @@ from kimas_desktop.trace import (
     SupportStage,
     TotalStage,
 )
-from kimas_desktop.types import Message
+from kimas_desktop.types import Message, Quote
 
 __all__ = ["AnswerWriter", "finish"]
 
@@ -69,12 +72,16 @@ class AnswerWriter:
         form = run.policy.form(
             decided.decision, computed=run.computed is not None, focus=run.focus is not None
         )
+        quotes = decided.grounding.quotes
         if form == "declined":
-            quotes = decided.grounding.quotes
-            text = decline_text(run.question, quotes)
+            shaped = bool(quotes) and answer_shaped(run.question, quotes[0].text)
+            may = run.policy.decline_wording(shaped=shaped) == "may answer"
+            text = decline_text(run.question, quotes, may_answer=may)
             yield from finish(run, Declined(text, closest_passages(quotes), decided.decision.rule))
         elif form == "computed" and run.computed is not None:
             yield from self._computed(run, decided, run.computed)
+        elif form == "quote":
+            yield from self._quoted(run, renumber_quotes(quotes, decided.evidence.hits))
         else:
             said = self._own_words(run, decided) if form == "own words" else None
             yield from self._said(run, said) if said is not None else self._by_model(run, decided)
@@ -115,12 +122,16 @@ class AnswerWriter:
         citations."""
         t = Clock()
         hits = decided.evidence.hits
-        report = self._support.check(answer, hits, run.question)
         quotes = renumber_quotes(decided.grounding.quotes, hits)
+        report = self._support.check(answer, hits, run.question, quotes)
         quote = " ".join(q.text for q in quotes)
         used = uses_quote(answer, quote, run.question) if quotes else None
-        run.trace.add(SupportStage(t.ms(), len(report.sentences), report.unsupported, used))
+        aside = run.policy is not None and run.policy.sets_aside(report.sentences, quotes)
+        run.trace.add(SupportStage(t.ms(), len(report.sentences), report.unsupported, used, aside))
         yield SupportReady(report.sentences, used)
+        if aside:
+            yield from self._quoted(run, quotes, set_aside=answer)
+            return
         citations = supported_citations(report.sentences, hits)
         note = "" if citations else "no sentence of the answer is backed by the sources"
         run.trace.add(CitationsStage(0.0, tuple(c.n for c in citations), note or "from the support check"))
@@ -145,6 +156,18 @@ class AnswerWriter:
         assert run.focus is not None
         quotes = renumber_quotes(decided.grounding.quotes, decided.evidence.hits)
         return in_own_words(run.focus, decided.evidence.hits, quotes)
+
+    @staticmethod
+    def _quoted(run: Run, quotes: list[Quote], set_aside: str = "") -> Steps:
+        """The answer in the documents' own words: the quote (rule ``quoted``), or the quote in place of
+        a model's answer no source backs (rule ``quote instead``), which it says was set aside."""
+        text, cited = quote_text(quotes, set_aside=bool(set_aside)), closest_passages(quotes)
+        if not set_aside:
+            run.trace.add(FirstTokenStage(run.clock.ms()))
+        yield AnswerDelta(f"\n\n{text}" if set_aside else text)  # ``Done`` carries the text alone
+        note = "the model's answer was set aside" if set_aside else "the quote, in the documents' own words"
+        run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), note))
+        yield from finish(run, Answered(text, cited, note, set_aside))
 
     @staticmethod
     def _said(run: Run, said: OwnWords) -> Steps:

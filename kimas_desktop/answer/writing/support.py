@@ -3,15 +3,20 @@ sources the model was given? The sources that back it are the answer's citations
 
 For every sentence of the finished answer:
 - its **facts** (numbers, dates and capitalized names) must each appear in a source; one that appears
-  nowhere makes the sentence unsupported, whatever else it shares with the sources;
+  nowhere makes the sentence unsupported, whatever else it shares with the sources ("The answer is: 1013");
 - so must the **question's words it repeats**: "What is the alpha module named?" answered "The alpha
   module is named TANGERINE" from a source about the beta module takes the question's premise for a fact;
   a word of the question that no source has at all counts as missing;
+- a sentence that **only restates the question** is no answer, however well the sources hold its words;
+- a sentence that **answers** the question (``answer_slot.addresses``) must hold **what the quote
+  answers**: the quote's answer part (``answer_slot.answer_part``: "Nairobi" for "What is the capital of
+  Kenya?"), or another fact of the sources in the same slot (the quote may be the wrong passage). "Kenya
+  is the capital of Kenya." shares every word with the sources and still misses it;
 - otherwise it is supported when a source sentence contains enough of its words (``lexical``: the share
   of its content words in the best source sentence, by a light stem) or means nearly the same
   (``cosine``: embedding similarity to the best source sentence).
-Each result points at the source sentence that supports it best, so a citation can highlight a sentence,
-not only a chunk.
+Each result says why a sentence is marked (``SentenceSupport.reason``) and points at the source sentence
+that supports it best, so a citation can highlight a sentence, not only a chunk.
 """
 
 from __future__ import annotations
@@ -22,25 +27,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kimas_desktop.answer.signals.answer_slot import (
+    ABOUT,
+    MARKER,
+    addresses,
+    answer_part,
+    facts,
+    restates,
+)
+from kimas_desktop.answer.signals.quote import answer_type
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.text.sentences import Sentence, chunk_sentences, split_sentences
-from kimas_desktop.text.words import content_words, names, numbers, stem, stems, words
-from kimas_desktop.types import Hit, SentenceSupport
+from kimas_desktop.text.words import content_words, numbers, stem, stems, words
+from kimas_desktop.types import Hit, Quote, SentenceSupport, SupportReason
 
 __all__ = ["SentenceSupport", "SupportChecker", "SupportReport", "facts", "uses_quote"]
 
-_MARKER = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")  # "[1]", "[1, 3]": citation markers, not facts
-_SKIP_NAMES = frozenset({"source", "sources", "according"})  # "Source 2 says", "According to"
-# Words about the sources and the answer itself ("The answer is: 30", "the document mentions …"): they
-# make no claim, so a source need not hold them.
-_ABOUT = frozenset(
-    stem(w)
-    for w in (
-        "answer", "document", "documents", "source", "sources", "passage", "passages", "sentence",
-        "sentences", "text", "context", "information", "relevant", "mentioned", "mentions", "according",
-        "provided", "says",
-    )
-)  # fmt: skip
+_ABOUT = ABOUT
+_MARKER = MARKER  # a sentence of citation markers alone ("[1]") is no claim
 
 
 @dataclass(frozen=True)
@@ -50,13 +54,6 @@ class SupportReport:
     @property
     def unsupported(self) -> int:
         return sum(1 for s in self.sentences if not s.supported)
-
-
-def facts(sentence: str) -> list[str]:
-    """Numbers and names (capitalized words not starting the sentence) that a source must contain."""
-    sentence = _MARKER.sub(" ", sentence)
-    found = numbers(sentence) + [w for w in names(sentence) if w.lower() not in _SKIP_NAMES]
-    return list(dict.fromkeys(found))
 
 
 def _contains_fact(fact: str, text_lower: str, text_numbers: set[str]) -> bool:
@@ -83,6 +80,55 @@ def uses_quote(answer: str, quote: str, question: str) -> bool | None:
     return len(own & stems(answer)) / len(own) >= 1 / 3
 
 
+@dataclass(frozen=True)
+class _Sources:
+    """The sources' sentences and what each holds, measured once per answer."""
+
+    pool: list[tuple[int, Sentence]]
+    lower: list[str]
+    numbers: list[set[str]]
+    stems: list[set[str]]
+    all_lower: str
+    all_numbers: set[str]
+    everywhere: set[str]
+
+    @classmethod
+    def of(cls, hits: Sequence[Hit]) -> _Sources:
+        pool = [(n, s) for n, hit in enumerate(hits, 1) for s in chunk_sentences(hit.chunk)]
+        all_text = " ".join(h.chunk.text for h in hits)
+        return cls(
+            pool,
+            [s.text.lower() for _, s in pool],
+            [set(numbers(s.text)) for _, s in pool],
+            [stems(s.text) for _, s in pool],
+            all_text.lower(),
+            set(numbers(all_text)),
+            set().union(*(stems(h.chunk.text) for h in hits)),
+        )
+
+    def hold(self, fact: str) -> bool:
+        return _contains_fact(fact, self.all_lower, self.all_numbers)
+
+
+def answer_reason(question: str, sentence: str, wanted: Sequence[str], quote: str) -> SupportReason:
+    """Why a sentence does not answer though its words may be sourced: it only restates the question, or
+    it answers it without what the quote answers (``wanted``). Another value of the sources in that slot
+    does not do: "The answer is: 1013" from a passage on Æthelred's flight to Normandy in 1013, asked
+    when the Normans were in Normandy, is a sourced number and a wrong answer."""
+    if not question:
+        return ""
+    if restates(question, sentence):
+        return "restates the question"
+    if not wanted or not addresses(question, sentence):
+        return ""
+    if {f.lower() for f in answer_part(question, sentence)} & {f.lower() for f in wanted}:
+        return ""
+    told = stems(quote) - stems(question) - ABOUT
+    if not answer_type(question) and len(told & stems(sentence)) >= len(told) / 2:
+        return ""  # an open question: the sentence retells most of what the quote adds to it
+    return "misses the answer"
+
+
 class SupportChecker:
     """Checks answer sentences against numbered sources (``hits[n - 1]`` is source ``n``)."""
 
@@ -91,60 +137,73 @@ class SupportChecker:
         self._lexical = lexical
         self._cosine = cosine
 
-    def check(self, answer: str, hits: Sequence[Hit], question: str = "") -> SupportReport:
-        """``question``: its words that no source has must not reappear in the answer as if they were facts."""
-        sentences = split_sentences(answer, "markdown")
-        if not sentences or not hits:
+    def check(
+        self, answer: str, hits: Sequence[Hit], question: str = "", quotes: Sequence[Quote] = ()
+    ) -> SupportReport:
+        """``question``: its words that no source has must not reappear in the answer as if they were
+        facts, and a sentence must not only restate it; ``quotes``: the grounded quote, whose answer part
+        a sentence that answers the question must hold."""
+        sentences = [s for s in split_sentences(answer, "markdown") if words(_MARKER.sub(" ", s.text))]
+        sources = _Sources.of(hits) if hits else None
+        if not sentences or sources is None or not sources.pool:
             return SupportReport(tuple(self._unsupported(s) for s in sentences))
-        pool: list[tuple[int, Sentence]] = [
-            (n, s) for n, hit in enumerate(hits, 1) for s in chunk_sentences(hit.chunk)
-        ]
-        if not pool:
-            return SupportReport(tuple(self._unsupported(s) for s in sentences))
-        all_text = " ".join(h.chunk.text for h in hits)
-        all_lower = all_text.lower()
-        all_numbers = set(numbers(all_text))
-        pool_lower = [s.text.lower() for _, s in pool]
-        pool_numbers = [set(numbers(s.text)) for _, s in pool]
         avec = self._embedder.embed_query([s.text for s in sentences])
-        pvec = self._embedder.embed_passages([s.text for _, s in pool])
+        pvec = self._embedder.embed_passages([s.text for _, s in sources.pool])
         sims = np.asarray(avec @ pvec.T, dtype=np.float64)
-        pool_stems = [stems(s.text) for _, s in pool]
-        everywhere = set().union(*(stems(h.chunk.text) for h in hits))
-        unsourced = {stem(w): w for w in content_words(question) if stem(w) not in everywhere}
+        unsourced = {stem(w): w for w in content_words(question) if stem(w) not in sources.everywhere}
+        quote = " ".join(q.text for q in quotes)
+        wanted = answer_part(question, quote) if quote else ()
         out = []
         for i, sentence in enumerate(sentences):
-            own = stems(sentence.text) - _ABOUT
-            lexical = [len(own & ps) / len(own) if own else 0.0 for ps in pool_stems]
-            combined = [max(lx, float(c)) for lx, c in zip(lexical, sims[i], strict=True)]
-            own_facts = facts(sentence.text)
-            if own_facts:  # the best evidence holds the sentence's numbers and names, not only its words
-                for k in range(len(pool)):
-                    held = sum(_contains_fact(f, pool_lower[k], pool_numbers[k]) for f in own_facts)
-                    combined[k] += held / len(own_facts)
-            j = int(np.argmax(combined))
-            missing = tuple(f for f in own_facts if not _contains_fact(f, all_lower, all_numbers)) + tuple(
-                w for st, w in unsourced.items() if st in own
-            )
-            best_lex, best_cos = max(lexical), float(sims[i].max())
-            supported = not missing and (best_lex >= self._lexical or best_cos >= self._cosine)
-            n, src = pool[j]
-            out.append(
-                SentenceSupport(
-                    sentence.text,
-                    sentence.start,
-                    sentence.end,
-                    supported,
-                    round(best_lex, 3),
-                    round(best_cos, 3),
-                    n,
-                    src.start,
-                    src.end,
-                    missing,
-                )
-            )
+            reason = answer_reason(question, sentence.text, wanted, quote)
+            out.append(self._one(sentence, sims[i], sources, unsourced, reason, wanted))
         return SupportReport(tuple(out))
+
+    def _one(
+        self,
+        sentence: Sentence,
+        sims: np.ndarray,
+        sources: _Sources,
+        unsourced: dict[str, str],
+        reason: SupportReason,
+        wanted: Sequence[str],
+    ) -> SentenceSupport:
+        own = stems(sentence.text) - _ABOUT
+        lexical = [len(own & ps) / len(own) if own else 0.0 for ps in sources.stems]
+        combined = [max(lx, float(c)) for lx, c in zip(lexical, sims, strict=True)]
+        own_facts = facts(sentence.text)
+        if own_facts:  # the best evidence holds the sentence's numbers and names, not only its words
+            for k in range(len(sources.pool)):
+                held = sum(_contains_fact(f, sources.lower[k], sources.numbers[k]) for f in own_facts)
+                combined[k] += held / len(own_facts)
+        j = int(np.argmax(combined))
+        missing = tuple(f for f in own_facts if not sources.hold(f)) + tuple(
+            w for st, w in unsourced.items() if st in own
+        )
+        best_lex, best_cos = max(lexical), float(sims.max())
+        if missing:
+            reason = "not in the sources"
+        elif not reason and best_lex < self._lexical and best_cos < self._cosine:
+            reason = "weakly backed"
+        n, src = sources.pool[j]
+        lacks = tuple(wanted) if reason in ("restates the question", "misses the answer") else ()
+        return SentenceSupport(
+            sentence.text,
+            sentence.start,
+            sentence.end,
+            not reason,
+            round(best_lex, 3),
+            round(best_cos, 3),
+            n,
+            src.start,
+            src.end,
+            missing,
+            reason,
+            lacks,
+        )
 
     @staticmethod
     def _unsupported(s: Sentence) -> SentenceSupport:
-        return SentenceSupport(s.text, s.start, s.end, False, 0.0, 0.0, missing=tuple(facts(s.text)))
+        return SentenceSupport(
+            s.text, s.start, s.end, False, 0.0, 0.0, missing=tuple(facts(s.text)), reason="not in the sources"
+        )

@@ -1,0 +1,107 @@
+"""The answer's slot: what a passage adds to the question, in the place the question asks about.
+
+"What is the capital of Kenya?" asked of "Its capital and largest city is Nairobi.": the passage's
+**answer part** is "Nairobi", the fact it holds that the question does not. A question that asks when or
+how many wants a number or a date there, one that asks who or where a name (``quote.answer_type``); any
+other question takes either. The support check asks an answer sentence for that part (or another fact of
+the sources in the same slot), and the answer policy looks for it in the quote of a question it is about
+to decline.
+
+- ``answer_part``: the facts of a text in the question's slot that the question does not hold;
+- ``restates``: a sentence that says nothing the question does not ("Kenya is the capital of Kenya.");
+- ``addresses``: a sentence about what the question asks (it holds half of the question's words or
+  more, or nothing but words about the answer itself and facts: "The answer is: 1013");
+- ``answer_shaped``: a passage that names the question's subject and holds an answer part.
+
+Every rule looks at words through the text layer (``text/words.py``), so it follows its tokenizer: in a
+script without capitals there are no names, and only numbers and words count.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kimas_desktop.answer.signals.quote import answer_type
+from kimas_desktop.text.words import content_words, names, numbers, stem, stems, words
+
+__all__ = ["ABOUT", "MARKER", "addresses", "answer_part", "answer_shaped", "facts", "restates"]
+
+MARKER = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")  # "[1]", "[1, 3]": citation markers, not facts
+_SKIP_NAMES = frozenset({"source", "sources", "according"})  # "Source 2 says", "According to"
+# Words about the sources and the answer itself ("The answer is: 30", "the document mentions …"): they
+# make no claim, so a source need not hold them.
+ABOUT = frozenset(
+    stem(w)
+    for w in (
+        "answer", "document", "documents", "source", "sources", "passage", "passages", "sentence",
+        "sentences", "text", "context", "information", "relevant", "mentioned", "mentions", "according",
+        "provided", "says", "question", "correct",
+    )
+)  # fmt: skip
+# Words that give a number or a date without digits ("the tenth century", "in March").
+_NUMBER_WORDS = frozenset(
+    """one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty
+    seventy eighty ninety hundred thousand million billion first second third fourth fifth sixth seventh
+    eighth ninth tenth eleventh twelfth half dozen january february march april may june july august
+    september october november december century centuries decade decades""".split()
+)
+
+
+def facts(sentence: str) -> list[str]:
+    """Numbers and names (capitalized words not starting the sentence) that a source must contain."""
+    sentence = MARKER.sub(" ", sentence)
+    found = numbers(sentence) + [w for w in names(sentence) if w.lower() not in _SKIP_NAMES]
+    return list(dict.fromkeys(found))
+
+
+def _asked(question: str) -> set[str]:
+    return {f.lower() for f in facts(question)} | {stem(w) for w in words(question)}
+
+
+def answer_part(question: str, text: str) -> tuple[str, ...]:
+    """The facts of ``text`` in the slot ``question`` asks for, that the question does not hold."""
+    kind = answer_type(question)
+    asked = _asked(question)
+    found = [f for f in facts(text) if f.lower() not in asked and stem(f) not in asked]
+    if kind == "number":
+        found = [f for f in found if f[0].isdigit()] + [
+            w for w in words(text) if w.lower() in _NUMBER_WORDS and stem(w) not in asked
+        ]
+    elif kind == "name":
+        found = [f for f in found if not f[0].isdigit()]
+    return tuple(dict.fromkeys(found))
+
+
+def _own(question: str, sentence: str) -> set[str]:
+    """The sentence's content stems beyond the question's and the words about the answer itself."""
+    return stems(MARKER.sub(" ", sentence)) - stems(question) - ABOUT
+
+
+def restates(question: str, sentence: str) -> bool:
+    """The sentence holds words, and none of them (nor any fact) beyond the question's."""
+    said = stems(MARKER.sub(" ", sentence)) - ABOUT
+    return bool(said) and not _own(question, sentence) and not answer_part(question, sentence)
+
+
+def addresses(question: str, sentence: str) -> bool:
+    """The sentence is about what the question asks: half of the question's words or more, or only
+    words about the answer and facts ("The answer is: 1013")."""
+    asked = stems(question) - ABOUT
+    said = stems(MARKER.sub(" ", sentence)) - ABOUT
+    if asked and len(asked & said) >= len(asked) / 2:
+        return True
+    held = {stem(f) for f in facts(sentence)}
+    return bool(facts(sentence)) and said <= held | asked
+
+
+def answer_shaped(question: str, passage: str) -> bool:
+    """The passage names the question's subject (its names, else half of its words) and holds an
+    answer part: a passage a decline must not call silent."""
+    if not answer_part(question, passage):
+        return False
+    asked_names = {n.lower() for n in names(question)}
+    if asked_names:
+        lower = {w.lower() for w in words(passage)}
+        return bool(asked_names & lower) or bool({stem(n) for n in asked_names} & stems(passage))
+    asked = {stem(w) for w in content_words(question)}
+    return bool(asked) and len(asked & stems(passage)) >= len(asked) / 2

@@ -1,0 +1,118 @@
+"""Issue 45: a support check that catches wrong answers, not only unsupported words; the quote in place of
+an answer no source backs; declines that do not contradict the quote shown above them. Through the
+pipeline, with the embedded model's kind of output scripted."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kimas_desktop.answer.outcome import DECLINE_START, Answered
+from kimas_desktop.config import parse_config
+from kimas_desktop.events import AnswerDelta, Done, Event, QuoteReady, SupportReady, TraceReady
+from kimas_desktop.pipeline import Pipeline
+from kimas_desktop.trace import SupportStage
+from kimas_desktop.types import Message
+from local_models.fake import HashEmbedder, MemorySearcher, ScriptedChatModel, WordOverlapReranker
+
+KENYA = "Kenya is a country in East Africa. Its capital and largest city is Nairobi."
+NORMANS = (
+    "The Normans were the people who in the 10th and 11th centuries gave their name to Normandy, a "
+    "region in France."
+)
+SPOKEN = "The Normans spoke a language called Norman French."
+FLED = "King Ethelred of England fled to Normandy in 1013."
+QUOTE_START = "Your documents say:"  # what the user reads, spelled out
+SET_ASIDE = "The model's own answer was set aside"
+MAY_ANSWER = "The closest passage may answer this:"
+SHIPS = "The harbour office keeps the ferry timetable for the island routes."
+
+
+def writes(answer: str):  # type: ignore[no-untyped-def]
+    """The embedded model: streams ``answer``; its look-back step cites source 1."""
+
+    def reply(messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
+        return answer if schema is None else json.dumps({"sources": [1]})
+
+    return reply
+
+
+def ask(question: str, answer: str, **grounding: Any) -> list[Event]:
+    emb = HashEmbedder()
+    searcher = MemorySearcher(emb)
+    searcher.add("atlas", [KENYA, NORMANS, SPOKEN, FLED, SHIPS], "/k/atlas.md")
+    config = parse_config(
+        {"preset": "turbo", "grounding": {"decline": False, **grounding}, "rerank": {"min_score": 0.0}}
+    )
+    chat = ScriptedChatModel(writes(answer))  # a model that does not judge, like the embedded one
+    pipe = Pipeline(config=config, chat=chat, embedder=emb, reranker=WordOverlapReranker(), searcher=searcher)
+    return list(pipe.ask(question))
+
+
+def support(events: list[Event]) -> SupportReady:
+    return next(e for e in events if isinstance(e, SupportReady))
+
+
+def done(events: list[Event]) -> Done:
+    last = events[-1]
+    assert isinstance(last, Done)
+    return last
+
+
+def test_a_sentence_that_restates_the_question_is_marked_and_the_quote_takes_its_place() -> None:
+    events = ask("What is the capital of Kenya?", "Kenya is the capital of Kenya. [1]")
+    [restated] = support(events).sentences
+    assert not restated.supported
+    assert restated.reason == "restates the question" and "Nairobi" in restated.lacks
+    # Every sentence of the model is marked: the answer is the quote, and says the model's was set aside.
+    outcome = done(events).outcome
+    assert isinstance(outcome, Answered) and outcome.set_aside == "Kenya is the capital of Kenya. [1]"
+    assert outcome.text.startswith(QUOTE_START) and "Nairobi" in outcome.text and SET_ASIDE in outcome.text
+    assert [c.n for c in outcome.citations] == [1] and "Nairobi" in outcome.citations[0].sentence
+    trace = [e for e in events if isinstance(e, TraceReady)][-1].trace
+    stage = trace.find(SupportStage)
+    assert stage is not None and stage.set_aside
+
+
+def test_an_answer_without_what_the_quote_answers_is_marked_and_one_with_it_is_not() -> None:
+    question = "What is the capital of Kenya?"
+    events = ask(question, "The capital of Kenya is its largest city.")
+    [missed] = support(events).sentences
+    assert not missed.supported and missed.reason == "misses the answer" and "Nairobi" in missed.lacks
+    right = support(ask(question, "The capital of Kenya is Nairobi [1].")).sentences[0]
+    assert right.supported and right.reason == ""
+
+
+def test_an_invented_number_is_marked_and_the_sourced_sentence_beside_it_is_not() -> None:
+    answer = "The Normans were in Normandy in the 10th and 11th centuries. The answer is: 1066"
+    events = ask("When were the Normans in Normandy?", answer)
+    sourced, invented = support(events).sentences
+    assert sourced.supported
+    assert not invented.supported and invented.missing == ("1066",)
+    assert invented.reason == "not in the sources"
+    outcome = done(events).outcome  # one sentence is backed: the model's answer stands, marked
+    assert isinstance(outcome, Answered) and outcome.text == answer and not outcome.set_aside
+
+
+def test_a_number_of_another_passage_is_no_answer_to_the_question() -> None:
+    # 1013 is in a source (Ethelred's flight to Normandy), not in what the quote answers.
+    answer = "The Normans were in Normandy in the 10th and 11th centuries. The answer is: 1013"
+    events = ask("When were the Normans in Normandy?", answer)
+    assert "11th centuries" in next(e for e in events if isinstance(e, QuoteReady)).quotes[0].text
+    sourced, wrong = support(events).sentences
+    assert sourced.supported
+    assert not wrong.supported and wrong.reason == "misses the answer" and "11" in wrong.lacks
+
+
+def test_a_decline_whose_quote_holds_an_answer_does_not_call_the_documents_silent() -> None:
+    question = "What language did the Normans speak?"
+    events = ask(question, "unused", decline=True, threshold=0.99)  # declined whatever the evidence
+    quote = next(e for e in events if isinstance(e, QuoteReady)).quotes[0]
+    assert "Norman French" in quote.text
+    text = "".join(e.text for e in events if isinstance(e, AnswerDelta))
+    assert text.startswith(MAY_ANSWER) and "Norman French" in text and DECLINE_START not in text
+    assert not done(events).answered_from_sources  # still a decline: the decision is not changed
+    # A quote that does not name the question's subject keeps the plain decline.
+    far = ask("Which ferry company runs the night crossing?", "unused", decline=True, threshold=0.99)
+    assert "".join(e.text for e in far if isinstance(e, AnswerDelta)).startswith(DECLINE_START)
