@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from app.knowledge.indexing import FolderFeed, IndexService
 from app.paths import Paths
@@ -97,14 +97,28 @@ def real_builders() -> Builders:
     return Builders(chat, embedder, reranker, store, indexer, watcher)
 
 
-def _close(part: object) -> None:
-    close = getattr(part, "close", None)
-    if close is None:
-        return
+class _Closing(Protocol):
+    """A held part that owns something to release: the models (``close`` is in their protocols) and the
+    pipeline (its threads)."""
+
+    def close(self) -> None: ...
+
+
+C = TypeVar("C", bound=_Closing)
+T = TypeVar("T")
+# What the runtime holds for a role: the config it was built for, the part, and how to release it.
+_Held = tuple[object, Any, Callable[[], None]]
+
+
+def _nothing_to_close() -> None:
+    """The store and the indexer hold no model, thread or process of their own."""
+
+
+def _close(name: str, close: Callable[[], None]) -> None:
     try:
         close()
     except Exception:  # closing must never break the switch that evicted it
-        log.exception("closing %s failed", type(part).__name__)
+        log.exception("closing %s failed", name)
 
 
 class Runtime:
@@ -115,25 +129,39 @@ class Runtime:
         self.config = config  # the config it was started with (the CLI's; the app's settings may move on)
         self._builders = builders or real_builders()
         self._lock = threading.RLock()  # building the indexer builds the embedder
-        self._held: dict[str, tuple[object, Any]] = {}
+        self._held: dict[str, _Held] = {}
         self._closers: list[threading.Thread] = []
 
-    def _get(self, role: str, key: object, build: Callable[[], Any]) -> Any:
+    def _get(self, role: str, key: object, build: Callable[[], C]) -> C:
+        """The part held for ``role`` if it was built for ``key``; else a new one (the old one closed)."""
+        return self._hold(role, key, build, lambda part: part.close)
+
+    def _keep(self, role: str, key: object, build: Callable[[], T]) -> T:
+        """``_get`` for a part with nothing to release (the store, the indexer)."""
+        return self._hold(role, key, build, lambda part: _nothing_to_close)
+
+    def _hold(
+        self, role: str, key: object, build: Callable[[], T], closer: Callable[[T], Callable[[], None]]
+    ) -> T:
         with self._lock:
             held = self._held.get(role)
             if held is not None and held[0] == key:
-                return held[1]
+                kept: T = held[1]
+                return kept
             part = build()
-            self._put(role, key, part)
+            self._put(role, key, part, closer(part))
         return part
 
-    def _put(self, role: str, key: object, part: Any) -> None:
+    def _put(self, role: str, key: object, part: Any, close: Callable[[], None]) -> None:
         """Hold ``part`` for ``role`` and close the one it replaces (caller holds the lock)."""
         held = self._held.get(role)
-        self._held[role] = (key, part)
+        self._held[role] = (key, part, close)
         if held is not None and held[1] is not part:
             # Off this thread: a chat model's close waits for an answer still streaming from it.
-            closer = threading.Thread(target=_close, args=(held[1],), name=f"kimas-close-{role}", daemon=True)
+            name = type(held[1]).__name__
+            closer = threading.Thread(
+                target=_close, args=(name, held[2]), name=f"kimas-close-{role}", daemon=True
+            )
             closer.start()
             self._closers.append(closer)
 
@@ -145,9 +173,9 @@ class Runtime:
         cache = self.paths.models_cache
         with self._lock:
             held = dict(self._held)
-        fresh: dict[str, tuple[object, Any]] = {}
+        fresh: dict[str, tuple[object, _Closing]] = {}
 
-        def part(role: str, key: object, build: Callable[[], Any]) -> Any:
+        def part(role: str, key: object, build: Callable[[], C]) -> C:
             if role in held and held[role][0] == key:
                 return held[role][1]
             built = build()
@@ -170,10 +198,10 @@ class Runtime:
             with self._lock:
                 commit()
                 for role, (key, built) in fresh.items():
-                    self._put(role, key, built)
+                    self._put(role, key, built, built.close)
         except BaseException:
             for _, built in fresh.values():
-                _close(built)
+                _close(type(built).__name__, built.close)
             raise
 
     def chat(self, config: Config) -> ChatModel:
@@ -200,7 +228,7 @@ class Runtime:
         """The store, checking collections against ``config``'s embedder (which ones need re-embedding)."""
         config = config or self.config
         storage = config.storage
-        part: LanceStore = self._get(
+        part: LanceStore = self._keep(
             "store", storage, lambda: self._builders.store(storage, self.paths.data_dir)
         )
         part.use_embedder(self.embedder(config))
@@ -209,7 +237,7 @@ class Runtime:
     def indexer(self, config: Config | None = None) -> IndexService:
         config = config or self.config
         key = (config.embedding, config.indexer, config.storage)
-        part: IndexService = self._get(
+        part: IndexService = self._keep(
             "indexer",
             key,
             lambda: self._builders.indexer(self.store(config), self.embedder(config), config.indexer),
@@ -262,8 +290,8 @@ class Runtime:
         """Close every part it holds (and wait for parts evicted earlier to finish closing)."""
         with self._lock:
             held, self._held = list(self._held.values()), {}
-        for _, part in reversed(held):
-            _close(part)
+        for _, part, close in reversed(held):
+            _close(type(part).__name__, close)
         for closer in self._closers:
             closer.join(timeout)
         self._closers.clear()

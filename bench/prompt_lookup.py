@@ -66,9 +66,7 @@ class RecordingChat:
         self.inner.warm_up()
 
     def close(self) -> None:
-        close = getattr(self.inner, "close", None)
-        if close is not None:
-            close()
+        self.inner.close()
 
     def complete(self, messages: Sequence[Message], **kwargs: Any) -> str:
         return self.inner.complete(messages, **kwargs)

@@ -49,6 +49,8 @@ class NoEmbedder:
     def count_tokens(self, text: str) -> int:
         return 0
 
+    def close(self) -> None: ...
+
 
 class MemorySynopses:
     def __init__(self, synopses: dict[str, Synopsis]) -> None:

@@ -66,3 +66,7 @@ class CancellableChat:
 
     def count_tokens(self, text: str) -> int:
         return self._chat.count_tokens(text)
+
+    def close(self) -> None:
+        """Nothing to release: the model it binds a token to belongs to its owner (the runtime), and
+        outlives this one answer."""

@@ -1,7 +1,10 @@
 """The seams between the pipeline and its backends. One small Protocol per role.
 
 Contract for every implementation (after haystack's component contract): the constructor is cheap
-and touches no file, model or network; heavy state is loaded lazily on first use or by ``warm_up()``.
+and touches no file, model or network; heavy state is loaded lazily on first use or by ``warm_up()``;
+``close()`` releases it (a worker process, a loaded model, connections), may be called more than once,
+and is what the one owner of a model (``app.runtime.Runtime``) calls when the model is switched out or
+the app ends.
 """
 
 from __future__ import annotations
@@ -77,6 +80,10 @@ class ChatModel(Protocol):
         """Length of ``text`` in this model's own tokens."""
         ...
 
+    def close(self) -> None:
+        """Release the model (its worker process or connections). Idempotent: a second call does nothing."""
+        ...
+
 
 @runtime_checkable
 class Embedder(Protocol):
@@ -105,6 +112,10 @@ class Embedder(Protocol):
         """Length of ``text`` in this model's tokenizer."""
         ...
 
+    def close(self) -> None:
+        """Release the model (its loaded weights or connections). Idempotent: a second call does nothing."""
+        ...
+
 
 @runtime_checkable
 class Reranker(Protocol):
@@ -116,6 +127,11 @@ class Reranker(Protocol):
     ) -> list[float]:
         """One relevance score per text against the single ``query``; higher is better. ``vectors``,
         when given, holds each text's stored embedding (or None) for a scorer that embeds passages."""
+        ...
+
+    def close(self) -> None:
+        """Release the model (its loaded weights or connections; never an embedder it was given, which has
+        its own owner). Idempotent: a second call does nothing."""
         ...
 
 

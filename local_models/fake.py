@@ -51,6 +51,7 @@ class HashEmbedder:
         self._model_id = model_id
         self._cache: dict[str, np.ndarray] = {}
         self.calls = 0
+        self.closed = 0  # how many times close() was called
 
     @property
     def model_id(self) -> str:
@@ -93,6 +94,10 @@ class HashEmbedder:
     def count_tokens(self, text: str) -> int:
         return len(_words(text))
 
+    def close(self) -> None:
+        """Nothing to release; counted in ``closed`` so a test sees who closed it."""
+        self.closed += 1
+
 
 Script = Callable[[Sequence[Message], Mapping[str, Any] | None], str]
 
@@ -118,6 +123,7 @@ class ScriptedChatModel:
         self._judges = judges
         self._lock = threading.Lock()
         self.calls: list[tuple[list[Message], Mapping[str, Any] | None]] = []
+        self.closed = 0  # how many times close() was called
 
     @property
     def model_id(self) -> str:
@@ -176,17 +182,28 @@ class ScriptedChatModel:
     def count_tokens(self, text: str) -> int:
         return len(_words(text)) + text.count(".")
 
+    def close(self) -> None:
+        """Nothing to release; counted in ``closed`` so a test sees who closed it."""
+        self.closed += 1
+
 
 class WordOverlapReranker:
     """Scores texts by the share of the query's words they contain."""
 
     model_id = "fake/word-overlap"
 
+    def __init__(self) -> None:
+        self.closed = 0  # how many times close() was called
+
     def score(
         self, query: str, texts: Sequence[str], vectors: Sequence[Sequence[float] | None] = ()
     ) -> list[float]:
         q = set(_words(query))
         return [len(q & set(_words(t))) / (len(q) or 1) for t in texts]
+
+    def close(self) -> None:
+        """Nothing to release; counted in ``closed`` so a test sees who closed it."""
+        self.closed += 1
 
 
 @dataclass

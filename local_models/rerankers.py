@@ -113,6 +113,11 @@ class EmbeddingReranker:
     def warm_up(self) -> None:
         self._embedder.warm_up()
 
+    def close(self) -> None:
+        """Forget the cached passage vectors. The embedder is not closed: it is the app's, shared."""
+        with self._cache_lock:
+            self._cache.clear()
+
     def score(
         self, query: str, texts: Sequence[str], vectors: Sequence[Sequence[float] | None] = ()
     ) -> list[float]:
@@ -159,6 +164,14 @@ class CrossEncoderReranker:
     def warm_up(self) -> None:
         with self._lock:
             self._loaded()
+
+    def close(self) -> None:
+        """Drop the loaded cross-encoder (a scoring in flight finishes first); a later call loads it
+        again. The fallback is closed too (it closes no embedder)."""
+        with self._lock:
+            self._model = None
+        if self._fallback is not None:
+            self._fallback.close()
 
     def _loaded(self) -> Any:
         if self._model is None:

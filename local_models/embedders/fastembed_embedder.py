@@ -161,6 +161,11 @@ class FastEmbedEmbedder:
         with self._lock:
             self._loaded()
 
+    def close(self) -> None:
+        """Drop the loaded ONNX session (a batch in flight finishes first); a later call loads it again."""
+        with self._lock:
+            self._model = None
+
     def _loaded(self) -> Any:
         """The fastembed model; call with the lock held."""
         if self._model is None:

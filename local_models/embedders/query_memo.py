@@ -63,6 +63,5 @@ class QueryMemo:
         return self.inner.count_tokens(text)
 
     def close(self) -> None:
-        close = getattr(self.inner, "close", None)
-        if close is not None:
-            close()
+        """Close the embedder it wraps (the memo owns it: the runtime builds the two as one)."""
+        self.inner.close()

@@ -96,6 +96,13 @@ class OpenAIChatModel:
                 )
             return self._client
 
+    def close(self) -> None:
+        """Close the connections to the server; a later call opens new ones."""
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
     def _request(self, send: Callable[[httpx.Client], httpx.Response]) -> httpx.Response:
         """One HTTP exchange, its failures turned into our errors."""
         try:

@@ -87,7 +87,7 @@ def test_the_real_embedded_model_obeys_the_same_rules() -> None:
         assert "no usable question" in str(err)
         return
     finally:
-        getattr(chat, "close", lambda: None)()
+        chat.close()
     by_source = {c.source: c for c in CHUNKS["rivers"]}
     for q in made.questions:
         if q.answerable:

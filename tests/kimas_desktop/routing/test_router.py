@@ -56,6 +56,8 @@ class AxisEmbedder:
     def count_tokens(self, text: str) -> int:
         return len(text.split())
 
+    def close(self) -> None: ...
+
 
 Q = np.array([0.8, 0.6], dtype=np.float32)  # cosine 0.8 with a's best centroid, 0.6 with b's
 CENTROIDS = {"a": [[1.0, 0.0], [0.0, -1.0]], "b": [[0.0, 1.0]]}

@@ -177,3 +177,25 @@ def test_constructor_is_cheap() -> None:
     model = build_chat_model(ChatModelConfig(kind="openai", base_url="http://127.0.0.1:9/v1", model="m"))
     assert isinstance(model, OpenAIChatModel)
     assert model.model_id == "openai/m"
+
+
+class ClosingTransport(httpx.MockTransport):
+    """Counts how often the client that owns it is closed (its connections dropped)."""
+
+    closed = 0
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def test_close_drops_the_connections_once_and_a_later_call_opens_new_ones() -> None:
+    transport = ClosingTransport(lambda r: _reply("hello"))
+    model = _model(transport)
+    assert isinstance(model, ChatModel)  # close() is part of the protocol
+    assert model.complete(HELLO) == "hello"
+    model.close()
+    model.close()  # idempotent: nothing left to close
+    assert transport.closed == 1
+    assert model.complete(HELLO) == "hello"
+    model.close()
+    assert transport.closed == 2
