@@ -11,8 +11,9 @@ Three kinds of text reach us:
 - **Markdown**: as prose, but a heading, a list item, a table row or a line of a code fence stands alone.
 - **code**: one sentence per non-blank line (a quote of code is a line, not a whole function).
 
-A sentence longer than ``max_chars`` is cut at ``;`` or ``:``, then at word boundaries, so a quote stays
-readable.
+Sentence ends of every script count: ``。！？；`` and the danda ``।``/``॥`` need no space after them.
+A sentence longer than ``max_chars`` is cut at ``;`` or ``:`` (or a Chinese comma), then at word
+boundaries, so a quote stays readable.
 """
 
 from __future__ import annotations
@@ -32,11 +33,19 @@ _ABBREVIATIONS = frozenset(
     lt sgt capt rev gov sen rep dept univ""".split()
 )
 
-# A sentence end: terminal punctuation, closing quotes/brackets, then whitespace. CJK enders need no space.
-_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)|[。！？]+[」』”）]*")
+# A sentence end: terminal punctuation, closing quotes/brackets, then whitespace. The enders of scripts
+# written without spaces need no space after them: 。！？； (and the half-width ｡), the danda । and ॥
+# (Devanagari, Bengali…), Arabic ؟ and ۔, Ethiopic ።; so does ``!``/``?`` written straight before a
+# Chinese or Japanese character ("是什么?KAG 是…").
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_END = re.compile(
+    r"[.!?…]+[\"'”’)\]]*(?=\s)"
+    r"|[。！？；｡।॥؟۔።]+[」』”’）)\]\"']*"
+    rf"|[!?]+[」』”’）)\]\"']*(?=[{_CJK}])"
+)
 _MD_STANDALONE = re.compile(r"^\s{0,3}(#{1,6}\s|[-*+]\s|\d{1,3}[.)]\s|>|\|)")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
-_LONG_CUT = re.compile(r"[;:](?=\s)")
+_LONG_CUT = re.compile(rf"[;:](?=\s)|[，、：；]|[,;:](?=[{_CJK}])")  # the last two: clauses of unspaced text
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,25 @@ and stems.
   and not kept: it declined 0.03 fewer unanswerable questions (bench/RESULTS.md, "Text toolkit (issue 22)").
   ``stems``: the stems of a text's content words; ``meaningful_stems``: its numbers and content words,
   stemmed, in order.
+
+Every script goes through one tokenizer (``tokenizer.Tokenizer``, issue 42): combining marks stay inside
+words (Devanagari, Thai, Arabic), Chinese is segmented by jieba's dictionary, Japanese, Korean and Thai
+give character bigrams, digits inside Chinese text are numbers of their own. English tokenizes exactly as
+before. Stopwords are English, Chinese and Hindi (``stopwords.py``); stemming changes only Latin words
+(its endings are English ones). A length rule ("not a single character", "at least three") counts a
+Chinese or Japanese character as two, the width it is written with: "图" is a word, "的" a stopword.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
+
+from kimas_desktop.text.segmenter import ChineseSegmenter
+from kimas_desktop.text.stopwords import STOPWORDS
+from kimas_desktop.text.tokenizer import Tokenizer
 
 __all__ = [
     "STOPWORDS",
@@ -35,7 +47,8 @@ __all__ = [
     "words",
 ]
 
-_WORD = re.compile(r"[\w][\w'\-.]*[\w]|[\w]", re.UNICODE)
+# The one tokenizer; its constructor is cheap, jieba's dictionary is read on the first Chinese text.
+_TOKENIZER = Tokenizer(ChineseSegmenter())
 _NUMBER = re.compile(r"\d[\d,.:/-]*\d|\d")
 _SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "es", "ed", "ly", "s")
 
@@ -55,31 +68,22 @@ def _suffix_stem(w: str) -> str:
 
 _stem_word = _suffix_stem  # bench/text_toolkit.py puts the Snowball stemmer here to compare the two
 
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are aren't as at be because been before
-    being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't
-    down during each else ever few for from further get gets got had hadn't has hasn't have haven't having
-    he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in
-    into is isn't it it's its itself just know let's like make many may me might more most much must
-    mustn't my myself need no nor not now of off on once one only or other ought our ours ourselves out
-    over own please same say said shall shan't she she'd she'll she's should shouldn't so some such tell
-    than that that's the their theirs them themselves then there there's these they they'd they'll
-    they're they've thing things this those through to too under until up upon us very via was wasn't we
-    we'd we'll we're we've well were weren't what what's when when's where where's whether which while
-    who who's whom why why's will with within without won't would wouldn't yes yet you you'd you'll
-    you're you've your yours yourself yourselves explain describe anything something else more
-    other another give show find""".split()
-)
-
 
 def words(text: str) -> list[str]:
-    """Word tokens, original case, punctuation stripped."""
-    return _WORD.findall(text)
+    """Word tokens, original case, punctuation stripped (any script: see the module docstring)."""
+    return _TOKENIZER.tokens(text)
+
+
+def _size(word: str) -> int:
+    """``len(word)``, a wide (Chinese, Japanese, Korean) character counted twice."""
+    if word.isascii():
+        return len(word)
+    return len(word) + sum(1 for ch in word if unicodedata.east_asian_width(ch) in "WF")
 
 
 def content_words(text: str) -> list[str]:
     """Lower-cased words that are not stopwords or single characters."""
-    return [w.lower() for w in words(text) if w.lower() not in STOPWORDS and len(w) > 1]
+    return [w.lower() for w in words(text) if w.lower() not in STOPWORDS and _size(w) > 1]
 
 
 def is_name(word: str, position: int) -> bool:
@@ -124,7 +128,7 @@ def meaningful_stems(text: str) -> list[str]:
     return [
         stem(w)
         for w in words(text.lower())
-        if any(ch.isdigit() for ch in w) or (len(w) > 1 and w not in STOPWORDS)
+        if any(ch.isdigit() for ch in w) or (_size(w) > 1 and w not in STOPWORDS)
     ]
 
 
@@ -133,7 +137,7 @@ def keywords(text: str) -> str:
     seen: dict[str, None] = {}
     for w in words(text):
         low = w.lower()
-        if low not in STOPWORDS and len(w) > 1 and low not in seen:
+        if low not in STOPWORDS and _size(w) > 1 and low not in seen:
             seen[low] = None
     return " ".join(seen) or text.strip()
 
@@ -149,7 +153,7 @@ def salient_terms(texts: Iterable[str], *, exclude: Iterable[str] = (), limit: i
     for text in texts:
         for i, w in enumerate(words(text)):
             low = w.lower()
-            if low in STOPWORDS or low in skip or len(w) < 3:
+            if low in STOPWORDS or low in skip or _size(w) < 3:
                 continue
             weight = 2.0 if is_name(w, i) else 1.0
             if any(ch.isdigit() for ch in w):

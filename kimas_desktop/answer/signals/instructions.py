@@ -75,7 +75,8 @@ _SEPARATOR = re.compile(r"\s*(?:[,;/、，；]|\s(?:or|and|und|oder|et|ou|y|o)\s
 _ITEM_WORDS = 4  # an item longer than this says something: not a bare list
 _ITEM_GLUE = frozenset(
     """the a an any all each every some no its their our my your his her this that these those other
-    another else of and or anything everything something more""".split()
+    another else of and or anything everything something more
+    का की के और या कोई कुछ भी सभी सब हर 的 和 与 或 及 任何 其他 所有""".split()  # the same in Hindi, Chinese
 )
 # Scripts written without spaces: a run of them is not one word; about two characters make one.
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
