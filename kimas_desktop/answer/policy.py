@@ -45,7 +45,7 @@ How an answer is written (``AnswerPolicy.form``), in this order:
 
 After the model wrote (``AnswerPolicy.sets_aside``):
     quote instead a model that cannot judge (the embedded ones) wrote nothing the support check backs,
-                  and there is a quote: the answer is the quote, in the documents' own words, and says
+                  there is a quote, and the user did not ask it to try anyway: the answer is the quote, in the documents' own words, and says
                   the model's text was set aside, rather than showing marked sentences first
 """
 
@@ -149,6 +149,11 @@ class AnswerPolicy:
         """A decline whose quote is answer-shaped must not call the documents silent."""
         return "may answer" if shaped else "silent"
 
-    def sets_aside(self, support: Sequence[SentenceSupport], quotes: Sequence[Quote]) -> bool:
-        """The rule ``quote instead``: a model that cannot judge wrote no sentence the sources back."""
-        return not self._capable and bool(quotes) and bool(support) and not any(s.supported for s in support)
+    def sets_aside(
+        self, decision: Decision, support: Sequence[SentenceSupport], quotes: Sequence[Quote]
+    ) -> bool:
+        """The rule ``quote instead``: a model that cannot judge wrote no sentence the sources back (unless
+        the user asked it to try anyway: then its answer is what they asked for)."""
+        if self._capable or decision.rule == "try anyway" or not quotes or not support:
+            return False
+        return not any(s.supported for s in support)

@@ -126,7 +126,7 @@ class AnswerWriter:
         report = self._support.check(answer, hits, run.question, quotes)
         quote = " ".join(q.text for q in quotes)
         used = uses_quote(answer, quote, run.question) if quotes else None
-        aside = run.policy is not None and run.policy.sets_aside(report.sentences, quotes)
+        aside = run.policy is not None and run.policy.sets_aside(decided.decision, report.sentences, quotes)
         run.trace.add(SupportStage(t.ms(), len(report.sentences), report.unsupported, used, aside))
         yield SupportReady(report.sentences, used)
         if aside:

@@ -110,7 +110,7 @@ class _Sources:
         return _contains_fact(fact, self.all_lower, self.all_numbers)
 
 
-def answer_reason(question: str, sentence: str, wanted: Sequence[str], quote: str) -> SupportReason:
+def _answer_reason(question: str, sentence: str, wanted: Sequence[str], quote: str) -> SupportReason:
     """Why a sentence does not answer though its words may be sourced: it only restates the question, or
     it answers it without what the quote answers (``wanted``). Another value of the sources in that slot
     does not do: "The answer is: 1013" from a passage on Æthelred's flight to Normandy in 1013, asked
@@ -155,7 +155,7 @@ class SupportChecker:
         wanted = answer_part(question, quote) if quote else ()
         out = []
         for i, sentence in enumerate(sentences):
-            reason = answer_reason(question, sentence.text, wanted, quote)
+            reason = _answer_reason(question, sentence.text, wanted, quote)
             out.append(self._one(sentence, sims[i], sources, unsourced, reason, wanted))
         return SupportReport(tuple(out))
 
