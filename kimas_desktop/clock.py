@@ -1,12 +1,15 @@
-"""``Clock``: the milliseconds a step took, as the trace records them."""
+"""``Clock`` and ``elapsed_ms``: the milliseconds a step took, as the trace records them."""
 
 from __future__ import annotations
 
 import time
 
-from kimas_desktop.trace import elapsed_ms
+__all__ = ["Clock", "elapsed_ms"]
 
-__all__ = ["Clock"]
+
+def elapsed_ms(start: float) -> float:
+    """Milliseconds since ``start`` (a ``time.perf_counter()`` reading), as the stages record them."""
+    return round((time.perf_counter() - start) * 1000, 1)
 
 
 class Clock:

@@ -10,18 +10,11 @@ Each record is a frozen dataclass with the stage's time in ``ms`` and a ``stage`
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal, TypeVar
 
 from kimas_desktop.types import Hit, Route
-
-
-def elapsed_ms(start: float) -> float:
-    """Milliseconds since ``start`` (a ``time.perf_counter()`` reading), as the stages record them."""
-    return round((time.perf_counter() - start) * 1000, 1)
-
 
 __all__ = [
     "AgenticStage",
@@ -49,7 +42,6 @@ __all__ = [
     "TotalStage",
     "Trace",
     "TraceBuilder",
-    "elapsed_ms",
     "stage_fields",
 ]
 

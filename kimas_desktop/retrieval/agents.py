@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kimas_desktop.clock import elapsed_ms
 from kimas_desktop.config import Config
 from kimas_desktop.errors import IndexDamagedError, KimasError
 from kimas_desktop.optional import optional
@@ -21,7 +22,6 @@ from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
 from kimas_desktop.retrieval.strategies import StrategyContext, make_strategy
 from kimas_desktop.structured import ask_json
 from kimas_desktop.text.words import truncate
-from kimas_desktop.trace import elapsed_ms
 from kimas_desktop.types import Hit, Message
 
 __all__ = ["DIGEST_SCHEMA", "AgentResult", "RetrievalAgent"]

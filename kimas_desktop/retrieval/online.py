@@ -19,13 +19,13 @@ from concurrent.futures import Executor, Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
+from kimas_desktop.clock import elapsed_ms
 from kimas_desktop.config import SourceConfig
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import SourceError
 from kimas_desktop.protocols import OnlineSource
 from kimas_desktop.text.sentences import split_sentences
 from kimas_desktop.text.words import content_words, keywords, salient_terms
-from kimas_desktop.trace import elapsed_ms
 from kimas_desktop.types import Chunk, Hit, Message, OnlineDocument
 
 __all__ = [

@@ -12,12 +12,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import replace
 
+from kimas_desktop.clock import elapsed_ms
 from kimas_desktop.config import HopsConfig
 from kimas_desktop.protocols import ChunkSearcher
 from kimas_desktop.retrieval.documents import DocumentFocus, about_documents, card_hit, focus, without_pointer
 from kimas_desktop.retrieval.hops import bridge_queries, covered, merge_hops
 from kimas_desktop.text.terms import TermWeights
-from kimas_desktop.trace import DocumentStage, HopStage, TraceBuilder, elapsed_ms
+from kimas_desktop.trace import DocumentStage, HopStage, TraceBuilder
 from kimas_desktop.types import Hit
 
 __all__ = ["SECTION_PASSAGES", "SecondLook"]
