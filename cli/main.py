@@ -19,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
         collections_cmd,
         doctor_cmd,
         eval_cmd,
+        mcp_cmd,
         models_cmd,
         query_cmd,
         reindex_cmd,
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         eval_cmd,
         models_cmd,
         sources_cmd,
+        mcp_cmd,
     ):
         module.add_parsers(sub, common)
     return parser

@@ -1,0 +1,118 @@
+"""The typed results of the knowledge tools (``KnowledgeTools``): what an assistant reads back.
+
+Frozen dataclasses, so the MCP SDK derives each tool's output schema from them; the passage id
+(``collection/chunk_id``) is what ``read_passage`` takes back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from kimas_desktop.types import Chunk
+
+__all__ = [
+    "AskResult",
+    "CitedPassage",
+    "CollectionSummary",
+    "DocumentSummary",
+    "Passage",
+    "PassageLookup",
+    "SearchResult",
+]
+
+Decision = Literal["answered", "declined", "nothing found", "stopped", "quote only"]
+
+
+def passage_id(chunk: Chunk) -> str:
+    """The id ``read_passage`` takes: the collection and the chunk's stable, content-derived id."""
+    return f"{chunk.collection}/{chunk.chunk_id}"
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One passage of an indexed file (or a web page an enabled online source returned)."""
+
+    id: str
+    collection: str
+    file: str
+    page: int | None
+    lines: list[int] | None
+    heading: str
+    text: str
+    score: float | None = None
+
+    @classmethod
+    def of(cls, chunk: Chunk, score: float | None = None) -> Passage:
+        lines = list(chunk.lines) if chunk.lines else None
+        rounded = None if score is None else round(score, 5)
+        return cls(
+            passage_id(chunk), chunk.collection, chunk.source, chunk.page, lines, chunk.heading, chunk.text,
+            rounded,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The ranked passages for a question, best first, and the collections that were searched."""
+
+    question: str
+    searched: list[str]
+    passages: list[Passage]
+    still_indexing: list[str]  # searched collections a sync is writing to: results cover what is indexed
+
+
+@dataclass(frozen=True)
+class CitedPassage:
+    """A numbered source of an answer or its quote: ``[n]`` in the text; ``sentence`` the cited words."""
+
+    n: int
+    sentence: str
+    passage: Passage
+
+
+@dataclass(frozen=True)
+class AskResult:
+    """A grounded answer: the decision, the answer text, the verbatim quote and the cited passages."""
+
+    question: str
+    decision: Decision
+    answer: str
+    quote: str
+    citations: list[CitedPassage]
+    answerable: bool | None
+    still_indexing: list[str]
+
+
+@dataclass(frozen=True)
+class CollectionSummary:
+    """A collection: its size, when it last changed (epoch seconds and ISO time) and its state."""
+
+    name: str
+    files: int
+    chunks: int
+    updated_at: float | None
+    updated: str
+    indexing: bool  # a sync is writing to it now (or one did not finish: indexing again resumes it)
+    needs_reembedding: bool
+    folders: list[str]
+
+
+@dataclass(frozen=True)
+class DocumentSummary:
+    """A document's card: its title, its central sentences and its main chapters."""
+
+    collection: str
+    file: str
+    title: str
+    summary: str
+    chapters: list[str]
+
+
+@dataclass(frozen=True)
+class PassageLookup:
+    """What ``read_passage`` found: a passage, a document's card, or neither (``found`` False)."""
+
+    found: bool
+    passage: Passage | None = None
+    document: DocumentSummary | None = None
+    note: str = ""
