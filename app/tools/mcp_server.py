@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
@@ -24,7 +26,7 @@ from kimas_desktop.errors import KimasError
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-__all__ = ["build_server", "serve_stdio"]
+__all__ = ["build_server", "command_line", "serve_stdio"]
 
 log = logging.getLogger(__name__)
 
@@ -110,3 +112,10 @@ def serve_stdio(tools: KnowledgeTools, version: str = "") -> None:
     server = build_server(tools, version)
     log.info("kimas mcp: serving on stdio")
     server.run("stdio")
+
+
+def command_line() -> str:
+    """The command an assistant starts (``kimas doctor`` shows it): this install's ``kimas`` script, else
+    this Python running the CLI module."""
+    script = Path(sys.executable).with_name("kimas.exe" if sys.platform == "win32" else "kimas")
+    return f"{script} mcp" if script.is_file() else f"{sys.executable} -m cli.main mcp"
