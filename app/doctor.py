@@ -3,6 +3,7 @@ whether every library's telemetry switch is set."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from app.knowledge.online_sources import network_sources
@@ -16,9 +17,9 @@ __all__ = ["doctor_report", "llama_cpu_report"]
 def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
     """Models, data dir, network use, OCR, and each collection's state (a damaged index says so)."""
     from kimas_desktop.errors import ModelError
-    from local_models.resolve import resolve_chat, resolve_embedding, resolve_reranker
+    from local_models.resolve import ModelOrigin, resolve_chat, resolve_embedding, resolve_reranker
 
-    resolvers = [
+    resolvers: list[tuple[str, Callable[[], ModelOrigin]]] = [
         ("chat model", lambda: resolve_chat(config.chat)),
         ("embedding model", lambda: resolve_embedding(config.embedding, paths.models_cache)),
         ("reranker", lambda: resolve_reranker(config.rerank, paths.models_cache)),

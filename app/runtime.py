@@ -177,7 +177,8 @@ class Runtime:
 
         def part(role: str, key: object, build: Callable[[], C]) -> C:
             if role in held and held[role][0] == key:
-                return held[role][1]
+                kept: C = held[role][1]
+                return kept
             built = build()
             fresh[role] = (key, built)
             warm = getattr(built, "warm_up", None)

@@ -11,7 +11,9 @@ from cli.render import dumps
 from cli.terminal import say
 
 
-def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def add_parsers(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     p = sub.add_parser("doctor", parents=[common], help="show resolved models, data dir and network use")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)

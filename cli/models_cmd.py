@@ -19,7 +19,9 @@ from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
 
 
-def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def add_parsers(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     p = sub.add_parser(
         "models", parents=[common], help="list the model catalog; 'models pull NAME' downloads"
     )

@@ -33,7 +33,9 @@ from kimas_desktop.pipeline import AskOptions, Pipeline
 from kimas_desktop.types import Message, SentenceSupport
 
 
-def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def add_parsers(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     for name, run, helptext in (
         ("retrieve", run_retrieve, "find the best evidence for a question (JSON)"),
         ("ask", run_ask, "answer a question from your collections, with citations"),

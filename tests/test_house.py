@@ -47,3 +47,12 @@ def test_no_product_folder_holds_more_than_15_modules() -> None:
 
 def test_the_pipeline_is_at_most_250_lines() -> None:
     assert lines(ROOT / "kimas_desktop" / "pipeline.py") <= 250
+
+
+def test_types_are_checked_strictly() -> None:
+    """``scripts/test.sh`` runs mypy with the project's config; that config is strict."""
+    import tomllib
+
+    mypy = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["mypy"]
+    assert mypy["strict"] is True
+    assert set(mypy["packages"]) == set(PACKAGES)

@@ -4,7 +4,7 @@ and the one timer that keeps them current. Layout and wiring only."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, cast
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
@@ -104,7 +104,7 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
         knowledge_layout.bind_load(desk, k, demo)
         chat.bind_restore(demo)
         demo.load(lambda: sources_tab.also_ask_update(desk), None, [chat.also_ask])
-    return demo
+    return cast(gr.Blocks, demo)
 
 
 def launch_kwargs() -> dict[str, Any]:

@@ -28,9 +28,9 @@ from kimas_desktop.events import (
     QuoteReady,
     Status,
     SupportReady,
-    Trace,
     TraceReady,
 )
+from kimas_desktop.trace import Trace
 from kimas_desktop.types import Answerability, Citation, Message, Quote, SentenceSupport
 
 __all__ = ["AnswerRun", "Conversation", "Turn"]

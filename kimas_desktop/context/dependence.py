@@ -113,7 +113,10 @@ class TurnDecision:
 
     def shifted(self, offset: int) -> TurnDecision:
         """The same decision with its indices moved by ``offset`` (from a window to the whole history)."""
-        move = lambda ix: tuple(i + offset for i in ix)  # noqa: E731
+
+        def move(ix: tuple[int, ...]) -> tuple[int, ...]:
+            return tuple(i + offset for i in ix)
+
         return replace(self, turns=move(self.turns), topic=move(self.topic), subject=move(self.subject))
 
     def relabelled(self, depends: Dependence, history: Sequence[Message], reason: str) -> TurnDecision:

@@ -42,6 +42,7 @@ from typing import Any, BinaryIO
 import llama_cpp
 import numpy as np
 import psutil
+from llama_cpp.llama_cache import BaseLlamaCache
 
 from ipc.privacy import switch_off_telemetry
 
@@ -73,7 +74,7 @@ def cpu_features(info: str) -> dict[str, bool]:
     return features
 
 
-class PromptCache(llama_cpp.BaseLlamaCache):
+class PromptCache(BaseLlamaCache):
     """llama-cpp-python's RAM cache, but its size is what the states really hold.
 
     ``LlamaRAMCache`` counts only llama.cpp's state bytes, while each ``LlamaState`` also carries a copy of

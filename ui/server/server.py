@@ -82,7 +82,7 @@ def build_outer_app(
     )
     for add in routes:
         add(outer)
-    return gr.mount_gradio_app(
+    mounted: FastAPI = gr.mount_gradio_app(
         outer,
         demo,
         path="/",
@@ -91,6 +91,7 @@ def build_outer_app(
         max_file_size=int(limits.max_upload_file_mb * _MB),
         **(launch or {}),
     )
+    return mounted
 
 
 def serve(

@@ -39,7 +39,7 @@ def _in_use(desk: DesktopApp, status: ModelStatus) -> bool:
         return False
     config = desk.config
     wanted = config.updated(**settings_rules.with_choice(config, picked.section, picked.as_dict()))
-    return getattr(wanted, picked.section) == getattr(config, picked.section)
+    return bool(getattr(wanted, picked.section) == getattr(config, picked.section))
 
 
 def _state_cell(desk: DesktopApp, status: ModelStatus, download: DownloadState | None) -> str:
