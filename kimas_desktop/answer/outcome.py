@@ -96,7 +96,8 @@ def decline_text(question: str, quotes: Sequence[Quote], *, may_answer: bool = F
 
 
 def quote_text(quotes: Sequence[Quote], *, set_aside: bool = False) -> str:
-    """An answer in the documents' own words: the quote; ``set_aside``: say the model's text was."""
+    """An answer in the documents' own words: the quote; ``set_aside``: say the model's text was set
+    aside for it."""
     said = " ".join(f"“{q.display}” [{q.n}]" for q in quotes)
     return f"{QUOTE_START} {said}" + (f" {SET_ASIDE}" if set_aside else "")
 

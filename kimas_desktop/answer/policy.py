@@ -28,25 +28,25 @@ policy (issue 22)"). The rules stay, tested, for a model whose check measures be
                   document's card (``retrieval/documents.py``): answer from the card. Such a question names
                   no fact, so the lexical score has nothing to look for.
 
-    quoted        the score is a little below the threshold (``quote_band``) and the quote names the
-                  question's subject and holds an answer-shaped span (a name, a number, a date;
-                  ``answer_slot.answer_shaped``): answer from the quote, in the documents' own words. Off
-                  by default (band 0): measured in bench/near_threshold.py.
+Not a rule: answering from the quote a little below the threshold when it names the question's subject and
+holds an answer-shaped span. On the dev kit's tune half it let through 0.08 of the unanswerable questions
+for 0.013 fewer false declines (bench/support_marks.py, bench/RESULTS.md "Wrong answers (issue 45)"); such
+a decline is worded so it does not call the quote silent instead (``decline_wording``).
 
 How an answer is written (``AnswerPolicy.form``), in this order:
     declined      the decision was not to answer: "Your documents don't say …" and the closest passages;
                   when the quote is answer-shaped, "The closest passage may answer this: …" instead, so a
                   decline never calls silent the passage shown above it (``decline_wording``)
     computed      the comparison's two values, in code (``compare.py``)
-    quote         the rule ``quoted``: "Your documents say: …", the quote
     own words     a question about a document or a chapter, with a chat model that cannot judge: the
                   document's own sentences (``documents.py``), when it has some
     model         the summarizer writes, and the support check verifies
 
 After the model wrote (``AnswerPolicy.sets_aside``):
     quote instead a model that cannot judge (the embedded ones) wrote nothing the support check backs,
-                  there is a quote, and the user did not ask it to try anyway: the answer is the quote, in the documents' own words, and says
-                  the model's text was set aside, rather than showing marked sentences first
+                  there is a quote, and the user did not ask it to try anyway: the answer is the quote,
+                  in the documents' own words, and says the model's text was set aside, rather than
+                  showing marked sentences first
 """
 
 from __future__ import annotations
@@ -61,14 +61,14 @@ from kimas_desktop.types import Answerability, Quote, SentenceSupport
 
 __all__ = ["AnswerForm", "AnswerPolicy", "Decision", "DeclineWording"]
 
-AnswerForm = Literal["declined", "computed", "quote", "own words", "model"]
+AnswerForm = Literal["declined", "computed", "own words", "model"]
 DeclineWording = Literal["silent", "may answer"]
 
 
 @dataclass(frozen=True)
 class Decision:
     answer: bool
-    rule: str  # "lexical", "rescued", "doubted", "try anyway", "computed", "document", "quoted"
+    rule: str  # "lexical", "rescued", "doubted", "try anyway", "computed", "document"
     lexical: Answerability
     verdict: Verdict | None = None
 
@@ -84,14 +84,11 @@ class Decision:
             return "the sources give both values the question compares"
         if self.rule == "document":
             return "the question is about a whole document, and its card is in the sources"
-        if self.rule == "quoted":
-            return f"{score}; the closest passage names the subject and holds an answer"
         return score
 
 
 class AnswerPolicy:
-    def __init__(self, config: GroundingConfig, *, judges: bool, quote_band: float = 0.0) -> None:
-        self._quote_band = quote_band
+    def __init__(self, config: GroundingConfig, *, judges: bool) -> None:
         self._capable = judges
         self._judges = (judges and config.llm_check != "off") or config.llm_check == "on"
         self._decline = config.decline
@@ -112,9 +109,7 @@ class AnswerPolicy:
         try_anyway: bool = False,
         computed: bool = False,
         document: bool = False,
-        shaped: bool = False,
     ) -> Decision:
-        """``shaped``: the quote names the question's subject and holds an answer-shaped span."""
         if computed:
             return Decision(True, "computed", lexical, verdict)
         if document:
@@ -126,9 +121,6 @@ class AnswerPolicy:
                 return Decision(True, "rescued", lexical, verdict)
             if lexical.answerable and verdict.kind == "none":
                 return Decision(False, "doubted", lexical, verdict)
-        near = lexical.threshold - self._quote_band <= lexical.score
-        if not lexical.answerable and shaped and near and self._quote_band > 0:
-            return Decision(True, "quoted", lexical, verdict)
         return Decision(lexical.answerable, "lexical", lexical, verdict)
 
     def form(self, decision: Decision, *, computed: bool, focus: bool) -> AnswerForm:
@@ -138,8 +130,6 @@ class AnswerPolicy:
             return "declined"
         if computed:
             return "computed"
-        if decision.rule == "quoted":
-            return "quote"
         if focus and not self._capable:
             return "own words"
         return "model"

@@ -1,5 +1,5 @@
 """The answer in the form the policy chose (``AnswerPolicy.form``): a decline with the closest passages,
-the values computed in code, the quote or a document's own words, or the summarizer's streamed answer
+the values computed in code, a document's own words, or the summarizer's streamed answer
 (through the guard against loops and transcripts) with the support check, whose backing sources are the
 citations; when the policy sets that answer aside (``AnswerPolicy.sets_aside``), the quote takes its
 place. Every answer ends in one ``Outcome`` and the same trailing events (``finish``)."""
@@ -74,14 +74,12 @@ class AnswerWriter:
         )
         quotes = decided.grounding.quotes
         if form == "declined":
-            shaped = bool(quotes) and answer_shaped(run.question, quotes[0].text)
+            shaped = bool(quotes) and answer_shaped(run.question, " ".join(q.text for q in quotes))
             may = run.policy.decline_wording(shaped=shaped) == "may answer"
             text = decline_text(run.question, quotes, may_answer=may)
             yield from finish(run, Declined(text, closest_passages(quotes), decided.decision.rule))
         elif form == "computed" and run.computed is not None:
             yield from self._computed(run, decided, run.computed)
-        elif form == "quote":
-            yield from self._quoted(run, renumber_quotes(quotes, decided.evidence.hits))
         else:
             said = self._own_words(run, decided) if form == "own words" else None
             yield from self._said(run, said) if said is not None else self._by_model(run, decided)
@@ -158,16 +156,13 @@ class AnswerWriter:
         return in_own_words(run.focus, decided.evidence.hits, quotes)
 
     @staticmethod
-    def _quoted(run: Run, quotes: list[Quote], set_aside: str = "") -> Steps:
-        """The answer in the documents' own words: the quote (rule ``quoted``), or the quote in place of
-        a model's answer no source backs (rule ``quote instead``), which it says was set aside."""
-        text, cited = quote_text(quotes, set_aside=bool(set_aside)), closest_passages(quotes)
-        if not set_aside:
-            run.trace.add(FirstTokenStage(run.clock.ms()))
-        yield AnswerDelta(f"\n\n{text}" if set_aside else text)  # ``Done`` carries the text alone
-        note = "the model's answer was set aside" if set_aside else "the quote, in the documents' own words"
-        run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), note))
-        yield from finish(run, Answered(text, cited, note, set_aside))
+    def _quoted(run: Run, quotes: list[Quote], set_aside: str) -> Steps:
+        """The quote in place of a model's answer no source backs (rule ``quote instead``): the documents'
+        own words, saying the model's text was set aside (``Done`` carries this text alone)."""
+        text, cited = quote_text(quotes, set_aside=True), closest_passages(quotes)
+        yield AnswerDelta(f"\n\n{text}")
+        run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), "the model's answer was set aside"))
+        yield from finish(run, Answered(text, cited, "the model's answer was set aside", set_aside))
 
     @staticmethod
     def _said(run: Run, said: OwnWords) -> Steps:
