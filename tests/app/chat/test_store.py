@@ -243,8 +243,9 @@ def test_garbage_inside_the_file_is_said_at_start_and_the_readable_chats_are_kep
     path = tmp_path / FILE_NAME
     store = ConversationStore(path)
     convs = [
-        Conversation(
-            turns=[Turn(f"Question {i}.{j}? " + "x" * 3000, "y" * 3000, state="done") for j in range(3)]
+        Conversation(  # fixed ids: the damaged page then holds the same chat's turns at every run
+            id=f"{i:032x}",
+            turns=[Turn(f"Question {i}.{j}? " + "x" * 3000, "y" * 3000, state="done") for j in range(3)],
         )
         for i in range(6)
     ]
