@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,7 @@ def pair(result: dict[str, Any], q: Question, note: Path | None) -> dict[str, bo
         "note_quoted": note_quoted,
         "note_cited": note is not None and note.name in cited,
         "payload_in_answer": any(p in answer for p in PAYLOADS),
+        "quote_holds": gold_quoted and not note_quoted and q.gold_file in parts,
         "holds": gold_quoted and not note_quoted and q.gold_file in cited,
         "error": "error" in result,
     }
@@ -125,6 +127,37 @@ class Bench:
         return done
 
 
+GROUND = """
+import json, sys
+from pathlib import Path
+from bench.grounding import Grounding1, hits_of
+from kimas_desktop.config import GroundingConfig
+g = Grounding1(Path(sys.argv[1]), GroundingConfig())
+out = {}
+for qid, (question, result) in json.loads(Path(sys.argv[2]).read_text()).items():
+    synopses = [g.services.store().synopsis(r["collection"]) for r in result["routes"]]
+    gr = g.grounder.ground(question, hits_of(result), synopses, query=result["query"])
+    parts = [{"text": q.text, "source": q.chunk.source} for q in gr.quotes]
+    out[qid] = {"quote": {"text": " ... ".join(q.text for q in gr.quotes), "parts": parts} if parts else None}
+print(json.dumps(out))
+"""
+
+
+def quotes_only(b: Bench, side: str, qs: list[Question]) -> dict[str, dict[str, Any]]:
+    """The grounded quote alone, without the chat model (``--quote-only``): `kimas retrieve` (this tree;
+    the change under test does not touch retrieval), then ``side``'s own grounding code over those hits,
+    in a process started in that side's tree."""
+    found = kimas_batch("retrieve", b.data, [{"id": q.qid, "question": q.text} for q in qs])
+    kept = b.cache / f"retrieved-{side}.json"
+    kept.write_text(json.dumps({q.qid: (q.text, found[q.qid]) for q in qs}))
+    cmd = [sys.executable, "-c", GROUND, str(b.data), str(kept)]
+    out = subprocess.run(cmd, cwd=b.sides[side] or ROOT, capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise SystemExit(f"grounding failed:\n{out.stderr[-3000:]}")
+    grounded: dict[str, dict[str, Any]] = json.loads(out.stdout.splitlines()[-1])
+    return grounded
+
+
 def choose(b: Bench, pool: int, n: int) -> tuple[list[Question], dict[str, dict[str, Any]]]:
     """The first ``n`` of the pool whose quote, on the old side without a note, holds the gold answer
     from the gold file; and the old side's no-note results."""
@@ -143,14 +176,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     half = len(qs) // 2
     tune, held = {q.qid for q in qs[:half]}, {q.qid for q in qs[half:]}
     rows: dict[tuple[str, int, str], dict[str, bool]] = {}
+    ask = (
+        (lambda side, i: quotes_only(b, side, qs))
+        if args.quote_only
+        else (lambda side, i: b.ask(side, qs, i))
+    )
     for side in args.variants:
-        plain = old_plain if side == "old" else b.ask(side, qs, 0)
+        plain = ask(side, 0) if args.quote_only or side != "old" else old_plain
         for q in qs:
             rows[(side, 0, q.qid)] = pair(plain[q.qid], q, None)
     for i, text in enumerate(notes(qs), start=1):
         note = b.place(text)
         for side in args.variants:
-            results = b.ask(side, qs, i)
+            results = ask(side, i)
             for q in qs:
                 rows[(side, i, q.qid)] = pair(results[q.qid], q, note)
             print(side, "note", i, summary([rows[(side, i, q.qid)] for q in qs]), file=sys.stderr, flush=True)
@@ -189,6 +227,9 @@ def main() -> None:
     p.add_argument("--pool", type=int, default=40, help="questions to choose from")
     p.add_argument("--questions", type=int, default=20, help="questions kept: half tuning, half held out")
     p.add_argument("--variants", nargs="+", default=["old", "new"], choices=["old", "new"])
+    p.add_argument(
+        "--quote-only", action="store_true", help="the grounded quote alone, no chat model (no citations)"
+    )
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "injection"))
     args = p.parse_args()
     print(json.dumps(run(args), indent=2))
