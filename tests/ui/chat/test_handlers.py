@@ -15,7 +15,7 @@ from tests.rigs import ANSWER, Rig, SlowChat, make_rig, scripted, write_docs
 from ui.chat import handlers as chat_handlers
 from ui.chat import render
 
-LONG = ANSWER + " " + " ".join(f"word{i}" for i in range(60))
+LONG = ANSWER + " And " + " ".join(f"word{i}" for i in range(60))  # a backed sentence, then an unbacked one
 
 
 def _indexed(tmp_path: Path, chat: SlowChat | None = None) -> Rig:
