@@ -110,19 +110,30 @@ class _Sources:
         return _contains_fact(fact, self.all_lower, self.all_numbers)
 
 
-def _answer_reason(question: str, sentence: str, wanted: Sequence[str], quote: str) -> SupportReason:
+def _answer_reason(
+    question: str, sentence: str, wanted: Sequence[str], quote: str, sources: _Sources
+) -> SupportReason:
     """Why a sentence does not answer though its words may be sourced: it only restates the question, or
-    it answers it without what the quote answers (``wanted``). Another value of the sources in that slot
-    does not do: "The answer is: 1013" from a passage on Æthelred's flight to Normandy in 1013, asked
-    when the Normans were in Normandy, is a sourced number and a wrong answer."""
+    it answers it without what the quote answers (``wanted``) or a value in that slot from a source
+    sentence at least as close to the question as the quote (the quote may be the wrong passage). A value
+    from a passage further away does not do: "The answer is: 1013" from a passage on Æthelred's flight to
+    Normandy in 1013, asked when the Normans were in Normandy, is a sourced number and a wrong answer."""
     if not question:
         return ""
     if restates(question, sentence):
         return "restates the question"
     if not wanted or not addresses(question, sentence):
         return ""
-    if {f.lower() for f in answer_part(question, sentence)} & {f.lower() for f in wanted}:
+    said = answer_part(question, sentence)
+    if {f.lower() for f in said} & {f.lower() for f in wanted}:
         return ""
+    asked = stems(question) - ABOUT
+    bar = len(asked & stems(quote))
+    for k, held in enumerate(sources.stems):
+        if len(asked & held) >= bar and any(
+            _contains_fact(f, sources.lower[k], sources.numbers[k]) for f in said
+        ):
+            return ""
     told = stems(quote) - stems(question) - ABOUT
     if not answer_type(question) and len(told & stems(sentence)) >= len(told) / 2:
         return ""  # an open question: the sentence retells most of what the quote adds to it
@@ -155,7 +166,7 @@ class SupportChecker:
         wanted = answer_part(question, quote) if quote else ()
         out = []
         for i, sentence in enumerate(sentences):
-            reason = _answer_reason(question, sentence.text, wanted, quote)
+            reason = _answer_reason(question, sentence.text, wanted, quote, sources)
             out.append(self._one(sentence, sims[i], sources, unsourced, reason, wanted))
         return SupportReport(tuple(out))
 

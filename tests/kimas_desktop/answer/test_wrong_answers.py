@@ -9,11 +9,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kimas_desktop.answer.outcome import DECLINE_START, Answered
+from kimas_desktop.answer.writing.support import SupportChecker
 from kimas_desktop.config import parse_config
 from kimas_desktop.events import AnswerDelta, Done, Event, QuoteReady, SupportReady, TraceReady
 from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.trace import SupportStage
-from kimas_desktop.types import Message
+from kimas_desktop.types import Chunk, Hit, Message, Quote
 from local_models.fake import HashEmbedder, MemorySearcher, ScriptedChatModel, WordOverlapReranker
 
 KENYA = "Kenya is a country in East Africa. Its capital and largest city is Nairobi."
@@ -116,3 +117,15 @@ def test_a_decline_whose_quote_holds_an_answer_does_not_call_the_documents_silen
     # A quote that does not name the question's subject keeps the plain decline.
     far = ask("Which ferry company runs the night crossing?", "unused", decline=True, threshold=0.99)
     assert "".join(e.text for e in far if isinstance(e, AnswerDelta)).startswith(DECLINE_START)
+
+
+def test_a_value_from_a_source_as_close_to_the_question_as_the_quote_is_not_taken_for_a_miss() -> None:
+    # The quote may be the wrong passage: the model's value comes from a source sentence that holds as
+    # much of the question, so the sentence is not marked for missing the quote's.
+    quoted = "The first teaching hospitals were the bimaristans of the Islamic world."
+    other = "The first teaching hospital opened in Baghdad in 805."
+    hits = [Hit(Chunk(str(i), "h", f"/k/{i}.md", t), 0.9) for i, t in enumerate((quoted, other))]
+    quote = Quote(1, hits[0].chunk, 0, len(quoted), quoted, 1.0)
+    question = "Where was the first teaching hospital opened?"
+    report = SupportChecker(HashEmbedder()).check("It opened in Baghdad.", hits, question, [quote])
+    assert report.sentences[0].reason != "misses the answer"
