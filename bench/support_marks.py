@@ -70,8 +70,13 @@ def prepare(args: argparse.Namespace, cache: Path) -> tuple[Path, list[Question]
 
 def marks(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
     data, answerable, _ = prepare(args, cache)
-    questions = split(answerable, args.split)[: args.questions]
-    out: dict[str, Any] = {"questions": len(questions), "split": args.split, "preset": args.preset}
+    questions = split(answerable, args.split)[args.skip : args.skip + args.questions]
+    out: dict[str, Any] = {
+        "questions": len(questions),
+        "split": args.split,
+        "skip": args.skip,
+        "preset": args.preset,
+    }
     for model in args.chat_models:
         cfg = chat_config(cache, data, model)
         results = kimas_batch(
@@ -79,10 +84,13 @@ def marks(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
         )
         right: list[tuple[bool, bool]] = []  # (marked now, marked by the old rule)
         wrong: list[tuple[bool, bool]] = []
-        set_aside = 0
+        set_aside = shown_gold = model_gold = 0
         for q in questions:
             r = results[q.qid]
-            set_aside += r.get("answer", "").startswith("Your documents say:") and bool(r.get("support"))
+            if r.get("answer", "").startswith("Your documents say:") and r.get("support"):
+                set_aside += 1
+                shown_gold += contains_answer(r["answer"], q.answers)
+                model_gold += contains_answer(" ".join(s["text"] for s in r["support"]), q.answers)
             for s in r.get("support") or []:
                 pair = (not s["supported"], old_rule_marks(s))
                 (right if contains_answer(s["text"], q.answers) else wrong).append(pair)
@@ -92,8 +100,9 @@ def marks(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
             "wrong marked (new / old rule)": [rate([m for m, _ in wrong]), rate([o for _, o in wrong])],
             "right marked (new / old rule)": [rate([m for m, _ in right]), rate([o for _, o in right])],
             "quote in the model's place": set_aside,
+            "... gold in the quote shown / in the model's text set aside": [shown_gold, model_gold],
         }
-        (cache / f"marks-{model}-{args.split}-{args.preset}.json").write_text(json.dumps(results))
+        (cache / f"marks-{model}-{args.split}-{args.skip}-{args.preset}.json").write_text(json.dumps(results))
         print(model, out[model], file=sys.stderr, flush=True)
     return out
 
@@ -135,6 +144,7 @@ def main() -> None:
     p.add_argument("--parts", nargs="+", default=["marks", "declines"], choices=["marks", "declines"])
     p.add_argument("--split", choices=["tune", "holdout"], default="holdout")
     p.add_argument("--questions", type=int, default=20, help="answerable questions asked of the chat model")
+    p.add_argument("--skip", type=int, default=0, help="start after this many of the split's questions")
     p.add_argument("--chat-models", nargs="+", default=["embedded"], choices=["embedded", "bigger"])
     p.add_argument("--preset", default="turbo", choices=["full", "routed", "turbo"])
     p.add_argument("--embedding-precision", choices=["", "fp32", "int8"], default="fp32")
