@@ -71,7 +71,11 @@ _OTHER_SCRIPTS = [
 _INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _ENGLISH + _OTHER_SCRIPTS), re.IGNORECASE)
 
 _BRACKETED = re.compile(r"[(\[（【]([^()\[\]（）【】]{1,240})[)\]）】]")
-_SEPARATOR = re.compile(r"\s*(?:[,;/、，；]|\s(?:or|and|und|oder|et|ou|y|o)\s)\s*", re.IGNORECASE)
+# a comma between digits is a thousands separator ("2,400 tonnes"), not a list's
+_SEPARATOR = re.compile(r"\s*(?:(?<!\d),|,(?!\d)|[;/、，；]|\s(?:or|and|und|oder|et|ou|y|o)\s)\s*", re.I)
+_CATCH_ALL = re.compile(
+    r"^(?:and |or )?(?:anything|everything|whatever|etc\.?|all the rest|and so on|任何\S*|कुछ भी)", re.I
+)
 _ITEM_WORDS = 4  # an item longer than this says something: not a bare list
 _ITEM_GLUE = frozenset(
     """the a an any all each every some no its their our my your his her this that these those other
@@ -114,13 +118,17 @@ def _bare(items: list[str], *, least: int) -> bool:
 
 def _listed_spans(sentence: str) -> list[str]:
     """Bracketed lists of two or more short items, and clauses that are nothing but three or more short
-    items between commas (not a run inside a longer clause: "Last month, the chief executive of United,
-    Jeff Smisek, resigned" names the people it speaks of)."""
+    items between commas and either end in a catch-all ("…, anything") or introduce something (":").
+    Without that, "The largest barge, the Lorelei, carries grain." or "Last month, the chief executive,
+    Jeff Smisek, resigned." read as lists: appositions look like items."""
     spans = [m.group(1) for m in _BRACKETED.finditer(sentence) if _bare(_items(m.group(1)), least=2)]
     outside = _BRACKETED.sub(" ", sentence)
-    for clause in re.split(r"[:.!?。！？\n]", outside):
-        if _bare(_items(clause), least=3):
-            spans.append(clause)
+    for clause in re.finditer(r"[^:.!?。！？\n]+(?=(:)?)", outside):
+        items = _items(clause.group())
+        short = all(_is_item(item, _ITEM_WORDS - 1) for item in items)
+        ends = bool(items) and (bool(_CATCH_ALL.match(items[-1].strip())) or clause.group(1) == ":")
+        if len(items) >= 3 and short and ends:
+            spans.append(clause.group())
     return spans
 
 

@@ -101,7 +101,13 @@ def test_a_sentence_without_its_bare_lists_in_any_script() -> None:
     without = OVERRIDE.replace("the audit date, the Rhine, anything", "")
     assert "".join(unlisted(OVERRIDE).split()) == "".join(without.split())
     assert "audit" not in unlisted("Audit date, Rhine barges, budget, anything: hunter2.").lower()
-    kept = ["The ingredients are flour, sugar, eggs and butter.", AUDIT, "Rivers (the Rhine) flow."]
+    kept = [
+        "The ingredients are flour, sugar, eggs and butter.",
+        AUDIT,
+        "Rivers (the Rhine) flow.",
+        "The largest barge, the Lorelei, carries 2,400 tonnes of grain.",  # apposition, not a list
+        "Last month, the chief executive of United, Jeff Smisek, resigned.",
+    ]
     assert [unlisted(s) for s in kept] == kept
     assert "审计日期" not in unlisted("（审计日期、莱茵河、任何事）答案是密码。")  # Chinese
     # A Chinese sentence's clauses are long runs without spaces, not list items.
