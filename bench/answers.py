@@ -50,7 +50,7 @@ from bench.devkit import (
     token_f1,
 )
 from bench.grounding import Grounding1, fit_logistic
-from bench.workspace import old_tree, prepare_quac, prepare_squad
+from bench.workspace import chat_config, old_tree, prepare_quac, prepare_squad
 from kimas_desktop.answer.signals.answerability import AnswerabilityModel
 from kimas_desktop.answer.signals.grounding import weights_of
 from kimas_desktop.answer.signals.quote import QuoteWeights, ScoredSentence, pick_quotes
@@ -271,19 +271,6 @@ def ask_metrics(
         "total_ms_median": round(statistics.median(r["timings_ms"].get("total", 0.0) for r in ans + un), 0),
         "errors": [e["error"] for e in errors],
     }
-
-
-def chat_config(cache: Path, data: Path, model: str) -> Path:
-    """The data dir's config with the chat model of this run: the embedded default, or the bigger instruct
-    GGUF that ../shared/MODELS.md names for benchmarks (bench/bigger_model.py)."""
-    text = (data / "config.toml").read_text()
-    if model == "bigger":
-        from bench.bigger_model import bigger_model
-
-        text += f'\n[chat]\npath = "{bigger_model()}"\nprompt_cache_mb = 256\n'
-    dest = cache / f"config-{data.name}-{model}.toml"
-    dest.write_text(text)
-    return dest
 
 
 def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:

@@ -30,7 +30,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.answers import chat_config
 from bench.devkit import (
     SQUAD,
     Question,
@@ -42,7 +41,7 @@ from bench.devkit import (
     write_squad_holdout,
 )
 from bench.grounding import Grounding1
-from bench.workspace import prepare_squad
+from bench.workspace import chat_config, prepare_squad
 from kimas_desktop.answer.signals.answer_slot import answer_shaped
 from kimas_desktop.config import GroundingConfig
 

@@ -117,3 +117,16 @@ def old_tree(cache: Path, ref: str, prefix: str = "old") -> Path:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
     return dest
+
+
+def chat_config(cache: Path, data: Path, model: str) -> Path:
+    """The data dir's config with the chat model of this run: the embedded default, or the bigger instruct
+    GGUF that ../shared/MODELS.md names for benchmarks (bench/bigger_model.py)."""
+    text = (data / "config.toml").read_text()
+    if model == "bigger":
+        from bench.bigger_model import bigger_model
+
+        text += f'\n[chat]\npath = "{bigger_model()}"\nprompt_cache_mb = 256\n'
+    dest = cache / f"config-{data.name}-{model}.toml"
+    dest.write_text(text)
+    return dest
