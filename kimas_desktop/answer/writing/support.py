@@ -56,10 +56,16 @@ class SupportReport:
         return sum(1 for s in self.sentences if not s.supported)
 
 
+def _lower(text: str) -> str:
+    """Lower case that matches a name however its capital was written: "İstanbul".lower() keeps the dot
+    as a combining mark ("i̇stanbul"), which "Istanbul" in an answer does not have."""
+    return text.lower().replace("\u0307", "")
+
+
 def _contains_fact(fact: str, text_lower: str, text_numbers: set[str]) -> bool:
     if fact[0].isdigit():
         return fact in text_numbers
-    return re.search(r"(?<!\w)" + re.escape(fact.lower()), text_lower) is not None
+    return re.search(r"(?<!\w)" + re.escape(_lower(fact)), text_lower) is not None
 
 
 def uses_quote(answer: str, quote: str, question: str) -> bool | None:
@@ -98,12 +104,12 @@ class _Sources:
         all_text = " ".join(h.chunk.text for h in hits)
         return cls(
             pool,
-            [s.text.lower() for _, s in pool],
+            [_lower(s.text) for _, s in pool],
             [set(numbers(s.text)) for _, s in pool],
             [stems(s.text) for _, s in pool],
-            all_text.lower(),
+            _lower(all_text),
             set(numbers(all_text)),
-            set().union(*(stems(h.chunk.text) for h in hits)),
+            set().union(*(stems(_lower(h.chunk.text)) for h in hits)),
         )
 
     def hold(self, fact: str) -> bool:

@@ -129,3 +129,16 @@ def test_a_value_from_a_source_as_close_to_the_question_as_the_quote_is_not_take
     question = "Where was the first teaching hospital opened?"
     report = SupportChecker(HashEmbedder()).check("It opened in Baghdad.", hits, question, [quote])
     assert report.sentences[0].reason != "misses the answer"
+
+
+def test_a_name_written_with_a_dotted_capital_in_the_source_is_found() -> None:
+    # "İstanbul" lower-cases to "i̇stanbul" (a combining dot): the answer's "Istanbul" is the same name.
+    source = "Erdoğan was elected Mayor of İstanbul in the 1994 local elections."
+    hits = [Hit(Chunk("t", "h", "/k/t.md", source), 0.9)]
+    answer = "Erdoğan was elected Mayor of Istanbul in 1994."
+    [s] = (
+        SupportChecker(HashEmbedder())
+        .check(answer, hits, "Who was elected Mayor of Istanbul in 1994?")
+        .sentences
+    )
+    assert s.missing == () and s.supported
