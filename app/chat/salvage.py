@@ -2,12 +2,14 @@
 
 The damaged file is only read (opened read-only), never changed: it stays beside the new store, so what
 could not be read is not lost. A conversation is copied only when every one of its turns reads back
-(positions ``0 .. n-1``, text that decodes); one that reads in part is left in the damaged file and
-counted in ``lost``. Rows are copied as stored (the turn records are not decoded here).
+(positions ``0 .. n-1``, text that decodes, and a question and answer equal to the copies inside the turn's
+JSON record, so garbage that happens to decode as text is caught); one that reads in part is left in the
+damaged file and counted in ``lost``. Rows are copied as stored.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,9 +76,21 @@ def _turns(src: sqlite3.Connection, conv_id: str) -> list[_TurnRow] | None:
             continue
         rows.sort(key=lambda r: r[1])
         whole = rows and [r[1] for r in rows] == list(range(len(rows)))
-        if whole and all(isinstance(v, str) for r in rows for v in (r[2], r[3], r[4])):
+        if whole and all(_intact(r) for r in rows):
             return [(str(r[0]), int(r[1]), r[2], r[3], r[4]) for r in rows]
     return None
+
+
+def _intact(row: tuple[object, ...]) -> bool:
+    """Text columns that decode and agree with the turn's own JSON record."""
+    question, answer, data = row[2], row[3], row[4]
+    if not (isinstance(question, str) and isinstance(answer, str) and isinstance(data, str)):
+        return False
+    try:
+        record = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and record.get("question") == question and record.get("answer") == answer
 
 
 def _copy_open(src: sqlite3.Connection, into: sqlite3.Connection) -> None:

@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from app.chat.conversation import Conversation, Turn
 from app.chat.history import ChatHistory
 from app.chat.record_codec import dumps
+from app.chat.salvage import Salvage, salvage
 from app.chat.store import FILE_NAME, MIGRATIONS, ConversationStore, StoreVersionError
 from kimas_desktop.types import Chunk, Citation
 from tests.rigs import ANSWER, make_rig, write_docs
@@ -97,6 +99,7 @@ def test_a_regenerated_answer_replaces_the_stored_turns(tmp_path: Path) -> None:
 APPENDER = """
 import sys
 from pathlib import Path
+from app.chat.salvage import Salvage, salvage
 from app.chat.store import ConversationStore
 from app.chat.conversation import Conversation, Turn
 store = ConversationStore(Path(sys.argv[1]))
@@ -229,29 +232,57 @@ def test_the_open_conversation_comes_back_after_a_restart(tmp_path: Path) -> Non
     assert ChatHistory(rig.data_dir).current().id == older.id  # opening it made it the open one
 
 
-def _damage_one_turns_page(path: Path) -> None:
-    """Overwrite one page that holds turn text (a page past the schema and index roots) with garbage bytes,
-    as a bad disk sector or a half-copied file would, keeping the file a valid SQLite header."""
+def _damage_the_page_holding(path: Path, marker: bytes, garbage: bytes = b"\xff\xfe", keep: int = 0) -> None:
+    """Overwrite the page that holds ``marker`` (the middle of one long answer: an overflow page of that one
+    turn), past its first ``keep`` bytes, with ``garbage`` (by default bytes that are neither a page pointer
+    nor UTF-8), as a bad disk sector would, keeping the file a valid SQLite header. Chosen by content, not by
+    number: which page holds what varies from run to run."""
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("VACUUM")  # drops the stale copies that earlier saves left on free pages
     data = bytearray(path.read_bytes())
     page = 4096
-    assert data[:16] == b"SQLite format 3\x00" and len(data) > 20 * page
-    data[10 * page : 11 * page] = b"\xde\xad" * (page // 2)
+    assert data[:16] == b"SQLite format 3\x00" and data.count(marker) == 2  # answer column and JSON
+    start = data.index(marker) // page * page
+    assert start > 0
+    data[start + keep : start + page] = (garbage * page)[: page - keep]
     path.write_bytes(bytes(data))
+
+
+def test_garbage_that_reads_as_text_does_not_pass_for_the_chat(tmp_path: Path) -> None:
+    """A bad sector inside an answer whose bytes happen to decode (0xDE 0xAD is a valid UTF-8 letter) and
+    whose page pointer survived: SQLite reads the row without complaint, yet salvage does not copy the chat
+    as if whole, because its answer no longer matches the turn's own record."""
+    path = tmp_path / FILE_NAME
+    store = ConversationStore(path)
+    convs = [Conversation(turns=[Turn(f"Question {i}?", _long_answer(i, 0), state="done")]) for i in range(3)]
+    for conv in convs:
+        store.save(conv)
+    _damage_the_page_holding(path, b"middle of answer 1.0", garbage=b"\xde\xad", keep=4)
+    fresh = ConversationStore(tmp_path / "fresh.sqlite3")
+    fresh.list()  # creates and migrates it
+    with closing(sqlite3.connect(tmp_path / "fresh.sqlite3")) as into:
+        assert salvage(path, into) == Salvage(recovered=2, lost=1, complete=True)
+        into.commit()
+    assert {c.id for c in ConversationStore(tmp_path / "fresh.sqlite3").list()} == {convs[0].id, convs[2].id}
+
+
+def _long_answer(i: int, j: int) -> str:
+    return "y" * 6000 + f"middle of answer {i}.{j}" + "y" * 6000
 
 
 def test_garbage_inside_the_file_is_said_at_start_and_the_readable_chats_are_kept(tmp_path: Path) -> None:
     path = tmp_path / FILE_NAME
     store = ConversationStore(path)
     convs = [
-        Conversation(  # fixed ids: the damaged page then holds the same chat's turns at every run
+        Conversation(
             id=f"{i:032x}",
-            turns=[Turn(f"Question {i}.{j}? " + "x" * 3000, "y" * 3000, state="done") for j in range(3)],
+            turns=[Turn(f"Question {i}.{j}? " + "x" * 3000, _long_answer(i, j), state="done") for j in range(3)],
         )
         for i in range(6)
     ]
     for conv in convs:
         store.save(conv)
-    _damage_one_turns_page(path)
+    _damage_the_page_holding(path, f"middle of answer 3.1".encode())
     damaged = path.read_bytes()
     history = ChatHistory(tmp_path)  # the app starts
     note = history.problem
@@ -259,7 +290,8 @@ def test_garbage_inside_the_file_is_said_at_start_and_the_readable_chats_are_kep
     [backup] = tmp_path.glob(FILE_NAME + ".corrupt-*")
     assert backup.read_bytes() == damaged and str(backup) in note  # the damaged file is kept as it was
     kept = {c.id for c in history.summaries()}
-    assert len(kept) == 5 and "1 could not be read in full and is only in the damaged file" in note
+    assert kept == {c.id for c in convs} - {convs[3].id}  # only the chat whose answer sat on that page is lost
+    assert "1 could not be read in full and is only in the damaged file" in note
     for conv in convs:
         if conv.id in kept:  # each chat that is kept opens whole
             assert [t.question for t in history.open(conv.id).turns] == [t.question for t in conv.turns]
