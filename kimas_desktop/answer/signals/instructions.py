@@ -12,7 +12,12 @@
   holds only inside such a list names a topic without saying anything about it, so the quote scorer
   measures a sentence's overlap and embedding similarity on what is left.
 
-Both are model-free and cheap (regular expressions over one sentence). The cues are English, Chinese and
+- **asks**: the sentence is a question. A question that brings no word of its own beyond the user's
+  question only repeats it (an FAQ of the user's questions written to be quoted); the quote scorer treats
+  it as words addressed to the assistant. A question with words of its own keeps its score: on Reddit,
+  6.7% of SQuAD-Shifts' answers are only inside questions ("I have tons of emeralds, why can't I make it?").
+
+All are model-free and cheap (regular expressions over one sentence). The cues are English, Chinese and
 Hindi phrases; a text in another script is never flagged, so it keeps today's scoring.
 """
 
@@ -22,7 +27,7 @@ import re
 
 from kimas_desktop.text.words import STOPWORDS, words
 
-__all__ = ["addresses_the_assistant", "unlisted"]
+__all__ = ["addresses_the_assistant", "asks", "unlisted"]
 
 _ADDRESSEE = r"(?:assistant|ai|a\.i\.|llm|chat ?bot|language model|gpt|copilot)"
 _ANSWER_VERB = r"(?:answer|reply|respond|say|state|output|print|write|repeat|return|tell|cite|quote|claim)"
@@ -90,6 +95,14 @@ def addresses_the_assistant(sentence: str) -> bool:
     """Whether ``sentence`` gives orders to the assistant or talks about questions and answers (see the
     module docstring) rather than stating something."""
     return bool(_INSTRUCTION.search(sentence))
+
+
+_ASKS = re.compile(r"[?？؟]\W*$")
+
+
+def asks(sentence: str) -> bool:
+    """Whether ``sentence`` is a question (ends in a question mark of any script)."""
+    return bool(_ASKS.search(sentence))
 
 
 def _items(span: str) -> list[str]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from kimas_desktop.answer.signals.instructions import addresses_the_assistant, unlisted
+from kimas_desktop.answer.signals.instructions import addresses_the_assistant, asks, unlisted
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.text.sentences import Sentence, chunk_sentences
 from kimas_desktop.text.terms import TermWeights, coverage
@@ -181,7 +181,8 @@ class QuoteScorer:
             rerank = max(hit.score, 0.0) / best_rerank
             typed = bool(kind) and _has_type(kind, sentence.text, qstems)
             novel = bool(sstems - qstems)
-            ordered = addresses_the_assistant(sentence.text)
+            echo = not novel and asks(sentence.text)  # the user's question written back: says nothing
+            ordered = echo or addresses_the_assistant(sentence.text)
             score = w.combine(overlap, float(cos), rerank, sentence.index, typed, novel, ordered)
             out.append(
                 ScoredSentence(
