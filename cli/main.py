@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
         relations_cmd,
         serve_cmd,
         sources_cmd,
+        token_cmd,
     )
 
     parser = argparse.ArgumentParser(prog="kimas", description="KIMAs Desktop: private local knowledge QA.")
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         models_cmd,
         sources_cmd,
         mcp_cmd,
+        token_cmd,
     ):
         module.add_parsers(sub, common)
     return parser

@@ -158,6 +158,11 @@ def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
     url = running.url
     log.info("serving on %s (data dir %s)", url, paths.data_dir)
     print(f"KIMAs Desktop is running at {url}  (data: {paths.data_dir}; press Ctrl+C to stop)", flush=True)
+    from ui.server.api_server import start_api
+
+    api = start_api(desk.runtime, lambda: desk.config, paths.config_file)
+    if api is not None:
+        print(f"OpenAI-compatible API at {api.url}  (its token: kimas token)", flush=True)
     signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: shut down like Ctrl+C
     try:
         while True:
@@ -165,6 +170,8 @@ def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
     except KeyboardInterrupt:
         print("kimas: stopping…", file=sys.stderr)
     finally:
+        if api is not None:
+            api.close()
         desk.close()
         running.close()
     return 0

@@ -153,6 +153,8 @@ class ServerConfig(_Section):
     allowed_hosts: list[str] = Field(default_factory=list)
     max_upload_file_mb: float = Field(200.0, gt=0)
     max_upload_request_mb: float = Field(1000.0, gt=0)
+    api: bool = True  # the OpenAI-compatible API (/v1) on 127.0.0.1:api_port, behind a token (`kimas token`)
+    api_port: int = Field(7870, ge=1, le=65535)
 
 
 class ContextConfig(_Section):

@@ -1,0 +1,195 @@
+"""The OpenAI-compatible API: ``/v1/models``, ``/v1/chat/completions`` and ``/v1/embeddings``.
+
+``build_api`` makes the ASGI app (routes behind ``RateLimit`` and ``BearerAuth``); ``ui.server.api_server``
+serves it on its own port behind the UI's Host/Origin guard, size limit and security headers, and
+``kimas serve`` starts it with the app. A chat completion is an answer of the app's own pipeline: the
+``messages`` before the last are the conversation the context manager sees, the last is the question; see
+``openai_wire`` for where the citations go. Each request is logged with its client.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.middleware import Middleware
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from app.tools.api_access import BearerAuth, RateLimit, client_of
+from app.tools.api_models import ApiModels, UnknownModel
+from app.tools.openai_wire import (
+    BadRequest,
+    ChatRequest,
+    EmbeddingRequest,
+    chunk,
+    cited,
+    completion,
+    conversation,
+    embeddings,
+    sources_block,
+)
+from app.tools.results import CitedPassage
+from kimas_desktop.answer.writing.markers import insert_markers, place_markers
+from kimas_desktop.control import CancelToken
+from kimas_desktop.errors import KimasError
+from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Event, SupportReady
+from kimas_desktop.pipeline import AskOptions
+from kimas_desktop.types import SentenceSupport
+
+__all__ = ["build_api"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Reply:
+    """What the events of one answer add up to."""
+
+    streamed: list[str] = field(default_factory=list)
+    sources: list[CitedPassage] = field(default_factory=list)
+    support: tuple[SentenceSupport, ...] = ()
+    final: str | None = None
+    decision: str = "stopped"
+
+    def take(self, event: Event) -> str:
+        """Note ``event``; the text it adds to a streamed answer ("" for none)."""
+        if isinstance(event, AnswerDelta):
+            self.streamed.append(event.text)
+            return event.text
+        if isinstance(event, CitationsReady):
+            self.sources = [cited(c) for c in event.citations]
+        elif isinstance(event, SupportReady):
+            self.support = event.sentences
+        elif isinstance(event, Done):
+            self.final, self.decision = event.answer, event.outcome.kind
+        return ""
+
+    def tail(self) -> str:
+        """What a stream still owes once the answer is done: the rest of the final text (or all of it,
+        after a break, when the final text is not what streamed: an answer set aside for the quote), then
+        the numbered sources."""
+        streamed = "".join(self.streamed)
+        final = streamed if self.final is None else self.final
+        rest = final[len(streamed) :] if final.startswith(streamed) else "\n\n" + final
+        return rest + sources_block(self.sources)
+
+    def content(self) -> str:
+        """The whole answer: an ``[n]`` after each sentence source n backs (the support check's), then the
+        numbered sources. (A stream cannot go back to mark what it sent: its text is as written.)"""
+        text = "".join(self.streamed) if self.final is None else self.final
+        markers = place_markers(text, self.support, {s.n for s in self.sources})
+        return insert_markers(text, markers, lambda n: f" [{n}]") + sources_block(self.sources)
+
+
+def _error(status: int, message: str, kind: str) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind, "code": kind}}, status)
+
+
+async def _refused(request: Request, err: Exception) -> Response:
+    if isinstance(err, UnknownModel):
+        return _error(404, str(err), "model_not_found")
+    if isinstance(err, BadRequest | RequestValidationError):
+        text = str(err) if isinstance(err, BadRequest) else _invalid(err)
+        return _error(400, text, "invalid_request_error")
+    log.warning("api: %s failed: %s", request.url.path, err)
+    return _error(500, str(err), "kimas_error")
+
+
+def _invalid(err: RequestValidationError) -> str:
+    first = err.errors()[0] if err.errors() else {}
+    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+    return f"invalid request: {where or 'body'}: {first.get('msg', 'not understood')}"
+
+
+def build_api(models: ApiModels, token: Callable[[], str], per_minute: int = 120) -> FastAPI:
+    """The API's ASGI app on ``models``; ``token()`` is the bearer token each request must carry."""
+    api = FastAPI(
+        title="KIMAs Desktop",
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+        middleware=[Middleware(RateLimit, per_minute=per_minute), Middleware(BearerAuth, token=token)],
+    )
+    api.add_exception_handler(KimasError, _refused)
+    api.add_exception_handler(RequestValidationError, _refused)
+    created = int(time.time())
+
+    @api.get("/v1/models")
+    def list_models() -> dict[str, Any]:
+        data = [
+            {"id": m, "object": "model", "created": created, "owned_by": "kimas"}
+            for m in models.chat_models()
+        ]
+        return {"object": "list", "data": data}
+
+    @api.post("/v1/chat/completions", response_model=None)
+    def chat_completions(body: ChatRequest, request: Request) -> Response | dict[str, Any]:
+        question, history = conversation(body.messages)
+        pipeline = models.pipeline(body.model)
+        log.info("api: chat completion (%s%s) from %s: %r", body.model, ", streamed" if body.stream else "",
+                 _client(request), question[:200])  # fmt: skip
+        options = AskOptions(temperature=body.temperature)
+        if body.stream:
+            token = CancelToken()
+            events = pipeline.ask(question, history, cancel=token, options=options)
+            return StreamingResponse(_stream(events, token, body.model), media_type="text/event-stream")
+        reply = _Reply()
+        for event in pipeline.ask(question, history, options=options):
+            reply.take(event)
+        answer_id = f"chatcmpl-{uuid.uuid4().hex}"
+        return completion(
+            answer_id, body.model, int(time.time()), reply.content(), reply.sources, reply.decision
+        )
+
+    @api.post("/v1/embeddings")
+    def embed(body: EmbeddingRequest, request: Request) -> dict[str, Any]:
+        texts = [body.input] if isinstance(body.input, str) else body.input
+        if not texts or not all(t.strip() for t in texts):
+            raise BadRequest("input must be a text or a list of texts, none of them empty")
+        embedder = models.embedder(body.model)
+        log.info("api: %d embedding(s) from %s", len(texts), _client(request))
+        return embeddings(embedder.embed_passages(texts), embedder.model_id, body.encoding_format)
+
+    return api
+
+
+def _client(request: Request) -> str:
+    agent = request.headers.get("user-agent", "")
+    return client_of(request.scope) + (f" ({agent[:80]})" if agent else "")
+
+
+def _sse(data: dict[str, Any] | str) -> bytes:
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    return f"data: {text}\n\n".encode()
+
+
+async def _stream(events: Iterator[Event], token: CancelToken, model: str) -> AsyncIterator[bytes]:
+    """The answer as server-sent ``chat.completion.chunk`` events, then ``[DONE]``. The pipeline runs on a
+    worker thread, one event at a time; a client that goes away stops the answer (its ``CancelToken``)."""
+    answer_id, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
+    reply = _Reply()
+    try:
+        yield _sse(chunk(answer_id, model, created, {"role": "assistant", "content": ""}))
+        while (event := await anyio.to_thread.run_sync(next, events, None)) is not None:
+            text = reply.take(event)
+            if text:
+                yield _sse(chunk(answer_id, model, created, {"content": text}))
+        yield _sse(
+            chunk(answer_id, model, created, {"content": reply.tail()}, (reply.sources, reply.decision))
+        )
+        yield _sse("[DONE]")
+    except KimasError as err:
+        log.warning("api: streamed answer failed: %s", err)
+        yield _sse({"error": {"message": str(err), "type": "kimas_error", "code": "kimas_error"}})
+    finally:
+        token.cancel()
+        if isinstance(events, Generator):
+            events.close()

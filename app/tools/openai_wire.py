@@ -1,0 +1,157 @@
+"""The OpenAI wire format of ``/v1``: the requests it reads and the JSON it answers with.
+
+An answer's citations come **both** ways: as numbered sources at the end of the content (``SOURCES_HEAD``
+then one ``[n] file, p. 3`` line each, matching the ``[n]`` marks of the text), which any chat front end
+shows, and as a ``sources`` field (each a ``CitedPassage``: number, cited words, passage with its file,
+page or lines, text and id) beside ``choices``, for a client that reads them. A streamed answer sends
+``sources`` with its last chunk. ``decision`` says how the answer ended (answered, declined, nothing found).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.tools.results import CitedPassage, Passage
+from kimas_desktop.errors import KimasError
+from kimas_desktop.types import Citation, Message, Role
+
+__all__ = [
+    "SOURCES_HEAD",
+    "BadRequest",
+    "ChatRequest",
+    "EmbeddingRequest",
+    "chunk",
+    "completion",
+    "conversation",
+    "embeddings",
+    "sources_block",
+]
+
+SOURCES_HEAD = "\n\nSources:\n"
+_ROLES: dict[str, Role] = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+}
+
+
+class BadRequest(KimasError):
+    """A request the API cannot answer as sent (the sentence says why)."""
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # OpenAI clients send more settings than these
+
+
+class ContentPart(_Lenient):
+    type: str
+    text: str = ""
+
+
+class ChatMessage(_Lenient):
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
+    content: str | list[ContentPart] | None = None
+
+    def text(self) -> str:
+        if isinstance(self.content, list):
+            return "\n".join(p.text for p in self.content if p.type == "text")
+        return self.content or ""
+
+
+class ChatRequest(_Lenient):
+    model: str
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: bool = False
+    temperature: float | None = Field(None, ge=0)
+
+
+class EmbeddingRequest(_Lenient):
+    model: str
+    input: str | list[str]
+    encoding_format: Literal["float", "base64"] = "float"
+
+
+def conversation(messages: Sequence[ChatMessage]) -> tuple[str, list[Message]]:
+    """The question (the last message, the user's) and the history before it, as the context manager sees
+    it. An earlier answer's sources block (this API's own) is left out of the history; tool calls are."""
+    turns = [Message(_ROLES[m.role], _without_sources(m.text())) for m in messages if m.role in _ROLES]
+    if not turns or turns[-1].role != "user" or not turns[-1].content.strip():
+        raise BadRequest("the last message must be the user's question")
+    return turns[-1].content, turns[:-1]
+
+
+def _without_sources(text: str) -> str:
+    body, head, _ = text.rpartition(SOURCES_HEAD)
+    return body if head else text
+
+
+def cited(c: Citation) -> CitedPassage:
+    return CitedPassage(c.n, c.sentence or c.snippet, Passage.of(c.chunk))
+
+
+def _where(p: Passage) -> str:
+    if p.page:
+        return f", p. {p.page}"
+    return f", lines {p.lines[0]}-{p.lines[-1]}" if p.lines else ""
+
+
+def sources_block(sources: Sequence[CitedPassage]) -> str:
+    """The numbered sources that end an answer's content ("" when it has none)."""
+    lines = [f"[{s.n}] {s.passage.file}{_where(s.passage)}" for s in sources]
+    return SOURCES_HEAD + "\n".join(lines) if lines else ""
+
+
+def completion(
+    id: str, model: str, created: int, content: str, sources: Sequence[CitedPassage], decision: str
+) -> dict[str, Any]:
+    """A whole ``chat.completion``."""
+    message = {"role": "assistant", "content": content}
+    return {
+        "id": id, "object": "chat.completion", "created": created, "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}],
+        "sources": [asdict(s) for s in sources], "decision": decision,
+    }  # fmt: skip
+
+
+def chunk(
+    id: str,
+    model: str,
+    created: int,
+    delta: dict[str, str],
+    end: tuple[Sequence[CitedPassage], str] | None = None,
+) -> dict[str, Any]:
+    """One ``chat.completion.chunk``; the last (``end``: the sources and the decision) finishes it."""
+    choice = {"index": 0, "delta": delta, "finish_reason": "stop" if end else None, "logprobs": None}
+    out = {
+        "id": id,
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": model,
+        "choices": [choice],
+    }
+    if end is not None:
+        out["sources"], out["decision"] = [asdict(s) for s in end[0]], end[1]
+    return out
+
+
+def embeddings(vectors: Any, model: str, encoding: Literal["float", "base64"]) -> dict[str, Any]:
+    """The ``/v1/embeddings`` answer: one unit vector per input, as floats or base64 of float32."""
+    rows = np.asarray(vectors, dtype="<f4")
+    data = [
+        {"object": "embedding", "index": i, "embedding": _encoded(row, encoding)}
+        for i, row in enumerate(rows)
+    ]
+    return {"object": "list", "data": data, "model": model, "usage": {"prompt_tokens": 0, "total_tokens": 0}}
+
+
+def _encoded(row: Any, encoding: Literal["float", "base64"]) -> list[float] | str:
+    if encoding == "base64":
+        return base64.b64encode(row.tobytes()).decode("ascii")
+    return [float(x) for x in row]
