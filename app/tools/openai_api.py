@@ -14,7 +14,6 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -29,64 +28,20 @@ from app.tools.openai_wire import (
     BadRequest,
     ChatRequest,
     EmbeddingRequest,
+    Reply,
     chunk,
-    cited,
     completion,
     conversation,
     embeddings,
-    sources_block,
 )
-from app.tools.results import CitedPassage
-from kimas_desktop.answer.writing.markers import insert_markers, place_markers
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import KimasError
-from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Event, SupportReady
+from kimas_desktop.events import Event
 from kimas_desktop.pipeline import AskOptions
-from kimas_desktop.types import SentenceSupport
 
 __all__ = ["build_api"]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class _Reply:
-    """What the events of one answer add up to."""
-
-    streamed: list[str] = field(default_factory=list)
-    sources: list[CitedPassage] = field(default_factory=list)
-    support: tuple[SentenceSupport, ...] = ()
-    final: str | None = None
-    decision: str = "stopped"
-
-    def take(self, event: Event) -> str:
-        """Note ``event``; the text it adds to a streamed answer ("" for none)."""
-        if isinstance(event, AnswerDelta):
-            self.streamed.append(event.text)
-            return event.text
-        if isinstance(event, CitationsReady):
-            self.sources = [cited(c) for c in event.citations]
-        elif isinstance(event, SupportReady):
-            self.support = event.sentences
-        elif isinstance(event, Done):
-            self.final, self.decision = event.answer, event.outcome.kind
-        return ""
-
-    def tail(self) -> str:
-        """What a stream still owes once the answer is done: the rest of the final text (or all of it,
-        after a break, when the final text is not what streamed: an answer set aside for the quote), then
-        the numbered sources."""
-        streamed = "".join(self.streamed)
-        final = streamed if self.final is None else self.final
-        rest = final[len(streamed) :] if final.startswith(streamed) else "\n\n" + final
-        return rest + sources_block(self.sources)
-
-    def content(self) -> str:
-        """The whole answer: an ``[n]`` after each sentence source n backs (the support check's), then the
-        numbered sources. (A stream cannot go back to mark what it sent: its text is as written.)"""
-        text = "".join(self.streamed) if self.final is None else self.final
-        markers = place_markers(text, self.support, {s.n for s in self.sources})
-        return insert_markers(text, markers, lambda n: f" [{n}]") + sources_block(self.sources)
 
 
 def _error(status: int, message: str, kind: str) -> JSONResponse:
@@ -141,7 +96,7 @@ def build_api(models: ApiModels, token: Callable[[], str], per_minute: int = 120
             token = CancelToken()
             events = pipeline.ask(question, history, cancel=token, options=options)
             return StreamingResponse(_stream(events, token, body.model), media_type="text/event-stream")
-        reply = _Reply()
+        reply = Reply()
         for event in pipeline.ask(question, history, options=options):
             reply.take(event)
         answer_id = f"chatcmpl-{uuid.uuid4().hex}"
@@ -175,7 +130,7 @@ async def _stream(events: Iterator[Event], token: CancelToken, model: str) -> As
     """The answer as server-sent ``chat.completion.chunk`` events, then ``[DONE]``. The pipeline runs on a
     worker thread, one event at a time; a client that goes away stops the answer (its ``CancelToken``)."""
     answer_id, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
-    reply = _Reply()
+    reply = Reply()
     try:
         yield _sse(chunk(answer_id, model, created, {"role": "assistant", "content": ""}))
         while (event := await anyio.to_thread.run_sync(next, events, None)) is not None:

@@ -11,21 +11,24 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.tools.results import CitedPassage, Passage
+from kimas_desktop.answer.writing.markers import insert_markers, place_markers
 from kimas_desktop.errors import KimasError
-from kimas_desktop.types import Citation, Message, Role
+from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Event, SupportReady
+from kimas_desktop.types import Citation, Message, Role, SentenceSupport
 
 __all__ = [
     "SOURCES_HEAD",
     "BadRequest",
     "ChatRequest",
     "EmbeddingRequest",
+    "Reply",
     "chunk",
     "completion",
     "conversation",
@@ -82,7 +85,7 @@ def conversation(messages: Sequence[ChatMessage]) -> tuple[str, list[Message]]:
     """The question (the last message, the user's) and the history before it, as the context manager sees
     it. An earlier answer's sources block (this API's own) is left out of the history; tool calls are."""
     turns = [Message(_ROLES[m.role], _without_sources(m.text())) for m in messages if m.role in _ROLES]
-    if not turns or turns[-1].role != "user" or not turns[-1].content.strip():
+    if not messages or messages[-1].role != "user" or not turns[-1].content.strip():
         raise BadRequest("the last message must be the user's question")
     return turns[-1].content, turns[:-1]
 
@@ -106,6 +109,46 @@ def sources_block(sources: Sequence[CitedPassage]) -> str:
     """The numbered sources that end an answer's content ("" when it has none)."""
     lines = [f"[{s.n}] {s.passage.file}{_where(s.passage)}" for s in sources]
     return SOURCES_HEAD + "\n".join(lines) if lines else ""
+
+
+@dataclass
+class Reply:
+    """What the events of one answer add up to."""
+
+    streamed: list[str] = field(default_factory=list)
+    sources: list[CitedPassage] = field(default_factory=list)
+    support: tuple[SentenceSupport, ...] = ()
+    final: str | None = None
+    decision: str = "stopped"
+
+    def take(self, event: Event) -> str:
+        """Note ``event``; the text it adds to a streamed answer ("" for none)."""
+        if isinstance(event, AnswerDelta):
+            self.streamed.append(event.text)
+            return event.text
+        if isinstance(event, CitationsReady):
+            self.sources = [cited(c) for c in event.citations]
+        elif isinstance(event, SupportReady):
+            self.support = event.sentences
+        elif isinstance(event, Done):
+            self.final, self.decision = event.answer, event.outcome.kind
+        return ""
+
+    def tail(self) -> str:
+        """What a stream still owes once the answer is done: the rest of the final text (or all of it,
+        after a break, when the final text is not what streamed: an answer set aside for the quote), then
+        the numbered sources."""
+        streamed = "".join(self.streamed)
+        final = streamed if self.final is None else self.final
+        rest = final[len(streamed) :] if final.startswith(streamed) else "\n\n" + final
+        return rest + sources_block(self.sources)
+
+    def content(self) -> str:
+        """The whole answer: an ``[n]`` after each sentence source n backs (the support check's), then the
+        numbered sources. (A stream cannot go back to mark what it sent: its text is as written.)"""
+        text = "".join(self.streamed) if self.final is None else self.final
+        markers = place_markers(text, self.support, {s.n for s in self.sources})
+        return insert_markers(text, markers, lambda n: f" [{n}]") + sources_block(self.sources)
 
 
 def completion(
