@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,14 @@ Feed the sourdough starter with equal weights of rye flour and water every twelv
 
 ## Oven
 Bake the loaf in a Dutch oven at 250 degrees Celsius for twenty minutes with the lid on.
+"""
+GARDEN = """# Greenhouse log
+
+## Tomatoes
+The greenhouse tomatoes need watering every morning; the cherry variety ripened in July.
+
+## Pests
+Aphids on the peppers were removed with soapy water.
 """
 OVEN = "At what temperature should the loaf be baked?"
 
@@ -71,14 +80,15 @@ class Api:
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory: pytest.TempPathFactory) -> Paths:
     root = tmp_path_factory.mktemp("kimas-api")
-    folder = root / "docs" / "baking"
-    folder.mkdir(parents=True)
-    (folder / "baking.md").write_text(BAKING)
-    cmd = [sys.executable, "-m", "cli.main", "index", str(folder), "--collection", "baking"]
-    out = subprocess.run(
-        [*cmd, "--data-dir", str(root / "data")], cwd=ROOT, capture_output=True, text=True, timeout=600
-    )
-    assert out.returncode == 0, out.stderr
+    for name, text in (("baking", BAKING), ("garden", GARDEN)):
+        folder = root / "docs" / name
+        folder.mkdir(parents=True)
+        (folder / f"{name}.md").write_text(text)
+        cmd = [sys.executable, "-m", "cli.main", "index", str(folder), "--collection", name]
+        out = subprocess.run(
+            [*cmd, "--data-dir", str(root / "data")], cwd=ROOT, capture_output=True, text=True, timeout=600
+        )
+        assert out.returncode == 0, out.stderr
     return resolve_paths(str(root / "data"), None)
 
 
@@ -157,6 +167,29 @@ def test_the_messages_are_the_conversation(api: Api) -> None:
     assert last_not_user.status_code == 400
     assert "the last message must be the user's question" in last_not_user.json()["error"]["message"]
     assert follow.status_code == 200 and "250" in follow.json()["choices"][0]["message"]["content"]
+
+
+def test_three_clients_at_once_each_get_their_own_answer(api: Api) -> None:
+    asked = {
+        OVEN: ("250", "baking.md"),
+        "How often do the greenhouse tomatoes need watering?": ("morning", "garden.md"),
+        "What flour is the sourdough starter fed with?": ("rye", "baking.md"),
+    }
+
+    def one(question: str) -> dict[str, Any]:
+        with api.client() as c:
+            body = {"model": "kimas", "messages": [{"role": "user", "content": question}]}
+            reply = c.post("/chat/completions", json=body)
+        assert reply.status_code == 200, reply.text
+        return dict(reply.json())
+
+    with ThreadPoolExecutor(3) as pool:
+        replies = dict(zip(asked, pool.map(one, asked), strict=True))
+    for question, (fact, file) in asked.items():
+        content = replies[question]["choices"][0]["message"]["content"]
+        answer = content.partition("\n\nSources:\n")[0]
+        assert fact in answer.lower(), (question, content)
+        assert replies[question]["sources"][0]["passage"]["file"].endswith(file), (question, content)
 
 
 def test_embeddings_are_the_collections_embedder(api: Api) -> None:
