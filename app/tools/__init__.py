@@ -2,4 +2,6 @@
 
 ``knowledge.KnowledgeTools`` runs them on the same ``Runtime`` and pipeline as the CLI and the app and
 returns the typed records of ``results``; ``mcp_server`` publishes them with the official MCP SDK.
+``openai_api`` is the OpenAI-compatible API (``/v1``: ``api_models``, ``openai_wire``, ``api_access``,
+``api_token``), which ``ui.server.api_server`` serves beside the app.
 """
