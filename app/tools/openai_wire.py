@@ -37,12 +37,7 @@ __all__ = [
 ]
 
 SOURCES_HEAD = "\n\nSources:\n"
-_ROLES: dict[str, Role] = {
-    "system": "system",
-    "developer": "system",
-    "user": "user",
-    "assistant": "assistant",
-}
+_TURNS: dict[str, Role] = {"user": "user", "assistant": "assistant"}
 
 
 class BadRequest(KimasError):
@@ -82,9 +77,11 @@ class EmbeddingRequest(_Lenient):
 
 
 def conversation(messages: Sequence[ChatMessage]) -> tuple[str, list[Message]]:
-    """The question (the last message, the user's) and the history before it, as the context manager sees
-    it. An earlier answer's sources block (this API's own) is left out of the history; tool calls are."""
-    turns = [Message(_ROLES[m.role], _without_sources(m.text())) for m in messages if m.role in _ROLES]
+    """The question (the last message, the user's) and the conversation's turns before it, as the context
+    manager sees them (as in the Chat tab: the user's and the assistant's messages). Left out: an earlier
+    answer's sources block (this API's own), system and developer messages (the answer's instructions are
+    the pipeline's own, as in the app) and tool calls."""
+    turns = [Message(_TURNS[m.role], _without_sources(m.text())) for m in messages if m.role in _TURNS]
     if not messages or messages[-1].role != "user" or not turns[-1].content.strip():
         raise BadRequest("the last message must be the user's question")
     return turns[-1].content, turns[:-1]

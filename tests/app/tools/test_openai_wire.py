@@ -29,8 +29,7 @@ def test_the_last_message_is_the_question_and_the_rest_the_history() -> None:
         ]
     )
     assert question == "और कितनी देर?"
-    assert [(m.role, m.content) for m in history] == [
-        ("system", "Answer briefly."),
+    assert [(m.role, m.content) for m in history] == [  # the system prompt is the pipeline's own
         ("user", "什么温度烤面包？"),
         ("assistant", "250 度 [1]."),  # this API's own sources block is not part of the conversation
     ]
