@@ -160,7 +160,7 @@ def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
     print(f"KIMAs Desktop is running at {url}  (data: {paths.data_dir}; press Ctrl+C to stop)", flush=True)
     from ui.server.api_server import start_api
 
-    api = start_api(desk.runtime, lambda: desk.config, paths.config_file)
+    api = start_api(desk.runtime, lambda: desk.config, paths.config_file, desk.indexing.answering)
     if api is not None:
         print(f"OpenAI-compatible API at {api.url}  (its token: kimas token)", flush=True)
     signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: shut down like Ctrl+C

@@ -6,6 +6,7 @@ import argparse
 
 from app.paths import resolve_paths
 from app.tools.api_token import ApiToken
+from cli.terminal import say
 
 
 def add_parsers(
@@ -18,5 +19,5 @@ def add_parsers(
 
 def run(args: argparse.Namespace) -> int:
     token = ApiToken(resolve_paths(args.data_dir, args.config).config_file)
-    print(token.renew() if args.renew else token.read())
+    say(token.renew() if args.renew else token.read())
     return 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 from app.paths import read_config
 from app.runtime import Runtime
@@ -32,11 +33,18 @@ class UnknownModel(KimasError):
 
 
 class ApiModels:
-    """Model names to pipelines and the embedder; ``current`` gives the app's config now."""
+    """Model names to pipelines and the embedder; ``current`` gives the app's config now, and each answer
+    is written inside ``answering()`` (the app's: indexing waits meanwhile, as for a Chat tab answer)."""
 
-    def __init__(self, runtime: Runtime, current: Callable[[], Config] | None = None) -> None:
+    def __init__(
+        self,
+        runtime: Runtime,
+        current: Callable[[], Config] | None = None,
+        answering: Callable[[], AbstractContextManager[None]] = nullcontext,
+    ) -> None:
         self._runtime = runtime
         self._current = current or (lambda: runtime.config)
+        self.answering = answering
         self._lock = threading.Lock()
         self._own: dict[str, tuple[Config, Pipeline]] = {}
         self._stale: list[Pipeline] = []

@@ -14,6 +14,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import anyio
@@ -95,10 +96,12 @@ def build_api(models: ApiModels, token: Callable[[], str], per_minute: int = 120
         if body.stream:
             token = CancelToken()
             events = pipeline.ask(question, history, cancel=token, options=options)
-            return StreamingResponse(_stream(events, token, body.model), media_type="text/event-stream")
+            streamed = _stream(events, token, body.model, models.answering())
+            return StreamingResponse(streamed, media_type="text/event-stream")
         reply = Reply()
-        for event in pipeline.ask(question, history, options=options):
-            reply.take(event)
+        with models.answering():
+            for event in pipeline.ask(question, history, options=options):
+                reply.take(event)
         answer_id = f"chatcmpl-{uuid.uuid4().hex}"
         return completion(
             answer_id, body.model, int(time.time()), reply.content(), reply.sources, reply.decision
@@ -126,25 +129,28 @@ def _sse(data: dict[str, Any] | str) -> bytes:
     return f"data: {text}\n\n".encode()
 
 
-async def _stream(events: Iterator[Event], token: CancelToken, model: str) -> AsyncIterator[bytes]:
+async def _stream(
+    events: Iterator[Event], token: CancelToken, model: str, answering: AbstractContextManager[None]
+) -> AsyncIterator[bytes]:
     """The answer as server-sent ``chat.completion.chunk`` events, then ``[DONE]``. The pipeline runs on a
-    worker thread, one event at a time; a client that goes away stops the answer (its ``CancelToken``)."""
+    worker thread, one event at a time, inside ``answering``; a client that goes away stops the answer (its
+    ``CancelToken``)."""
     answer_id, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
     reply = Reply()
-    try:
-        yield _sse(chunk(answer_id, model, created, {"role": "assistant", "content": ""}))
-        while (event := await anyio.to_thread.run_sync(next, events, None)) is not None:
-            text = reply.take(event)
-            if text:
-                yield _sse(chunk(answer_id, model, created, {"content": text}))
-        yield _sse(
-            chunk(answer_id, model, created, {"content": reply.tail()}, (reply.sources, reply.decision))
-        )
-        yield _sse("[DONE]")
-    except KimasError as err:
-        log.warning("api: streamed answer failed: %s", err)
-        yield _sse({"error": {"message": str(err), "type": "kimas_error", "code": "kimas_error"}})
-    finally:
-        token.cancel()
-        if isinstance(events, Generator):
-            events.close()
+    with answering:
+        try:
+            yield _sse(chunk(answer_id, model, created, {"role": "assistant", "content": ""}))
+            while (event := await anyio.to_thread.run_sync(next, events, None)) is not None:
+                text = reply.take(event)
+                if text:
+                    yield _sse(chunk(answer_id, model, created, {"content": text}))
+            end = (reply.sources, reply.decision)
+            yield _sse(chunk(answer_id, model, created, {"content": reply.tail()}, end))
+            yield _sse("[DONE]")
+        except KimasError as err:
+            log.warning("api: streamed answer failed: %s", err)
+            yield _sse({"error": {"message": str(err), "type": "kimas_error", "code": "kimas_error"}})
+        finally:
+            token.cancel()
+            if isinstance(events, Generator):
+                events.close()

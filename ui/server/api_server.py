@@ -19,6 +19,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,13 +102,19 @@ def serve_api(
     return RunningApi(f"http://127.0.0.1:{port}/v1", server, thread)
 
 
-def start_api(runtime: Runtime, current: Callable[[], Config], config_file: Path) -> RunningApi | None:
+def start_api(
+    runtime: Runtime,
+    current: Callable[[], Config],
+    config_file: Path,
+    answering: Callable[[], AbstractContextManager[None]] = nullcontext,
+) -> RunningApi | None:
     """``kimas serve``'s API on ``[server] api_port`` when ``[server] api`` is on (the token made on first
-    use); None when it is off, or its port is taken (the app runs without it and the log says so)."""
+    use); None when it is off, or its port is taken (the app runs without it and the log says so). Its
+    answers are written inside ``answering()``, as the Chat tab's are."""
     server = current().server
     if not server.api:
         return None
-    models = ApiModels(runtime, current)
+    models = ApiModels(runtime, current, answering)
     api = build_api(models, ApiToken(config_file).read)
     try:
         running = serve_api(api, server.api_port, server.allowed_hosts)

@@ -13,8 +13,10 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +55,30 @@ Aphids on the peppers were removed with soapy water.
 OVEN = "At what temperature should the loaf be baked?"
 
 
+class Holds:
+    """The app's ``answering`` hold (indexing waits while an answer is written), counted."""
+
+    def __init__(self) -> None:
+        self.entered = self.left = 0
+        self._changed = threading.Condition()
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        with self._changed:
+            self.entered += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self.left += 1
+                self._changed.notify_all()
+
+    def one_more(self, entered: int) -> bool:
+        """Whether one more answer than ``entered`` was held, and all have let go (waits up to 10 s)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.entered == self.left == entered + 1, timeout=10)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -66,6 +92,7 @@ class Api:
     port: int
     token: str
     runtime: Runtime
+    holds: Holds
 
     @property
     def url(self) -> str:
@@ -95,11 +122,12 @@ def paths(tmp_path_factory: pytest.TempPathFactory) -> Paths:
 @pytest.fixture(scope="module")
 def api(paths: Paths) -> Iterator[Api]:
     runtime = Runtime(paths, read_config(paths))
-    models = ApiModels(runtime)
+    holds = Holds()
+    models = ApiModels(runtime, answering=holds.hold)
     port = free_port()
     running = serve_api(build_api(models, ApiToken(paths.config_file).read), port)
     try:
-        yield Api(running, port, ApiToken(paths.config_file).read(), runtime)
+        yield Api(running, port, ApiToken(paths.config_file).read(), runtime, holds)
     finally:
         running.close()
         models.close()
@@ -125,9 +153,11 @@ def test_models_are_the_presets(api: Api) -> None:
 
 
 def test_chat_completion_answers_with_numbered_sources(api: Api) -> None:
+    entered = api.holds.entered
     with api.client() as c:
         reply = c.post("/chat/completions", json=ask())
     assert reply.status_code == 200, reply.text
+    assert api.holds.one_more(entered)  # indexing waited while it was written
     body = reply.json()
     content = body["choices"][0]["message"]["content"]
     answer, _, sources = content.partition("\n\nSources:\n")
@@ -140,11 +170,13 @@ def test_chat_completion_answers_with_numbered_sources(api: Api) -> None:
 
 
 def test_streamed_completion_is_openai_chunks_then_sources(api: Api) -> None:
+    entered = api.holds.entered
     with api.client() as c, c.stream("POST", "/chat/completions", json=ask(stream=True)) as reply:
         assert reply.status_code == 200
         assert reply.headers["content-type"].startswith("text/event-stream")
         got = events(reply)
     assert got[-1] == "[DONE]"
+    assert api.holds.one_more(entered)  # indexing waited while it was written
     chunks = got[:-1]
     assert {c["object"] for c in chunks} == {"chat.completion.chunk"} and len({c["id"] for c in chunks}) == 1
     assert chunks[0]["choices"][0]["delta"]["role"] == "assistant"
