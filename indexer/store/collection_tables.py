@@ -6,7 +6,7 @@ A collection's current tables, or the new ones a re-embedding builds beside them
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 from lancedb.index import IvfHnswSq
 
+from indexer.store.full_text import TERMS, ensure_terms, terms_of
 from indexer.store.schema import (
     CHUNK_COLUMNS,
     FILES_SCHEMA,
@@ -83,6 +84,7 @@ class CollectionTables:
         columns: dict[str, Any] = {c: [getattr(i.chunk, c) for i in items] for c in CHUNK_COLUMNS}
         columns["ordinal"] = [i.ordinal for i in items]
         columns["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim)
+        columns[TERMS] = terms_of(columns["text"])
         add_missing_columns(self._chunks, chunks_schema(dim))  # a table made before the newer columns
         self._chunks.add(pa.table(columns, schema=chunks_schema(dim)))
 
@@ -179,6 +181,10 @@ class CollectionTables:
         ]
         ordered = sorted(inside, key=lambda r: r["ordinal"])
         return [chunk_from_row(r) for r in ordered[:limit]]
+
+    def ensure_terms(self, check: Callable[[], None] | None = None) -> bool:
+        """Upgrade a chunk table made before the full-text terms (``indexer.store.full_text``)."""
+        return ensure_terms(self._chunks, check)
 
     def refresh_indexes(self) -> None:
         """Keep searches fast after writes: compact many small fragments, bring the full-text index up to

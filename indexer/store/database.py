@@ -17,9 +17,9 @@ from typing import Any, TypeVar
 
 import lancedb
 import pyarrow as pa
-from lancedb.index import FTS
 
 from indexer.store.collection_tables import CollectionTables
+from indexer.store.full_text import build_index
 from indexer.store.records import CollectionRecords
 from indexer.store.schema import FILES_SCHEMA, chunks_schema
 from indexer.store.table_faults import MISSING, damaged, lance_words, table_fault
@@ -93,7 +93,7 @@ class Database:
 
     def create_tables(self, prefix: str, dim: int) -> None:
         chunks = self.open(f"{prefix}_chunks", chunks_schema(dim))
-        chunks.create_index("text", config=FTS(), replace=True)
+        build_index(chunks)
         self.open(f"{prefix}_files", FILES_SCHEMA)
 
     def _layout(self, collection: str, *, fresh: bool = False) -> tuple[str, int]:

@@ -82,6 +82,7 @@ def chunks_schema(dim: int) -> pa.Schema:
             pa.field("ocr", pa.bool_()),  # read by OCR; null in tables made before the column existed
             pa.field("ordinal", pa.int32()),
             pa.field("vector", pa.list_(pa.float32(), dim)),
+            pa.field("terms", pa.string()),  # the text as the full-text index reads it (``full_text``)
         ]
     )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from indexer.store.full_text import TERMS, fts_column, query_terms
 from indexer.store.schema import chunk_columns, chunk_from_row
 from kimas_desktop.protocols import SearchMode, Vector
 from kimas_desktop.retrieval.fusion import RRF_K, reciprocal_rank_fusion
@@ -43,7 +44,8 @@ def dense(table: Any, vector: Vector, k: int, where: str | None = None) -> list[
 def fts(table: Any, text: str, k: int, where: str | None = None) -> list[Hit]:
     if not text.strip():
         return []
-    query = table.search(text, query_type="fts", fts_columns="text")
+    column = fts_column(table)
+    query = table.search(query_terms(text) if column == TERMS else text, query_type="fts", fts_columns=column)
     if where:
         query = query.where(where, prefilter=True)
     rows = query.select([*chunk_columns(table), "vector", "_score"]).limit(k).to_arrow().to_pylist()

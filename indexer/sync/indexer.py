@@ -186,8 +186,11 @@ class Indexer:
         interrupted: bool,
         state: SynopsisState | None,
     ) -> IndexReport:
-        """After a sync's pass: the synopsis, the entity index and, when anything changed, the record."""
+        """After a sync's pass: the full-text terms of a table made before them, the synopsis, the entity
+        index and, when anything changed, the record."""
         collection = tables.collection
+        if tables.ensure_terms(lease.check):
+            log.info("collection '%s': full-text index rebuilt over words of every script", collection)
         if run.writer is None:
             self._synopses.repair(tables)
         else:

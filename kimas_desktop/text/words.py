@@ -28,6 +28,7 @@ import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
+from kimas_desktop.text.scripts import has_marks, has_unspaced
 from kimas_desktop.text.segmenter import ChineseSegmenter
 from kimas_desktop.text.stopwords import STOPWORDS
 from kimas_desktop.text.tokenizer import Tokenizer
@@ -41,6 +42,7 @@ __all__ = [
     "names",
     "numbers",
     "salient_terms",
+    "spaced",
     "stem",
     "stems",
     "truncate",
@@ -49,6 +51,7 @@ __all__ = [
 
 # The one tokenizer; its constructor is cheap, jieba's dictionary is read on the first Chinese text.
 _TOKENIZER = Tokenizer(ChineseSegmenter())
+_ALNUM = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"\d[\d,.:/-]*\d|\d")
 _SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "es", "ed", "ly", "s")
 
@@ -72,6 +75,23 @@ _stem_word = _suffix_stem  # bench/text_toolkit.py puts the Snowball stemmer her
 def words(text: str) -> list[str]:
     """Word tokens, original case, punctuation stripped (any script: see the module docstring)."""
     return _TOKENIZER.tokens(text)
+
+
+def spaced(text: str) -> str:
+    """``text`` as the full-text index reads it: its words separated by single spaces, for an index that
+    splits at spaces only (LanceDB's ``simple`` tokenizer splits a Devanagari word at its virama, and
+    leaves a Chinese sentence whole). A word that holds combining marks or an unspaced script stays one
+    word (jieba's words, Japanese and Korean bigrams); any other word is cut where ``simple`` cut it, at
+    every character that is no letter or digit, so an English text gives the terms it gave before."""
+    if text.isascii():
+        return " ".join(_ALNUM.findall(text))
+    out: list[str] = []
+    for token in _TOKENIZER.tokens(text):
+        if has_unspaced(token) or has_marks(token):
+            out.append(token)
+        else:
+            out.extend(_ALNUM.findall(token))
+    return " ".join(out)
 
 
 def _size(word: str) -> int:
