@@ -22,8 +22,9 @@ from collections import Counter
 from pathlib import Path
 
 from indexer.chunking import ChunkDraft
+from kimas_desktop.text.scripts import has_unspaced
 from kimas_desktop.text.sentences import split_sentences, text_kind
-from kimas_desktop.text.words import content_words, stem
+from kimas_desktop.text.words import content_words, stem, words
 from kimas_desktop.types import CardSentence, DocumentCard, Section
 
 __all__ = ["CardBuilder", "card_from_json", "card_json"]
@@ -95,8 +96,11 @@ class CardBuilder:
 
 
 def _prose(text: str) -> bool:
-    n = len(text.split())
-    return _MIN_WORDS <= n <= _MAX_WORDS and text.rstrip()[-1:] in ".!?" and not _NOT_PROSE.match(text)
+    """A sentence of prose: 6–60 words (jieba's words in Chinese, bigrams in Japanese: a sentence written
+    without spaces is no one-word sentence), ending as a sentence ends in its script."""
+    n = len(words(text)) if has_unspaced(text) else len(text.split())
+    ends = text.rstrip()[-1:] in ".!?。！？।"
+    return _MIN_WORDS <= n <= _MAX_WORDS and ends and not _NOT_PROSE.match(text)
 
 
 def _title(path: str, opening: str) -> str:

@@ -69,6 +69,20 @@ def test_a_builder_keeps_the_outline_and_opens_the_card_with_the_lead() -> None:
     assert card_from_json("/x", None) is None and card_from_json("/x", "{not json") is None
 
 
+def test_a_chinese_document_gets_a_card_of_its_own_sentences() -> None:
+    """Sentences written without spaces were one 'word' each and never prose: a Chinese paper's card had no
+    synopsis. Real sentences of ../shared/papers/ragenta.zh.txt and agentic-rag-pattern.zh.txt."""
+    builder = CardBuilder("/docs/ragenta.zh.txt")
+    text = (
+        "检索增强生成(RAG)设计模式通常用于在特定数据域中开发大语言模型(LLM)应用。"
+        "本文介绍了一种受人类研究方法启发的新方法,该方法涉及多种搜索技术、观察临时结果、精炼以及在提供响应之前在多步骤过程中重试。"
+        "短句。"
+    )
+    builder.add(ChunkDraft(0, text, 60, line_start=1))
+    texts = [s.text for s in builder.card().synopsis]
+    assert texts[0].startswith("检索增强生成") and len(texts) == 2 and "短句。" not in texts
+
+
 def test_code_has_an_outline_of_nothing_and_no_synopsis() -> None:
     builder = CardBuilder("/src/tool.py")
     builder.add(
