@@ -282,7 +282,7 @@ def test_garbage_inside_the_file_is_said_at_start_and_the_readable_chats_are_kep
     ]
     for conv in convs:
         store.save(conv)
-    _damage_the_page_holding(path, f"middle of answer 3.1".encode())
+    _damage_the_page_holding(path, b"middle of answer 3.1")
     damaged = path.read_bytes()
     history = ChatHistory(tmp_path)  # the app starts
     note = history.problem
