@@ -2,9 +2,9 @@
 behind the UI's guards) over a real indexed collection (real parser, indexer, LanceDB and the embedded tiny
 models), asked over real HTTP.
 
-The ``openai`` package is not installed in this environment, so the requests are the ones it sends
-(``httpx``, its own transport), read the way it reads them: JSON bodies, ``data:`` server-sent events
-ending in ``[DONE]``, base64 float32 embeddings (its default ``encoding_format``)."""
+Most tests send the requests the ``openai`` package sends (``httpx``, its own transport), read the way it
+reads them: JSON bodies, ``data:`` server-sent events ending in ``[DONE]``, base64 float32 embeddings (its
+default ``encoding_format``); the README's example runs as written with the ``openai`` package itself."""
 
 from __future__ import annotations
 
@@ -286,3 +286,29 @@ def test_rate_and_size_limits(api: Api) -> None:
 def test_the_off_switch(paths: Paths, api: Api) -> None:
     off = read_config(paths).updated(server={"api": False})
     assert start_api(api.runtime, lambda: off, paths.config_file) is None
+
+
+def readme_openai_example() -> str:
+    text = (ROOT / "README.md").read_text("utf-8")
+    section = text.split("## Use it from other tools", 1)[1].split("\n## ", 1)[0]
+    [code] = [b.split("\n", 1)[1] for b in section.split("```python")[1:]]
+    return code.split("```", 1)[0]
+
+
+def test_the_readme_openai_example_runs_as_written_with_the_openai_client(api: Api, tmp_path: Path) -> None:
+    """The README's example, with the real ``openai`` package, only its address and key filled in."""
+    code = readme_openai_example()
+    assert 'base_url="http://127.0.0.1:7870/v1"' in code and 'api_key="..."' in code
+    code = code.replace("127.0.0.1:7870", f"127.0.0.1:{api.port}").replace(
+        'api_key="..."', f'api_key="{api.token}"'
+    )
+    code += "\nprint()\nprint(len(vectors.data), len(vectors.data[0].embedding))\n"
+    script = tmp_path / "example.py"
+    script.write_text(code, "utf-8")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    whole, streamed = out.stdout.split("\n\nSources:\n")[:2], out.stdout.split("\n\nSources:\n")[1:]
+    assert "250" in whole[0] and "baking.md" in whole[1]  # the answer, then its numbered sources
+    assert len(streamed) == 2 and "250" in streamed[0].split("\n", 2)[-1]  # the stream: answer, then sources
+    *_, sizes = out.stdout.strip().split("\n")
+    assert sizes.split()[0] == "1" and int(sizes.split()[1]) > 0  # one vector of the embedder's size
