@@ -49,6 +49,9 @@ class NoEmbedder:
     def count_tokens(self, text: str) -> int:
         return 0
 
+    def reads(self, text: str) -> bool:
+        return True
+
     def close(self) -> None: ...
 
 

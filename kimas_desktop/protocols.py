@@ -112,6 +112,12 @@ class Embedder(Protocol):
         """Length of ``text`` in this model's tokenizer."""
         ...
 
+    def reads(self, text: str) -> bool:
+        """Whether this model's embedding of ``text`` means something: False for a question in a script the
+        model was not trained on (an English-only model and a Chinese question), which is then searched and
+        reranked by its words alone."""
+        ...
+
     def close(self) -> None:
         """Release the model (its loaded weights or connections). Idempotent: a second call does nothing."""
         ...

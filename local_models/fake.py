@@ -94,6 +94,10 @@ class HashEmbedder:
     def count_tokens(self, text: str) -> int:
         return len(_words(text))
 
+    def reads(self, text: str) -> bool:
+        """Hashes the words of any script."""
+        return True
+
     def close(self) -> None:
         """Nothing to release; counted in ``closed`` so a test sees who closed it."""
         self.closed += 1

@@ -21,6 +21,8 @@ import numpy as np
 from kimas_desktop.config import RerankConfig
 from kimas_desktop.errors import ModelError, ModelUnavailableError
 from kimas_desktop.protocols import Embedder, Reranker
+from kimas_desktop.text.scripts import has_marks, has_unspaced
+from kimas_desktop.text.words import words
 from local_models.catalog.hub import hub_unreachable_reason
 from local_models.resolve import resolve_reranker
 
@@ -34,7 +36,10 @@ _B = 0.75
 
 
 def _terms(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
+    """Lower-case words; the project's tokenizer for text with combining marks or an unspaced script
+    (``\\w+`` cuts a Hindi word at its vowel signs and keeps a Chinese sentence whole)."""
+    found = words(text) if has_unspaced(text) or has_marks(text) else _WORD.findall(text)
+    return [w.lower() for w in found]
 
 
 def term_overlap_scores(query: str, texts: Sequence[str]) -> list[float]:
@@ -134,7 +139,10 @@ class EmbeddingReranker:
         )
         cosine = passages @ query_vector
         overlap = np.asarray(term_overlap_scores(query, texts), dtype=np.float32)
-        return [float(s) for s in self._semantic * cosine + self._lexical * overlap]
+        # A question in a script the embedder never learned (a Chinese one, an English-only model): its
+        # cosine ranks at random, so the words alone score it.
+        semantic, lexical = (self._semantic, self._lexical) if self._embedder.reads(query) else (0.0, 1.0)
+        return [float(s) for s in semantic * cosine + lexical * overlap]
 
 
 class CrossEncoderReranker:

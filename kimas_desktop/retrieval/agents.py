@@ -79,12 +79,15 @@ class RetrievalAgent:
     def search(self, query: str, k: int | None = None, sources: Sequence[str] = ()) -> list[Hit]:
         """The collection's best chunks for ``query``; with ``sources``, only those files' chunks."""
         vector = self._embedder.embed_query([query])[0]
+        mode = self._config.retrieval.mode
+        if not self._embedder.reads(query):
+            mode = "fts"  # the embedder's vector of a script it never learned ranks at random
         return self._searcher.search(
             self.collection,
             text=query,
             vector=vector,
             k=k or self._config.retrieval.k,
-            mode=self._config.retrieval.mode,
+            mode=mode,
             sources=sources,
         )
 

@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Detection", "LanguageDetector", "script_language"]
+__all__ = ["Detection", "LanguageDetector", "script_language", "written_in_latin"]
 
 UNDETERMINED = "und"
 
@@ -83,6 +83,12 @@ def _scripts(text: str) -> Counter[str]:
             script = _script(ch)
             counts[script] += 3 if script in ("CJK", "HIRAGANA", "KATAKANA") else 1
     return counts
+
+
+def written_in_latin(text: str) -> bool:
+    """Whether most of ``text``'s letters are Latin (or it has none): what an English-only model reads."""
+    counts = _scripts(text)
+    return not counts or counts.most_common(1)[0][0] == "LATIN"
 
 
 def script_language(text: str) -> Detection | None:

@@ -23,6 +23,8 @@ import numpy as np
 from kimas_desktop.config import EmbeddingModelConfig
 from kimas_desktop.errors import ModelError, ModelUnavailableError
 from kimas_desktop.protocols import Vector
+from kimas_desktop.text.language import written_in_latin
+from local_models.catalog.catalog import load_catalog
 from local_models.catalog.hub import fastembed_description, fastembed_snapshot, hub_unreachable_reason
 from local_models.embedders.embedded import (
     MINILM_DIM,
@@ -128,6 +130,7 @@ class FastEmbedEmbedder:
         self._directory: Path | None = None
         self._dim: int | None = None
         self._tokenizer: Any = None
+        self._english_only = _english_only(cfg)
 
     @property
     def model_id(self) -> str:
@@ -244,6 +247,11 @@ class FastEmbedEmbedder:
     def embed_passages(self, texts: Sequence[str]) -> Vector:
         return self._embed(texts, query=False)
 
+    def reads(self, text: str) -> bool:
+        """An English-only model (the catalog says so: the embedded default, BGE English...) reads text
+        written in Latin letters; a model of the user's own folder, or a multilingual one, reads any."""
+        return not self._english_only or written_in_latin(text)
+
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` without special tokens and without truncation."""
         return len(self._tokenizer_loaded().encode(text, add_special_tokens=False).ids)
@@ -269,3 +277,11 @@ class FastEmbedEmbedder:
                 tokenizer.no_padding()
                 self._tokenizer = tokenizer
             return self._tokenizer
+
+
+def _english_only(cfg: EmbeddingModelConfig) -> bool:
+    if cfg.path:
+        return False  # a model the catalog does not know is trusted with every script
+    name = (cfg.name or "all-MiniLM-L6-v2").lower()
+    entry = next((e for e in load_catalog() if e.role == "embedding" and e.name.lower() == name), None)
+    return entry is not None and entry.languages == "English"

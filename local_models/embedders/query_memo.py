@@ -62,6 +62,9 @@ class QueryMemo:
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 
+    def reads(self, text: str) -> bool:
+        return self.inner.reads(text)
+
     def close(self) -> None:
         """Close the embedder it wraps (the memo owns it: the runtime builds the two as one)."""
         self.inner.close()

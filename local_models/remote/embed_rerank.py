@@ -107,6 +107,10 @@ class RemoteEmbedder:
     def count_tokens(self, text: str) -> int:
         return math.ceil(len(text) / CHARS_PER_TOKEN)
 
+    def reads(self, text: str) -> bool:
+        """A server's model is the user's choice: trusted with every script."""
+        return True
+
 
 class RemoteReranker:
     """A ``Reranker`` behind a ``/rerank`` endpoint (``rerank.backend = "http"``); one query, many texts."""

@@ -140,3 +140,23 @@ def test_fallback_uses_stored_vectors_instead_of_embedding(
     else:
         got = EmbeddingReranker(embedder).score(QUERY, CANDIDATES, stored)
     assert got == pytest.approx(expected, abs=1e-5)
+
+
+class _EnglishOnly(HashEmbedder):
+    def reads(self, text: str) -> bool:
+        return text.isascii()
+
+
+def test_a_question_the_embedder_cannot_read_is_reranked_by_its_words_in_its_own_script() -> None:
+    """Issue 42: a Chinese question with an English-only embedder. ``\\w+`` kept each Chinese sentence one
+    term (no overlap at all), and the cosine of a script the model never learned ranks at random."""
+    question = "什么是混合搜索?"
+    passages = ["RAG的研究重点在于嵌入搜索、混合搜索和微调嵌入。", "本文提出基于智能Agent的检索增强方案。"]
+    overlap = term_overlap_scores(question, passages)
+    assert overlap[0] > 0.0 and overlap[1] == 0.0
+    scores = EmbeddingReranker(_EnglishOnly(), semantic_weight=0.3).score(question, passages)
+    assert scores == pytest.approx(overlap)  # the words alone
+    english = EmbeddingReranker(_EnglishOnly(), semantic_weight=0.3).score(QUERY, CANDIDATES)
+    assert english != pytest.approx(
+        term_overlap_scores(QUERY, CANDIDATES)
+    )  # a read question keeps its cosine

@@ -180,3 +180,14 @@ def test_a_cached_hub_model_loads_without_the_network(tmp_path: Path, no_network
     embedder.warm_up()
     assert embedder.count_tokens("hello world") == 2
     assert not no_network
+
+
+def test_the_embedded_model_reads_latin_letters_and_a_model_of_ones_own_reads_any(tmp_path: Path) -> None:
+    """The catalog says all-MiniLM-L6-v2 and the BGE English models are English; a folder model and a
+    multilingual one are trusted with every script (nothing is loaded to tell)."""
+    default = FastEmbedEmbedder(EmbeddingModelConfig(), tmp_path)
+    assert default.reads("How often is the oil changed?") and not default.reads("多久换一次机油?")
+    assert not default.reads("तेल कब बदलें?")
+    multilingual = EmbeddingModelConfig(name="sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2")
+    assert FastEmbedEmbedder(multilingual, tmp_path).reads("多久换一次机油?")
+    assert FastEmbedEmbedder(EmbeddingModelConfig(path=str(tmp_path)), tmp_path).reads("多久换一次机油?")
