@@ -7,6 +7,7 @@ import contextlib
 import signal
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -145,6 +146,14 @@ def _not_indexed(name: str, config: Config) -> CollectionInfo:
     return CollectionInfo(name, tuple(config.collection(name).folders), "", 0, 0, 0, None)
 
 
+def _languages(runtime: Runtime, info: CollectionInfo) -> Counter[str]:
+    """Documents per language (each file's, told at indexing: its card); files indexed before have none."""
+    if not info.files:
+        return Counter()
+    cards = runtime.store(runtime.config).cards(info.name)
+    return Counter(c.language for c in cards if c.language and c.language != "und")
+
+
 def run_collections(args: argparse.Namespace) -> int:
     runtime, knowledge = _open(args)
     config = runtime.config
@@ -152,7 +161,8 @@ def run_collections(args: argparse.Namespace) -> int:
     known = {i.name for i in infos}
     infos += [_not_indexed(n, config) for n in sorted(config.collections) if n not in known]
     if args.json:
-        say(dumps([_info_json(i) for i in infos], indent=2))
+        rows = [{**_info_json(i), "languages": dict(_languages(runtime, i).most_common())} for i in infos]
+        say(dumps(rows, indent=2))
         return 0
     if not infos:
         say("no collections yet: add one with `kimas index PATH`")
@@ -165,6 +175,9 @@ def run_collections(args: argparse.Namespace) -> int:
         )
         model = f"{info.embedding_model} ({info.dim}-d)" if info.embedding_model else "-"
         say(f"{info.name}: {info.files} files, {info.chunks} chunks, model {model}, last update {when}")
+        languages = _languages(runtime, info)
+        if languages:
+            say("  languages: " + ", ".join(f"{code} {n}" for code, n in languages.most_common()))
         if info.needs_reembedding:
             say(f"  needs re-embedding for the configured embedding model: kimas reindex {info.name}")
         for folder in info.folders:

@@ -163,6 +163,7 @@ class DocumentCard:
     title: str
     outline: tuple[Section, ...] = ()
     synopsis: tuple[CardSentence, ...] = ()
+    language: str = ""  # ISO 639-1 of most of its text ("und": not told; "": indexed before languages)
 
     def text(self) -> str:
         """The card as one passage: the title, the synopsis, then the outline's top headings."""

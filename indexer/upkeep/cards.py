@@ -22,6 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from indexer.chunking import ChunkDraft
+from kimas_desktop.text.language import LanguageDetector
 from kimas_desktop.text.scripts import has_unspaced
 from kimas_desktop.text.sentences import split_sentences, text_kind
 from kimas_desktop.text.words import content_words, stem, words
@@ -32,6 +33,10 @@ __all__ = ["CardBuilder", "card_from_json", "card_json"]
 CARD_SENTENCES = 3
 MAX_CANDIDATES = 3000  # sentences of one file considered for its card
 MAX_SECTIONS = 400  # headings kept in one file's outline
+LANGUAGE_SAMPLE = 4000  # characters from the start of a file that tell its language
+# One detector for the process: the script decides Chinese, Hindi, Japanese… at once; py3langid (loaded on
+# the first text in a shared script, about 1.5 s and 80 MB) tells English from German or French.
+_DETECTOR = LanguageDetector()
 _MIN_WORDS, _MAX_WORDS = 6, 60
 _NOT_PROSE = re.compile(r"^\s*(#|\||[-*+>]\s|```|~~~|\d{1,3}[.)]\s)")
 
@@ -48,10 +53,15 @@ class CardBuilder:
         self._candidates: list[tuple[CardSentence, frozenset[str]]] = []
         self._seen: set[str] = set()
         self._opening: str | None = None  # the heading path of the file's first chunk
+        self._sample: list[str] = []  # the first LANGUAGE_SAMPLE characters, for its language
+        self._sampled = 0
 
     def add(self, draft: ChunkDraft) -> None:
         if self._opening is None:
             self._opening = draft.heading
+        if self._sampled < LANGUAGE_SAMPLE:
+            self._sample.append(draft.text)
+            self._sampled += len(draft.text)
         if draft.heading and draft.heading not in self._sections and len(self._sections) < MAX_SECTIONS:
             self._sections[draft.heading] = Section(draft.heading, draft.page, draft.line_start)
         if self._kind == "code":
@@ -71,7 +81,10 @@ class CardBuilder:
 
     def card(self) -> DocumentCard:
         outline = tuple(self._sections.values())
-        return DocumentCard(self._path, _title(self._path, self._opening or ""), outline, self._central())
+        title = _title(self._path, self._opening or "")
+        sample = " ".join(self._sample)[:LANGUAGE_SAMPLE]
+        language = _DETECTOR.detect(sample) if self._kind != "code" and sample.strip() else "und"
+        return DocumentCard(self._path, title, outline, self._central(), language)
 
     def _central(self) -> tuple[CardSentence, ...]:
         total = sum(self._counts.values())
@@ -117,6 +130,7 @@ def card_json(card: DocumentCard) -> str:
             "title": card.title,
             "outline": [[s.heading, s.page, s.line] for s in card.outline],
             "synopsis": [[s.text, s.heading, s.page, s.line] for s in card.synopsis],
+            "language": card.language,
         },
         ensure_ascii=False,
     )
@@ -130,6 +144,6 @@ def card_from_json(source: str, text: str | None) -> DocumentCard | None:
         data = json.loads(text)
         outline = tuple(Section(h, p, ln) for h, p, ln in data["outline"])
         synopsis = tuple(CardSentence(t, h, p, ln) for t, h, p, ln in data["synopsis"])
-        return DocumentCard(source, str(data["title"]), outline, synopsis)
+        return DocumentCard(source, str(data["title"]), outline, synopsis, str(data.get("language", "")))
     except (ValueError, KeyError, TypeError):
         return None

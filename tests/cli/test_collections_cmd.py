@@ -106,3 +106,27 @@ def test_index_refuses_the_folder_holding_the_data_directory(
     assert main(["index", str(tmp_path), "--data-dir", str(tmp_path / "data")]) == 2
     assert "own data directory" in capsys.readouterr().err
     assert not (tmp_path / "data" / "config.toml").exists()
+
+
+def test_collections_list_the_languages_of_their_documents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each file's language is told at indexing (its card, issue 42): the script for Chinese or Hindi,
+    py3langid for English and German. Real sentences: ../shared/papers and the Debian Reference."""
+    docs = tmp_path / "mixed"
+    docs.mkdir()
+    (docs / "en.md").write_text(
+        "The lighthouse keeper writes the weather in the log book every day at noon.\n"
+    )
+    (docs / "de.md").write_text("Dieses Buch soll Ihnen helfen, ein Debian-System effizient zu verwalten.\n")
+    (docs / "zh.txt").write_text("检索增强生成(RAG)设计模式通常用于在特定数据域中开发大语言模型(LLM)应用。\n")
+    (docs / "hi.txt").write_text("भारत की राजधानी नई दिल्ली है और यहाँ संसद भवन स्थित है।\n")
+    data = tmp_path / "data"
+    main(["index", str(docs), "--data-dir", str(data)])
+    capsys.readouterr()
+    assert main(["collections", "--data-dir", str(data)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "languages:" in x)
+    assert sorted(line.split(": ", 1)[1].split(", ")) == ["de 1", "en 1", "hi 1", "zh 1"]
+    assert main(["collections", "--json", "--data-dir", str(data)]) == 0
+    [info] = json.loads(capsys.readouterr().out)
+    assert info["languages"] == {"de": 1, "en": 1, "hi": 1, "zh": 1}

@@ -83,7 +83,8 @@ def card_html(doc: Document | None) -> str:
     )
     return (
         f"<div class='kimas-doc-card' data-path='{html.escape(doc.path)}'>"
-        f"<div class='kimas-doc-card-title'><b>{html.escape(card.title)}</b> <small>(document card)</small></div>"
+        f"<div class='kimas-doc-card-title'><b>{html.escape(card.title)}</b> <small>(document card"
+        f"{f', language: {html.escape(card.language)}' if card.language not in ('', 'und') else ''})</small></div>"
         f"<p>{said}</p>{outline}</div>"
     )
 

@@ -74,7 +74,7 @@ def test_the_chosen_file_shows_its_card_and_outline(desk: DesktopApp, tmp_path: 
 
     view = dh.documents_view(desk, "docs")  # the first file is chosen: guide.md
     assert view.html.count("class='kimas-doc-card'") == 1
-    assert "<b>Orchard guide</b>" in view.html
+    assert "<b>Orchard guide</b> <small>(document card, language: en)</small>" in view.html
     assert "This guide tells new volunteers how the orchard grows its apples." in view.html
     assert "Outline (3 headings)" in view.html and ">Soil <small>(line 5)</small>" in view.html
     other = dh.documents_view(desk, "docs", dh.SHOW_ALL, view.choices[1][1])
