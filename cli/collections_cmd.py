@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from app.knowledge.collections import Knowledge
 from app.knowledge.indexing import describe_report
+from app.models.languages import multilingual_advice
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
 from app.settings.config_store import ConfigStore
@@ -178,6 +179,9 @@ def run_collections(args: argparse.Namespace) -> int:
         languages = _languages(runtime, info)
         if languages:
             say("  languages: " + ", ".join(f"{code} {n}" for code, n in languages.most_common()))
+        advice = multilingual_advice(info.name, languages, config.embedding)
+        if advice:
+            say(f"  {advice}")
         if info.needs_reembedding:
             say(f"  needs re-embedding for the configured embedding model: kimas reindex {info.name}")
         for folder in info.folders:

@@ -22,13 +22,16 @@ from typing import Any, Literal
 
 import psutil
 
+from kimas_desktop.config import EmbeddingModelConfig
 from kimas_desktop.errors import ConfigError
 
 __all__ = [
     "HUB",
+    "MULTILINGUAL_EMBEDDER",
     "RESERVED_RAM_MB",
     "CatalogEntry",
     "Role",
+    "english_only",
     "entry_for_file",
     "find_entry",
     "installed_path",
@@ -184,3 +187,16 @@ def installed_path(entry: CatalogEntry, models_dir: Path) -> Path | None:
         return path if path.is_file() else None
     directory = snapshot_dir(entry, models_dir)
     return directory if all((directory / f).is_file() for f in entry.files) else None
+
+
+MULTILINGUAL_EMBEDDER = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
+
+
+def english_only(cfg: EmbeddingModelConfig) -> bool:
+    """Whether the configured embedding model reads English only, as the catalog says (the embedded
+    default, BGE English...). A model of the user's own folder or server is trusted with every language."""
+    if cfg.path or cfg.backend != "local":
+        return False
+    name = (cfg.name or "all-MiniLM-L6-v2").lower()
+    entry = next((e for e in load_catalog() if e.role == "embedding" and e.name.lower() == name), None)
+    return entry is not None and entry.languages == "English"

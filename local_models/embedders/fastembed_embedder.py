@@ -24,7 +24,7 @@ from kimas_desktop.config import EmbeddingModelConfig
 from kimas_desktop.errors import ModelError, ModelUnavailableError
 from kimas_desktop.protocols import Vector
 from kimas_desktop.text.language import written_in_latin
-from local_models.catalog.catalog import load_catalog
+from local_models.catalog.catalog import english_only
 from local_models.catalog.hub import fastembed_description, fastembed_snapshot, hub_unreachable_reason
 from local_models.embedders.embedded import (
     MINILM_DIM,
@@ -130,7 +130,7 @@ class FastEmbedEmbedder:
         self._directory: Path | None = None
         self._dim: int | None = None
         self._tokenizer: Any = None
-        self._english_only = _english_only(cfg)
+        self._english_only = english_only(cfg)
 
     @property
     def model_id(self) -> str:
@@ -277,11 +277,3 @@ class FastEmbedEmbedder:
                 tokenizer.no_padding()
                 self._tokenizer = tokenizer
             return self._tokenizer
-
-
-def _english_only(cfg: EmbeddingModelConfig) -> bool:
-    if cfg.path:
-        return False  # a model the catalog does not know is trusted with every script
-    name = (cfg.name or "all-MiniLM-L6-v2").lower()
-    entry = next((e for e in load_catalog() if e.role == "embedding" and e.name.lower() == name), None)
-    return entry is not None and entry.languages == "English"

@@ -125,8 +125,10 @@ def test_collections_list_the_languages_of_their_documents(
     main(["index", str(docs), "--data-dir", str(data)])
     capsys.readouterr()
     assert main(["collections", "--data-dir", str(data)]) == 0
-    line = next(x for x in capsys.readouterr().out.splitlines() if "languages:" in x)
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "languages:" in x)
     assert sorted(line.split(": ", 1)[1].split(", ")) == ["de 1", "en 1", "hi 1", "zh 1"]
+    assert "reads English only" in out and "paraphrase-multilingual-MiniLM-L12-v2" in out
     assert main(["collections", "--json", "--data-dir", str(data)]) == 0
     [info] = json.loads(capsys.readouterr().out)
     assert info["languages"] == {"de": 1, "en": 1, "hi": 1, "zh": 1}
