@@ -110,6 +110,8 @@ def support_json(s: SentenceSupport) -> dict[str, Any]:
         "source": s.source,
         "evidence": None if s.evidence_start is None else {"start": s.evidence_start, "end": s.evidence_end},
         "missing": list(s.missing),
+        "reason": s.reason,
+        "lacks": list(s.lacks),
     }
 
 

@@ -202,8 +202,11 @@ def test_ask_json_quote_answerable_and_support_contract(data_dir: Path) -> None:
             "source",
             "evidence",
             "missing",
+            "reason",  # why an unsupported sentence is marked (issue 45), "" for a backed one
+            "lacks",
         }
         assert result["answer"][s["start"] : s["end"]] == s["text"]
+        assert (s["reason"] == "") == s["supported"] and isinstance(s["lacks"], list)
     assert stages["support"]["unsupported"] == sum(1 for s in support if not s["supported"])
 
 

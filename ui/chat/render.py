@@ -118,6 +118,15 @@ def quote_html(quotes: Sequence[Quote], answerable: bool) -> str:
     )
 
 
+def unsupported_why(s: SentenceSupport) -> str:
+    """The flag's tooltip: why the support check marked this sentence (issue 45)."""
+    if s.missing:
+        return f"not in the sources: {', '.join(s.missing)}"
+    if s.reason in ("restates the question", "misses the answer") and s.lacks:
+        return f"{s.reason}: the sources say {', '.join(s.lacks)}"
+    return s.reason or "not found in the sources"
+
+
 def marked_answer(
     answer: str, support: Sequence[SentenceSupport], markers: Sequence[Marker] = (), key: str = ""
 ) -> str:
@@ -142,7 +151,7 @@ def marked_answer(
     for s in sorted(flagged, key=lambda x: x.start):
         if s.start < pos:
             continue
-        why = f"not in the sources: {', '.join(s.missing)}" if s.missing else "not found in the sources"
+        why = unsupported_why(s)
         out.append(answer[pos : s.start])
         out.append(
             f"<span class='kimas-unsupported' title='{html.escape(why, quote=True)}'>{esc(s.text)}</span>"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from app.chat.conversation import Conversation, Turn
-from kimas_desktop.text.sentences import split_sentences
+from kimas_desktop.text.sentences import Sentence, split_sentences
 from kimas_desktop.types import Chunk, Citation, SentenceSupport
 from ui.chat import render
 
@@ -45,3 +45,20 @@ def test_markers_link_to_the_sources_of_their_answer() -> None:
     # The marker sits after its sentence; the unsupported sentence keeps its flag and gets no marker.
     assert "PURPLE-OTTER-42.<sup class='kimas-marker'>" in second
     assert re.search(r"made of cheese\.</span><sup class='kimas-flag'[^>]*>⚠</sup> Dana", second)
+
+
+def test_a_flag_says_why_the_sentence_was_marked() -> None:
+    """Issue 45: the support check's reason, and what the sources say instead, in the flag's tooltip."""
+    answer = "Where is the conference? The conference is held in Nairobi."
+    restated, wrong = split_sentences(answer, "markdown")
+
+    def flagged(s: Sentence, reason: str, lacks: tuple[str, ...]) -> SentenceSupport:
+        return SentenceSupport(s.text, s.start, s.end, False, 0.2, 0.3, 1, reason=reason, lacks=lacks)
+
+    support = [
+        flagged(restated, "restates the question", ("Kigali",)),
+        flagged(wrong, "misses the answer", ()),
+    ]
+    html = render.marked_answer(answer, support)
+    assert "title='restates the question: the sources say Kigali'" in html
+    assert "title='misses the answer'" in html
