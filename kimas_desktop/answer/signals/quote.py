@@ -172,6 +172,9 @@ class QuoteScorer:
         cosines = self._cosines(query or question, [s for _, s in flat], said)
         best_rerank = max(max(h.score for h in top), 1e-9)
         kind = answer_type(question)
+        # A question in a script the embedder never learned: its similarities rank sentences at random, so
+        # they do not rank them (they stay in the record, for the decision's features).
+        reads = self._embedder.reads(query or question)
         w = self._w
         out: list[ScoredSentence] = []
         for (i, sentence), cos, rest in zip(flat, cosines, said, strict=True):
@@ -183,7 +186,9 @@ class QuoteScorer:
             novel = bool(sstems - qstems)
             echo = not novel and asks(sentence.text)  # the user's question written back: says nothing
             ordered = echo or addresses_the_assistant(sentence.text)
-            score = w.combine(overlap, float(cos), rerank, sentence.index, typed, novel, ordered)
+            score = w.combine(
+                overlap, float(cos) if reads else 0.0, rerank, sentence.index, typed, novel, ordered
+            )
             out.append(
                 ScoredSentence(
                     i + 1, hit.chunk, sentence, score, overlap, float(cos), rerank, typed, novel, ordered

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights
 from kimas_desktop.config import parse_config
 from kimas_desktop.protocols import SearchMode, Vector
 from kimas_desktop.retrieval.agents import RetrievalAgent
 from kimas_desktop.text.language import written_in_latin
-from kimas_desktop.types import Hit
+from kimas_desktop.types import Chunk, Hit
 from local_models.fake import HashEmbedder, MemorySearcher, ScriptedChatModel
 
 
@@ -57,3 +58,20 @@ def test_a_question_the_embedder_cannot_read_is_searched_by_its_words() -> None:
     agent.search("Что такое гибридный поиск?")  # Cyrillic: not what an English-only model learned either
     assert searcher.modes == ["fts", "hybrid", "fts"]
     assert written_in_latin("Où est la gare ?") and written_in_latin("12 + 30")  # accents and digits read
+
+
+def test_the_quote_ranks_the_sentences_of_an_unread_question_by_their_words() -> None:
+    """The same principle in the quote scorer: the similarities of a question in a script the embedder never
+    learned do not rank its sentences; they stay in the record (the decision's features read them)."""
+    text = "RAGentA的多智能体架构基于MAIN-RAG框架。检索增强生成通常用于开发大语言模型应用。"
+    hits = [Hit(Chunk("c1", "papers", "/p.txt", text, line_start=1, line_end=1), 0.9)]
+    weights = QuoteWeights()
+    for embedder, reads in ((EnglishOnly(), False), (HashEmbedder(), True)):
+        scored = QuoteScorer(embedder, weights).score("RAGentA 的多智能体架构基于哪个框架?", hits)
+        assert any(s.cosine > 0 for s in scored)
+        for s in scored:
+            cosine = s.cosine if reads else 0.0
+            expected = weights.combine(
+                s.overlap, cosine, s.rerank, s.sentence.index, s.typed, s.novel, s.instruction
+            )
+            assert s.score == expected
