@@ -12,7 +12,9 @@ from kimas_desktop import __version__
 from kimas_desktop.config import PRESETS
 
 
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
+def add_parsers(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     p = sub.add_parser(
         "mcp", parents=[common], help="serve search and answers over MCP on stdio (Claude Desktop, VS Code)"
     )

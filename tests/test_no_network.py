@@ -318,7 +318,9 @@ def test_serve_sends_nothing_while_its_models_run(tmp_path: Path) -> None:
     home, data, log = tmp_path / "home", tmp_path / "data", tmp_path / "serve.trace"
     home.mkdir()
     with serving(log, home, data) as served:
-        served.wait(lambda: _onnxruntime_loaded(served.app), "the embedder loaded")
+        # A fresh data dir quantizes the embedded model first (about a minute on 2 cores, several under
+        # strace on a busy machine: CI once took more than 240 s).
+        served.wait(lambda: _onnxruntime_loaded(served.app), "the embedder loaded", timeout=900)
         loaded = time.monotonic()
         # Watch the window in which onnxruntime would upload; leave as soon as anything shows.
         while time.monotonic() - loaded < UPLOAD_WINDOW_S and not outside_attempts(log.read_text()):
