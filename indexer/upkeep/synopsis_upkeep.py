@@ -36,10 +36,13 @@ class SynopsisUpkeep:
         return replace(fit(vectors, self._k), terms=count_terms(texts))
 
     def repair(self, tables: CollectionTables) -> None:
-        """On a sync with no changes: a config with another ``indexer.centroids`` takes effect, and a
-        collection indexed without word counts gets them."""
+        """On a sync with no changes: a config with another ``indexer.centroids`` takes effect, a
+        collection indexed without word counts gets them, and one with chunks but no synopsis (every sync
+        that wrote them was killed before its end) gets one."""
         state = self._store.synopsis_state(tables.collection)
         if state is None:
+            if tables.count_chunks():
+                self._store.put_synopsis(tables.collection, self.refit(tables))
             return
         if len(state.centroids) != min(self._k, state.total):
             self._store.put_synopsis(tables.collection, self.refit(tables))
