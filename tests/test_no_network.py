@@ -203,8 +203,14 @@ def serving(log: Path, home: Path, data: Path, code: str = KIMAS_CLI) -> Iterato
         proc = subprocess.Popen(_traced(log, code, *args), cwd=ROOT, env=_env(home), stdout=out, stderr=out)
     app: int | None = None
     try:
-        _wait(lambda: psutil.Process(proc.pid).children(), "strace started the app", proc, 60)
-        app = psutil.Process(proc.pid).children()[0].pid
+        seen: list[int] = []  # the child read once: it may be gone a moment later (CI saw [] on a re-read)
+
+        def started() -> bool:
+            seen[:] = [c.pid for c in psutil.Process(proc.pid).children()]
+            return bool(seen)
+
+        _wait(started, "strace started the app", proc, 60)
+        app = seen[0]
         _wait(lambda: _answers(f"http://127.0.0.1:{port}/"), "the app answered", proc)
         yield Served(proc, app)
     finally:
