@@ -34,6 +34,7 @@ from kimas_desktop.protocols import ChatModel, Embedder, OnlineSource, Reranker
 
 if TYPE_CHECKING:
     from indexer import LanceStore
+    from indexer.tables.shelf import LanceTableShelf
     from indexer.upkeep.relation_pass import RelationPass
 
 __all__ = ["Builders", "Runtime", "real_builders"]
@@ -234,6 +235,10 @@ class Runtime:
         )
         part.use_embedder(self.embedder(config))
         return part
+
+    def tables(self, config: Config | None = None) -> LanceTableShelf:
+        """The tables kept of spreadsheets and CSVs (``kimas_desktop.tables.TableShelf``, plus ``arrow``)."""
+        return self.store(config).shelf
 
     def indexer(self, config: Config | None = None) -> IndexService:
         config = config or self.config

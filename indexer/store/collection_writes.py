@@ -21,6 +21,7 @@ from indexer.store.entity_tables import ENTITY_SUFFIXES
 from indexer.store.identity import EmbedderIdentity
 from indexer.store.records import counts_columns, new_record, synopsis_columns
 from indexer.store.schema import table_prefix
+from indexer.tables.shelf import LanceTableShelf
 from indexer.upkeep.synopsis import SynopsisState
 from kimas_desktop.errors import EmbedderMismatchError, IndexingError
 from kimas_desktop.protocols import Vector
@@ -85,6 +86,7 @@ class CollectionWrites:
                 for suffix in ("_chunks", "_files"):
                     self._db.drop(prefix + suffix)
             self.drop_entities(collection)
+            LanceTableShelf(self._db).drop_collection(collection)
 
     def drop_entities(self, collection: str) -> None:
         """Delete the collection's entity index."""

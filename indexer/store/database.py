@@ -86,6 +86,21 @@ class Database:
             self._tables[name] = table
             return table
 
+    def connection(self) -> Any:
+        """The LanceDB connection (for a table written from a stream of batches)."""
+        return self._conn()
+
+    def table_names(self) -> list[str]:
+        """The names of every table in the database."""
+        names: list[str] = []
+        token = None
+        while True:
+            page = self._conn().list_tables(page_token=token)
+            names.extend(page.tables)
+            token = page.page_token
+            if not token:
+                return names
+
     def drop(self, name: str) -> None:
         with self._lock:
             self._tables.pop(name, None)

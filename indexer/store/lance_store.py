@@ -54,6 +54,7 @@ from indexer.store.lease import Lease, WriterLeases, slot_factory
 from indexer.store.records import Row, info_of, synopsis_of, synopsis_state
 from indexer.store.schema import StoredChunk, sql_str, table_prefix
 from indexer.sync.manifest import FileRecord
+from indexer.tables.shelf import LanceTableShelf
 from indexer.upkeep.cards import card_from_json
 from indexer.upkeep.synopsis import SynopsisState
 from kimas_desktop.errors import EmbedderMismatchError
@@ -101,6 +102,7 @@ class LanceStore:
         self._writes = CollectionWrites(self._db, self._lock)
         self._embedder = embedder
         self._identity: EmbedderIdentity | None = None
+        self.shelf = LanceTableShelf(self._db)  # the tables of spreadsheets and CSVs (``indexer.tables``)
         self.leases = WriterLeases(slot_factory(uri, options), ttl_s=lease_ttl_s, wait_s=lease_wait_s)
 
     # -- embedder identity and writer leases -----------------------------------------------------------
