@@ -17,7 +17,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-__all__ = ["ColumnKind", "TableColumn", "TableInfo", "TableShelf"]
+__all__ = [
+    "Aggregate",
+    "ColumnKind",
+    "FilterOp",
+    "Operation",
+    "TableColumn",
+    "TableEngine",
+    "TableFilter",
+    "TableInfo",
+    "TableQuery",
+    "TableResult",
+    "TableRow",
+    "TableShelf",
+]
 
 ColumnKind = Literal["number", "date", "text"]
 
@@ -46,3 +59,73 @@ class TableShelf(Protocol):
     def tables(self, collection: str, source: str) -> Sequence[TableInfo]:
         """The tables of one file (empty when the file has none or is not indexed)."""
         ...
+
+
+# What a plan may ask of a table: no free text, only these operations over named columns.
+#   lookup      the target column's value in the rows the filters select
+#   count       how many rows the filters select
+#   sum, mean, min, max          of the target column over the selected rows
+#   argmax, argmin               the row whose target is largest/smallest; its ``label`` column answers
+#   group       ``agg`` of the target (or the row count) for each value of ``by``, largest first
+#   top         the ``k`` rows with the largest target (``agg == "min"``: the smallest), by ``label``
+#   difference  the target of the row ``pair[0]`` selects minus that of the row ``pair[1]`` selects
+Operation = Literal[
+    "lookup", "count", "sum", "mean", "min", "max", "argmax", "argmin", "group", "top", "difference"
+]
+FilterOp = Literal["=", "<", "<=", ">", ">="]
+Aggregate = Literal["count", "sum", "mean", "min", "max"]
+
+
+@dataclass(frozen=True)
+class TableFilter:
+    column: str
+    op: FilterOp
+    value: str | float  # a number, a date as ISO text ("1990-03-05", "1990-03", "1990"), or a text value
+
+    def words(self) -> str:
+        v = f"{self.value:g}" if isinstance(self.value, float) else self.value
+        return f"{self.column} {self.op} {v}"
+
+
+@dataclass(frozen=True)
+class TableQuery:
+    """A plan over one table: it names only columns and operations (a chat model may write one under a
+    JSON schema of these fields; the planner in ``answer/tables`` writes one without a model)."""
+
+    operation: Operation
+    target: str = ""  # the column computed over or returned ("" for a count of rows)
+    filters: tuple[TableFilter, ...] = ()  # all must hold
+    label: str = ""  # the column that names a row (what argmax/argmin/top answer with)
+    by: str = ""  # group: the column grouped by
+    agg: Aggregate = "count"  # group: what is computed per group; top: "min" for the smallest
+    k: int = 0  # top: how many
+    pair: tuple[TableFilter, TableFilter] | None = None  # difference: the two rows
+
+
+@dataclass(frozen=True)
+class TableRow:
+    row: int  # the row's 1-based number in its sheet (the ``_row`` column)
+    cells: tuple[tuple[str, str], ...]  # (column, value as text), in the table's column order
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """What a query computed: ``text`` is the value as the answer states it, ``description`` the query in
+    plain words with its value ("rows where Origin = Japan: 79"), ``rows`` the first few rows used and
+    ``used`` how many there were. ``used == 0``: the table holds no row the query asks for (declined)."""
+
+    value: float | str | None
+    text: str
+    description: str
+    rows: tuple[TableRow, ...]
+    used: int
+
+    @property
+    def empty(self) -> bool:
+        return self.used == 0 or self.value is None
+
+
+class TableEngine(Protocol):
+    """Runs a plan over a table the shelf keeps."""
+
+    def run(self, table: TableInfo, query: TableQuery) -> TableResult: ...

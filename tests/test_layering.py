@@ -119,6 +119,7 @@ CORE_MODULES = {
     "control",
     "structured",
     "optional",
+    "tables",  # the table contract (types and protocols, like ``types`` and ``protocols``)
 }
 ASSEMBLY = {"events", "cancel", "pipeline"}
 STAGES = ("text", "context", "routing", "retrieval", "answer")

@@ -1,0 +1,121 @@
+"""What the table planner reads: the question as tokens (words, numbers, dates), a cell or header as the
+keys it is matched by, and the values the retrieved row chunks hold ("Header: value; …" lines).
+
+Words come from the one text layer (``kimas_desktop.text.words``: any script), numbers and dates are read
+first so "1,200", "3.5", "1990-03-05" and "March 5, 1990" stay one token each. A key is a word's stem,
+lower-cased, with ``_`` and a trailing "'s" cut ("Aberdeen_City" → "aberdeen", "city").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from kimas_desktop.tables import TableColumn
+from kimas_desktop.text.words import stem, words
+
+__all__ = ["Token", "keys", "row_values", "tokens"]
+
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for m in names
+}
+_MONTH = r"(?P<{0}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_SPECIAL = re.compile(
+    r"(?P<iso>\b\d{4}-\d{1,2}(?:-\d{1,2})?\b)"
+    r"|(?P<mdy>\b" + _MONTH.format("m1") + r"\s+(?P<d1>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y1>\d{4})\b)"
+    r"|(?P<dmy>\b(?P<d2>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format("m2") + r",?\s+(?P<y2>\d{4})\b)"
+    r"|(?P<my>\b" + _MONTH.format("m3") + r",?\s+(?P<y3>\d{4})\b)"
+    r"|(?P<num>(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])-?\d+(?:\.\d+)?(?![\w]))",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # as written
+    key: str  # the stem, lower-cased ("" for a number or a date)
+    number: float | None = None
+    date: str | None = None  # ISO year, month or day ("1990", "1990-03", "1990-03-05")
+
+
+def _iso(m: re.Match[str]) -> str | None:
+    if m.group("iso"):
+        parts = [int(p) for p in m.group("iso").split("-")]
+        if not 1 <= parts[1] <= 12 or (len(parts) == 3 and not 1 <= parts[2] <= 31):
+            return None
+        return "-".join([f"{parts[0]:04d}", *(f"{p:02d}" for p in parts[1:])])
+    for kind, mon, day, year in (
+        ("mdy", "m1", "d1", "y1"),
+        ("dmy", "m2", "d2", "y2"),
+        ("my", "m3", "", "y3"),
+    ):
+        if m.group(kind):
+            month = _MONTHS[m.group(mon).lower().rstrip(".")]
+            d = f"-{int(m.group(day)):02d}" if day else ""
+            return f"{int(m.group(year)):04d}-{month:02d}{d}"
+    return None
+
+
+def _word_tokens(text: str) -> list[Token]:
+    out = []
+    for w in words(text):
+        for part in re.split(r"_+", w):
+            if part:
+                out.append(Token(part, stem(part)))
+    return out
+
+
+def tokens(text: str) -> list[Token]:
+    """The question's tokens in order: dates and numbers whole, the rest as words."""
+    out: list[Token] = []
+    pos = 0
+    for m in _SPECIAL.finditer(text):
+        out += _word_tokens(text[pos : m.start()])
+        if m.group("num"):
+            out.append(Token(m.group(), "", number=float(m.group().replace(",", ""))))
+        else:
+            iso = _iso(m)
+            out.append(Token(m.group(), "", date=iso) if iso else Token(m.group(), m.group().lower()))
+        pos = m.end()
+    return out + _word_tokens(text[pos:])
+
+
+def keys(text: str) -> tuple[str, ...]:
+    """The keys a header or a cell is matched by (numbers as written, without separators)."""
+    return tuple(t.key or t.text.replace(",", "").lower() for t in tokens(text))
+
+
+def row_values(texts: Iterable[str], columns: Sequence[TableColumn]) -> dict[str, set[str]]:
+    """The values each column holds in the row chunks' text ("Header: value; Header: value" lines)."""
+    names = sorted((c.name for c in columns), key=len, reverse=True)
+    if not names:
+        return {}
+    field = re.compile(r"(?:^|;\s*|\n)(" + "|".join(re.escape(n) for n in names) + r"):\s*")
+    out: dict[str, set[str]] = {}
+    for text in texts:
+        for line in text.splitlines():
+            found = list(field.finditer(line))
+            for a, b in zip(found, [*found[1:], None], strict=True):
+                value = line[a.end() : b.start() if b is not None else len(line)].strip().rstrip(";")
+                if value:
+                    out.setdefault(a.group(1), set()).add(value)
+    return out
