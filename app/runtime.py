@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from app.knowledge.indexing import FolderFeed, IndexService
 from app.paths import Paths
+from kimas_desktop.answer.tables.answer import TableAnswerer
 from kimas_desktop.config import (
     ChatModelConfig,
     Config,
@@ -266,6 +267,9 @@ class Runtime:
     def own_pipeline(self, config: Config) -> Pipeline:
         """A pipeline for ``config`` that the caller holds and closes (an evaluation under another preset
         beside the chat's): it shares the models, which a preset does not change, and replaces nothing."""
+        from indexer.tables.engine import ArrowEngine
+
+        shelf = self.tables(config)
         return Pipeline(
             config=config,
             chat=self.chat(config),
@@ -277,6 +281,7 @@ class Runtime:
                 for name, spec in config.sources.items()
                 if spec.enabled
             ],
+            tables=TableAnswerer(shelf, ArrowEngine(shelf)),
         )
 
     def online_source(self, name: str, spec: SourceConfig) -> OnlineSource:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kimas_desktop.answer.outcome import Answered, Outcome
+from kimas_desktop.answer.tables.answer import TableAnswer
 from kimas_desktop.trace import Trace
 from kimas_desktop.types import Answerability, Citation, Quote, SentenceSupport
 
@@ -16,6 +17,7 @@ __all__ = [
     "QuoteReady",
     "Status",
     "SupportReady",
+    "TableReady",
     "TraceReady",
 ]
 
@@ -63,6 +65,14 @@ class CitationsReady:
 
 
 @dataclass(frozen=True)
+class TableReady:
+    """A question computed over a table (before the answer's text): the value, the query in plain words
+    and the rows it used, each with its row number in the file (``answer/tables``)."""
+
+    answer: TableAnswer
+
+
+@dataclass(frozen=True)
 class TraceReady:
     trace: Trace
 
@@ -82,4 +92,4 @@ class Done:
         return isinstance(self.outcome, Answered)
 
 
-Event = Status | QuoteReady | AnswerDelta | CitationsReady | SupportReady | TraceReady | Done
+Event = Status | QuoteReady | TableReady | AnswerDelta | CitationsReady | SupportReady | TraceReady | Done

@@ -30,6 +30,7 @@ from kimas_desktop.answer.second_round import AgenticRound
 from kimas_desktop.answer.signals.agentic import SufficiencyJudge
 from kimas_desktop.answer.signals.grounding import Grounder
 from kimas_desktop.answer.signals.verify import AnswerCheck
+from kimas_desktop.answer.tables.answer import TableAnswerer
 from kimas_desktop.answer.writer import AnswerWriter, finish
 from kimas_desktop.answer.writing.budget import PromptSpeed
 from kimas_desktop.answer.writing.summarizer import Summarizer
@@ -66,6 +67,7 @@ class Pipeline:
         reranker: Reranker,
         searcher: ChunkSearcher,
         sources: Sequence[tuple[OnlineSource, SourceConfig]] = (),
+        tables: TableAnswerer | None = None,
     ) -> None:
         self.config = config
         self._chat = chat
@@ -96,6 +98,7 @@ class Pipeline:
             synopsis=searcher.synopsis,
             second_round=AgenticRound(config.agentic, self._search.agents, filter_.rerank, self._pool),
             online=OnlineJoin(filter_.rerank),
+            tables=tables,
         )
         planner = PromptPlanner(config.summarizer, chat.count_tokens, self._speed)
         self._writer = AnswerWriter(planner, SupportChecker(embedder), self._speed)

@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Literal
 
+from kimas_desktop.answer.tables.answer import TableAnswer
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
 from kimas_desktop.events import (
@@ -28,6 +29,7 @@ from kimas_desktop.events import (
     QuoteReady,
     Status,
     SupportReady,
+    TableReady,
     TraceReady,
 )
 from kimas_desktop.trace import Trace
@@ -58,6 +60,7 @@ class Turn:
     answerability: Answerability | None = None
     support: tuple[SentenceSupport, ...] = ()  # per answer sentence, once the answer is checked
     uses_quote: bool | None = None  # False: the answer ignores or contradicts the quote
+    table: TableAnswer | None = None  # the answer was computed over a table's rows (not kept on save)
     started_at: float = field(default_factory=time.time)
     stopped_because: str = ""  # why it stopped, when not by the Stop button ("you asked a new question")
     attempt: int = 0  # 0: first answer; n: the n-th Regenerate (sampled warmer each time)
@@ -94,6 +97,8 @@ class Turn:
             self.citations = event.citations
             self.citations_available = event.available
             self.citations_note = event.note
+        elif isinstance(event, TableReady):
+            self.table = event.answer
         elif isinstance(event, TraceReady):
             self.trace = event.trace
         elif isinstance(event, Done):

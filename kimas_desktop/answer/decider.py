@@ -16,6 +16,7 @@ from kimas_desktop.answer.signals.compare import compute
 from kimas_desktop.answer.signals.documents import card_quote
 from kimas_desktop.answer.signals.grounding import Grounder, Grounding
 from kimas_desktop.answer.signals.verify import Verdict
+from kimas_desktop.answer.tables.answer import TableAnswer, TableAnswerer
 from kimas_desktop.clock import Clock
 from kimas_desktop.config import Config
 from kimas_desktop.events import Event, QuoteReady, Status
@@ -48,6 +49,7 @@ class Decider:
         synopsis: Callable[[str], Synopsis | None],
         second_round: AgenticRound,
         online: OnlineJoin,
+        tables: TableAnswerer | None = None,
     ) -> None:
         self._config = config
         self._packer = packer
@@ -55,6 +57,7 @@ class Decider:
         self._synopsis = synopsis
         self._second_round = second_round
         self._online = online
+        self._tables = tables
 
     def decide(
         self, run: Run, first: RetrievalResult, online: OnlineRound
@@ -117,18 +120,32 @@ class Decider:
             run.policy = AnswerPolicy(self._config.grounding, judges=run.stages.judges())
         policy = run.policy
         lexical, try_anyway = grounding.answerability, run.options.try_anyway
-        run.computed = compute(run.question, evidence.hits)
+        run.table = self._table(run, evidence.hits)
+        run.computed = compute(run.question, evidence.hits) if run.table is None else None
         verdict = None
-        if run.computed is None and policy.asks_model(lexical, try_anyway=try_anyway):
+        in_code = run.computed is not None or run.table is not None
+        if not in_code and policy.asks_model(lexical, try_anyway=try_anyway):
             yield Status("check", "Checking that your documents answer this…")
             verdict = self._check(run, evidence.hits)
         card = run.focus is not None and run.focus.whole and any(h.origin == "card" for h in evidence.hits)
+        table = run.table.answered if run.table is not None else None
         decision = policy.decide(
-            lexical, verdict, try_anyway=try_anyway, computed=run.computed is not None, document=card
-        )
+            lexical, verdict, try_anyway=try_anyway, computed=run.computed is not None, document=card,
+            table=table,
+        )  # fmt: skip
         kind = verdict.kind if verdict is not None else ""
         run.trace.add(DecisionStage(0.0, decision.answer, decision.rule, lexical.score, kind))
         return decision
+
+    def _table(self, run: Run, hits: tuple[Hit, ...]) -> TableAnswer | None:
+        """The question computed over a table of the evidence's files (``answer/tables``); a table that
+        holds no row for it is set aside when the user asked the model to try anyway."""
+        if self._tables is None:
+            return None
+        found = self._tables.answer(run.question, hits)
+        if found is not None and not found.answered and run.options.try_anyway:
+            return None
+        return found
 
     def _search_again(
         self, run: Run, first: RetrievalResult, decided: Decided

@@ -24,6 +24,10 @@ policy (issue 22)"). The rules stay, tested, for a model whose check measures be
                   values (``compare.py``): answer, in code, with the two values and their sources. Such a
                   question names its answer (one of the two things), so the lexical score, which looks for
                   words beyond the question's, says little about it.
+    table         the evidence's top passages come from a spreadsheet or CSV, and the question plans over
+                  one of its tables (``answer/tables``): answer with the value computed over its rows, or,
+                  when the plan selects no row (a date outside the table, a name it does not hold),
+                  decline. The rows decide, not the words.
     document      the question asks what a whole document is about, and the evidence holds that
                   document's card (``retrieval/documents.py``): answer from the card. Such a question names
                   no fact, so the lexical score has nothing to look for.
@@ -38,6 +42,7 @@ How an answer is written (``AnswerPolicy.form``), in this order:
                   when the quote is answer-shaped, "The closest passage may answer this: …" instead, so a
                   decline never calls silent the passage shown above it (``decline_wording``)
     computed      the comparison's two values, in code (``compare.py``)
+    table         the value computed over a table, the query in plain words and the rows it used
     own words     a question about a document or a chapter, with a chat model that cannot judge: the
                   document's own sentences (``documents.py``), when it has some
     model         the summarizer writes, and the support check verifies
@@ -61,14 +66,14 @@ from kimas_desktop.types import Answerability, Quote, SentenceSupport
 
 __all__ = ["AnswerForm", "AnswerPolicy", "Decision", "DeclineWording"]
 
-AnswerForm = Literal["declined", "computed", "own words", "model"]
+AnswerForm = Literal["declined", "computed", "table", "own words", "model"]
 DeclineWording = Literal["silent", "may answer"]
 
 
 @dataclass(frozen=True)
 class Decision:
     answer: bool
-    rule: str  # "lexical", "rescued", "doubted", "try anyway", "computed", "document"
+    rule: str  # "lexical", "rescued", "doubted", "try anyway", "computed", "table", "document"
     lexical: Answerability
     verdict: Verdict | None = None
 
@@ -82,6 +87,10 @@ class Decision:
             return "you asked the model to try"
         if self.rule == "computed":
             return "the sources give both values the question compares"
+        if self.rule == "table":
+            if self.answer:
+                return "the value was computed over the rows of a table in the sources"
+            return "the table in the sources holds no row the question asks for"
         if self.rule == "document":
             return "the question is about a whole document, and its card is in the sources"
         return score
@@ -109,7 +118,12 @@ class AnswerPolicy:
         try_anyway: bool = False,
         computed: bool = False,
         document: bool = False,
+        table: bool | None = None,
     ) -> Decision:
+        """``table``: True when a value was computed over a table of the evidence, False when the plan
+        selected no row, None when no table was planned over."""
+        if table is not None:
+            return Decision(table, "table", lexical, verdict)
         if computed:
             return Decision(True, "computed", lexical, verdict)
         if document:
@@ -128,6 +142,8 @@ class AnswerPolicy:
         document or one of its chapters."""
         if not decision.answer:
             return "declined"
+        if decision.rule == "table":
+            return "table"
         if computed:
             return "computed"
         if focus and not self._capable:

@@ -15,6 +15,7 @@ from kimas_desktop.answer.policy import AnswerPolicy
 from kimas_desktop.answer.signals.agentic import SufficiencyJudge
 from kimas_desktop.answer.signals.compare import Computed
 from kimas_desktop.answer.signals.verify import AnswerCheck
+from kimas_desktop.answer.tables.answer import TableAnswer
 from kimas_desktop.answer.writing.summarizer import Summarizer
 from kimas_desktop.clock import Clock
 from kimas_desktop.context.manager import ContextAnalysis, ContextAnalyzer, QueryContextualizer
@@ -84,6 +85,7 @@ class Run:
     checked: bool = False  # the chat model's check read the sources first (its state is in the cache)
     prompt_tokens: int = 0  # the answer prompt's, as planned
     computed: Computed | None = None  # a comparison the evidence answers in code
+    table: TableAnswer | None = None  # a question computed over a table of the evidence's files
     focus: DocumentFocus | None = None  # a question about a whole document or one of its chapters
     analysis: AnalysisJob | None = None  # the context analysis, running until the answer prompt needs it
     policy: AnswerPolicy | None = None  # made at the first decision (knowing the chat model loads it)

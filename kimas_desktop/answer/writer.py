@@ -28,6 +28,7 @@ from kimas_desktop.answer.signals.answer_slot import answer_shaped
 from kimas_desktop.answer.signals.compare import Computed
 from kimas_desktop.answer.signals.documents import OwnWords, in_own_words
 from kimas_desktop.answer.signals.quote import renumber_quotes
+from kimas_desktop.answer.tables.answer import TableAnswer
 from kimas_desktop.answer.writing.budget import PromptSpeed
 from kimas_desktop.answer.writing.citations import closest_passages, supported_citations, value_citations
 from kimas_desktop.answer.writing.guard import StreamGuard, guard_stream
@@ -41,6 +42,7 @@ from kimas_desktop.events import (
     Event,
     Status,
     SupportReady,
+    TableReady,
     TraceReady,
 )
 from kimas_desktop.trace import (
@@ -73,7 +75,12 @@ class AnswerWriter:
             decided.decision, computed=run.computed is not None, focus=run.focus is not None
         )
         quotes = decided.grounding.quotes
-        if form == "declined":
+        if form == "declined" and decided.decision.rule == "table" and run.table is not None:
+            table = run.table
+            yield from finish(run, Declined(table.text, (table.citation,), "table"))
+        elif form == "table" and run.table is not None:
+            yield from self._tabled(run, run.table)
+        elif form == "declined":
             shaped = bool(quotes) and answer_shaped(run.question, " ".join(q.text for q in quotes))
             may = run.policy.decline_wording(shaped=shaped) == "may answer"
             text = decline_text(run.question, quotes, may_answer=may)
@@ -148,6 +155,17 @@ class AnswerWriter:
             CitationsStage(0.0, tuple(x.n for x in citations), "the sentences the values come from")
         )
         yield from finish(run, Answered(computed.text, citations, "compared in code"))
+
+    @staticmethod
+    def _tabled(run: Run, table: TableAnswer) -> Steps:
+        """A question computed over a table: the value, the query in plain words and the rows used."""
+        q, r = table.query, table.result
+        run.trace.add(ComputeStage(0.0, q.operation, (r.description,), (r.text,), (table.citation.n,)))
+        run.trace.add(FirstTokenStage(run.clock.ms()))
+        yield TableReady(table)
+        yield AnswerDelta(table.text)
+        run.trace.add(CitationsStage(0.0, (table.citation.n,), "the table the value was computed over"))
+        yield from finish(run, Answered(table.text, (table.citation,), "computed over the table's rows"))
 
     @staticmethod
     def _own_words(run: Run, decided: Decided) -> OwnWords | None:

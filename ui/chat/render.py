@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from app.chat.conversation import Conversation, Turn
 from app.chat.store import ConversationSummary
+from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.markers import Marker, place_markers
 from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
 from ui.chat.trace_view import trace_markdown
@@ -118,6 +119,36 @@ def quote_html(quotes: Sequence[Quote], answerable: bool) -> str:
     )
 
 
+TABLE_COLUMNS = 6  # the most columns the table of rows used shows
+
+
+def table_html(t: TableAnswer) -> str:
+    """A table answer's operation and the rows it used (the first few), each with its row number in the
+    file, and a link to the file. Every cell is escaped."""
+    q, r = t.query, t.result
+    named = [q.target, q.label, q.by, *(f.column for f in q.filters)]
+    order = list(dict.fromkeys(n for n in named if n))
+    order += [c.name for c in t.table.columns if c.name not in order]
+    shown = order[:TABLE_COLUMNS]
+    head = "".join(f"<th>{html.escape(n)}</th>" for n in ["row", *shown])
+    body = ""
+    for row in r.rows:
+        cells = dict(row.cells)
+        tds = "".join(f"<td>{html.escape(cells.get(n, ''))}</td>" for n in shown)
+        body += f"<tr><td>{row.row}</td>{tds}</tr>"
+    more = r.used - len(r.rows)
+    more_note = f"<div class='kimas-table-more'>and {more} more rows</div>" if more > 0 else ""
+    link = (
+        f"<a href='{source_url(t.table.source)}' target='_blank' rel='noopener'>"
+        f"Open {html.escape(table_place(t.table))}</a>"
+    )
+    return (
+        f"<div class='kimas-table-answer'><div class='kimas-quote-label'>Computed: "
+        f"{html.escape(r.description)}</div><table class='kimas-table-rows'><tr>{head}</tr>{body}</table>"
+        f"{more_note}<div class='kimas-open'>{link}</div></div>"
+    )
+
+
 def unsupported_why(s: SentenceSupport) -> str:
     """The flag's tooltip: why the support check marked this sentence (issue 45)."""
     if s.missing:
@@ -176,6 +207,8 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
             parts.append(marked_answer(turn.answer, turn.support, markers, key).strip())
         else:
             parts.append(turn.answer.strip() if turn.finished else turn.answer)
+        if turn.table is not None and turn.table.answered:
+            parts.append(table_html(turn.table))
         if turn.finished and turn.uses_quote is False:
             parts.append(
                 "<div class='kimas-support-note'>⚠ The model's answer does not use the quoted passage above; "

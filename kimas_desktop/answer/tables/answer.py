@@ -1,0 +1,103 @@
+"""``TableAnswerer``: a question whose evidence comes from a spreadsheet or CSV, answered by computing over
+its rows (KAG's solver: compute what needs computing, never let the model guess a number).
+
+The files of the evidence's top passages are asked for their tables (``TableShelf``); the table the
+question names most is planned over (``TablePlanner``: from its header, kinds, samples and the text of
+the rows the search found), the plan runs (``TableEngine``), and the answer is the computed value, the
+query in plain words and the rows it used, with the file, sheet and row numbers. A plan whose filters
+select no row is an empty result: the answer policy declines it (rule ``table``). No plan: the question
+goes the usual way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kimas_desktop.answer.outcome import DECLINE_START
+from kimas_desktop.answer.tables.planner import TablePlanner
+from kimas_desktop.tables import TableEngine, TableInfo, TableQuery, TableResult, TableShelf
+from kimas_desktop.types import Citation, Hit
+
+__all__ = ["TOP_PASSAGES", "TableAnswer", "TableAnswerer", "answer_text", "table_place"]
+
+TOP_PASSAGES = 3  # the passages whose files are asked for tables
+
+
+@dataclass(frozen=True)
+class TableAnswer:
+    """A table question computed: the table, the plan, what it gave, the answer's text, and the evidence
+    passage (numbered [n], from the table's file) cited for it."""
+
+    table: TableInfo
+    query: TableQuery
+    result: TableResult
+    text: str
+    citation: Citation
+
+    @property
+    def answered(self) -> bool:
+        return not self.result.empty
+
+
+def table_place(table: TableInfo) -> str:
+    """ "cars.xlsx, sheet Data" or "cars.csv"."""
+    name = Path(table.source).name
+    return f"{name}, sheet {table.sheet}" if table.sheet else name
+
+
+def _rows_said(result: TableResult) -> str:
+    numbers = ", ".join(str(r.row) for r in result.rows)
+    more = result.used - len(result.rows)
+    if not numbers:
+        return "no row"
+    word = "row" if result.used == 1 else "rows"
+    return f"{word} {numbers}" + (f" and {more} more" if more > 0 else "")
+
+
+def answer_text(table: TableInfo, result: TableResult, n: int) -> str:
+    """The answer as the user reads it: the value, then how it was computed and from which rows."""
+    where = table_place(table)
+    if result.empty:
+        return f"{DECLINE_START} this: the table in {where} has {result.description} [{n}]."
+    return f"{result.text}. Computed from {where}: {result.description}; {_rows_said(result)} [{n}]."
+
+
+class TableAnswerer:
+    def __init__(self, shelf: TableShelf, engine: TableEngine, planner: TablePlanner | None = None) -> None:
+        self._shelf = shelf
+        self._engine = engine
+        self._planner = planner or TablePlanner()
+
+    def answer(self, question: str, hits: Sequence[Hit]) -> TableAnswer | None:
+        """The table answer from the evidence ``hits`` (numbered [1]… in this order); None when no top
+        passage comes from a file with tables, or the question plans over none of them."""
+        chosen = self._choose(question, hits)
+        if chosen is None:
+            return None
+        table, n, rows = chosen
+        query = self._planner.plan(question, table, rows)
+        if query is None:
+            return None
+        result = self._engine.run(table, query)
+        hit = hits[n - 1]
+        cited = Citation(n, hit.chunk, hit.chunk.text[:200])
+        return TableAnswer(table, query, result, answer_text(table, result, n), cited)
+
+    def _choose(self, question: str, hits: Sequence[Hit]) -> tuple[TableInfo, int, list[str]] | None:
+        """The table the question names most, among the files of the top passages; the number of its
+        file's best passage; the text of its file's passages (the rows the search found)."""
+        best: tuple[int, TableInfo, int, list[str]] | None = None
+        seen: set[tuple[str, str]] = set()
+        for n, hit in enumerate(hits[:TOP_PASSAGES], start=1):
+            key = (hit.chunk.collection, hit.chunk.source)
+            if hit.chunk.online or key in seen:
+                continue
+            seen.add(key)
+            rows = [h.chunk.text for h in hits if h.chunk.source == hit.chunk.source]
+            for table in self._shelf.tables(*key):
+                score = self._planner.score(question, table, rows)
+                if score > 0 and (best is None or score > best[0]):
+                    best = (score, table, n, rows)
+        return None if best is None else best[1:]
