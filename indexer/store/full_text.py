@@ -7,12 +7,14 @@ BM25 index on ``terms`` splits at spaces only; a query is spaced the same way. E
 exactly where ``simple`` cut them, and the index keeps its lower case, English stemmer, stop words and
 ASCII folding, so an English collection searches as before.
 
-A table made before the column is upgraded in place by ``ensure_terms``, which the indexer runs at
-every sync (so the app upgrades each collection in the background when it starts): the column is added
-as a copy of ``text``, every row gets its spaced form, then the index on ``terms`` is built and the old
-one on ``text`` dropped. Until the new index exists, searches use the
-old one; a sync interrupted half way does the rest at the next sync, and each step leaves a readable
-table.
+A table made before the column, or spaced by an older ``spaced`` (the index's name says which:
+``SPACING``), is upgraded in place by ``ensure_terms``, which the indexer runs at every sync (so the app
+upgrades each collection in the background when it starts): the column is added as a copy of ``text`` if
+it is missing, every row whose terms differ gets its spaced form, then the index named for this spacing is
+built and any other full-text index dropped. Until the new index exists, searches use the old one; a sync
+interrupted half way does the rest at the next sync, and each step leaves a readable table.
+
+Spacings: 1, words as the tokenizer gives them; 2, Hindi words folded and stemmed, Hindi stopwords left out.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from kimas_desktop.text.words import spaced
 __all__ = ["TERMS", "build_index", "ensure_terms", "fts_column", "query_terms", "terms_of"]
 
 TERMS = "terms"
+SPACING = 2
+_INDEX = f"{TERMS}_spacing{SPACING}_idx"
 _BATCH = 4096
 
 
@@ -39,24 +43,24 @@ def query_terms(text: str) -> str:
     return spaced(text)
 
 
-def _indexed(table: Any) -> set[str]:
-    return {c for i in table.list_indices() if i.index_type == "FTS" for c in i.columns}
+def _full_text(table: Any) -> list[Any]:
+    return [i for i in table.list_indices() if i.index_type == "FTS"]
 
 
 def fts_column(table: Any) -> str:
     """The column a full-text search reads: ``terms`` once it is indexed, else ``text`` (an old table)."""
-    return TERMS if TERMS in _indexed(table) else "text"
+    return TERMS if any(TERMS in i.columns for i in _full_text(table)) else "text"
 
 
 def build_index(table: Any) -> None:
-    table.create_index(TERMS, config=FTS(base_tokenizer="whitespace"), replace=True)
+    table.create_index(TERMS, config=FTS(base_tokenizer="whitespace"), replace=True, name=_INDEX)
 
 
 def ensure_terms(table: Any, check: Callable[[], None] | None = None) -> bool:
     """Bring a table made before ``terms`` up to date (see the module docstring). ``check``: called
     between steps (a lost lease stops the upgrade there). Whether anything was done."""
-    indexed = _indexed(table)
-    if TERMS in indexed:
+    before = _full_text(table)
+    if [i.name for i in before] == [_INDEX]:
         return False
     if TERMS not in table.schema.names:
         table.add_columns({TERMS: "text"})
@@ -64,10 +68,9 @@ def ensure_terms(table: Any, check: Callable[[], None] | None = None) -> bool:
     if check is not None:
         check()
     build_index(table)
-    if "text" in indexed:
-        for index in table.list_indices():
-            if index.index_type == "FTS" and list(index.columns) == ["text"]:
-                table.drop_index(index.name)
+    for index in before:
+        if index.name != _INDEX:
+            table.drop_index(index.name)
     return True
 
 

@@ -16,8 +16,8 @@ and stems.
 Every script goes through one tokenizer (``tokenizer.Tokenizer``, issue 42): combining marks stay inside
 words (Devanagari, Thai, Arabic), Chinese is segmented by jieba's dictionary, Japanese, Korean and Thai
 give character bigrams, digits inside Chinese text are numbers of their own. English tokenizes exactly as
-before. Stopwords are English, Chinese and Hindi (``stopwords.py``); stemming changes only Latin words
-(its endings are English ones). A length rule ("not a single character", "at least three") counts a
+before. Stopwords are English, Chinese and Hindi (``stopwords.py``); stemming changes Latin words
+(English endings) and Devanagari ones (Hindi endings, ``devanagari.py``). A length rule ("not a single character", "at least three") counts a
 Chinese or Japanese character as two, the width it is written with: "图" is a word, "的" a stopword.
 """
 
@@ -28,6 +28,7 @@ import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
+from kimas_desktop.text import devanagari
 from kimas_desktop.text.scripts import has_marks, has_unspaced
 from kimas_desktop.text.segmenter import ChineseSegmenter
 from kimas_desktop.text.stopwords import STOPWORDS
@@ -79,15 +80,20 @@ def words(text: str) -> list[str]:
 
 def spaced(text: str) -> str:
     """``text`` as the full-text index reads it: its words separated by single spaces, for an index that
-    splits at spaces only (LanceDB's ``simple`` tokenizer splits a Devanagari word at its virama, and
-    leaves a Chinese sentence whole). A word that holds combining marks or an unspaced script stays one
-    word (jieba's words, Japanese and Korean bigrams); any other word is cut where ``simple`` cut it, at
-    every character that is no letter or digit, so an English text gives the terms it gave before."""
+        splits at spaces only (LanceDB's ``simple`` tokenizer splits a Devanagari word at its virama, and
+        leaves a Chinese sentence whole). A word that holds combining marks or an unspaced script stays one
+        word (jieba's words, Japanese and Korean bigrams); any other word is cut where ``simple`` cut it, at
+        every character that is no letter or digit, so an English text gives the terms it gave before. A Hindi
+    word is folded and stemmed (``devanagari.py``), and a Hindi stopword left out, as the index does for
+    English words."""
     if text.isascii():
         return " ".join(_ALNUM.findall(text))
     out: list[str] = []
     for token in _TOKENIZER.tokens(text):
-        if has_unspaced(token) or has_marks(token):
+        if devanagari.is_devanagari(token):
+            if token not in STOPWORDS:
+                out.append(devanagari.stem(token))
+        elif has_unspaced(token) or has_marks(token):
             out.append(token)
         else:
             out.extend(_ALNUM.findall(token))
@@ -135,6 +141,8 @@ def stem(word: str) -> str:
         w = w[:-2]
     if any(ch.isdigit() for ch in w):
         return w
+    if devanagari.is_devanagari(w):
+        return devanagari.stem(w)
     return _stem_word(w)
 
 

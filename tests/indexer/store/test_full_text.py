@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import lancedb
+import pyarrow as pa
 from lancedb.index import FTS
 
 from indexer import Indexer, LanceStore
@@ -79,3 +80,39 @@ def test_a_table_made_before_the_terms_is_upgraded_at_the_next_sync(
     fresh = LanceStore(uri)
     assert _found(fresh, embedder, "智能搜索")[:1] == ["zh.md"]
     assert _found(fresh, embedder, "lighthouse keeper") == ["en.md"]
+
+
+def test_an_inflected_hindi_word_finds_the_other_forms(
+    tmp_path: Path, indexer: Indexer, store: LanceStore, embedder: HashEmbedder
+) -> None:
+    folder = _folder(tmp_path)
+    (folder / "village.md").write_text("गाँव के लड़कों ने मैदान में क्रिकेट खेला।\n", "utf-8")
+    indexer.index("c", [folder])
+    assert _found(store, embedder, "लड़के")[:1] == ["village.md"]  # the text has the oblique plural लड़कों
+    assert _found(store, embedder, "लडके")[:1] == ["village.md"]  # written without the nukta
+    assert _found(store, embedder, "गांव")[:1] == ["village.md"]  # anusvara for the text's chandrabindu
+
+
+def test_a_table_spaced_before_hindi_stems_is_respaced_at_the_next_sync(
+    tmp_path: Path, indexer: Indexer, store: LanceStore, embedder: HashEmbedder
+) -> None:
+    folder = _folder(tmp_path)
+    (folder / "village.md").write_text("गाँव के लड़कों ने मैदान में क्रिकेट खेला।\n", "utf-8")
+    indexer.index("c", [folder])
+    uri = str(tmp_path / "db")
+    table = lancedb.connect(uri).open_table(f"{table_prefix('c')}_chunks")
+    # as the first spacing left it: the words unstemmed, an index of the default name
+    [index] = table.list_indices()
+    table.drop_index(index.name)
+    unstemmed = {"chunk_id": [], TERMS: []}
+    for row in table.search().select(["chunk_id", "text"]).limit(None).to_list():
+        unstemmed["chunk_id"].append(row["chunk_id"])
+        unstemmed[TERMS].append(" ".join(row["text"].split()))
+    table.merge_insert("chunk_id").when_matched_update_all().execute(pa.table(unstemmed))
+    table.create_index(TERMS, config=FTS(base_tokenizer="whitespace"), replace=True)
+    assert _found(LanceStore(uri), embedder, "लड़के") == []
+
+    Indexer(LanceStore(uri), embedder, small_config()).index("c", [folder])
+    upgraded = lancedb.connect(uri).open_table(f"{table_prefix('c')}_chunks")
+    assert len([i for i in upgraded.list_indices() if i.index_type == "FTS"]) == 1
+    assert _found(LanceStore(uri), embedder, "लड़के")[:1] == ["village.md"]
