@@ -11,7 +11,7 @@ from app.paths import Paths
 from ipc.privacy import telemetry_status
 from kimas_desktop.config import Config
 
-__all__ = ["doctor_report", "llama_cpu_report"]
+__all__ = ["doctor_report", "llama_cpu_report", "tools_report"]
 
 
 def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
@@ -54,7 +54,39 @@ def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
 
     report["OCR"] = ocr_status()
     report["collections"] = collections_report(paths, config) or "none yet"
+    report.update(tools_report(config))
     return report
+
+
+def tools_report(config: Config) -> dict[str, str]:
+    """Where other tools reach this install: MCP on stdio (its command line), and the running app's API
+    and MCP over HTTP (their addresses, and whether they are on and answering now)."""
+    from app.tools.endpoints import endpoints
+
+    ends = endpoints(config)
+    if not ends.api_on:
+        state = "off ([server] api = false; switch it on in Settings)"
+    elif _answering(ends.api_url):
+        state = "on, answering now (token: kimas token)"
+    else:
+        state = "on, served while the app runs (kimas serve; token: kimas token)"
+    return {
+        "MCP server (stdio)": ends.mcp_command,
+        "MCP server (HTTP)": f"{ends.mcp_url}: {state}",
+        "OpenAI-compatible API": f"{ends.api_url}: {state}",
+    }
+
+
+def _answering(api_url: str) -> bool:
+    """Whether this app's API answers at ``api_url`` (asked without the token: it answers 401 with its
+    sentence; another program on the port does not)."""
+    import httpx
+
+    try:
+        reply = httpx.get(f"{api_url}/models", timeout=2.0)
+    except httpx.HTTPError:
+        return False
+    return reply.status_code == 401 and "kimas token" in reply.text
 
 
 def collections_report(paths: Paths, config: Config) -> dict[str, str]:

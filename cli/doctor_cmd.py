@@ -6,7 +6,6 @@ import argparse
 
 from app.doctor import doctor_report
 from app.paths import Paths, read_config, resolve_paths
-from app.tools.mcp_server import command_line
 from cli.render import dumps
 from cli.terminal import say
 
@@ -23,7 +22,6 @@ def run(args: argparse.Namespace) -> int:
     paths = resolve_paths(args.data_dir, args.config)
     report = doctor_report(paths, read_config(paths))
     report["model cache"] = _catalog_line(paths)
-    report["MCP server (stdio)"] = command_line()
     if args.json:
         say(dumps(report, indent=2))
         return 0

@@ -17,6 +17,7 @@ from contextlib import AbstractContextManager, nullcontext
 
 from app.paths import read_config
 from app.runtime import Runtime
+from app.tools.client_chats import ClientChats
 from kimas_desktop.config import PRESETS, Config
 from kimas_desktop.errors import KimasError
 from kimas_desktop.pipeline import Pipeline
@@ -34,17 +35,20 @@ class UnknownModel(KimasError):
 
 class ApiModels:
     """Model names to pipelines and the embedder; ``current`` gives the app's config now, and each answer
-    is written inside ``answering()`` (the app's: indexing waits meanwhile, as for a Chat tab answer)."""
+    is written inside ``answering()`` (the app's: indexing waits meanwhile, as for a Chat tab answer) and
+    kept by ``chats`` (the app's: a chat with its trace)."""
 
     def __init__(
         self,
         runtime: Runtime,
         current: Callable[[], Config] | None = None,
         answering: Callable[[], AbstractContextManager[None]] = nullcontext,
+        chats: ClientChats | None = None,
     ) -> None:
         self._runtime = runtime
         self._current = current or (lambda: runtime.config)
         self.answering = answering
+        self.chats = chats or ClientChats()
         self._lock = threading.Lock()
         self._own: dict[str, tuple[Config, Pipeline]] = {}
         self._stale: list[Pipeline] = []

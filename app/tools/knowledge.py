@@ -7,10 +7,12 @@ typed record of ``app.tools.results``; a wrong argument raises ``KimasError`` wi
 from __future__ import annotations
 
 import threading
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 
 from app.runtime import Runtime
+from app.tools.client_chats import ClientChats
 from app.tools.results import (
     AskResult,
     CitedPassage,
@@ -22,6 +24,7 @@ from app.tools.results import (
     SearchResult,
 )
 from app.tools.scope import OnlyCollections
+from kimas_desktop.config import Config
 from kimas_desktop.errors import KimasError
 from kimas_desktop.events import CitationsReady, Done, Event, QuoteReady
 from kimas_desktop.pipeline import Pipeline
@@ -48,13 +51,29 @@ def _card(collection: str, card: DocumentCard) -> DocumentSummary:
 
 
 class KnowledgeTools:
-    """The knowledge tools on one ``Runtime`` (which the caller owns and closes)."""
+    """The knowledge tools on one ``Runtime`` (which the caller owns and closes). ``current`` gives the
+    config now (the running app's settings; by default the runtime's own), and each answer is written
+    inside ``answering()`` (the app's: indexing waits meanwhile, as for a Chat tab answer) and kept by
+    ``chats`` (the app's: a chat with its trace)."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(
+        self,
+        runtime: Runtime,
+        current: Callable[[], Config] | None = None,
+        answering: Callable[[], AbstractContextManager[None]] = nullcontext,
+        chats: ClientChats | None = None,
+    ) -> None:
         self._runtime = runtime
-        self._config = runtime.config
+        self._current = current or (lambda: runtime.config)
+        self._answering = answering
+        self._chats = chats or ClientChats()
         self._lock = threading.Lock()
-        self._scoped: dict[frozenset[str], Pipeline] = {}  # pipelines narrowed to named collections
+        self._scoped: dict[frozenset[str], tuple[Config, Pipeline]] = {}  # narrowed to named collections
+        self._stale: list[Pipeline] = []  # narrowed on an older config (an answer may still use one)
+
+    @property
+    def _config(self) -> Config:
+        return self._current()
 
     def list_collections(self) -> list[CollectionSummary]:
         """Every collection, by name: its files, chunks, last update and whether it is being indexed."""
@@ -74,21 +93,25 @@ class KnowledgeTools:
         passages = [Passage.of(h.chunk, h.score) for h in result.hits]
         return SearchResult(question, list(result.active), passages, self._indexing(result.active))
 
-    def ask(self, question: str, collections: Sequence[str] = (), quote_only: bool = False) -> AskResult:
+    def ask(
+        self, question: str, collections: Sequence[str] = (), quote_only: bool = False, via: str = "MCP"
+    ) -> AskResult:
         """A grounded answer with its quote, citations and decision; with ``quote_only`` the verbatim
-        quote and whether it answers, without the chat model writing an answer."""
-        events = self._pipeline(collections).ask(question)
+        quote and whether it answers, without the chat model writing an answer. ``via`` names the caller
+        in the chat the app keeps of it."""
+        events = self._chats.follow(self._pipeline(collections).ask(question), question, via)
         quote: QuoteReady | None = None
         cited: tuple[Citation, ...] = ()
         decision: Decision = "quote only"
         answer = ""
-        for event in _until_quote(events) if quote_only else events:
-            if isinstance(event, QuoteReady):
-                quote = event
-            elif isinstance(event, CitationsReady):
-                cited = event.citations
-            elif isinstance(event, Done):
-                decision, answer = event.outcome.kind, event.answer
+        with self._answering():
+            for event in _until_quote(events) if quote_only else events:
+                if isinstance(event, QuoteReady):
+                    quote = event
+                elif isinstance(event, CitationsReady):
+                    cited = event.citations
+                elif isinstance(event, Done):
+                    decision, answer = event.outcome.kind, event.answer
         quotes = quote.quotes if quote else ()
         citations = [_quoted(q) for q in quotes] if quote_only else [_cited(c) for c in cited]
         answerable = quote.answerability.answerable if quote else None
@@ -120,22 +143,29 @@ class KnowledgeTools:
     def close(self) -> None:
         """Close the narrowed pipelines (the runtime's own pipeline is the runtime's to close)."""
         with self._lock:
-            scoped, self._scoped = list(self._scoped.values()), {}
+            scoped = [p for _, p in self._scoped.values()] + self._stale
+            self._scoped, self._stale = {}, []
         for pipeline in scoped:
             pipeline.close()
 
     def _pipeline(self, collections: Sequence[str]) -> Pipeline:
+        config = self._config
         if not collections:
-            return self._runtime.pipeline(self._config)
+            return self._runtime.pipeline(config)
         key = frozenset(self._check(collections))
         with self._lock:
-            if key not in self._scoped:
-                self._scoped[key] = self._narrowed(key)
-            return self._scoped[key]
+            held = self._scoped.get(key)
+            if held is not None and held[0] == config:
+                return held[1]
+            if held is not None:
+                self._stale.append(held[1])
+            pipeline = self._narrowed(key, config)
+            self._scoped[key] = (config, pipeline)
+            return pipeline
 
-    def _narrowed(self, names: frozenset[str]) -> Pipeline:
+    def _narrowed(self, names: frozenset[str], cfg: Config) -> Pipeline:
         """The runtime's pipeline on ``names`` only: the same models, config and enabled online sources."""
-        rt, cfg = self._runtime, self._config
+        rt = self._runtime
         sources = [(rt.online_source(n, spec), spec) for n, spec in cfg.sources.items() if spec.enabled]
         searcher = OnlyCollections(rt.store(cfg), sorted(names))
         return Pipeline(

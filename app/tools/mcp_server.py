@@ -10,23 +10,21 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from app.tools.api_access import client_of
 from app.tools.knowledge import KnowledgeTools
 from app.tools.results import AskResult, CollectionSummary, PassageLookup, SearchResult
 from kimas_desktop.errors import KimasError
 
-if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-
-__all__ = ["build_server", "command_line", "serve_stdio"]
+__all__ = ["build_server", "serve_stdio"]
 
 log = logging.getLogger(__name__)
 
@@ -48,23 +46,31 @@ Collections = Annotated[
 def _said() -> Iterator[None]:
     """A ``KimasError`` reaches the assistant as the tool's error, in its sentence (the SDK hides the text
     of any other exception, a crash, from the client and logs it)."""
-    from mcp.server.mcpserver.exceptions import ToolError
-
     try:
         yield
     except KimasError as err:
         raise ToolError(str(err)) from err
 
 
-def build_server(tools: KnowledgeTools, version: str = "") -> MCPServer[Any]:
-    """An ``MCPServer`` with the four tools and the collection cards (not started)."""
-    from mcp.server.mcpserver import MCPServer
+def client(ctx: Context) -> str:
+    """Who called: the HTTP client's address and program (MCP over HTTP), or ``stdio``."""
+    request = ctx.request_context.request
+    scope = getattr(request, "scope", None)
+    if scope is None:
+        return "stdio"
+    agent = request.headers.get("user-agent", "")  # type: ignore[union-attr]
+    return client_of(scope) + (f" ({agent[:80]})" if agent else "")
 
+
+def build_server(tools: KnowledgeTools, version: str = "") -> MCPServer[Any]:
+    """An ``MCPServer`` with the four tools and the collection cards (not started). Each tool call is
+    logged with its client; an answer is asked as ``MCP`` (the app keeps it as a chat, with its trace)."""
     server = MCPServer("kimas", instructions=INSTRUCTIONS, version=version, log_level="WARNING")
 
     @server.tool(description="The passages of the user's documents that best match a question, best first: "
                  "text, file, page or lines, score, collection and the passage id.")  # fmt: skip
-    def search(question: Question, collections: Collections = None) -> SearchResult:
+    def search(ctx: Context, question: Question, collections: Collections = None) -> SearchResult:
+        log.info("mcp: search from %s: %r", client(ctx), question[:200])
         with _said():
             return tools.search(question, collections or ())
 
@@ -73,10 +79,12 @@ def build_server(tools: KnowledgeTools, version: str = "") -> MCPServer[Any]:
                  "verbatim quote and the cited passages. With quote_only, only the quote and whether it "
                  "answers (faster; write the answer yourself).")  # fmt: skip
     def ask(
+        ctx: Context,
         question: Question,
         collections: Collections = None,
         quote_only: Annotated[bool, Field(description="return the verbatim quote without an answer")] = False,
     ) -> AskResult:
+        log.info("mcp: ask%s from %s: %r", " (quote only)" if quote_only else "", client(ctx), question[:200])
         with _said():
             return tools.ask(question, collections or (), quote_only)
 
@@ -112,10 +120,3 @@ def serve_stdio(tools: KnowledgeTools, version: str = "") -> None:
     server = build_server(tools, version)
     log.info("kimas mcp: serving on stdio")
     server.run("stdio")
-
-
-def command_line() -> str:
-    """The command an assistant starts (``kimas doctor`` shows it): this install's ``kimas`` script, else
-    this Python running the CLI module."""
-    script = Path(sys.executable).with_name("kimas.exe" if sys.platform == "win32" else "kimas")
-    return f"{script} mcp" if script.is_file() else f"{sys.executable} -m cli.main mcp"

@@ -15,16 +15,18 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.middleware import Middleware
 from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
 
 from app.tools.api_access import BearerAuth, RateLimit, client_of
 from app.tools.api_models import ApiModels, UnknownModel
+from app.tools.endpoints import MCP_PATH
 from app.tools.openai_wire import (
     BadRequest,
     ChatRequest,
@@ -39,6 +41,9 @@ from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import KimasError
 from kimas_desktop.events import Event
 from kimas_desktop.pipeline import AskOptions
+
+if TYPE_CHECKING:
+    from app.tools.mcp_http import McpHttp
 
 __all__ = ["build_api"]
 
@@ -65,15 +70,21 @@ def _invalid(err: RequestValidationError) -> str:
     return f"invalid request: {where or 'body'}: {first.get('msg', 'not understood')}"
 
 
-def build_api(models: ApiModels, token: Callable[[], str], per_minute: int = 120) -> FastAPI:
-    """The API's ASGI app on ``models``; ``token()`` is the bearer token each request must carry."""
+def build_api(
+    models: ApiModels, token: Callable[[], str], per_minute: int = 120, mcp: McpHttp | None = None
+) -> FastAPI:
+    """The API's ASGI app on ``models``; ``token()`` is the bearer token each request must carry. With
+    ``mcp``, MCP over streamable HTTP is served at ``/mcp`` behind the same token and rate limit."""
     api = FastAPI(
         title="KIMAs Desktop",
         openapi_url=None,
         docs_url=None,
         redoc_url=None,
         middleware=[Middleware(RateLimit, per_minute=per_minute), Middleware(BearerAuth, token=token)],
+        lifespan=(lambda _: mcp.running()) if mcp is not None else None,
     )
+    if mcp is not None:
+        api.router.routes.append(Route(MCP_PATH, mcp.endpoint, methods=["GET", "POST", "DELETE"]))
     api.add_exception_handler(KimasError, _refused)
     api.add_exception_handler(RequestValidationError, _refused)
     created = int(time.time())
@@ -93,14 +104,15 @@ def build_api(models: ApiModels, token: Callable[[], str], per_minute: int = 120
         log.info("api: chat completion (%s%s) from %s: %r", body.model, ", streamed" if body.stream else "",
                  _client(request), question[:200])  # fmt: skip
         options = AskOptions(temperature=body.temperature)
+        token = CancelToken()
+        asked = pipeline.ask(question, history, cancel=token, options=options)
+        events = models.chats.follow(asked, question, "API")
         if body.stream:
-            token = CancelToken()
-            events = pipeline.ask(question, history, cancel=token, options=options)
             streamed = _stream(events, token, body.model, models.answering())
             return StreamingResponse(streamed, media_type="text/event-stream")
         reply = Reply()
         with models.answering():
-            for event in pipeline.ask(question, history, options=options):
+            for event in events:
                 reply.take(event)
         answer_id = f"chatcmpl-{uuid.uuid4().hex}"
         return completion(

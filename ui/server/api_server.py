@@ -1,4 +1,5 @@
-"""``serve_api``: the OpenAI-compatible API (``app.tools.openai_api``) on its own port, as private as the UI.
+"""``serve_api``: the OpenAI-compatible API (``app.tools.openai_api``) and MCP over streamable HTTP
+(``app.tools.mcp_http``, at ``/mcp``) on their own port, as private as the UI.
 
 The API's ASGI app is wrapped in the UI's own guards (``server.py``), outermost first:
 
@@ -26,10 +27,16 @@ from pathlib import Path
 import uvicorn
 from starlette.types import ASGIApp, Scope
 
+from app.chat.conversation import Conversation
 from app.runtime import Runtime
 from app.tools.api_models import ApiModels
 from app.tools.api_token import ApiToken
+from app.tools.client_chats import ClientChats
+from app.tools.endpoints import MCP_PATH
+from app.tools.knowledge import KnowledgeTools
+from app.tools.mcp_http import McpHttp
 from app.tools.openai_api import build_api
+from kimas_desktop import __version__
 from kimas_desktop.config import Config
 from ui.server.request_limit import RequestSizeLimit
 from ui.server.security_headers import SecurityHeaders
@@ -63,12 +70,18 @@ class RunningApi:
     server: uvicorn.Server
     thread: threading.Thread
     models: ApiModels | None = None  # closed with the server when it was started with it
+    tools: KnowledgeTools | None = None  # MCP's, likewise
+
+    @property
+    def mcp_url(self) -> str:
+        return self.url.removesuffix("/v1") + MCP_PATH
 
     def close(self) -> None:
         self.server.should_exit = True
         self.thread.join(10)
-        if self.models is not None:
-            self.models.close()
+        for part in (self.models, self.tools):
+            if part is not None:
+                part.close()
 
 
 def guarded(
@@ -86,8 +99,9 @@ def serve_api(
 ) -> RunningApi:
     """Serve ``api`` on 127.0.0.1:``port`` in a background thread; ``OSError`` if it cannot start."""
     config = uvicorn.Config(
-        guarded(api, port, allowed_hosts, max_bytes), host="127.0.0.1", port=port, log_level="warning"
-    )
+        guarded(api, port, allowed_hosts, max_bytes), host="127.0.0.1", port=port, log_level="warning",
+        timeout_graceful_shutdown=5,
+    )  # fmt: skip
     server = uvicorn.Server(config)  # off the main thread: it leaves signals to the app
     thread = threading.Thread(target=server.run, daemon=True, name="kimas-api")
     thread.start()
@@ -107,15 +121,19 @@ def start_api(
     current: Callable[[], Config],
     config_file: Path,
     answering: Callable[[], AbstractContextManager[None]] = nullcontext,
+    persist: Callable[[Conversation], None] | None = None,
 ) -> RunningApi | None:
-    """``kimas serve``'s API on ``[server] api_port`` when ``[server] api`` is on (the token made on first
-    use); None when it is off, or its port is taken (the app runs without it and the log says so). Its
-    answers are written inside ``answering()``, as the Chat tab's are."""
+    """``kimas serve``'s API and MCP on ``[server] api_port`` when ``[server] api`` is on (the token made
+    on first use); None when it is off, or its port is taken (the app runs without it and the log says
+    so). Their answers are written inside ``answering()``, as the Chat tab's are, and kept as chats by
+    ``persist``."""
     server = current().server
     if not server.api:
         return None
-    models = ApiModels(runtime, current, answering)
-    api = build_api(models, ApiToken(config_file).read)
+    chats = ClientChats(persist)
+    models = ApiModels(runtime, current, answering, chats)
+    tools = KnowledgeTools(runtime, current, answering, chats)
+    api = build_api(models, ApiToken(config_file).read, mcp=McpHttp(tools, __version__))
     try:
         running = serve_api(api, server.api_port, server.allowed_hosts)
     except OSError as err:
@@ -123,6 +141,7 @@ def start_api(
             "the API is off: %s (is port %d taken? [server] api_port in config.toml)", err, server.api_port
         )
         models.close()
+        tools.close()
         return None
-    running.models = models
+    running.models, running.tools = models, tools
     return running
