@@ -102,7 +102,8 @@ def _rows(table: pa.Table, info: TableInfo) -> tuple[TableRow, ...]:
 
 
 def _empty(query: TableQuery) -> TableResult:
-    return TableResult(None, "", f"{_where(query.filters)}: no row", (), 0)
+    said = f"no {_where(query.filters)}" if query.filters else f"no row with a value of {query.target}"
+    return TableResult(None, "", said, (), 0)
 
 
 class ArrowEngine:

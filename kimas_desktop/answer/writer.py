@@ -160,7 +160,8 @@ class AnswerWriter:
     def _tabled(run: Run, table: TableAnswer) -> Steps:
         """A question computed over a table: the value, the query in plain words and the rows used."""
         q, r = table.query, table.result
-        run.trace.add(ComputeStage(0.0, q.operation, (r.description,), (r.text,), (table.citation.n,)))
+        op = q.operation if q is not None else "none"
+        run.trace.add(ComputeStage(0.0, op, (r.description,), (r.text,), (table.citation.n,)))
         run.trace.add(FirstTokenStage(run.clock.ms()))
         yield TableReady(table)
         yield AnswerDelta(table.text)

@@ -126,7 +126,7 @@ def table_html(t: TableAnswer) -> str:
     """A table answer's operation and the rows it used (the first few), each with its row number in the
     file, and a link to the file. Every cell is escaped."""
     q, r = t.query, t.result
-    named = [q.target, q.label, q.by, *(f.column for f in q.filters)]
+    named = [q.target, q.label, q.by, *(f.column for f in q.filters)] if q is not None else []
     order = list(dict.fromkeys(n for n in named if n))
     order += [c.name for c in t.table.columns if c.name not in order]
     shown = order[:TABLE_COLUMNS]
@@ -205,6 +205,8 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
             shown = {c.n for c in turn.citations}
             markers = place_markers(turn.answer, turn.support, shown) if key else ()
             parts.append(marked_answer(turn.answer, turn.support, markers, key).strip())
+        elif turn.table is not None:  # the values and names are the file's: shown as text
+            parts.append(esc(turn.answer.strip()))
         else:
             parts.append(turn.answer.strip() if turn.finished else turn.answer)
         if turn.table is not None and turn.table.answered:

@@ -31,7 +31,7 @@ class TableAnswer:
     passage (numbered [n], from the table's file) cited for it."""
 
     table: TableInfo
-    query: TableQuery
+    query: TableQuery | None  # None: the question names what the table does not hold
     result: TableResult
     text: str
     citation: Citation
@@ -78,9 +78,13 @@ class TableAnswerer:
             return None
         table, n, rows = chosen
         query = self._planner.plan(question, table, rows)
-        if query is None:
-            return None
-        result = self._engine.run(table, query)
+        if query is not None:
+            result = self._engine.run(table, query)
+        else:
+            lacking = self._planner.missing(question, table, rows)
+            if not lacking:
+                return None
+            result = TableResult(None, "", f"no row for {', '.join(lacking)}", (), 0)
         hit = hits[n - 1]
         cited = Citation(n, hit.chunk, hit.chunk.text[:200])
         return TableAnswer(table, query, result, answer_text(table, result, n), cited)

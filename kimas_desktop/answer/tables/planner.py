@@ -121,9 +121,17 @@ class TablePlanner:
         if r is None:
             return None
         query = _operation(question, table, r)
-        if query is None or _unexplained(r, table):
+        if query is None or _lacking(r, table):
             return None
         return query
+
+    def missing(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> tuple[str, ...]:
+        """What a question about ``table`` (it names one of its columns) names that the table does not
+        hold ("Ontario" in "What is the murder rate of Ontario?"); () when it names none, or no column."""
+        r = self.read(question, table, rows)
+        if r is None or not r.mentions:
+            return ()
+        return tuple(_lacking(r, table))
 
     def read(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> _Reading | None:
         toks = tokens(question)
@@ -415,23 +423,27 @@ def _how_many(question: str, table: TableInfo, r: _Reading) -> TableQuery | None
         return TableQuery("sum", target.name, tuple(r.filters))
     if target is not None and r.values and any(m.start == i + 2 for m in r.mentions):
         return TableQuery("lookup", target.name, tuple(r.filters))
-    if not r.filters and len(_unknown_words(r, table, i + 2)) > 1:
+    if not r.filters and _unknown_words(r, table, i + 2):
         return None  # "how many tulip flowers": a word that names no column or value narrows the rows
     return TableQuery("count", "", tuple(r.filters))
 
 
 def _unknown_words(r: _Reading, table: TableInfo, start: int) -> list[str]:
-    """The content words from token ``start`` up to the next stopword that no column, value or the file's
-    name explains."""
+    """The words that narrow the noun after "how many" ("tulip" in "how many tulip flowers"): from token
+    ``start`` up to the next stopword, all but the last (the rows' own noun), that no column, value or the
+    file's name explains."""
     own = set(keys(Path(table.source).stem)) | set(keys(table.sheet))
-    out = []
+    phrase = []
     for i in range(start, len(r.toks)):
         t = r.toks[i]
         if t.text.lower() in STOPWORDS or not t.key:
             break
-        if i not in r.used and t.key not in own and t.key not in _FRAME:
-            out.append(t.key)
-    return out
+        phrase.append(i)
+    return [
+        r.toks[i].key
+        for i in phrase[:-1]
+        if i not in r.used and r.toks[i].key not in own and r.toks[i].key not in _FRAME
+    ]
 
 
 def _aggregate(question: str, table: TableInfo, r: _Reading) -> TableQuery | None:
@@ -472,18 +484,16 @@ def _lookup(question: str, table: TableInfo, r: _Reading) -> TableQuery | None:
     return TableQuery("lookup", target.name, tuple(r.filters))
 
 
-def _unexplained(r: _Reading, table: TableInfo) -> bool:
-    """Whether the question names something the plan does not use: a name (capitalised word), a number or
-    a date outside every filter, column and the file's own name."""
+def _lacking(r: _Reading, table: TableInfo) -> list[str]:
+    """What the question names that the plan does not use: names (capitalised words), numbers and dates
+    outside every filter, column and the file's own name."""
     own = set(keys(Path(table.source).stem)) | set(keys(table.sheet))
     k = _k(r)
+    out = []
     for i, t in enumerate(r.toks):
         if i in r.used or t.key in own or t.key in _FRAME:
             continue
-        if t.date is not None:
-            return True
-        if t.number is not None and not (k and t.number == k):
-            return True
-        if t.key and is_name(t.text, i) and t.key not in STOPWORDS:
-            return True
-    return False
+        counted = t.date is not None or (t.number is not None and not (k and t.number == k))
+        if counted or (t.key and is_name(t.text, i) and t.key not in STOPWORDS):
+            out.append(t.text)
+    return out
