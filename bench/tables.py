@@ -14,6 +14,13 @@ Mode ``engine`` (the default): the planner (``kimas_desktop.answer.tables``) and
 describes them (up to 50 distinct values as text), and, standing in for the search, the five rows whose
 "Header: value; …" text shares most words with the question. The questions are split by their place:
 even ones are the dev half (looked at while building), odd ones held out (not looked at).
+
+Mode ``product``: the tables written as files (``XLSX`` ones as .xlsx with xlsxwriter, one sheet named
+"Data"; the others as .csv), indexed into one collection of a fresh data directory with `kimas index`,
+and every question asked through `kimas ask --batch --json` with the embedded models. The value must be
+in the answer's text; an absent one must not be answered (declined or nothing found).
+
+    .venv/bin/python -m bench.tables /tmp/wheels --mode product [--cache /tmp/kimas-tables-bench]
 """
 
 from __future__ import annotations
@@ -22,6 +29,9 @@ import argparse
 import io
 import json
 import re
+import shutil
+import subprocess
+import sys
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +41,8 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from bench.devkit import kimas_batch
+from bench.workspace import configure
 from indexer.tables.engine import ArrowEngine
 from kimas_desktop.answer.tables.planner import TablePlanner
 from kimas_desktop.answer.tables.reading import keys
@@ -463,13 +475,65 @@ def run_engine(wheels: Path, split: str, show: bool) -> dict[str, Any]:
     return tally
 
 
+XLSX = ("grunfeld", "statecrime", "iris", "copper", "co2")
+
+
+def write_files(frames: dict[str, pd.DataFrame], folder: Path) -> None:
+    """Each table as the user would keep it: a workbook (sheet "Data") or a CSV."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, df in frames.items():
+        if name in XLSX:
+            with pd.ExcelWriter(folder / f"{name}.xlsx", engine="xlsxwriter", date_format="yyyy-mm-dd") as w:
+                df.to_excel(w, sheet_name="Data", index=False)
+        else:
+            df.to_csv(folder / f"{name}.csv", index=False)
+
+
+def run_product(wheels: Path, cache: Path, split: str, show: bool) -> dict[str, Any]:
+    frames = load(wheels)
+    folder, data = cache / "tables", cache / "data"
+    shutil.rmtree(cache, ignore_errors=True)
+    write_files(frames, folder)
+    configure(data, {"tables": folder})
+    cmd = [sys.executable, "-m", "cli.main", "index", str(folder), "--data-dir", str(data)]
+    subprocess.run([*cmd, "--collection", "tables", "--quiet"], check=True)
+    chosen = [(i, q) for i, q in enumerate(QUESTIONS) if split in ("both", split_of(i))]
+    items = [{"id": str(i), "question": q.text} for i, q in chosen]
+    asked = kimas_batch("ask", data, items, "--json")
+    tally: dict[str, dict[str, int]] = {}
+    for i, q in chosen:
+        r = asked[str(i)]
+        part = split_of(i)
+        answered = r.get("outcome") == "answered"
+        t = tally.setdefault(part, {"questions": 0, "right": 0, "absent": 0, "declined": 0})
+        if q.expect is None:
+            t["absent"] += 1
+            t["declined"] += not answered
+            ok = not answered
+        else:
+            t["questions"] += 1
+            ok = answered and holds(r.get("answer") or "", q.expect(frames))
+            t["right"] += ok
+        if show and part == "dev":
+            want = "declined" if q.expect is None else q.expect(frames)
+            print(
+                f"{'ok ' if ok else 'BAD'} {q.text}\n    want {want}\n    got  {r.get('outcome')}: {r.get('answer')}"
+            )
+    return tally
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("wheels", type=Path, help="folder holding the scikit-learn and statsmodels wheels")
     p.add_argument("--split", choices=["dev", "held-out", "both"], default="both")
     p.add_argument("--show", action="store_true", help="print each dev question, its plan and result")
+    p.add_argument("--mode", choices=["engine", "product"], default="engine")
+    p.add_argument("--cache", type=Path, default=Path("/tmp/kimas-tables-bench"))
     args = p.parse_args()
-    tally = run_engine(args.wheels, args.split, args.show)
+    if args.mode == "product":
+        tally = run_product(args.wheels, args.cache, args.split, args.show)
+    else:
+        tally = run_engine(args.wheels, args.split, args.show)
     for part, t in tally.items():
         t_right = t["right"] / t["questions"] if t["questions"] else 0.0
         t_decl = t["declined"] / t["absent"] if t["absent"] else 0.0
