@@ -28,7 +28,7 @@ from kimas_desktop.answer.signals.answer_slot import answer_shaped
 from kimas_desktop.answer.signals.compare import Computed
 from kimas_desktop.answer.signals.documents import OwnWords, in_own_words
 from kimas_desktop.answer.signals.quote import renumber_quotes
-from kimas_desktop.answer.tables.answer import TableAnswer
+from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.budget import PromptSpeed
 from kimas_desktop.answer.writing.citations import closest_passages, supported_citations, value_citations
 from kimas_desktop.answer.writing.guard import StreamGuard, guard_stream
@@ -161,7 +161,8 @@ class AnswerWriter:
         """A question computed over a table: the value, the query in plain words and the rows used."""
         q, r = table.query, table.result
         op = q.operation if q is not None else "none"
-        run.trace.add(ComputeStage(0.0, op, (r.description,), (r.text,), (table.citation.n,)))
+        place = (table_place(table.table),)
+        run.trace.add(ComputeStage(0.0, op, place, (r.description,), (table.citation.n,)))
         run.trace.add(FirstTokenStage(run.clock.ms()))
         yield TableReady(table)
         yield AnswerDelta(table.text)

@@ -198,7 +198,10 @@ def _evidence_lines(trace: Trace) -> list[str]:
             else:
                 lines.append(f"- {esc(h.why)}")
     computed = trace.find(ComputeStage)
-    if computed is not None:
+    if computed is not None and len(computed.items) == 1:  # over a table's rows (``answer/tables``)
+        said = f"{esc(computed.items[0])}: {esc(computed.values[0])} [{computed.sources[0]}]"
+        lines.append(f"\n**Computed, not written by the model:** {said} ({esc(computed.order)}).")
+    elif computed is not None:
         pairs = ", ".join(
             f"{esc(item)} {esc(value)} [{n}]"
             for item, value, n in zip(computed.items, computed.values, computed.sources, strict=True)

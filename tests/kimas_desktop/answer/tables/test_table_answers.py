@@ -11,9 +11,10 @@ from indexer.tables.engine import ArrowEngine
 from kimas_desktop.answer.outcome import Answered, Declined
 from kimas_desktop.answer.tables.answer import TableAnswerer
 from kimas_desktop.config import parse_config
-from kimas_desktop.events import Done, Event, TableReady
+from kimas_desktop.events import Done, Event, TableReady, TraceReady
 from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.tables import TableColumn, TableInfo
+from kimas_desktop.trace import ComputeStage
 from local_models.fake import HashEmbedder, MemorySearcher, ScriptedChatModel, WordOverlapReranker
 
 CSV = "/k/cars.csv"
@@ -87,6 +88,14 @@ def test_a_count_is_computed_with_its_rows_and_cites_the_file() -> None:
     table = next(e.answer for e in events if isinstance(e, TableReady))
     assert [r.row for r in table.result.rows] == [2, 4]
     assert GUESS not in said.text
+    trace = [e.trace for e in events if isinstance(e, TraceReady)][-1]
+    computed = trace.find(ComputeStage)
+    assert computed is not None
+    assert (computed.order, computed.items, computed.values) == (
+        "count",
+        ("cars.csv",),
+        ("rows where Origin = Japan: 2",),
+    )
 
 
 def test_a_lookup_a_mean_and_an_arg_max() -> None:
