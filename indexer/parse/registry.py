@@ -27,11 +27,14 @@ from indexer.parse.packaged import parse_eml, parse_epub, parse_odt, parse_rtf
 from indexer.parse.pdf import ParserWorker, parse_pdf, recognize_pages
 from indexer.parse.text import parse_plain
 from indexer.parse.zip_guard import GuardedZip, ZipLimits
+from indexer.tables import TABLE_SUFFIXES
 from kimas_desktop.text.file_types import CODE_SUFFIXES, MARKDOWN_SUFFIXES
 
 HTML = {".html", ".htm", ".xhtml"}
 # Code and Markdown suffixes: kimas_desktop/text/file_types.py (the sentence splitter reads them too).
-TEXT = {".txt", ".text", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".csv", ".tsv", ".log", ".srt"}
+TEXT = {".txt", ".text", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".log", ".srt"}
+# Spreadsheets and CSVs are read as tables by ``indexer.tables`` (the sync's reader sends them there).
+TABLES = TABLE_SUFFIXES
 IMAGES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"}
 
 
@@ -58,8 +61,10 @@ PLAIN_NAMES = {"readme", "license", "copying", "authors", "changelog", "makefile
 
 def file_kind(path: Path) -> str | None:
     """``pdf``, ``image``, ``docx``, ``pptx``, ``epub``, ``odt``, ``rtf``, ``email``, ``markdown``, ``html``,
-    ``text``, ``code``, or None for a type we do not index."""
+    ``text``, ``code``, ``table``, or None for a type we do not index."""
     suffix = path.suffix.lower()
+    if suffix in TABLES:
+        return "table"
     if suffix == ".pdf":
         return "pdf"
     if suffix in IMAGES:
@@ -122,6 +127,8 @@ class FileParser:
         kind = file_kind(path)
         if kind is None:
             raise SkipFile(f"unsupported file type '{path.suffix.lower()}'")
+        if kind == "table":
+            raise SkipFile("a spreadsheet or CSV: read as tables (indexer.tables.ingest.TableReader)")
         if kind == "pdf":
             return parse_pdf(path, self._pdf, ocr=self.ocr)
         if kind == "image":

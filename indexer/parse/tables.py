@@ -8,6 +8,7 @@ question about one cell finds the row that names both the column and the value.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _SPACE = re.compile(r"\s+")
 
@@ -26,13 +27,17 @@ def table_lines(rows: list[list[str]]) -> list[str]:
     header, body = cells[0], cells[1:]
     if not body or not any(header):
         return [" | ".join(c for c in row if c) for row in cells]
-    lines = [" | ".join(c for c in header if c)]
-    for row in body:
-        parts = []
-        for i, value in enumerate(row):
-            if not value:
-                continue
-            name = header[i] if i < len(header) else ""
-            parts.append(f"{name}: {value}" if name and name != value else value)
-        lines.append("; ".join(parts))
-    return lines
+    return [" | ".join(c for c in header if c), *(row_line(header, row) for row in body)]
+
+
+def row_line(header: Sequence[str] | None, row: Sequence[str]) -> str:
+    """One row as "Header: value; ..." (empty cells left out); without a header, its cells joined by " | "."""
+    if header is None:
+        return " | ".join(c for c in row if c)
+    parts = []
+    for i, value in enumerate(row):
+        if not value:
+            continue
+        name = header[i] if i < len(header) else ""
+        parts.append(f"{name}: {value}" if name and name != value else value)
+    return "; ".join(parts)

@@ -1,6 +1,10 @@
 """The writer of a sync (``indexer.sync.ingest`` draws the whole flow): ``BatchWriter`` buffers chunks and
 manifest records and writes them in batches, in the order that makes a sync crash-safe (a file's old
-chunks deleted, its new ones added, and only then its manifest record); ``WriteStats`` says what it wrote."""
+chunks deleted, its new ones added, and only then its manifest record); ``WriteStats`` says what it wrote.
+
+A spreadsheet's or CSV's tables (``indexer.tables``) follow its chunks: the tables of deleted files are
+forgotten with their chunks, and a read file's tables (none, when it was skipped) replace its old ones just
+before its manifest record is written."""
 
 from __future__ import annotations
 
@@ -15,6 +19,8 @@ from indexer.store.collection_tables import CollectionTables
 from indexer.store.schema import StoredChunk
 from indexer.sync.ingest_items import Done, Job, Segment
 from indexer.sync.manifest import FileRecord
+from indexer.tables.ingest import is_table_file
+from indexer.tables.shelf import LanceTableShelf, StoredTable
 from indexer.upkeep.synopsis import count_terms
 from kimas_desktop.protocols import Vector
 from kimas_desktop.types import Chunk
@@ -44,8 +50,11 @@ class BatchWriter:
         batch_rows: int,
         track_limit: int,
         check: Callable[[], None] = lambda: None,
+        shelf: LanceTableShelf | None = None,
     ) -> None:
         self._tables = tables
+        self._shelf = shelf
+        self._shelved: dict[str, tuple[StoredTable, ...]] = {}  # table files read: their new tables
         self._collection = tables.collection
         self._check = check
         self._batch_rows = batch_rows
@@ -89,6 +98,8 @@ class BatchWriter:
         if not done.touched:
             self._clear(done.job)
         self._done.add(done.job.path)
+        if not done.touched and is_table_file(done.job.path):
+            self._shelved[done.job.path] = done.tables if done.record.status == "indexed" else ()
         if done.record.status != "indexed":
             path = done.job.path
             self._rows = [r for r in self._rows if r.chunk.source != path]
@@ -113,7 +124,20 @@ class BatchWriter:
         if not (self._deletes or self._rows or self._records or self._forget):
             return
         self._check()
+        self._write_chunks()
+        if self._shelf is not None:
+            for path, stored in self._shelved.items():
+                self._shelf.register(self._collection, path, stored)
+        self._shelved.clear()
+        if self._records:
+            self._tables.put_files(self._records)
+            self._records = []
+        self._limit_tracking()
+
+    def _write_chunks(self) -> None:
         if self._deletes:
+            if self._shelf is not None:
+                self._shelf.remove_sources(self._collection, sorted(filter(is_table_file, self._deletes)))
             if self.stats.track_vectors:
                 removed, texts = self._tables.vectors_and_texts(sorted(self._deletes))
                 self.stats.removed_vectors.append(removed)
@@ -131,9 +155,8 @@ class BatchWriter:
                 self.stats.added_vectors.append(np.stack([np.asarray(r.vector) for r in self._rows]))
                 self.stats.term_delta.update(count_terms(r.chunk.text for r in self._rows))
             self._rows = []
-        if self._records:
-            self._tables.put_files(self._records)
-            self._records = []
+
+    def _limit_tracking(self) -> None:
         tracked = sum(len(v) for v in self.stats.added_vectors) + sum(
             len(v) for v in self.stats.removed_vectors
         )

@@ -27,13 +27,14 @@ def _record(store: LanceStore, collection: str, path: str) -> FileRecord:
 
 
 def remove_file(store: LanceStore, collection: str, path: str, *, wait_s: float = 10.0) -> FileRecord:
-    """Delete ``path``'s chunks and manifest record from ``collection``; returns the record it had.
+    """Delete ``path``'s chunks, tables and manifest record from ``collection``; returns the record it had.
 
     The file on disk is not touched: a file still in a watched folder comes back with the next sync."""
     with store.lease(collection, wait_s=wait_s) as lease:
         record = _record(store, collection, path)
         tables = store.tables(collection)
         tables.delete_sources([path])
+        store.shelf.remove_sources(collection, [path])
         tables.delete_files([path])
         lease.check()
         info = store.collection(collection)

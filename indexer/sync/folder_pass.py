@@ -30,6 +30,7 @@ from indexer.sync.ingest import (
     embed_and_write,
 )
 from indexer.sync.manifest import FileRecord, SyncPlan, plan_sync, scan_folders
+from indexer.tables.ingest import TableReader
 from indexer.upkeep.synopsis import SynopsisState
 from kimas_desktop.config import IndexerConfig
 from kimas_desktop.control import IndexControl
@@ -42,6 +43,9 @@ __all__ = ["FolderPass", "PassResult", "stored_by_hash"]
 log = logging.getLogger(__name__)
 
 Progress = Callable[[IndexProgress], None] | None
+# Characters of a spreadsheet's or CSV's rows indexed as text (all its rows are kept as tables): about a
+# quarter of what max_file_chunks allows, so a large table is never skipped for its text.
+MAX_TABLE_TEXT = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,8 @@ class FolderPass:
         meter = ProgressMeter(tables.collection, jobs, on_progress)
         folder_problems = _folder_problems(missing, refused)
         if not jobs and not plan.vanished:
+            if interrupted:
+                self._keep_tables(tables.collection, plan.unchanged + plan.kept)
             meter.report(force=True, finished=True)
             return PassResult(plan.unchanged + plan.kept, 0, 0, folder_problems, None)
         self._store.mark_syncing(tables.collection)  # until finish_sync: a failed write is recovered
@@ -163,10 +169,16 @@ class FolderPass:
         if not cancelled:
             tables.delete_files(sorted(vanished_paths))
         records = _records_after(plan, manifest, jobs, results, cancelled)
+        if not cancelled:
+            self._keep_tables(tables.collection, records)
         meter.report(force=True, finished=True)
         indexed = sum(1 for d in results if not d.touched and d.record.status == "indexed")
         deleted = 0 if cancelled else len(plan.vanished)
         return PassResult(records, indexed, deleted, folder_problems, writer, cancelled)
+
+    def _keep_tables(self, collection: str, records: Sequence[FileRecord]) -> None:
+        """The tables of indexed files only, and no rows left by a killed or cancelled sync."""
+        self._store.shelf.reconcile(collection, [r.path for r in records if r.status == "indexed"])
 
     def _writer(
         self,
@@ -180,7 +192,11 @@ class FolderPass:
         total_before = sum(r.chunks for r in manifest.values())
         track_limit = int(self._resync_share * total_before) - (state.changes if state else 0)
         writer = BatchWriter(
-            tables, batch_rows=self._batch_rows, track_limit=max(track_limit, 0), check=lease.check
+            tables,
+            batch_rows=self._batch_rows,
+            track_limit=max(track_limit, 0),
+            check=lease.check,
+            shelf=self._store.shelf,
         )
         writer.stats.track_vectors = state is not None and track_limit > 0
         return writer
@@ -196,6 +212,7 @@ class FolderPass:
             meter.current = path
 
         config = self._config
+        zip_limits = ZipLimits(config.max_zip_member_mb, config.max_zip_inflated_mb, config.max_zip_ratio)
         return Reader(
             tables=tables,
             chunker=Chunker(
@@ -214,7 +231,13 @@ class FolderPass:
             pdf_page_timeout_s=self._pdf_timeout,
             on_file=on_file,
             control=control,
-            zip_limits=ZipLimits(config.max_zip_member_mb, config.max_zip_inflated_mb, config.max_zip_ratio),
+            zip_limits=zip_limits,
+            table_reader=TableReader(
+                self._store.shelf,
+                tables.collection,
+                zip_limits=zip_limits,
+                text_chars=min(config.max_file_chunks * config.chunk_tokens, MAX_TABLE_TEXT),
+            ),
         )
 
     def _ingest(

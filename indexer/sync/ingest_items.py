@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from indexer.chunking import ChunkDraft
 from indexer.sync.manifest import FileRecord, FileStat
+from indexer.tables.shelf import StoredTable
 from kimas_desktop.protocols import Vector
 
 
@@ -48,12 +49,14 @@ class Segment:
 
 @dataclass(frozen=True)
 class Done:
-    """A file is finished: its manifest record. ``touched``: same bytes as before, only the stat moved."""
+    """A file is finished: its manifest record. ``touched``: same bytes as before, only the stat moved.
+    ``tables``: the tables read from a spreadsheet or CSV, stored and waiting to be registered."""
 
     job: Job
     record: FileRecord
     touched: bool = False
     copied: bool = False
+    tables: tuple[StoredTable, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from indexer.tables import is_table_file
 from kimas_desktop.types import FileProblem
 
 Status = Literal["indexed", "skipped", "failed"]
@@ -39,7 +40,12 @@ class FileRecord:
 
 
 def lacks_card(record: FileRecord) -> bool:
-    """Indexed by a version before document cards: read again (its vectors are re-used) to make one."""
+    """Indexed by a version before document cards, or a spreadsheet or CSV by a version before tables
+    (skipped as unsupported, or read as text): read again (its vectors are re-used) to make them."""
+    if is_table_file(record.path):
+        if record.status == "skipped" and record.reason.startswith("unsupported file type"):
+            return True
+        return record.status == "indexed" and '"tables"' not in (record.card or "")
     return record.status == "indexed" and record.card is None
 
 

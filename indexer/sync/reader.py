@@ -21,6 +21,9 @@ from indexer.parse.zip_guard import ZipLimits
 from indexer.store.collection_tables import CollectionTables
 from indexer.sync.ingest_items import Done, Failure, Item, Job, Segment, content_hash
 from indexer.sync.manifest import FileRecord, lacks_card
+from indexer.tables import is_table_file
+from indexer.tables.ingest import TableReader, card_with_tables
+from indexer.tables.shelf import StoredTable
 from indexer.upkeep.cards import CardBuilder, card_json
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled
@@ -69,8 +72,10 @@ class Reader:
         on_file: Callable[[str], None],
         control: IndexControl | None = None,
         zip_limits: ZipLimits | None = None,
+        table_reader: TableReader | None = None,
     ) -> None:
         self._tables = tables
+        self._table_reader = table_reader  # spreadsheets and CSVs, read as tables (None: not read)
         self._control = control
         self._chunker = chunker
         self._max_mb = max_file_mb
@@ -194,7 +199,7 @@ class Reader:
         ):
             yield Done(job, replace(previous, size=job.stat.size, mtime_ns=job.stat.mtime_ns), touched=True)
             return
-        copied = self._copy(job, digest)
+        copied = None if is_table_file(job.path) else self._copy(job, digest)  # a table is stored again
         if copied is not None:
             yield from copied
             return
@@ -238,16 +243,29 @@ class Reader:
             return items
         return None
 
+    def _known(self, job: Job, digest: str) -> dict[str, Vector]:
+        """Stored vectors by chunk text, to re-use: the file's own, or those of a table file with the same
+        bytes (a moved or copied table file is read again, for its tables, but not embedded again)."""
+        sources = [job.path] if job.replaces else []
+        if not sources and is_table_file(job.path):
+            sources = [r.path for r in self._by_hash.get(digest, ())][:1]
+        if not sources:
+            return {}
+        return {s.chunk.text: s.vector for s in self._tables.stored_chunks(sources) if s.vector is not None}
+
+    def _open(self, path: Path, data: bytes, parser: FileParser) -> tuple[Document, tuple[StoredTable, ...]]:
+        """The file parsed; a table file is read as tables (their rows stored, to be registered)."""
+        if self._table_reader is None or not is_table_file(path):
+            return parser.parse(path, data), ()
+        found = self._table_reader.read(path, data)
+        return Document(found.blocks, "table", notes=list(found.notes)), found.stored
+
     def _parse(self, job: Job, path: Path, data: bytes, digest: str, parser: FileParser) -> Iterator[Item]:
-        known: dict[str, Vector] = {}
-        if job.replaces:
-            known = {
-                s.chunk.text: s.vector for s in self._tables.stored_chunks([job.path]) if s.vector is not None
-            }
+        known = self._known(job, digest)
         count = 0
         card = CardBuilder(job.path)
         try:
-            doc = parser.parse(path, data)
+            doc, stored = self._open(path, data, parser)
             for segment in self._segments(job, doc, doc.blocks, known, digest, 0, card):
                 count += len(segment.drafts)
                 yield segment
@@ -267,7 +285,11 @@ class Reader:
             self.ocr_waiting += len(doc.ocr_pages)
             yield Segment(job, [], [], digest, 1.0, self.ocr_waiting)  # only reports the OCR backlog
             return
-        yield self._done(job, doc, digest, count, card, ocr=parser.ocr)
+        done = self._done(job, doc, digest, count, card, ocr=parser.ocr)
+        if doc.kind == "table" and done.record.card is not None:
+            record = replace(done.record, card=card_with_tables(done.record.card, stored))
+            done = replace(done, record=record, tables=stored)
+        yield done
 
     def _recognize(self, later: _Later, parser: FileParser) -> Iterator[Item]:
         """The OCR pass of a file: chunks of its recognized pages, numbered after its text-layer chunks."""
@@ -345,7 +367,9 @@ class Reader:
                     reason += " Reading scanned pages needs Tesseract (package tesseract-ocr)."
             return Done(job, self._record(job, "skipped", reason, digest, pages=doc.pages))
         note = ""
-        if doc.notes:
+        if doc.kind == "table":
+            note = "; ".join(doc.notes)
+        elif doc.notes:
             note = f"indexed without {len(doc.notes)} unreadable page(s): " + "; ".join(doc.notes[:3])
         record = self._record(job, "indexed", note, digest, count, doc.pages, card_json(card.card()))
         return Done(job, record)
