@@ -23,6 +23,7 @@ from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import CollectionNotFoundError
 from kimas_desktop.protocols import Embedder, SearchMode, Vector
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
+from kimas_desktop.tables import TableInfo
 from kimas_desktop.text.words import content_words
 from kimas_desktop.types import (
     ChatModelDescription,
@@ -34,7 +35,7 @@ from kimas_desktop.types import (
     Synopsis,
 )
 
-__all__ = ["HashEmbedder", "MemorySearcher", "ScriptedChatModel", "WordOverlapReranker"]
+__all__ = ["HashEmbedder", "MemorySearcher", "MemoryShelf", "ScriptedChatModel", "WordOverlapReranker"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -211,6 +212,23 @@ class WordOverlapReranker:
 
 
 @dataclass
+class MemoryShelf:
+    """A ``TableShelf`` in memory, with ``arrow`` as the indexer's shelf has it: ``add`` puts a table and its
+    rows (a ``pyarrow.Table`` with ``_row``) in."""
+
+    held: dict[str, tuple[TableInfo, Any]] = field(default_factory=dict)
+
+    def add(self, info: TableInfo, rows: Any) -> None:
+        self.held[info.table_id] = (info, rows)
+
+    def tables(self, collection: str, source: str) -> list[TableInfo]:
+        return [i for i, _ in self.held.values() if (i.collection, i.source) == (collection, source)]
+
+    def arrow(self, table: TableInfo) -> Any:
+        return self.held[table.table_id][1]
+
+
+@dataclass
 class MemorySearcher:
     """A ``ChunkSearcher`` in memory: ``add`` puts chunks in; it embeds them at search time.
 
@@ -220,6 +238,7 @@ class MemorySearcher:
     embedder: Embedder
     chunks: dict[str, list[Chunk]] = field(default_factory=dict)
     searches: list[tuple[str, str]] = field(default_factory=list)
+    shelf: MemoryShelf = field(default_factory=MemoryShelf)  # the tables of its files, as the store's
 
     def add(self, collection: str, texts: list[str], source: str = "/docs/file.md") -> list[Chunk]:
         made = [

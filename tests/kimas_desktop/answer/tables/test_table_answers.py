@@ -1,7 +1,7 @@
 """Table questions through the pipeline (issue 43): the evidence's top passages come from a file with a
 table, the question is computed over its rows, and the answer is the value with the rows it used; a row
-the table does not hold is declined. The shelf here is the test's own over a real Arrow table (the
-indexer's shelf is tested with real LanceDB in tests/indexer/tables); the engine is the product's."""
+the table does not hold is declined. The shelf here is the in-memory fake's over a real Arrow table
+(through real LanceDB: tests/app/test_table_questions.py); the engine is the product's."""
 
 from __future__ import annotations
 
@@ -40,15 +40,11 @@ INFO = TableInfo(
 GUESS = "The model's own guess: 12."
 
 
-class Shelf:
-    def tables(self, collection: str, source: str) -> list[TableInfo]:
-        return [INFO] if (collection, source) == ("garage", CSV) else []
-
-    def arrow(self, table: TableInfo) -> pa.Table:
-        names, origins, hp = zip(*ROWS, strict=True)
-        return pa.table(
-            {"Name": names, "Origin": origins, "Horsepower": pa.array(hp), "_row": pa.array([2, 3, 4, 5])}
-        )
+def rows() -> pa.Table:
+    names, origins, hp = zip(*ROWS, strict=True)
+    return pa.table(
+        {"Name": names, "Origin": origins, "Horsepower": pa.array(hp), "_row": pa.array([2, 3, 4, 5])}
+    )
 
 
 def ask(question: str) -> list[Event]:
@@ -57,7 +53,8 @@ def ask(question: str) -> list[Event]:
     lines = [f"Name: {n}; Origin: {o}; Horsepower: {h:g}" for n, o, h in ROWS]
     searcher.add("garage", ["\n".join(lines)], CSV)
     searcher.add("garage", ["Cats sleep sixteen hours a day, and horses stand."], "/k/pets.md")
-    shelf = Shelf()
+    shelf = searcher.shelf
+    shelf.add(INFO, rows())
     pipe = Pipeline(
         config=parse_config({"preset": "full"}),
         chat=ScriptedChatModel(lambda messages, schema: GUESS if schema is None else "{}"),
