@@ -16,7 +16,7 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.desktop import DesktopApp
 from app.instance_lock import AlreadyRunningError, InstanceLock
@@ -25,6 +25,10 @@ from app.paths import Paths, read_config, resolve_paths
 from app.runtime import Runtime
 from app.settings.config_store import ConfigStore
 from kimas_desktop.config import PRESETS, Config
+
+if TYPE_CHECKING:
+    from ui.server.api_server import RunningApi
+    from ui.server.api_switch import ApiSwitch
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +129,25 @@ def run(args: argparse.Namespace) -> int:
         instance.release()
 
 
+def _start_api(desk: DesktopApp, paths: Paths) -> ApiSwitch:
+    """The API and MCP over HTTP beside the app, on or off (and on which port) as its settings say."""
+    from ui.server.api_server import start_api
+    from ui.server.api_switch import ApiSwitch
+
+    def start() -> RunningApi | None:
+        return start_api(
+            desk.runtime, lambda: desk.config, paths.config_file, desk.indexing.answering, desk.history.save
+        )
+
+    switch = ApiSwitch(start, lambda: desk.config)
+    api = switch.sync()
+    if api is not None:
+        print(f"OpenAI-compatible API at {api.url}  (its token: kimas token)", flush=True)
+        print(f"MCP (streamable HTTP) at {api.mcp_url}  (the same token)", flush=True)
+    switch.follow()
+    return switch
+
+
 def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
     # Uploads pass through Gradio's cache: keep them inside the data dir, not in the system's temp dir.
     os.environ.setdefault("GRADIO_TEMP_DIR", str(paths.data_dir / "cache" / "gradio"))
@@ -158,11 +181,7 @@ def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
     url = running.url
     log.info("serving on %s (data dir %s)", url, paths.data_dir)
     print(f"KIMAs Desktop is running at {url}  (data: {paths.data_dir}; press Ctrl+C to stop)", flush=True)
-    from ui.server.api_server import start_api
-
-    api = start_api(desk.runtime, lambda: desk.config, paths.config_file, desk.indexing.answering)
-    if api is not None:
-        print(f"OpenAI-compatible API at {api.url}  (its token: kimas token)", flush=True)
+    api = _start_api(desk, paths)
     signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: shut down like Ctrl+C
     try:
         while True:
@@ -170,8 +189,7 @@ def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
     except KeyboardInterrupt:
         print("kimas: stopping…", file=sys.stderr)
     finally:
-        if api is not None:
-            api.close()
+        api.close()
         desk.close()
         running.close()
     return 0

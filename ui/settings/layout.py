@@ -10,9 +10,11 @@ import gradio as gr
 
 from app.desktop import DesktopApp
 from app.settings.form import SettingsForm
+from app.settings.tools_access import ToolsAccess
 from kimas_desktop.config import PRESETS
 from ui.markup import code, model_markdown
 from ui.settings import handlers as sh
+from ui.settings import other_tools
 
 CSS = """
 .kimas-catalog { width: 100%; font-size: 0.9em; margin-bottom: 0.8em; }
@@ -166,6 +168,7 @@ def build(desk: DesktopApp) -> gr.Markdown:
         save = gr.Button("Save settings", variant="primary", elem_id="save-settings")
         restore = gr.Button("Restore defaults", elem_id="restore-defaults")
     message = gr.Markdown("", elem_id="settings-message")
+    other_tools.build(ToolsAccess(desk.config_store))
     gr.Markdown(f"Config file: {code(str(desk.config_path))} · Log file: {code(str(desk.log_file))}")
     _bind_models(desk, models, model_status)
     _bind_form(desk, inputs, (save, restore), message, model_status)

@@ -168,3 +168,18 @@ def test_foreign_host_or_origin_403(app: App) -> None:
 def test_the_api_shares_the_port(app: App) -> None:
     reply = httpx.get(app.running.url + "/models", headers={"Authorization": f"Bearer {app.token}"})
     assert reply.status_code == 200 and "kimas" in json.dumps(reply.json())
+
+
+def test_api_answers_are_kept_as_chats_with_their_trace(app: App) -> None:
+    kept = len(app.chats)
+    body = {"model": "kimas", "messages": [{"role": "user", "content": OVEN}], "stream": True}
+    headers = {"Authorization": f"Bearer {app.token}"}
+    with (
+        httpx.Client(timeout=600) as c,
+        c.stream("POST", app.running.url + "/chat/completions", json=body, headers=headers) as reply,
+    ):
+        text = "".join(reply.iter_lines())
+    assert reply.status_code == 200 and "[DONE]" in text
+    [chat] = app.chats[kept:]
+    assert chat.title == f"API · {OVEN}" and chat.turns[0].state == "done"
+    assert chat.turns[0].trace is not None and "250" in chat.turns[0].answer
