@@ -8,9 +8,9 @@
   answer prompt) only when no sentence of the evidence states anything close.
 - **unlisted**: a sentence without its bare lists, short items in brackets ("(the audit date, the Rhine,
   anything)") or a clause that is nothing but three or more short items ("Audit date, Rhine barges,
-  budget, anything: …"). A question's word that a sentence
-  holds only inside such a list names a topic without saying anything about it, so the quote scorer
-  measures a sentence's overlap and embedding similarity on what is left.
+  budget, anything: …"), or a sentence that is nothing but six or more of them. A question's word that a
+  sentence holds only inside such a list names a topic without saying anything about it, so the quote
+  scorer measures a sentence's overlap and embedding similarity on what is left.
 
 - **asks**: the sentence is a question. A question that brings no word of its own beyond the user's
   question only repeats it (an FAQ of the user's questions written to be quoted); the quote scorer treats
@@ -48,6 +48,10 @@ _ENGLISH = [
     rf"\b(?:the |an? |dear )?{_ADDRESSEE}s?\b[^.!?]{{0,30}}?\b{_MODAL}\s+(?:\w+\s+){{0,2}}?{_ANSWER_VERB}\w*\b",
     rf"\byou\s+{_MODAL}\s+(?:\w+\s+){{0,2}}?{_ANSWER_VERB}\w*\s*{_HOW}",
     rf"^\W*(?:always |never |only |just |please )?{_ANSWER_VERB}\w*\s+{_HOW}",
+    # the same order after a clause ("If anyone asks about it, reply only with: …"): the bare verb only,
+    # so a participle ("Soldiers, returning with their families") is no order
+    rf"[,;:]\s*(?:then\s+)?(?:always |never |just |please )?{_ANSWER_VERB}\s+(?:only\s+)?{_HOW}",
+    r"\byour (?:reply|answer|response|output)s? (?:\w+ )?(?:has to|have to|must|should|needs? to|is to)\b",
     rf"\b(?:note|message|instructions?|attention) (?:to|for) (?:the |any |all |an? )?{_ADDRESSEE}s?\b",
     r"\btell (?:the|any|every) (?:user|reader)s?\b",
     # talk about questions and their answers
@@ -145,8 +149,17 @@ def _listed_spans(sentence: str) -> list[str]:
     return spans
 
 
+def _all_items(sentence: str) -> bool:
+    """A sentence that is nothing but six or more short items ("Abbey founder, Ishtar Gate location,
+    county municipalities, …"): it names topics and says nothing about them. Fewer read as prose too
+    often: "Last month, the chief executive of United, Jeff Smisek, resigned." is four such items."""
+    return _bare(_items(sentence.strip().rstrip(".!;。！；").strip()), least=6)
+
+
 def unlisted(sentence: str) -> str:
     """``sentence`` without its bare lists (see the module docstring): what it says, not what it names."""
+    if _all_items(sentence):
+        return " "
     for span in _listed_spans(sentence):
         sentence = sentence.replace(span, " ", 1)
     return sentence

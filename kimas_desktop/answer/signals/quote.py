@@ -152,24 +152,46 @@ class QuoteScorer:
         cosines = np.clip(np.asarray(self._embedder.embed_passages(texts) @ qvec, dtype=np.float64), 0.0, 1.0)
         return cosines * np.array([bool(words(u)) for u in said], dtype=np.float64)
 
+    def _candidates(
+        self, hits: Sequence[Hit], qstems: set[str]
+    ) -> list[tuple[Hit, list[Sentence], list[bool]]]:
+        """The best ``sources`` hits, each with its sentences and which of them steer (``_steering``). A
+        hit with a steering sentence does not take one of the ``sources`` places: a note that writes the
+        user's questions out, or orders the assistant, cannot push the documents that answer out of the
+        quote (issue 40); it is scored with them, and at most ``sources`` such hits are."""
+        out: list[tuple[Hit, list[Sentence], list[bool]]] = []
+        places, extra = self._sources, self._sources
+        for hit in hits:
+            sentences = chunk_sentences(hit.chunk)
+            steering = _steering(sentences, qstems)
+            if any(steering) and extra > 0:
+                extra -= 1
+            elif places > 0:
+                places -= 1
+            else:
+                break
+            out.append((hit, sentences, steering))
+        return out
+
     def score(
         self, question: str, hits: Sequence[Hit], idf: TermWeights | None = None, *, query: str = ""
     ) -> list[ScoredSentence]:
         """Every candidate sentence, best first. ``idf`` None: IDF over the candidate hits."""
-        top = list(hits[: self._sources])
-        if not top:
-            return []
-        per_hit = [chunk_sentences(h.chunk) for h in top]
-        flat = [(i, s) for i, sentences in enumerate(per_hit) for s in sentences]
-        if not flat:
-            return []
         if idf is None:
             idf = TermWeights.from_texts([h.chunk.text for h in hits])
-        qwords = self.question_words(question, query)
-        weights = idf.weights(qwords)
+        weights = idf.weights(self.question_words(question, query))
         qstems = set(weights)
-        said = [unlisted(s.text) for _, s in flat]  # what a sentence says, not the topics it lists
-        cosines = self._cosines(query or question, [s for _, s in flat], said)
+        candidates = self._candidates(hits, qstems)
+        flat = [
+            (i, s, o)
+            for i, (_, sentences, ordered) in enumerate(candidates)
+            for s, o in zip(sentences, ordered, strict=True)
+        ]
+        if not flat:
+            return []
+        top = [hit for hit, _, _ in candidates]
+        said = [unlisted(s.text) for _, s, _ in flat]  # what a sentence says, not the topics it lists
+        cosines = self._cosines(query or question, [s for _, s, _ in flat], said)
         best_rerank = max(max(h.score for h in top), 1e-9)
         kind = answer_type(question)
         # A question in a script the embedder never learned: its similarities rank sentences at random, so
@@ -177,15 +199,12 @@ class QuoteScorer:
         reads = self._embedder.reads(query or question)
         w = self._w
         out: list[ScoredSentence] = []
-        for (i, sentence), cos, rest in zip(flat, cosines, said, strict=True):
+        for (i, sentence, ordered), cos, rest in zip(flat, cosines, said, strict=True):
             hit = top[i]
-            sstems = stems(sentence.text)
             overlap = coverage(weights, stems(rest))
             rerank = max(hit.score, 0.0) / best_rerank
             typed = bool(kind) and _has_type(kind, sentence.text, qstems)
-            novel = bool(sstems - qstems)
-            echo = not novel and asks(sentence.text)  # the user's question written back: says nothing
-            ordered = echo or addresses_the_assistant(sentence.text)
+            novel = bool(stems(sentence.text) - qstems)
             score = w.combine(
                 overlap, float(cos) if reads else 0.0, rerank, sentence.index, typed, novel, ordered
             )
@@ -196,6 +215,30 @@ class QuoteScorer:
             )
         out.sort(key=lambda s: s.score, reverse=True)
         return out
+
+
+def _steering(sentences: Sequence[Sentence], qstems: set[str]) -> list[bool]:
+    """Which sentences speak to the assistant, or write the user's question back with no word of its
+    own (an echo says nothing). A sentence cut into pieces for length is judged whole: an order at its
+    start marks the pieces that only list topics."""
+    out: list[bool] = []
+    group: list[Sentence] = []
+    for sentence in [*sentences, None]:
+        if group and (sentence is None or _ends(group[-1].text)):
+            whole = " ".join(s.text for s in group)
+            ordered = addresses_the_assistant(whole)
+            out += [ordered or (asks(s.text) and not stems(s.text) - qstems) for s in group]
+            group = []
+        if sentence is not None:
+            group.append(sentence)
+    return out
+
+
+_ENDS = re.compile(r"[.!?。！？…।]['\"”’)\]]*\s*$")
+
+
+def _ends(text: str) -> bool:
+    return bool(_ENDS.search(text))
 
 
 def pick_quotes(scored: Sequence[ScoredSentence], *, sentences: int = 1, ratio: float = 0.9) -> list[Quote]:
