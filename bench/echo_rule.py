@@ -61,7 +61,9 @@ def main() -> None:
     report: dict[str, Any] = {"answerable": n, "unanswerable": len(unanswerable), "old ref": args.old_ref}
     for side, rs in runs.items():
         report[side] = {
-            "gold in quote": rate([contains_answer(r["quote"], q.answers) for q, r in zip(answerable, rs)]),
+            "gold in quote": rate(
+                [contains_answer(r["quote"], q.answers) for q, r in zip(answerable, rs, strict=False)]
+            ),
             "answerable falsely declined": rate([not r["answerable"] for r in rs[:n]]),
             "unanswerable declined": rate([not r["answerable"] for r in rs[n:]]),
         }
