@@ -114,7 +114,8 @@ def row_values(texts: Iterable[str], columns: Sequence[TableColumn]) -> dict[str
     for text in texts:
         for line in text.splitlines():
             found = list(field.finditer(line))
-            for a, b in zip(found, [*found[1:], None], strict=True):
+            ends: list[re.Match[str] | None] = [*found[1:], None]
+            for a, b in zip(found, ends[: len(found)], strict=True):
                 value = line[a.end() : b.start() if b is not None else len(line)].strip().rstrip(";")
                 if value:
                     out.setdefault(a.group(1), set()).add(value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kimas_desktop.answer.tables.planner import TablePlanner
+from kimas_desktop.answer.tables.reading import row_values
 from kimas_desktop.tables import TableColumn, TableFilter, TableInfo, TableQuery
 
 CARS = TableInfo(
@@ -109,3 +110,12 @@ def test_chinese_and_hindi_headers_and_values() -> None:
         2,
     )
     assert plan("दिल्ली की जनसंख्या क्या है?", hi) == TableQuery("lookup", "जनसंख्या", (f("शहर", "=", "दिल्ली"),))
+
+
+def test_found_rows_are_read_by_their_headers_and_other_lines_are_skipped() -> None:
+    text = "Name | Origin | Horsepower\nName: ford pinto; Origin: USA; Horsepower: 75\n\nName: a; b; Origin: Japan"
+    assert row_values([text], CARS.columns) == {
+        "Name": {"ford pinto", "a; b"},
+        "Origin": {"USA", "Japan"},
+        "Horsepower": {"75"},
+    }
