@@ -6,9 +6,13 @@ be read are skipped with their reason."""
 from __future__ import annotations
 
 import datetime as dt
+import json
+from dataclasses import replace
 from pathlib import Path
 
 from indexer import Indexer, LanceStore
+from indexer.parse.zip_guard import ZipLimits
+from indexer.tables.ingest import TableReader
 from tests.indexer.files import write
 from tests.indexer.tables.workbooks import encrypted_xlsx, xlsx_bytes
 
@@ -111,3 +115,45 @@ def test_unreadable_workbooks_are_skipped_with_their_reason(
         reasons["cut.xlsx"][0] == "skipped" and "not a readable Excel (.xlsx) file" in reasons["cut.xlsx"][1]
     )
     assert store.shelf.all_tables("c") == []
+
+
+def test_rows_a_killed_sync_left_unregistered_are_dropped(
+    tmp_path: Path, store: LanceStore, indexer: Indexer
+) -> None:
+    folder = _folder(tmp_path)
+    indexer.index("c", [folder])
+    cities = folder / "cities.csv"
+    write(cities, CSV + "Brest,139000\n")
+    reader = TableReader(store.shelf, "c", zip_limits=ZipLimits(), text_chars=1000)
+    reader.read(cities, cities.read_bytes())  # its new rows written, then the sync was killed
+    assert len(_row_tables(store)) == 3
+    assert store.shelf.tables("c", str(cities))[0].rows == 3  # the old table is still whole
+    indexer.index("c", [folder])
+    assert store.shelf.tables("c", str(cities))[0].rows == 4
+    assert len(_row_tables(store)) == 2
+
+
+def test_table_files_indexed_before_tables_are_read_again_once(
+    tmp_path: Path, store: LanceStore, indexer: Indexer
+) -> None:
+    folder = _folder(tmp_path)
+    indexer.index("c", [folder])
+    csv, xlsx = str(folder / "cities.csv"), str(folder / "sales.xlsx")
+    manifest = store.manifest("c")
+    text_card = {k: v for k, v in json.loads(manifest[csv].card or "").items() if k != "tables"}
+    tables = store.tables(
+        "c"
+    )  # as a version before tables left them: the CSV read as text, the .xlsx skipped
+    tables.delete_sources([xlsx])
+    tables.put_files(
+        [
+            replace(manifest[csv], card=json.dumps(text_card)),
+            replace(
+                manifest[xlsx], status="skipped", reason="unsupported file type '.xlsx'", chunks=0, card=None
+            ),
+        ]
+    )
+    store.shelf.remove_sources("c", [csv, xlsx])
+    assert indexer.index("c", [folder]).indexed == 2
+    assert store.shelf.tables("c", csv) and store.shelf.tables("c", xlsx)
+    assert indexer.index("c", [folder]).indexed == 0
