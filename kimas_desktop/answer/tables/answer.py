@@ -47,21 +47,27 @@ def table_place(table: TableInfo) -> str:
     return f"{name}, sheet {table.sheet}" if table.sheet else name
 
 
-def _rows_said(result: TableResult) -> str:
+# Operations whose shown rows are the ones picked out of all it read (the largest, the top k).
+_PICKED = ("min", "max", "argmax", "argmin", "top")
+
+
+def _rows_said(result: TableResult, operation: str) -> str:
+    """ "rows 2, 4, 7 and 12 more" (the first of the rows used), or "row 10 of the 100 rows" (the one picked)."""
     numbers = ", ".join(str(r.row) for r in result.rows)
+    word = "row" if len(result.rows) == 1 else "rows"
     more = result.used - len(result.rows)
-    if not numbers:
-        return "no row"
-    word = "row" if result.used == 1 else "rows"
+    if more > 0 and operation in _PICKED:
+        return f"{word} {numbers} of the {result.used} rows"
     return f"{word} {numbers}" + (f" and {more} more" if more > 0 else "")
 
 
-def answer_text(table: TableInfo, result: TableResult, n: int) -> str:
+def answer_text(table: TableInfo, result: TableResult, n: int, operation: str = "") -> str:
     """The answer as the user reads it: the value, then how it was computed and from which rows."""
     where = table_place(table)
     if result.empty:
         return f"{DECLINE_START} this: the table in {where} has {result.description} [{n}]."
-    return f"{result.text}. Computed from {where}: {result.description}; {_rows_said(result)} [{n}]."
+    rows = _rows_said(result, operation)
+    return f"{result.text}. Computed from {where}: {result.description}; {rows} [{n}]."
 
 
 class TableAnswerer:
@@ -84,10 +90,11 @@ class TableAnswerer:
             lacking = self._planner.missing(question, table, rows)
             if not lacking:
                 return None
-            result = TableResult(None, "", f"no row for {', '.join(lacking)}", (), 0)
+            result = TableResult(None, "", f"no row for {' '.join(lacking)}", (), 0)
         hit = hits[n - 1]
         cited = Citation(n, hit.chunk, hit.chunk.text[:200])
-        return TableAnswer(table, query, result, answer_text(table, result, n), cited)
+        op = query.operation if query is not None else ""
+        return TableAnswer(table, query, result, answer_text(table, result, n, op), cited)
 
     def _choose(self, question: str, hits: Sequence[Hit]) -> tuple[TableInfo, int, list[str]] | None:
         """The table the question names most, among the files of the top passages; the number of its
