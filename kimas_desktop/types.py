@@ -9,6 +9,7 @@ from typing import Literal
 __all__ = [
     "Answerability",
     "CardSentence",
+    "CardTable",
     "ChatModelDescription",
     "Chunk",
     "Citation",
@@ -155,6 +156,17 @@ class CardSentence:
 
 
 @dataclass(frozen=True)
+class CardTable:
+    """One table of a spreadsheet or CSV, as its card shows it (``indexer.tables``): its sheet ("" in a
+    CSV), its header row (0: none), its data rows, and each column's name and kind (number, date, text)."""
+
+    sheet: str
+    header_row: int
+    rows: int
+    columns: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class DocumentCard:
     """What a whole document is about, built at index time (``indexer.upkeep.cards``): its title, its heading
     tree and its most central sentences, in document order."""
@@ -164,6 +176,7 @@ class DocumentCard:
     outline: tuple[Section, ...] = ()
     synopsis: tuple[CardSentence, ...] = ()
     language: str = ""  # ISO 639-1 of most of its text ("und": not told; "": indexed before languages)
+    tables: tuple[CardTable, ...] = ()  # a spreadsheet's or CSV's tables
 
     def text(self) -> str:
         """The card as one passage: the title, the synopsis, then the outline's top headings."""

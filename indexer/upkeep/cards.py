@@ -26,7 +26,7 @@ from kimas_desktop.text.language import LanguageDetector
 from kimas_desktop.text.scripts import has_unspaced
 from kimas_desktop.text.sentences import split_sentences, text_kind
 from kimas_desktop.text.words import content_words, stem, words
-from kimas_desktop.types import CardSentence, DocumentCard, Section
+from kimas_desktop.types import CardSentence, CardTable, DocumentCard, Section
 
 __all__ = ["CardBuilder", "card_from_json", "card_json"]
 
@@ -144,6 +144,13 @@ def card_from_json(source: str, text: str | None) -> DocumentCard | None:
         data = json.loads(text)
         outline = tuple(Section(h, p, ln) for h, p, ln in data["outline"])
         synopsis = tuple(CardSentence(t, h, p, ln) for t, h, p, ln in data["synopsis"])
-        return DocumentCard(source, str(data["title"]), outline, synopsis, str(data.get("language", "")))
+        tables = tuple(
+            CardTable(
+                str(t["sheet"]), int(t["header_row"]), int(t["rows"]), tuple((n, k) for n, k in t["columns"])
+            )
+            for t in data.get("tables", ())
+        )
+        language = str(data.get("language", ""))
+        return DocumentCard(source, str(data["title"]), outline, synopsis, language, tables)
     except (ValueError, KeyError, TypeError):
         return None

@@ -7,6 +7,7 @@ import time
 from collections.abc import Sequence
 
 from app.knowledge.documents import Document
+from kimas_desktop.types import CardTable
 from ui.markup import source_url
 
 __all__ = ["STATUS_LABELS", "card_html", "document_choices", "documents_html"]
@@ -85,8 +86,22 @@ def card_html(doc: Document | None) -> str:
         f"<div class='kimas-doc-card' data-path='{html.escape(doc.path)}'>"
         f"<div class='kimas-doc-card-title'><b>{html.escape(card.title)}</b> <small>(document card"
         f"{f', language: {html.escape(card.language)}' if card.language not in ('', 'und') else ''})</small></div>"
-        f"<p>{said}</p>{outline}</div>"
+        f"{_tables_html(card.tables)}<p>{said}</p>{outline}</div>"
     )
+
+
+def _tables_html(tables: Sequence[CardTable]) -> str:
+    """A spreadsheet's or CSV's tables: sheet, rows, header row, each column with its kind."""
+    if not tables:
+        return ""
+    items = "".join(
+        f"<li><b>{html.escape(t.sheet or 'Table')}</b>: {t.rows:,} row{'s' if t.rows != 1 else ''}"
+        f"{f' <small>(header on row {t.header_row})</small>' if t.header_row else ''}; "
+        + ", ".join(f"{html.escape(name)} <small>({html.escape(kind)})</small>" for name, kind in t.columns)
+        + "</li>"
+        for t in tables
+    )
+    return f"<details open><summary>Tables ({len(tables)})</summary><ul>{items}</ul></details>"
 
 
 def document_choices(docs: Sequence[Document]) -> list[tuple[str, str]]:

@@ -79,3 +79,23 @@ def test_the_chosen_file_shows_its_card_and_outline(desk: DesktopApp, tmp_path: 
     assert "Outline (3 headings)" in view.html and ">Soil <small>(line 5)</small>" in view.html
     other = dh.documents_view(desk, "docs", dh.SHOW_ALL, view.choices[1][1])
     assert "<b>notes</b>" in other.html and "Orchard guide" not in other.html
+
+
+def test_a_spreadsheet_card_shows_its_sheets_columns_kinds_and_rows(desk: DesktopApp, tmp_path: Path) -> None:
+    from tests.indexer.tables.workbooks import xlsx_bytes
+
+    book = tmp_path / "t" / "budget.xlsx"
+    book.parent.mkdir(parents=True)
+    sheets = {
+        "Costs": [["Costs in 2024"], [], ["Item", "Amount"], ["rent", 700], ["power", 90]],
+        "Staff": [["Name", "Since"], ["Ann", "2021-04-01"]],
+    }
+    book.write_bytes(xlsx_bytes(sheets))
+    handlers.upload(desk, "docs", [str(book)], "not json")
+    assert wait_for(lambda: idle(desk) and len(desk.list_documents("docs")) == 1)
+    view = dh.documents_view(desk, "docs")
+    assert "Tables (2)" in view.html
+    assert "<b>Costs</b>: 2 rows <small>(header on row 3)</small>; Item <small>(text)</small>, " in view.html
+    assert "Amount <small>(number)</small>" in view.html
+    assert "<b>Staff</b>: 1 row <small>(header on row 1)</small>; Name <small>(text)</small>, " in view.html
+    assert "Since <small>(date)</small>" in view.html
