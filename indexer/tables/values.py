@@ -2,10 +2,10 @@
 
 A cell comes from a CSV as text, from a workbook typed (float, date, datetime, bool, text). A column is a
 ``number`` when every value that is not missing reads as one ("1,234.5", "-3", "(12)", "$5", "7%"), a
-``date`` when every value reads as a date ("2024-03-01", "01/03/2024", "1 Mar 2024", a workbook date),
-else ``text``. Missing values ("", "n/a", "-", "#DIV/0!", ...) are null in any kind. A code written with
-a leading zero ("0042") or a number of more than 15 digits (an id) is text: a float would change it.
-Slashed dates are month first unless some value's first part is over 12 (then day first).
+``date`` when every value reads as a date ("2024-03-01", "01/03/2024", "1 Mar 2024", "2024年3月1日", a
+workbook date), else ``text``. Missing values ("", "n/a", "-", "#DIV/0!", ...) are null in any kind. A
+code written with a leading zero ("0042") or a number of more than 15 digits (an id) is text: a float
+would change it. Slashed dates are month first unless some value's first part is over 12 (then day first).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ _ISO = re.compile(
 _SLASHED = re.compile(r"(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?")
 _DAY_MONTH = re.compile(r"(\d{1,2})[ -]([A-Za-z]{3,9})\.?[ -],?\s*(\d{4})")
 _MONTH_DAY = re.compile(r"([A-Za-z]{3,9})\.? (\d{1,2}),? (\d{4})")
+_CJK = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 _MONTH_NAMES = (
     "jan january", "feb february", "mar march", "apr april", "may", "jun june", "jul july", "aug august",
     "sep sept september", "oct october", "nov november", "dec december",
@@ -89,6 +90,8 @@ def parse_date(text: str, *, day_first: bool = False) -> dt.date | None:
         a, b = int(m[1]), int(m[2])
         day, month = (a, b) if day_first else (b, a)
         return _when(int(m[3]), month, day, m[4], m[5], m[6])
+    if m := _CJK.fullmatch(s):
+        return _when(int(m[1]), int(m[2]), int(m[3]), None, None, None)
     if m := _DAY_MONTH.fullmatch(s):
         named = _MONTHS.get(m[2].lower())
         return None if named is None else _when(int(m[3]), named, int(m[1]), None, None, None)

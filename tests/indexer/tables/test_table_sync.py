@@ -12,6 +12,7 @@ from pathlib import Path
 
 from indexer import Indexer, LanceStore
 from indexer.parse.zip_guard import ZipLimits
+from indexer.sync.file_actions import remove_file
 from indexer.tables.ingest import TableReader
 from tests.indexer.files import write
 from tests.indexer.tables.workbooks import encrypted_xlsx, xlsx_bytes
@@ -157,3 +158,20 @@ def test_table_files_indexed_before_tables_are_read_again_once(
     assert indexer.index("c", [folder]).indexed == 2
     assert store.shelf.tables("c", csv) and store.shelf.tables("c", xlsx)
     assert indexer.index("c", [folder]).indexed == 0
+
+
+def test_a_moved_table_file_keeps_its_table_under_its_new_path_and_a_removed_one_loses_it(
+    tmp_path: Path, store: LanceStore, indexer: Indexer
+) -> None:
+    folder = _folder(tmp_path)
+    indexer.index("c", [folder])
+    (folder / "archive").mkdir()
+    moved = folder / "archive" / "cities.csv"
+    (folder / "cities.csv").rename(moved)
+    indexer.index("c", [folder])
+    assert store.shelf.tables("c", str(folder / "cities.csv")) == []
+    (cities,) = store.shelf.tables("c", str(moved))
+    assert store.shelf.arrow(cities).column("city").to_pylist() == ["Lyon", "Nantes", "Lille"]
+    assert len(_row_tables(store)) == 2
+    remove_file(store, "c", str(moved))
+    assert store.shelf.tables("c", str(moved)) == [] and len(_row_tables(store)) == 1
