@@ -169,8 +169,7 @@ class FolderPass:
         if not cancelled:
             tables.delete_files(sorted(vanished_paths))
         records = _records_after(plan, manifest, jobs, results, cancelled)
-        if not cancelled:
-            self._keep_tables(tables.collection, records)
+        self._keep_tables(tables.collection, records)
         meter.report(force=True, finished=True)
         indexed = sum(1 for d in results if not d.touched and d.record.status == "indexed")
         deleted = 0 if cancelled else len(plan.vanished)

@@ -257,7 +257,7 @@ class Reader:
         """The file parsed; a table file is read as tables (their rows stored, to be registered)."""
         if self._table_reader is None or not is_table_file(path):
             return parser.parse(path, data), ()
-        found = self._table_reader.read(path, data)
+        found = self._table_reader.read(path, data, self._check_stop)
         return Document(found.blocks, "table", notes=list(found.notes)), found.stored
 
     def _parse(self, job: Job, path: Path, data: bytes, digest: str, parser: FileParser) -> Iterator[Item]:

@@ -14,7 +14,7 @@ to find the table. The tables are registered by the writer, with the file's mani
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,8 +71,9 @@ class TableReader:
         self._zip_limits = zip_limits
         self._text_chars = text_chars
 
-    def read(self, path: Path, data: bytes) -> TableFile:
-        """``SkipFile`` for a file that holds no table or cannot be read (its reason)."""
+    def read(self, path: Path, data: bytes, check: Callable[[], None] = lambda: None) -> TableFile:
+        """``SkipFile`` for a file that holds no table or cannot be read (its reason). ``check`` runs every
+        ``BATCH_ROWS`` rows (it raises ``Cancelled`` to stop a long file)."""
         suffix = path.suffix.lower()
         notes: list[str] = []
         sheets: list[tuple[str, list[tuple[int, str]], list[_Found]]] = []
@@ -90,7 +91,7 @@ class TableReader:
             tables = []
             for f in found:
                 tables.append(f.table)
-                kept_table = self._store(str(path), f, position)
+                kept_table = self._store(str(path), f, position, check)
                 position += 1
                 if kept_table is not None:
                     stored.append(kept_table)
@@ -99,12 +100,16 @@ class TableReader:
             raise SkipFile("no table found (no rows under a header)")
         return TableFile(self._blocks(kept), tuple(stored), tuple(notes))
 
-    def _store(self, source: str, found: _Found, position: int) -> StoredTable | None:
+    def _store(
+        self, source: str, found: _Found, position: int, check: Callable[[], None]
+    ) -> StoredTable | None:
         table = found.table
         tallies = [ColumnTally(decimal_comma=found.decimal_comma) for _ in table.names]
         count = 0
         for _, cells in table.rows():
             count += 1
+            if count % BATCH_ROWS == 0:
+                check()
             for tally, cell in zip(tallies, cells, strict=False):
                 tally.add(cell)
         if count == 0:
@@ -112,7 +117,7 @@ class TableReader:
         schema = pa.schema(
             [pa.field(ROW, pa.int64()), *(pa.field(f"c{i}", t.arrow_type()) for i, t in enumerate(tallies))]
         )
-        data = self._shelf.write_rows(self._collection, schema, _batches(table, tallies, schema))
+        data = self._shelf.write_rows(self._collection, schema, _batches(table, tallies, schema, check))
         info = TableInfo(
             table_id=table_id(self._collection, source, table.sheet, position),
             collection=self._collection,
@@ -153,7 +158,9 @@ def card_with_tables(card: str, stored: Sequence[StoredTable]) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-def _batches(table: RawTable, tallies: Sequence[ColumnTally], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+def _batches(
+    table: RawTable, tallies: Sequence[ColumnTally], schema: pa.Schema, check: Callable[[], None]
+) -> Iterator[pa.RecordBatch]:
     convert = [t.converter() for t in tallies]
     numbers: list[int] = []
     columns: list[list[Any]] = [[] for _ in tallies]
@@ -162,6 +169,7 @@ def _batches(table: RawTable, tallies: Sequence[ColumnTally], schema: pa.Schema)
         for i, (to, column) in enumerate(zip(convert, columns, strict=True)):
             column.append(to(cells[i]) if i < len(cells) else None)
         if len(numbers) >= BATCH_ROWS:
+            check()
             yield _batch(numbers, columns, schema)
             numbers, columns = [], [[] for _ in tallies]
     if numbers:

@@ -19,7 +19,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,8 +134,22 @@ class LanceTableShelf:
         """Write one table's rows (``schema``: ``_row`` and ``c0``...) into a new LanceDB table, streamed;
         its name, for ``StoredTable.data``. Unregistered until ``register``."""
         name = f"{table_prefix(collection)}_rows_{secrets.token_hex(16)}"
-        reader = pa.RecordBatchReader.from_batches(schema, iter(batches))
-        self._db.connection().create_table(name, data=reader)
+        raised: list[BaseException] = []
+
+        def passed() -> Iterator[pa.RecordBatch]:
+            try:
+                yield from batches
+            except BaseException as err:  # Arrow would wrap it (a Cancelled, say) in a RuntimeError
+                raised.append(err)
+                raise
+
+        try:
+            self._db.connection().create_table(name, data=pa.RecordBatchReader.from_batches(schema, passed()))
+        except BaseException:
+            self._db.drop(name)
+            if raised:
+                raise raised[0] from None
+            raise
         return name
 
     def register(self, collection: str, source: str, stored: Sequence[StoredTable]) -> None:

@@ -7,13 +7,19 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import threading
+import time
 from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from indexer import Indexer, LanceStore
 from indexer.parse.zip_guard import ZipLimits
 from indexer.sync.file_actions import remove_file
 from indexer.tables.ingest import TableReader
+from kimas_desktop.control import IndexControl
+from kimas_desktop.errors import Cancelled
 from tests.indexer.files import write
 from tests.indexer.tables.workbooks import encrypted_xlsx, xlsx_bytes
 
@@ -175,3 +181,27 @@ def test_a_moved_table_file_keeps_its_table_under_its_new_path_and_a_removed_one
     assert len(_row_tables(store)) == 2
     remove_file(store, "c", str(moved))
     assert store.shelf.tables("c", str(moved)) == [] and len(_row_tables(store)) == 1
+
+
+def test_cancel_stops_a_long_table_and_leaves_none_of_it(
+    tmp_path: Path, store: LanceStore, indexer: Indexer
+) -> None:
+    folder = tmp_path / "docs"
+    write(folder / "long.csv", "id,name\n" + "".join(f"{i},n{i}\n" for i in range(400_000)))
+    control = IndexControl()
+
+    def cancel_once_rows_are_written() -> None:
+        deadline = time.monotonic() + 60
+        while not _row_tables(store) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        control.cancel()
+
+    watcher = threading.Thread(target=cancel_once_rows_are_written)
+    watcher.start()
+    with pytest.raises(Cancelled):
+        indexer.index("c", [folder], control=control)
+    watcher.join()
+    assert store.shelf.all_tables("c") == [] and _row_tables(store) == []
+    assert store.manifest("c") == {}
+    indexer.index("c", [folder])
+    assert store.shelf.tables("c", str(folder / "long.csv"))[0].rows == 400_000
