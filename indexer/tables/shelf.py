@@ -19,6 +19,8 @@ import hashlib
 import json
 import re
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -83,12 +85,36 @@ def _info(row: dict[str, Any]) -> TableInfo:
     )
 
 
+class _ArrowCache:
+    """The Arrow of the row tables read last, up to ``limit`` bytes in all. A row table never changes (a
+    changed file gets a new one), so its name is its version."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._tables: OrderedDict[str, pa.Table] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, name: str) -> pa.Table | None:
+        with self._lock:
+            table = self._tables.get(name)
+            if table is not None:
+                self._tables.move_to_end(name)
+            return table
+
+    def put(self, name: str, table: pa.Table) -> None:
+        with self._lock:
+            self._tables[name] = table
+            while len(self._tables) > 1 and sum(t.nbytes for t in self._tables.values()) > self._limit:
+                self._tables.popitem(last=False)
+
+
 class LanceTableShelf:
     """The ``TableShelf`` of every collection of ``db`` (the store's database), and its write side for the
     indexer (``write_rows``, ``register``, ``remove_sources``, ``reconcile``, ``drop_collection``)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, cache_mb: float = 256.0) -> None:
         self._db = db
+        self._cache = _ArrowCache(int(cache_mb * 1024**2))
 
     # -- reading ----------------------------------------------------------------------------------------
 
@@ -119,14 +145,20 @@ class LanceTableShelf:
         float64, dates date32 or timestamp, text string), then ``_row`` (int64, 1-based row number in the
         sheet or CSV), in row order. ``IndexingError`` when the table is no longer stored."""
         found = self._rows(table.collection, f"table_id = {sql_str(table.table_id)}")
-        data = self._db.open(found[0]["data"]) if found else None
+        name = found[0]["data"] if found else ""
+        cached = self._cache.get(name)
+        if cached is not None:
+            return cached
+        data = self._db.open(name) if found else None
         if data is None:
             raise IndexingError(f"the table {table.table_id} of '{table.source}' is no longer in the index")
         stored = data.to_arrow()
         columns = _info(found[0]).columns
         names = [f"c{i}" for i in range(len(columns))]
         out = stored.select([*names, ROW]).rename_columns([*(c.name for c in columns), ROW])
-        return out.take(pc.sort_indices(out, [(ROW, "ascending")]))
+        out = out.take(pc.sort_indices(out, [(ROW, "ascending")]))
+        self._cache.put(name, out)
+        return out
 
     # -- writing (the indexer, under the collection's writer lease) -----------------------------------
 
