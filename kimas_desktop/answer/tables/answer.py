@@ -67,7 +67,8 @@ def answer_text(table: TableInfo, result: TableResult, n: int, operation: str = 
     if result.empty:
         return f"{DECLINE_START} this: the table in {where} has {result.description} [{n}]."
     rows = _rows_said(result, operation)
-    return f"{result.text}. Computed from {where}: {result.description}; {rows} [{n}]."
+    # Not "2. Computed …": a number and a period at the start of a line is a Markdown list item.
+    return f"{result.text} (computed from {where}: {result.description}; {rows}) [{n}]."
 
 
 class TableAnswerer:

@@ -39,7 +39,7 @@ def test_the_rows_used_show_with_their_numbers_escaped_and_linked() -> None:
         turn.apply(event)
     shown = render.answer_markdown(turn)
     assert (
-        "42. Computed from stock.xlsx, sheet Shelf &lt;A&gt;: sum of Count" in shown
+        "42 (computed from stock.xlsx, sheet Shelf &lt;A&gt;: sum of Count" in shown
     )  # the file's text, inert
     assert "Computed: sum of Count over all rows (2 rows): 42" in shown
     assert "<tr><td>2</td><td>40</td><td>&lt;b&gt;nails&lt;/b&gt;</td></tr>" in shown
