@@ -79,7 +79,10 @@ class Decider:
         self, run: Run, first: RetrievalResult, evidence: PackedEvidence
     ) -> Generator[Event, None, Decided]:
         grounding = self._ground(run, first, evidence)
-        yield QuoteReady(grounding.quotes, grounding.answerability)
+        run.table = self._table(run, evidence.hits)
+        # A value computed over a table shows with the rows it used, not beside a quoted line of them.
+        tabled = run.table is not None and run.table.answered
+        yield QuoteReady(() if tabled else grounding.quotes, grounding.answerability)
         return Decided(evidence, grounding, (yield from self._decide(run, evidence, grounding)))
 
     def _ground(self, run: Run, first: RetrievalResult, evidence: PackedEvidence) -> Grounding:
@@ -120,7 +123,6 @@ class Decider:
             run.policy = AnswerPolicy(self._config.grounding, judges=run.stages.judges())
         policy = run.policy
         lexical, try_anyway = grounding.answerability, run.options.try_anyway
-        run.table = self._table(run, evidence.hits)
         run.computed = compute(run.question, evidence.hits) if run.table is None else None
         verdict = None
         in_code = run.computed is not None or run.table is not None
@@ -167,6 +169,7 @@ class Decider:
         if not evidence.hits:
             return decided
         grounding = self._ground(run, first, evidence)
+        run.table = self._table(run, evidence.hits)
         return Decided(evidence, grounding, (yield from self._decide(run, evidence, grounding)))
 
 

@@ -11,7 +11,7 @@ from indexer.tables.engine import ArrowEngine
 from kimas_desktop.answer.outcome import Answered, Declined
 from kimas_desktop.answer.tables.answer import TableAnswerer
 from kimas_desktop.config import parse_config
-from kimas_desktop.events import Done, Event, TableReady, TraceReady
+from kimas_desktop.events import Done, Event, QuoteReady, TableReady, TraceReady
 from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.tables import TableColumn, TableInfo
 from kimas_desktop.trace import ComputeStage
@@ -85,6 +85,8 @@ def test_a_count_is_computed_with_its_rows_and_cites_the_file() -> None:
     table = next(e.answer for e in events if isinstance(e, TableReady))
     assert [r.row for r in table.result.rows] == [2, 4]
     assert GUESS not in said.text
+    (quote,) = [e for e in events if isinstance(e, QuoteReady)]
+    assert quote.quotes == ()  # the rows used show instead of a quoted line of them
     trace = [e.trace for e in events if isinstance(e, TraceReady)][-1]
     computed = trace.find(ComputeStage)
     assert computed is not None
