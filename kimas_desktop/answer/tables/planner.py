@@ -117,7 +117,7 @@ class TablePlanner:
     def plan(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> TableQuery | None:
         """The query ``question`` asks of ``table`` (``rows``: the text of the row chunks the search found),
         or None when it asks nothing this planner can compute or names what the table lacks."""
-        r = self.read(question, table, rows)
+        r = self._read(question, table, rows)
         if r is None:
             return None
         query = _operation(question, table, r)
@@ -128,12 +128,12 @@ class TablePlanner:
     def missing(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> tuple[str, ...]:
         """What a question about ``table`` (it names one of its columns) names that the table does not
         hold ("Ontario" in "What is the murder rate of Ontario?"); () when it names none, or no column."""
-        r = self.read(question, table, rows)
+        r = self._read(question, table, rows)
         if r is None or not r.mentions:
             return ()
         return tuple(_lacking(r, table))
 
-    def read(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> _Reading | None:
+    def _read(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> _Reading | None:
         toks = tokens(question)
         used: set[int] = set()
         values = _value_filters(table, toks, used, row_values(rows, table.columns))
@@ -147,7 +147,7 @@ class TablePlanner:
 
     def score(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> int:
         """How much of ``table`` the question names (to choose among a file's tables)."""
-        r = self.read(question, table, rows)
+        r = self._read(question, table, rows)
         return 0 if r is None else 2 * len(r.filters) + len({m.column.name for m in r.mentions})
 
 
