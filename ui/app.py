@@ -13,6 +13,7 @@ import gradio as gr
 from app.desktop import DesktopApp
 from ui.chat import layout as chat_layout
 from ui.evaluation import layout as eval_layout
+from ui.i18n import I18N, t
 from ui.knowledge import documents_handlers, documents_tab, sources_tab
 from ui.knowledge import layout as knowledge_layout
 from ui.poll import poll
@@ -88,15 +89,15 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
     with gr.Blocks(title="KIMAs Desktop", analytics_enabled=False, delete_cache=(3600, 3600)) as demo:
         conv = gr.State(None)
         seen = gr.State(-1)
-        gr.Markdown("# KIMAs Desktop\nPrivate answers from your own documents, computed on this computer.")
+        gr.Markdown(t("title"))
         with gr.Tabs():
-            with gr.Tab("Chat", id="chat"):
+            with gr.Tab(t("tab_chat"), id="chat"):
                 chat = chat_layout.build(desk, conv)
-            with gr.Tab("Knowledge", id="knowledge"):
+            with gr.Tab(t("tab_knowledge"), id="knowledge"):
                 k = knowledge_layout.build(desk, chat.also_ask)
-            with gr.Tab("Evaluation", id="evaluation"):
+            with gr.Tab(t("tab_evaluation"), id="evaluation"):
                 evaluation = eval_layout.build(desk)
-            with gr.Tab("Settings", id="settings"):
+            with gr.Tab(t("tab_settings"), id="settings"):
                 settings_status = settings_layout.build(desk)
         timer = gr.Timer(1.0)
         _bind_timer(desk, timer, seen, chat, k, settings_status)
@@ -118,4 +119,5 @@ def launch_kwargs() -> dict[str, Any]:
         "css": CSS + settings_layout.CSS + eval_layout.CSS,
         "theme": THEME,
         "js": DROP_FOLDERS_JS,
+        "i18n": I18N,
     }

@@ -12,6 +12,7 @@ import gradio as gr
 from app.desktop import DesktopApp
 from ui.chat import handlers as chat_handlers
 from ui.chat import render
+from ui.i18n import t
 from ui.knowledge import sources_handlers
 from ui.markup import model_markdown
 
@@ -80,21 +81,19 @@ def _shown(result: tuple[list[dict[str, Any]], str, chat_handlers.Sidebar]) -> t
 
 def _sidebar() -> _Sidebar:
     with gr.Column(scale=1, min_width=220, elem_id="chat-sidebar"):
-        new = gr.Button("New chat", size="sm", variant="primary", elem_id="new-chat")
-        search = gr.Textbox(
-            placeholder="Search conversations…", show_label=False, elem_id="chat-search", lines=1
-        )
+        new = gr.Button(t("new_chat"), size="sm", variant="primary", elem_id="new-chat")
+        search = gr.Textbox(placeholder=t("search_chats"), show_label=False, elem_id="chat-search", lines=1)
         chats = gr.Radio(choices=[], show_label=False, container=False, elem_id="conversation-list")
         note = gr.Markdown("", elem_id="chat-list-note")
-        with gr.Accordion("Rename or delete this chat", open=False):
-            title = gr.Textbox(label="Title", elem_id="chat-title", lines=1)
-            rename = gr.Button("Rename", size="sm", elem_id="rename-chat")
-            delete = gr.Button("Delete chat…", size="sm", variant="stop", elem_id="delete-chat")
+        with gr.Accordion(t("rename_or_delete"), open=False):
+            title = gr.Textbox(label=t("chat_title"), elem_id="chat-title", lines=1)
+            rename = gr.Button(t("rename"), size="sm", elem_id="rename-chat")
+            delete = gr.Button(t("delete_chat"), size="sm", variant="stop", elem_id="delete-chat")
             with gr.Row(visible=False) as confirm_row:
                 confirm = gr.Button(
-                    "Yes, delete it", size="sm", variant="stop", elem_id="confirm-delete-chat"
+                    t("confirm_delete_chat"), size="sm", variant="stop", elem_id="confirm-delete-chat"
                 )
-                cancel = gr.Button("Cancel", size="sm")
+                cancel = gr.Button(t("cancel"), size="sm")
     return _Sidebar(new, search, chats, note, title, rename, delete, confirm_row, confirm, cancel)
 
 
@@ -102,17 +101,17 @@ def _question_box(desk: DesktopApp) -> tuple[gr.Textbox, gr.Button, gr.CheckboxG
     with gr.Row():
         question = gr.Textbox(
             elem_id="question",
-            placeholder="Ask about your documents…",
+            placeholder=t("ask_placeholder"),
             show_label=False,
             scale=8,
             lines=1,
             max_lines=6,
         )
-        send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
+        send = gr.Button(t("send"), variant="primary", scale=1, elem_id="send")
     also = sources_handlers.also_ask_choices(desk)
     also_ask = gr.CheckboxGroup(
         choices=also,
-        label="Also ask online (this question)",
+        label=t("also_ask"),
         visible=bool(also),
         elem_id="also-ask",
     )
@@ -135,8 +134,8 @@ def _talk(desk: DesktopApp) -> _Talk:
         feedback_line = gr.Markdown("", elem_id="chat-feedback")
         question, send, also_ask = _question_box(desk)
         with gr.Row():
-            stop = gr.Button("Stop", variant="stop", size="sm", elem_id="stop")
-            again = gr.Button("Regenerate", size="sm", elem_id="regenerate")
+            stop = gr.Button(t("stop"), variant="stop", size="sm", elem_id="stop")
+            again = gr.Button(t("regenerate"), size="sm", elem_id="regenerate")
         gr.Markdown(render.SEND_WHILE_ANSWERING, elem_id="send-note", elem_classes=["kimas-note"])
     return _Talk(model_status, hint, chatbot, feedback_line, question, send, also_ask, stop, again)
 

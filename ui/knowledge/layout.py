@@ -11,6 +11,7 @@ from typing import Any
 import gradio as gr
 
 from app.desktop import DesktopApp
+from ui.i18n import t
 from ui.knowledge import documents_handlers, documents_tab, sources_tab
 from ui.knowledge import handlers as kh
 from ui.knowledge.collections_view import activity_markdown, progress_html
@@ -72,13 +73,13 @@ class _Actions:
 def _overview(desk: DesktopApp) -> _Overview:
     """The collections, the indexing progress with its buttons, and the recent activity."""
     with gr.Column(scale=3):
-        gr.Markdown("## Your collections")
+        gr.Markdown(t("your_collections"))
         collections_md = gr.Markdown(kh.collections_view(desk), elem_id="collections")
         progress = gr.HTML(progress_html(*kh.progress_states(desk)), elem_id="index-progress")
         with gr.Row():
-            pause = gr.Button("Pause indexing", size="sm", elem_id="pause-indexing")
-            resume = gr.Button("Resume", size="sm", elem_id="resume-indexing")
-            cancel_indexing = gr.Button("Cancel indexing", size="sm", elem_id="cancel-indexing")
+            pause = gr.Button(t("pause_indexing"), size="sm", elem_id="pause-indexing")
+            resume = gr.Button(t("resume"), size="sm", elem_id="resume-indexing")
+            cancel_indexing = gr.Button(t("cancel_indexing"), size="sm", elem_id="cancel-indexing")
         activity = gr.Markdown(activity_markdown(desk.indexing.activity()), elem_id="activity")
     return _Overview(collections_md, progress, pause, resume, cancel_indexing, activity)
 
@@ -89,28 +90,31 @@ def _adding(desk: DesktopApp) -> _Adding:
     selected = gr.Dropdown(
         choices=names,
         value=names[0] if names else None,
-        label="Collection",
+        label=t("collection"),
         elem_id="collection-select",
         allow_custom_value=False,
     )
     message = gr.Markdown("", elem_id="knowledge-message")
     with gr.Row():
         new_name = gr.Textbox(
-            label="New collection", placeholder="e.g. handbook", scale=3, elem_id="new-collection"
+            label=t("new_collection"),
+            placeholder=t("new_collection_example"),
+            scale=3,
+            elem_id="new-collection",
         )
-        create = gr.Button("Create", scale=1, elem_id="create-collection")
+        create = gr.Button(t("create"), scale=1, elem_id="create-collection")
     gr.Markdown(DROP_NOTE)
-    folder_drop = gr.File(file_count="directory", label="Drop a folder", elem_id="upload-folder", height=110)
-    files_drop = gr.File(file_count="multiple", label="Drop files", elem_id="upload-files", height=110)
+    folder_drop = gr.File(file_count="directory", label=t("drop_folder"), elem_id="upload-folder", height=110)
+    files_drop = gr.File(file_count="multiple", label=t("drop_files"), elem_id="upload-files", height=110)
     folder_paths = gr.Textbox(elem_id="upload-folder-paths", elem_classes=["kimas-hidden"])
     with gr.Row():
         folder_path = gr.Textbox(
-            label="…or watch a folder on this computer in place",
+            label=t("watch_folder_label"),
             placeholder="/home/me/Documents/handbook",
             scale=3,
             elem_id="folder-path",
         )
-        add_folder = gr.Button("Watch folder", scale=1, elem_id="add-folder")
+        add_folder = gr.Button(t("watch_folder"), scale=1, elem_id="add-folder")
     return _Adding(
         selected, message, new_name, create, folder_drop, files_drop, folder_paths, folder_path, add_folder
     )
@@ -118,7 +122,7 @@ def _adding(desk: DesktopApp) -> _Adding:
 
 def _collection_settings(desk: DesktopApp) -> tuple[list[Any], gr.Button]:
     """The routing and rewriting settings of the selected collection, and their Save button."""
-    with gr.Accordion("Collection settings (routing and rewriting)", open=False):
+    with gr.Accordion(t("collection_settings"), open=False):
         description = gr.Textbox(label="Description (what this collection is about)", lines=2)
         examples = gr.Textbox(label="Example questions or text, one per line", lines=3)
         mixin = gr.Slider(0, 1, step=0.05, label="Weight of description and examples in routing")
@@ -128,20 +132,18 @@ def _collection_settings(desk: DesktopApp) -> tuple[list[Any], gr.Button]:
             choices=[(c or "default", c) for c in desk.strategy_choices()],
             label="Query rewrite strategy",
         )
-        save_coll = gr.Button("Save collection settings")
+        save_coll = gr.Button(t("save_collection_settings"))
     return [description, examples, mixin, scale, language, strategy], save_coll
 
 
 def _actions() -> _Actions:
     with gr.Row():
-        reindex = gr.Button("Re-index", size="sm", elem_id="reindex")
-        reembed = gr.Button("Re-embed", size="sm", elem_id="reembed")
-        remove = gr.Button("Remove collection…", size="sm", variant="stop", elem_id="remove")
+        reindex = gr.Button(t("reindex"), size="sm", elem_id="reindex")
+        reembed = gr.Button(t("reembed"), size="sm", elem_id="reembed")
+        remove = gr.Button(t("remove_collection"), size="sm", variant="stop", elem_id="remove")
     with gr.Row(visible=False) as confirm_row:
-        confirm = gr.Button(
-            "Yes, remove it and its index", variant="stop", size="sm", elem_id="confirm-remove"
-        )
-        cancel = gr.Button("Cancel", size="sm")
+        confirm = gr.Button(t("confirm_remove"), variant="stop", size="sm", elem_id="confirm-remove")
+        cancel = gr.Button(t("cancel"), size="sm")
     return _Actions(reindex, reembed, remove, confirm_row, confirm, cancel)
 
 

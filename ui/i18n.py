@@ -1,0 +1,71 @@
+"""The product's own words in the user's language (issue 42), through Gradio's i18n.
+
+The labels of the tabs, the Chat tab and the Knowledge tab are keys here; the browser's language picks
+the translation on the page (Gradio's frontend), English for any language without one. Simplified Chinese
+is the first translation. Text the app writes while it runs (answers, declines, progress) is not a label:
+its language follows the question's (``ui/chat/render.py``).
+"""
+
+from __future__ import annotations
+
+import gradio as gr
+
+__all__ = ["I18N", "t"]
+
+# key → (English, Simplified Chinese). Keys hold no "." (Gradio's frontend reads it as nesting).
+_WORDS: dict[str, tuple[str, str]] = {
+    "title": (
+        "# KIMAs Desktop\nPrivate answers from your own documents, computed on this computer.",
+        "# KIMAs Desktop\n基于你自己的文档给出私密的回答，全部在这台电脑上计算。",
+    ),
+    "tab_chat": ("Chat", "对话"),
+    "tab_knowledge": ("Knowledge", "知识库"),
+    "tab_evaluation": ("Evaluation", "评估"),
+    "tab_settings": ("Settings", "设置"),
+    "new_chat": ("New chat", "新对话"),
+    "search_chats": ("Search conversations…", "搜索对话…"),
+    "rename_or_delete": ("Rename or delete this chat", "重命名或删除此对话"),
+    "chat_title": ("Title", "标题"),
+    "rename": ("Rename", "重命名"),
+    "delete_chat": ("Delete chat…", "删除对话…"),
+    "confirm_delete_chat": ("Yes, delete it", "确定删除"),
+    "cancel": ("Cancel", "取消"),
+    "ask_placeholder": ("Ask about your documents…", "询问你的文档…"),
+    "send": ("Send", "发送"),
+    "also_ask": ("Also ask online (this question)", "同时在线询问（仅此问题）"),
+    "stop": ("Stop", "停止"),
+    "regenerate": ("Regenerate", "重新生成"),
+    "your_collections": ("## Your collections", "## 你的知识库"),
+    "pause_indexing": ("Pause indexing", "暂停索引"),
+    "resume": ("Resume", "继续"),
+    "cancel_indexing": ("Cancel indexing", "取消索引"),
+    "collection": ("Collection", "知识库"),
+    "new_collection": ("New collection", "新建知识库"),
+    "new_collection_example": ("e.g. handbook", "例如 手册"),
+    "create": ("Create", "创建"),
+    "drop_folder": ("Drop a folder", "拖入文件夹"),
+    "drop_files": ("Drop files", "拖入文件"),
+    "watch_folder_label": ("…or watch a folder on this computer in place", "…或直接监视这台电脑上的文件夹"),
+    "watch_folder": ("Watch folder", "监视文件夹"),
+    "collection_settings": ("Collection settings (routing and rewriting)", "知识库设置（路由与改写）"),
+    "save_collection_settings": ("Save collection settings", "保存知识库设置"),
+    "reindex": ("Re-index", "重新索引"),
+    "reembed": ("Re-embed", "重新嵌入"),
+    "remove_collection": ("Remove collection…", "删除知识库…"),
+    "confirm_remove": ("Yes, remove it and its index", "确定删除它及其索引"),
+}
+
+I18N = gr.I18n(
+    en={key: en for key, (en, _) in _WORDS.items()},
+    **{
+        "zh-CN": {key: zh for key, (_, zh) in _WORDS.items()},
+        "zh": {key: zh for key, (_, zh) in _WORDS.items()},
+    },
+)
+
+
+def t(key: str) -> gr.i18n.I18nData:
+    """The label ``key`` (of ``_WORDS``), translated on the page."""
+    if key not in _WORDS:
+        raise KeyError(f"no label {key!r} in ui/i18n.py")
+    return I18N(key)
