@@ -25,8 +25,9 @@ from kimas_desktop.text.sentences import split_sentences
 
 _WORD_START = re.compile(r"(?<!\S)\S")
 WINDOW_TOKENS_FACTOR = 64  # a line longer than this many characters per token of a chunk is windowed first
-# Where a window of a very long line may end: after a sentence's end mark (found without tokenizing).
-_WINDOW_CUT = re.compile(r"(?<=[.!?…])\s+")
+# Where a window of a very long line may end: after a sentence's end mark (found without tokenizing); the
+# marks of Chinese and Japanese (and the danda) are followed by no space.
+_WINDOW_CUT = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？।])")
 
 
 def chunk_id(collection: str, source: str, ordinal: int, text: str) -> str:

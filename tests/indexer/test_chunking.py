@@ -87,3 +87,13 @@ def test_chunk_ids_depend_on_collection_path_position_and_text() -> None:
     assert base == chunk_id("c", "/a.md", 0, "text")
     assert len({base, chunk_id("d", "/a.md", 0, "text"), chunk_id("c", "/b.md", 0, "text"),
                 chunk_id("c", "/a.md", 1, "text"), chunk_id("c", "/a.md", 0, "text!")}) == 5  # fmt: skip
+
+
+def test_a_very_long_chinese_line_is_windowed_at_its_sentence_ends() -> None:
+    """A Chinese file without line breaks: its windows end after 。, never inside a sentence (Chinese puts no
+    space after the mark, so the English rule, a mark then a space, found no end at all)."""
+    sentence = "检索增强生成设计模式通常用于在特定数据域中开发大语言模型应用。"
+    c = chunker(chunk_tokens=20)
+    windows = list(c._windows(sentence * 400))
+    assert len(windows) > 1
+    assert all(w.endswith("。") for w in windows[:-1])
