@@ -31,6 +31,7 @@ __all__ = [
     "fence",
     "history_block",
     "key_sentences_block",
+    "reply_language",
     "sources_block",
 ]
 
