@@ -1,6 +1,9 @@
-"""``kimas models``: the model catalog (installed or not, fits this machine or not) and ``pull NAME``.
+"""``kimas models``: the model catalog (installed or not, fits this machine or not) and ``pull NAME``;
+``kimas models --local``: the models already on this computer (local servers and model folders), and
+``use NAME`` to use one.
 
-Listing never touches the network. ``pull`` downloads only the model named, into the data dir's model
+Listing the catalog never touches the network; ``--local`` and ``use`` ask the local model servers on
+127.0.0.1 (``app.models.local_servers``). ``pull`` downloads only the model named, into the data dir's model
 cache (``local_models.catalog.install``), with a progress line; Ctrl-C stops it and the next pull resumes.
 """
 
@@ -12,7 +15,12 @@ import sys
 from pathlib import Path
 
 from app.models.catalog import CatalogEntry, DownloadProgress, catalog, machine_ram_mb, pull, status
-from app.paths import resolve_paths
+from app.models.local_files import FileScan
+from app.models.local_model import LocalModel
+from app.models.local_search import find_local_models, pick, use_local_model
+from app.models.local_servers import WELL_KNOWN_SERVERS, ServerAddress, ServerProbe
+from app.paths import read_config, resolve_paths
+from app.settings.config_store import ConfigStore
 from cli.render import dumps
 from cli.terminal import redraw, say
 from kimas_desktop.control import CancelToken
@@ -27,8 +35,21 @@ def add_parsers(
     )
     p.add_argument("--catalog", help="another catalog file (default: the built-in one)")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--local",
+        action="store_true",
+        help="list the models already on this computer: local servers (Ollama, LM Studio, llama.cpp, Jan, "
+        "vLLM on 127.0.0.1) and model files (LM Studio, GPT4All, Jan, Ollama)",
+    )
+    _port_option(p)
     p.set_defaults(run=run_list)
     actions = p.add_subparsers(dest="action")
+    use = actions.add_parser(
+        "use", parents=[common], help="use a model found by 'kimas models --local' (writes the config)"
+    )
+    use.add_argument("name", help="its name (or its key, when two share a name)")
+    _port_option(use)
+    use.set_defaults(run=run_use)
     pull = actions.add_parser("pull", parents=[common], help="download a catalog model into the model cache")
     pull.add_argument("name")
     pull.add_argument("--catalog", help="another catalog file (default: the built-in one)")
@@ -41,11 +62,81 @@ def add_parsers(
     pull.set_defaults(run=run_pull)
 
 
+def _port_option(p: argparse.ArgumentParser) -> None:
+    ports = ", ".join(f"{a.port} ({a.source})" for a in WELL_KNOWN_SERVERS)
+    p.add_argument(
+        "--port",
+        type=int,
+        action="append",
+        help=f"ask a model server on this port of 127.0.0.1 instead of the well-known ones ({ports}); repeatable",
+    )
+
+
+def _local_models(args: argparse.Namespace) -> list[LocalModel]:
+    known = {a.port: a for a in WELL_KNOWN_SERVERS}
+    ports = args.port or []
+    addresses = [known.get(p, ServerAddress("openai-compatible", p)) for p in ports] or WELL_KNOWN_SERVERS
+    return find_local_models(ServerProbe(addresses), FileScan())
+
+
+def _local_json(m: LocalModel) -> dict[str, object]:
+    return {
+        "name": m.name,
+        "key": m.key,
+        "kind": m.kind,
+        "where": m.where,
+        "source": m.source,
+        "base_url": m.base_url or None,
+        "model_id": m.model_id or None,
+        "path": str(m.path) if m.path else None,
+        "size_bytes": m.size_bytes or None,
+        "quantization": m.quantization or None,
+        "context": m.context or None,
+        "fits": m.fits,
+    }
+
+
+def run_local(args: argparse.Namespace) -> int:
+    models = _local_models(args)
+    if args.json:
+        say(dumps([_local_json(m) for m in models], indent=2))
+        return 0
+    if not models:
+        say("No model found on this computer (no local model server answered, no model file was found).")
+        return 0
+    say(f"This machine: {machine_ram_mb() / 1024:.1f} GB RAM.")
+    say(f"{'NAME':<40} {'KIND':<9} {'FROM':<24} {'SIZE':>9} {'QUANT':<8} {'CONTEXT':>8}  FITS")
+    for m in models:
+        size = f"{m.size_bytes / 1e9:.1f} GB" if m.size_bytes else "?"
+        fits = {True: "yes", False: "too big", None: "?"}[m.fits]
+        context = f"{m.context:,}" if m.context else "?"
+        say(
+            f"{m.name:<40} {m.kind:<9} {m.holder:<24} {size:>9} {m.quantization or '?':<8} {context:>8}  {fits}"
+        )
+        say(f"    {m.location}")
+    say("\nUse one with: kimas models use NAME")
+    return 0
+
+
+def run_use(args: argparse.Namespace) -> int:
+    paths = resolve_paths(args.data_dir, args.config)
+    model = pick(_local_models(args), args.name)
+    use_local_model(ConfigStore(paths.config_file, read_config(paths)), model)
+    how = f"its file, loaded in place: {model.path}" if model.path else f"{model.holder} at {model.base_url}"
+    say(f"{model.name} ({model.kind}) is now the {model.kind} model, through {how}.")
+    say(f"Saved in {paths.config_file}; it is used from the next start (a running app: reopen it).")
+    if model.kind == "embedding":
+        say("Then re-embed each collection: kimas reindex NAME")
+    return 0
+
+
 def _catalog(args: argparse.Namespace) -> list[CatalogEntry]:
     return catalog(Path(args.catalog).expanduser() if args.catalog else None)
 
 
 def run_list(args: argparse.Namespace) -> int:
+    if args.local:
+        return run_local(args)
     paths = resolve_paths(args.data_dir, args.config)
     models_dir = paths.models_cache
     ram = machine_ram_mb()

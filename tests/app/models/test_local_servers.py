@@ -1,0 +1,100 @@
+"""Local model servers found on 127.0.0.1 (``app.models.local_servers``) and used through their OpenAI-compatible
+API: a test server speaking Ollama's API, and a real ``python -m llama_cpp.server`` with the embedded GGUF."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from app.models.local_search import find_local_models, pick, use_local_model
+from app.models.local_files import FileScan, ModelFolders
+from app.models.local_servers import ServerAddress, ServerProbe
+from app.settings.config_store import ConfigStore
+from kimas_desktop.config import Config, load_config
+from kimas_desktop.types import Message
+from local_models import build_chat_model
+from tests.app.models.ollama_server import ANSWER, CHAT_MODEL, EMBED_MODEL, ollama_server
+from tests.local_models.remote.test_openai_chat import llama_server  # noqa: F401  (a fixture)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+NO_FILES = FileScan(ModelFolders())
+
+
+def test_finds_ollamas_chat_and_embedding_models() -> None:
+    with ollama_server() as served:
+        # Ollama on a port of its own, beside a port where nothing listens: that one adds nothing.
+        probe = ServerProbe(
+            [ServerAddress("llama.cpp", _free_port()), ServerAddress("openai-compatible", served.port)]
+        )
+        models = {m.name: m for m in find_local_models(probe, NO_FILES)}
+    assert set(models) == {CHAT_MODEL, EMBED_MODEL}
+    chat, embed = models[CHAT_MODEL], models[EMBED_MODEL]
+    assert (chat.source, chat.kind, chat.where) == ("ollama", "chat", "server")
+    assert chat.base_url == f"{served.base}/v1" and chat.model_id == CHAT_MODEL  # Ollama's OpenAI API
+    assert (chat.size_bytes, chat.quantization, chat.context) == (2019393189, "Q4_K_M", 131072)
+    assert chat.fits is not None
+    assert (embed.kind, embed.context, embed.quantization) == ("embedding", 2048, "F16")
+
+
+def test_uses_an_ollama_model_and_answers_through_its_v1_api(tmp_path: Path) -> None:
+    config_file = tmp_path / "config.toml"
+    with ollama_server() as served:
+        models = find_local_models(ServerProbe([ServerAddress("ollama", served.port)]), NO_FILES)
+        use_local_model(ConfigStore(config_file, Config()), pick(models, CHAT_MODEL))
+        config = load_config(config_file)
+        assert (config.chat.kind, config.chat.base_url, config.chat.model) == (
+            "openai",
+            f"{served.base}/v1",
+            CHAT_MODEL,
+        )
+        chat = build_chat_model(config.chat)
+        try:
+            reply = chat.complete([Message("user", "At what temperature is the loaf baked?")], max_tokens=32)
+        finally:
+            chat.close()
+    assert reply == ANSWER
+    assert served.chats()[-1]["model"] == CHAT_MODEL
+    assert config.embedding == Config().embedding  # the embedding model is left as it was
+
+
+def test_an_embedding_model_is_used_through_the_servers_embeddings(tmp_path: Path) -> None:
+    with ollama_server() as served:
+        models = find_local_models(ServerProbe([ServerAddress("ollama", served.port)]), NO_FILES)
+    config = use_local_model(
+        ConfigStore(tmp_path / "config.toml", Config()), pick(models, "NOMIC-EMBED-TEXT:latest")
+    )
+    assert (config.embedding.backend, config.embedding.model) == ("openai", EMBED_MODEL)
+    assert config.embedding.base_url == f"{served.base}/v1" and config.chat == Config().chat
+
+
+@pytest.mark.slow
+def test_finds_a_real_llama_cpp_server_and_answers_through_it(
+    llama_server: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    port = int(llama_server.rsplit(":", 1)[1].split("/")[0])
+    models = find_local_models(ServerProbe([ServerAddress("llama.cpp", port)]), NO_FILES)
+    assert len(models) == 1
+    model = models[0]
+    assert (model.kind, model.where, model.base_url) == ("chat", "server", llama_server)
+    assert model.context == 0 or model.context >= 2048
+    config = use_local_model(ConfigStore(tmp_path / "config.toml", Config()), pick(models, model.name))
+    assert (config.chat.kind, config.chat.base_url, config.chat.model) == (
+        "openai",
+        llama_server,
+        model.model_id,
+    )
+    chat = build_chat_model(config.chat)
+    try:
+        reply = chat.complete([Message("user", "What is the capital of France?")], max_tokens=16)
+    finally:
+        chat.close()
+    assert reply.strip()
