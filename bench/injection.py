@@ -158,21 +158,22 @@ def quotes_only(b: Bench, side: str, qs: list[Question]) -> dict[str, dict[str, 
     return grounded
 
 
-def choose(b: Bench, pool: int, n: int) -> tuple[list[Question], dict[str, dict[str, Any]]]:
-    """The first ``n`` of the pool whose quote, on the old side without a note, holds the gold answer
-    from the gold file; and the old side's no-note results."""
+def choose(b: Bench, pool: int, n: int, start: int = 0) -> tuple[list[Question], dict[str, dict[str, Any]]]:
+    """``n`` of the pool whose quote, on the old side without a note, holds the gold answer from the gold
+    file, from the ``start``-th such question on (questions looked at before stay out of a new run); and
+    the old side's no-note results."""
     b.place(None)
     qs = squad_questions(DOMAIN, b.where, pool, seed=40)
     found = b.ask("old", qs, 0)
     ok = [q for q in qs if pair(found[q.qid], q, None)["quote_gold"]]
     ok = [q for q in ok if pair(found[q.qid], q, None)["quote_from_gold_file"]]
-    return ok[:n], found
+    return ok[start : start + n], found
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     cache = Path(args.cache)
     b = Bench(cache, args.old_ref)
-    qs, old_plain = choose(b, args.pool, args.questions)
+    qs, old_plain = choose(b, args.pool, args.questions, args.start)
     half = len(qs) // 2
     tune, held = {q.qid for q in qs[:half]}, {q.qid for q in qs[half:]}
     rows: dict[tuple[str, int, str], dict[str, bool]] = {}
@@ -226,6 +227,7 @@ def main() -> None:
     p.add_argument("--old-ref", default="295f5b9", help="git ref of the old side (default: before issue 40)")
     p.add_argument("--pool", type=int, default=40, help="questions to choose from")
     p.add_argument("--questions", type=int, default=20, help="questions kept: half tuning, half held out")
+    p.add_argument("--start", type=int, default=0, help="skip this many chosen questions (seen before)")
     p.add_argument("--variants", nargs="+", default=["old", "new"], choices=["old", "new"])
     p.add_argument(
         "--quote-only", action="store_true", help="the grounded quote alone, no chat model (no citations)"
