@@ -183,3 +183,42 @@ def test_api_answers_are_kept_as_chats_with_their_trace(app: App) -> None:
     [chat] = app.chats[kept:]
     assert chat.title == f"API · {OVEN}" and chat.turns[0].state == "done"
     assert chat.turns[0].trace is not None and "250" in chat.turns[0].answer
+
+
+# The README's MCP-over-HTTP config for a client that speaks streamable HTTP (VS Code's .vscode/mcp.json;
+# VS Code asks for the token once and fills ${input:kimas-token}), as written there.
+VSCODE_HTTP_CONFIG = """{
+  "inputs": [
+    {"type": "promptString", "id": "kimas-token", "description": "KIMAs token (kimas token)", "password": true}
+  ],
+  "servers": {
+    "kimas": {
+      "type": "http",
+      "url": "http://127.0.0.1:7870/mcp",
+      "headers": {"Authorization": "Bearer ${input:kimas-token}"}
+    }
+  }
+}"""
+
+
+def test_the_http_config_connects_as_written(app: App) -> None:
+    """The config with only what the client fills in: the token, and this test server's port."""
+    config = json.loads(VSCODE_HTTP_CONFIG)
+    server = config["servers"]["kimas"]
+    assert server["type"] == "http" and config["inputs"][0]["password"] is True
+    url = server["url"].replace(":7870/", f":{app.port}/")
+    headers = {k: v.replace("${input:kimas-token}", app.token) for k, v in server["headers"].items()}
+    names: set[str] = set()
+
+    async def main() -> None:
+        client = create_mcp_http_client(headers=headers)
+        async with (
+            client,
+            streamable_http_client(url, http_client=client) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            names.update(t.name for t in (await session.list_tools()).tools)
+
+    anyio.run(main)
+    assert names == {"search", "ask", "list_collections", "read_passage"}
