@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.models.local_search import find_local_models, pick, use_local_model
 from app.models.local_files import FileScan, ModelFolders
+from app.models.local_search import find_local_models, pick, use_local_model
 from app.models.local_servers import ServerAddress, ServerProbe
 from app.settings.config_store import ConfigStore
 from kimas_desktop.config import Config, load_config
