@@ -9,6 +9,8 @@ sections_for(config, model) -> dict[str, dict[str, Any]]
     the whole config sections that use it, for ``Config.updated`` (the Settings page loads them first)
 use_local_model(store, model) -> Config
     writes them to the config file at once (the CLI)
+better_chat_model(models) -> LocalModel | None
+    the one to suggest over the embedded 135M chat model, if any is clearly better
 """
 
 from __future__ import annotations
@@ -23,7 +25,18 @@ from app.settings.config_store import ConfigStore
 from kimas_desktop.config import Config
 from kimas_desktop.errors import ModelUnavailableError
 
-__all__ = ["find_local_models", "pick", "sections_for", "use_local_model"]
+__all__ = [
+    "CLEARLY_BETTER_BYTES",
+    "better_chat_model",
+    "find_local_models",
+    "pick",
+    "sections_for",
+    "use_local_model",
+]
+
+# The embedded SmolLM2-135M is 94 MB; the 0.5B benchmark model (Q4, ~400 MB) answered 12/30 where it
+# answered 4/30 (../MODELS.md): a chat model from this size up is worth suggesting.
+CLEARLY_BETTER_BYTES = 300 * 10**6
 
 
 def find_local_models(servers: ServerProbe | None = None, files: FileScan | None = None) -> list[LocalModel]:
@@ -61,3 +74,10 @@ def use_local_model(store: ConfigStore, model: LocalModel) -> Config:
     """Write the config so the app uses ``model`` (from its next start); returns the config written."""
     model.choice()  # a model KIMAs cannot use this way raises before the file is touched
     return store.update(lambda current: current.updated(**sections_for(current, model)))
+
+
+def better_chat_model(models: Sequence[LocalModel]) -> LocalModel | None:
+    """The biggest chat model known to fit this computer's RAM and clearly bigger than the embedded one
+    (a served one before a file of the same size); None when there is none."""
+    fitting = [m for m in models if m.kind == "chat" and m.fits and m.size_bytes >= CLEARLY_BETTER_BYTES]
+    return max(fitting, key=lambda m: (m.size_bytes, m.where == "server"), default=None)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from local_models.embedders.embedded import smollm2_path
@@ -12,14 +13,24 @@ LM_STUDIO_FILE = "lmstudio-community/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Ins
 OLLAMA_DIGEST = "sha256:" + "5e" * 32
 
 
+def put_model(at: Path) -> Path:
+    """The embedded GGUF at ``at``: a symlink (a copy where the OS refuses one: Windows without the
+    privilege)."""
+    at.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        at.symlink_to(smollm2_path())
+    except OSError:
+        shutil.copyfile(smollm2_path(), at)
+    return at
+
+
 def lm_studio_folder(home: Path) -> Path:
     """``~/.lmstudio/models`` with SmolLM2, a vision projector, a file cut short and a readme; returns the
     model file."""
     root = home / ".lmstudio" / "models"
     model = root / LM_STUDIO_FILE
-    model.parent.mkdir(parents=True)
-    model.symlink_to(smollm2_path())
-    (model.parent / "mmproj-SmolLM2-f16.gguf").symlink_to(smollm2_path())
+    put_model(model)
+    put_model(model.parent / "mmproj-SmolLM2-f16.gguf")
     with smollm2_path().open("rb") as f:
         (model.parent / "broken-Q4_K_M.gguf").write_bytes(f.read(100))
     (model.parent / "README.md").write_text("# SmolLM2\n")
@@ -42,8 +53,7 @@ def ollama_folder(home: Path) -> Path:
     blob, and a manifest whose blob is gone; returns the blob."""
     root = home / ".ollama" / "models"
     blob = root / "blobs" / OLLAMA_DIGEST.replace(":", "-")
-    blob.parent.mkdir(parents=True)
-    blob.symlink_to(smollm2_path())
+    put_model(blob)
     _manifest(root, "registry.ollama.ai/library/smollm2/135m", OLLAMA_DIGEST)
     _manifest(root, "hf.co/bartowski/SmolLM2-135M-Instruct-GGUF/Q4_1", OLLAMA_DIGEST)
     _manifest(root, "registry.ollama.ai/library/gone/latest", "sha256:" + "ff" * 32)

@@ -141,3 +141,32 @@ def ollama_server() -> Iterator[Served]:
         httpd.shutdown()
         httpd.server_close()
         thread.join()
+
+
+@contextmanager
+def static_server(routes: dict[str, Any]) -> Iterator[int]:
+    """A server on a free port of 127.0.0.1 answering ``GET route`` with its JSON (404 otherwise): the
+    listing APIs of LM Studio, llama.cpp's server or vLLM, as they answer. Yields the port."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            found = self.path in routes
+            data = json.dumps(routes[self.path] if found else {"error": "Unexpected endpoint"}).encode()
+            self.send_response(200 if found else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield int(httpd.server_address[1])
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()

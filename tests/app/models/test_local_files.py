@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.models.local_files import FileScan, ModelFolders
+from app.models.local_files import FileScan, ModelFolders, user_data_dirs
 from app.models.local_model import LocalModel
 from app.models.local_search import pick, sections_for, use_local_model
 from app.settings.config_store import ConfigStore
@@ -16,7 +16,13 @@ from kimas_desktop.errors import ModelUnavailableError
 from kimas_desktop.types import Message
 from local_models import build_chat_model
 from local_models.embedders.embedded import smollm2_path
-from tests.app.models.model_folders import LM_STUDIO_FILE, OLLAMA_DIGEST, lm_studio_folder, ollama_folder
+from tests.app.models.model_folders import (
+    LM_STUDIO_FILE,
+    OLLAMA_DIGEST,
+    lm_studio_folder,
+    ollama_folder,
+    put_model,
+)
 
 SMOLLM2_FACTS = ("chat", "Q4_1", 8192)  # kind, quantization, context length: from the GGUF header
 LM_NAME = "SmolLM2-135M-Instruct-Q4_1"
@@ -81,3 +87,21 @@ def test_the_found_file_loads_from_where_it_is_and_answers(home: Path, tmp_path:
         assert chat.complete([Message("user", "Say hello.")], max_tokens=8).strip()
     finally:
         chat.close()
+
+
+def test_finds_gpt4all_and_jan_models_in_this_platforms_data_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("OLLAMA_MODELS", raising=False)
+    home = tmp_path / "home"
+    data = user_data_dirs(home)[0] if user_data_dirs(home) else home / "AppData"
+    monkeypatch.setenv("LOCALAPPDATA", str(data))  # read on Windows only
+    places = {
+        "gpt4all": data / "nomic.ai" / "GPT4All" / "smollm2-gpt4all.gguf",
+        "jan": home / "jan" / "models" / "smollm2-jan" / "smollm2-jan.gguf",
+    }
+    for place in places.values():
+        put_model(place)
+    models = {m.source: m for m in found(home)}
+    assert {s: m.path for s, m in models.items()} == places

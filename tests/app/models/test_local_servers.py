@@ -15,7 +15,7 @@ from app.settings.config_store import ConfigStore
 from kimas_desktop.config import Config, load_config
 from kimas_desktop.types import Message
 from local_models import build_chat_model
-from tests.app.models.ollama_server import ANSWER, CHAT_MODEL, EMBED_MODEL, ollama_server
+from tests.app.models.ollama_server import ANSWER, CHAT_MODEL, EMBED_MODEL, ollama_server, static_server
 from tests.local_models.remote.test_openai_chat import llama_server  # noqa: F401  (a fixture)
 
 
@@ -73,6 +73,54 @@ def test_an_embedding_model_is_used_through_the_servers_embeddings(tmp_path: Pat
     )
     assert (config.embedding.backend, config.embedding.model) == ("openai", EMBED_MODEL)
     assert config.embedding.base_url == f"{served.base}/v1" and config.chat == Config().chat
+
+
+LM_STUDIO = {  # GET /api/v0/models of LM Studio 0.3
+    "/api/v0/models": {
+        "object": "list",
+        "data": [
+            {"id": "qwen2.5-7b-instruct", "object": "model", "type": "llm", "publisher": "lmstudio-community",
+             "arch": "qwen2", "compatibility_type": "gguf", "quantization": "Q4_K_M", "state": "not-loaded",
+             "max_context_length": 32768},
+            {"id": "text-embedding-nomic-embed-text-v1.5", "object": "model", "type": "embeddings",
+             "publisher": "nomic-ai", "arch": "nomic-bert", "compatibility_type": "gguf",
+             "quantization": "Q4_K_M", "state": "not-loaded", "max_context_length": 2048},
+        ],
+    }
+}  # fmt: skip
+LLAMA_CPP = {  # GET /v1/models of llama.cpp's llama-server
+    "/v1/models": {
+        "object": "list",
+        "data": [
+            {"id": "Qwen2.5-7B-Instruct-Q4_K_M.gguf", "object": "model", "owned_by": "llamacpp",
+             "meta": {"vocab_type": 2, "n_vocab": 152064, "n_ctx_train": 32768, "n_embd": 3584,
+                      "n_params": 7615616512, "size": 4677120000}},
+        ],
+    }
+}  # fmt: skip
+VLLM = {"/v1/models": {"data": [{"id": "BAAI/bge-m3", "object": "model", "max_model_len": 8192}]}}
+
+
+def test_lm_studio_llama_cpp_and_vllm_listings() -> None:
+    with static_server(LM_STUDIO) as lm, static_server(LLAMA_CPP) as cpp, static_server(VLLM) as vllm:
+        addresses = [
+            ServerAddress("lm-studio", lm),
+            ServerAddress("llama.cpp", cpp),
+            ServerAddress("vllm", vllm),
+        ]
+        models = {m.name: m for m in ServerProbe(addresses).find()}
+    qwen, nomic = models["qwen2.5-7b-instruct"], models["text-embedding-nomic-embed-text-v1.5"]
+    assert (qwen.source, qwen.kind, qwen.quantization, qwen.context) == ("lm-studio", "chat", "Q4_K_M", 32768)
+    assert (nomic.kind, nomic.base_url) == ("embedding", f"http://127.0.0.1:{lm}/v1")
+    gguf = models["Qwen2.5-7B-Instruct-Q4_K_M.gguf"]
+    assert (gguf.source, gguf.kind, gguf.context, gguf.size_bytes) == ("llama.cpp", "chat", 32768, 4677120000)
+    bge = models["BAAI/bge-m3"]
+    assert (bge.source, bge.kind, bge.context, bge.fits) == ("vllm", "embedding", 8192, None)
+    assert bge.choice().as_dict() == {
+        "backend": "openai",
+        "base_url": f"http://127.0.0.1:{vllm}/v1",
+        "model": "BAAI/bge-m3",
+    }
 
 
 @pytest.mark.slow
