@@ -88,11 +88,11 @@ class LocalModel:
         """The config values that use this model; ``ModelUnavailableError`` (a sentence) when KIMAs cannot
         load it this way (an embedding model as a GGUF file: KIMAs embeds with ONNX models)."""
         if self.path is None:
+            # A key kept for another server (api_key_env) is not sent to this one.
+            server = (("base_url", self.base_url), ("model", self.model_id), ("api_key_env", ""))
             if self.kind == "chat":
-                values = (("kind", "openai"), ("base_url", self.base_url), ("model", self.model_id))
-                return ModelChoice("chat", values)
-            values = (("backend", "openai"), ("base_url", self.base_url), ("model", self.model_id))
-            return ModelChoice("embedding", values)
+                return ModelChoice("chat", (("kind", "openai"), *server))
+            return ModelChoice("embedding", (("backend", "openai"), *server))
         if self.kind == "embedding":
             raise ModelUnavailableError(
                 f"{self.name} is an embedding model in a GGUF file, which KIMAs cannot load in place (it "

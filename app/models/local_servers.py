@@ -108,7 +108,8 @@ class _Server:
     def models(self) -> list[LocalModel]:
         try:
             tags = self._get("/api/tags")
-            if isinstance(tags, dict) and isinstance(tags.get("models"), list):
+            # llama.cpp's server answers /api/tags too, with an OpenAI "data" list beside "models"
+            if isinstance(tags, dict) and isinstance(tags.get("models"), list) and "data" not in tags:
                 return [self._ollama(m) for m in _items(tags, "models") if m.get("name")]
             lm_studio = _items(self._get("/api/v0/models"), "data")
             if lm_studio and all("type" in m for m in lm_studio):

@@ -88,16 +88,17 @@ LM_STUDIO = {  # GET /api/v0/models of LM Studio 0.3
         ],
     }
 }  # fmt: skip
-LLAMA_CPP = {  # GET /v1/models of llama.cpp's llama-server
-    "/v1/models": {
-        "object": "list",
-        "data": [
-            {"id": "Qwen2.5-7B-Instruct-Q4_K_M.gguf", "object": "model", "owned_by": "llamacpp",
-             "meta": {"vocab_type": 2, "n_vocab": 152064, "n_ctx_train": 32768, "n_embd": 3584,
-                      "n_params": 7615616512, "size": 4677120000}},
-        ],
-    }
+LLAMA_CPP_MODELS = {  # llama.cpp's llama-server answers GET /v1/models and /api/tags with both lists
+    "models": [{"name": "Qwen2.5-7B-Instruct-Q4_K_M.gguf", "model": "Qwen2.5-7B-Instruct-Q4_K_M.gguf",
+                "type": "model", "details": {"format": "gguf"}}],
+    "object": "list",
+    "data": [
+        {"id": "Qwen2.5-7B-Instruct-Q4_K_M.gguf", "object": "model", "owned_by": "llamacpp",
+         "meta": {"vocab_type": 2, "n_vocab": 152064, "n_ctx_train": 32768, "n_embd": 3584,
+                  "n_params": 7615616512, "size": 4677120000}},
+    ],
 }  # fmt: skip
+LLAMA_CPP = {"/v1/models": LLAMA_CPP_MODELS, "/api/tags": LLAMA_CPP_MODELS}
 VLLM = {"/v1/models": {"data": [{"id": "BAAI/bge-m3", "object": "model", "max_model_len": 8192}]}}
 
 
@@ -120,6 +121,7 @@ def test_lm_studio_llama_cpp_and_vllm_listings() -> None:
         "backend": "openai",
         "base_url": f"http://127.0.0.1:{vllm}/v1",
         "model": "BAAI/bge-m3",
+        "api_key_env": "",  # a key kept for another server is not sent to this one
     }
 
 
