@@ -137,7 +137,9 @@ class _Server:
         name = str(tag["name"])
         details, info = _dict(tag.get("details")), self._show(name)
         capabilities = info.get("capabilities")
-        families = set(details.get("families") or []) | {details.get("family")}
+        listed = details.get("families")
+        families = {str(f) for f in (listed if isinstance(listed, list) else [])}
+        families.add(str(details.get("family", "")))
         if isinstance(capabilities, list):
             embedding = "embedding" in capabilities and "completion" not in capabilities
         else:
