@@ -15,7 +15,7 @@ from app.settings.config_store import ConfigStore
 from kimas_desktop.config import Config, load_config
 from kimas_desktop.types import Message
 from local_models import build_chat_model
-from tests.app.models.ollama_server import ANSWER, CHAT_MODEL, EMBED_MODEL, ollama_server, static_server
+from tests.app.models.ollama_server import ANSWER, CHAT_MODEL, EMBED_MODEL, TAGS, ollama_server, static_server
 from tests.local_models.remote.test_openai_chat import llama_server  # noqa: F401  (a fixture)
 
 
@@ -148,3 +148,10 @@ def test_finds_a_real_llama_cpp_server_and_answers_through_it(
     finally:
         chat.close()
     assert reply.strip()
+
+
+def test_an_older_ollama_without_capabilities_is_read_from_the_families() -> None:
+    with static_server({"/api/tags": TAGS}) as port:  # no /api/show: capabilities and context unknown
+        models = {m.name: m for m in ServerProbe([ServerAddress("ollama", port)]).find()}
+    assert (models[CHAT_MODEL].kind, models[CHAT_MODEL].context) == ("chat", 0)
+    assert (models[EMBED_MODEL].kind, models[EMBED_MODEL].quantization) == ("embedding", "F16")
