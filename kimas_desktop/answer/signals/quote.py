@@ -249,7 +249,11 @@ def pick_quotes(scored: Sequence[ScoredSentence], *, sentences: int = 1, ratio: 
     if not scored:
         return []
     best = scored[0].score
-    chosen = [scored[0]] + [s for s in scored[1:sentences] if s.score >= ratio * best]
+    unique: dict[str, ScoredSentence] = {}  # a sentence two chunks hold (a copied file) is quoted once
+    for s in scored:
+        unique.setdefault(" ".join(s.sentence.text.split()), s)
+    ranked = list(unique.values())
+    chosen = [ranked[0]] + [s for s in ranked[1:sentences] if s.score >= ratio * best]
     chosen.sort(key=lambda s: (s.n, s.sentence.start))
     quotes: list[Quote] = []
     for s in chosen:

@@ -62,3 +62,11 @@ def test_two_close_neighbouring_sentences_become_one_verbatim_quote() -> None:
         len(pick_quotes(scored, sentences=1)) == 1
         and pick_quotes(scored, sentences=1)[0].text.count(".") == 1
     )
+
+
+def test_a_sentence_two_chunks_hold_is_quoted_once() -> None:
+    """bench.echo_rule: a Reddit sentence held by two chunks was quoted twice, side by side."""
+    text = "Sure I can do it as a hobby, but some people want success out of things they plan."
+    hits = [Hit(Chunk(f"c{i}", "docs", f"/docs/post{i}.md", text), 0.9 - i / 10) for i in range(2)]
+    scored = QuoteScorer(HashEmbedder(), QuoteWeights()).score("What hobby is the writer into?", hits)
+    assert [q.text for q in pick_quotes(scored, sentences=2, ratio=0.5)] == [text]
