@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.chunking import Chunker
+from indexer.chunking import Chunker, measure
 from indexer.parse.file_limits import FileBudget
 from indexer.parse.zip_guard import ZipLimits
 from indexer.store.collection_tables import CollectionTables
@@ -215,7 +215,7 @@ class FolderPass:
         return Reader(
             tables=tables,
             chunker=Chunker(
-                self._embedder.count_tokens,
+                measure(self._embedder),
                 chunk_tokens=config.chunk_tokens,
                 overlap_tokens=config.overlap_tokens,
                 max_tokens=self._embedder.max_tokens,

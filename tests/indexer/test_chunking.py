@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import itertools
 
-from indexer.chunking import Chunker, chunk_id
+from indexer.chunking import Chunker, chunk_id, measure
 from indexer.parse.blocks import Block
+from kimas_desktop.text.language import written_in_latin
 from local_models.fake import HashEmbedder
 
 EMBEDDER = HashEmbedder()  # one token per word
@@ -97,3 +98,34 @@ def test_a_very_long_chinese_line_is_windowed_at_its_sentence_ends() -> None:
     windows = list(c._windows(sentence * 400))
     assert len(windows) > 1
     assert all(w.endswith("。") for w in windows[:-1])
+
+
+class _EnglishOnly(HashEmbedder):
+    """The embedded model's reading rule (Latin letters only) over the hash embedder's one token per
+    character of any other script, as a WordPiece vocabulary without Devanagari cuts Hindi."""
+
+    def reads(self, text: str) -> bool:
+        return written_in_latin(text)
+
+    def count_tokens(self, text: str) -> int:
+        return 2 + sum(len(w) if not w.isascii() else 1 for w in text.split())
+
+
+HINDI = "भारत की राजधानी नई दिल्ली है और यहाँ संसद भवन स्थित है। "
+
+
+def test_text_the_embedder_cannot_read_is_chunked_as_much_as_english() -> None:
+    """A Hindi passage and an English one of the same length in characters make about as many chunks
+    (counted in the English-only model's tokens, the Hindi one made five times as many)."""
+    embedder = _EnglishOnly()
+    english = "The capital of India is New Delhi, where the parliament building stands. "
+    make = lambda text: list(  # noqa: E731
+        Chunker(measure(embedder), chunk_tokens=60, overlap_tokens=0, max_tokens=256).chunks(
+            [Block(text * 20)]
+        )
+    )
+    hindi_chunks, english_chunks = make(HINDI), make(english)
+    assert len(hindi_chunks) <= 1.5 * len(english_chunks)
+    naive = Chunker(embedder.count_tokens, chunk_tokens=60, overlap_tokens=0, max_tokens=256)
+    assert len(list(naive.chunks([Block(HINDI * 20)]))) >= 3 * len(english_chunks)
+    assert measure(embedder)(english) == embedder.count_tokens(english)  # what it reads: its own tokens
