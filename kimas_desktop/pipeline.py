@@ -23,7 +23,8 @@ from kimas_desktop.answer.decider import Decider
 from kimas_desktop.answer.evidence import EvidencePacker
 from kimas_desktop.answer.filter import EvidenceFilter
 from kimas_desktop.answer.online_join import OnlineJoin
-from kimas_desktop.answer.outcome import NO_KNOWLEDGE, NothingFound
+from kimas_desktop.answer.outcome import NothingFound
+from kimas_desktop.answer.phrases import phrase
 from kimas_desktop.answer.prompt_plan import PromptPlanner
 from kimas_desktop.answer.run import AskOptions, LlmStages, Run
 from kimas_desktop.answer.second_round import AgenticRound
@@ -163,9 +164,9 @@ class Pipeline:
         names = self._search.collections(run.trace)
         if not names:
             run.trace.question = question
-            yield from finish(run, NothingFound(NO_KNOWLEDGE, "no knowledge"))
+            yield from finish(run, NothingFound(phrase("no knowledge", question), "no knowledge"))
             return
-        yield Status("context", "Understanding the question…")
+        yield Status("context", phrase("understanding", question))
         s = run.stages
         first = self._search.search(question, run.history, run.trace, s.contextualizer, s.chat, names)
         run.focus = first.focus

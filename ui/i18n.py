@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import gradio as gr
 
-__all__ = ["I18N", "t"]
+from kimas_desktop.answer.phrases import language_of
+
+__all__ = ["I18N", "said", "t"]
 
 # key → (English, Simplified Chinese). Keys hold no "." (Gradio's frontend reads it as nesting).
 _WORDS: dict[str, tuple[str, str]] = {
@@ -69,3 +71,23 @@ def t(key: str) -> gr.i18n.I18nData:
     if key not in _WORDS:
         raise KeyError(f"no label {key!r} in ui/i18n.py")
     return I18N(key)
+
+
+# What the chat writes around an answer, in the question's language (not a label: the page cannot
+# translate text the app writes as it answers). key → (English, Simplified Chinese).
+_SAID: dict[str, tuple[str, str]] = {
+    "from your documents": ("From your documents", "来自你的文档"),
+    "closest passages": ("Closest passages in your documents", "你的文档中最接近的段落"),
+    "sources": ("Sources", "来源"),
+    "how made": ("How this answer was made", "这个回答是如何得出的"),
+    "try anyway": (
+        "_Press **Regenerate** to let the model try anyway._",
+        "_按 **重新生成** 让模型仍然尝试回答。_",
+    ),
+}
+
+
+def said(key: str, question: str) -> str:
+    """The chat's own words ``key`` in ``question``'s language."""
+    english, chinese = _SAID[key]
+    return chinese if language_of(question) == "zh" else english

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 
 from kimas_desktop.answer.evidence import EvidencePacker
 from kimas_desktop.answer.online_join import OnlineJoin
+from kimas_desktop.answer.phrases import phrase
 from kimas_desktop.answer.policy import AnswerPolicy, Decision
 from kimas_desktop.answer.run import PackedEvidence, Run
 from kimas_desktop.answer.second_round import AgenticRound
@@ -127,7 +128,7 @@ class Decider:
         verdict = None
         in_code = run.computed is not None or run.table is not None
         if not in_code and policy.asks_model(lexical, try_anyway=try_anyway):
-            yield Status("check", "Checking that your documents answer this…")
+            yield Status("check", phrase("checking", run.question))
             verdict = self._check(run, evidence.hits)
         card = run.focus is not None and run.focus.whole and any(h.origin == "card" for h in evidence.hits)
         table = run.table.answered if run.table is not None else None
@@ -161,7 +162,7 @@ class Decider:
             why = "the evidence answers" if decision.answer else "the decision needed no chat model"
             run.trace.add(AgenticStage(0.0, skipped=why))
             return decided
-        yield Status("agentic", "Searching again for what the evidence misses…")
+        yield Status("agentic", phrase("searching again", run.question))
         hits = self._second_round.search(run, first, decided.evidence)
         if hits is None:
             return decided

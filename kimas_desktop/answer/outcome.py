@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
+from kimas_desktop.answer.phrases import phrase
 from kimas_desktop.text.words import truncate
 from kimas_desktop.types import Citation, Quote
 
@@ -85,21 +87,23 @@ def decline_text(question: str, quotes: Sequence[Quote], *, may_answer: bool = F
     """The answer when the evidence does not answer: say so, and name the closest passages. ``may_answer``:
     the quote names the question's subject and holds an answer-shaped span, so the decline shows it
     rather than call the documents silent about what the user reads just above."""
-    asked = truncate(question.strip().rstrip("?"), 160)
+    asked = truncate(question.strip().rstrip("?？"), 160)
+    say = partial(phrase, question=question)
     if may_answer and quotes:
         q = quotes[0]
-        return f"{MAY_ANSWER} “{truncate(q.display, 400)}” ([{q.n}] {_where(q)}). It is not a sure answer."
+        return f"{say('may answer')} “{truncate(q.display, 400)}” ([{q.n}] {_where(q)}). {say('not sure')}"
     if not quotes:
-        return f"{DECLINE_START} anything about “{asked}”."
+        return f"{say('decline start')} {say('decline anything')} “{asked}”."
     places = [f"[{q.n}] {_where(q)}" for q in quotes[:2]]
-    return f"{DECLINE_START} “{asked}”; the closest passages are {' and '.join(places)}."
+    return f"{say('decline start')} “{asked}”; {say('closest passages')} {say('and').join(places)}."
 
 
-def quote_text(quotes: Sequence[Quote], *, set_aside: bool = False) -> str:
+def quote_text(quotes: Sequence[Quote], *, set_aside: bool = False, question: str = "") -> str:
     """An answer in the documents' own words: the quote; ``set_aside``: say the model's text was set
-    aside for it."""
+    aside for it. In ``question``'s language (``phrases.py``)."""
     said = " ".join(f"“{q.display}” [{q.n}]" for q in quotes)
-    return f"{QUOTE_START} {said}" + (f" {SET_ASIDE}" if set_aside else "")
+    aside = f" {phrase('set aside', question)}" if set_aside else ""
+    return f"{phrase('quote start', question)} {said}{aside}"
 
 
 def _where(q: Quote) -> str:

@@ -13,7 +13,6 @@ from dataclasses import replace
 from kimas_desktop.answer.decider import Decided
 from kimas_desktop.answer.evidence import related_messages
 from kimas_desktop.answer.outcome import (
-    NOTHING_FOUND,
     Answered,
     Declined,
     NothingFound,
@@ -22,6 +21,7 @@ from kimas_desktop.answer.outcome import (
     decline_text,
     quote_text,
 )
+from kimas_desktop.answer.phrases import phrase
 from kimas_desktop.answer.prompt_plan import PromptPlanner
 from kimas_desktop.answer.run import Run
 from kimas_desktop.answer.signals.answer_slot import answer_shaped
@@ -69,7 +69,7 @@ class AnswerWriter:
     def write(self, run: Run, decided: Decided | None) -> Steps:
         """The answer's events, from the first word to ``Done``."""
         if decided is None or run.policy is None:
-            yield from finish(run, NothingFound(NOTHING_FOUND, "nothing close"))
+            yield from finish(run, NothingFound(phrase("nothing found", run.question), "nothing close"))
             return
         form = run.policy.form(
             decided.decision, computed=run.computed is not None, focus=run.focus is not None
@@ -96,7 +96,7 @@ class AnswerWriter:
         evidence = replace(decided.evidence, related=related_messages(run))
         evidence, messages = self._planner.plan(run, evidence, decided.grounding)
         yield TraceReady(run.trace.snapshot())  # so far: a stopped answer keeps it
-        yield Status("answer", "Writing the answer…")
+        yield Status("answer", phrase("writing", run.question))
         written: list[str] = []
         try:
             answer = yield from self._stream(run, messages, written)
@@ -179,7 +179,7 @@ class AnswerWriter:
     def _quoted(run: Run, quotes: list[Quote], set_aside: str) -> Steps:
         """The quote in place of a model's answer no source backs (rule ``quote instead``): the documents'
         own words, saying the model's text was set aside (``Done`` carries this text alone)."""
-        text, cited = quote_text(quotes, set_aside=True), closest_passages(quotes)
+        text, cited = quote_text(quotes, set_aside=True, question=run.question), closest_passages(quotes)
         yield AnswerDelta(f"\n\n{text}")
         run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), "the model's answer was set aside"))
         yield from finish(run, Answered(text, cited, "the model's answer was set aside", set_aside))

@@ -3,13 +3,14 @@ Chromium with the browser's language set to zh-CN.
 
 A folder holding the opening of one of the Chinese seed papers is indexed with ``kimas index``, then the app
 starts on it. The page's labels come in Chinese, a Chinese question gets the Chinese sentence that answers it
-as the quote, and the app's own words around the answer are Chinese too. The same page in en-US keeps its
+as the quote, and the app's own words around the answer (the quote's heading, the sources) are Chinese too. The same page in en-US keeps its
 English labels.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -63,8 +64,13 @@ def test_a_chinese_question_in_a_chinese_browser(tmp_path: Path) -> None:
             question.press("Enter")
             quote = page.locator("#chatbot .kimas-quotes").first
             expect(quote).to_contain_text(ANSWER, timeout=600_000)
+            # the app's own words around the answer follow the question: the quote's heading, the sources
+            expect(page.locator("#chatbot .kimas-quote-label").first).to_have_text(
+                re.compile("来自你的文档|你的文档中最接近的段落")
+            )
             citation = page.locator("#chatbot details.kimas-citation summary", has_text="agentic-rag-pattern")
             expect(citation.first).to_be_visible(timeout=600_000)
+            expect(page.locator("#chatbot")).to_contain_text(re.compile("来源|你的文档没有说明|最接近的段落"))
             page.screenshot(path=str(ARTIFACTS / "zh-answer.png"), full_page=True)
         finally:
             with contextlib.suppress(Exception):

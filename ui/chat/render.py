@@ -21,6 +21,7 @@ from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.markers import Marker, place_markers
 from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
 from ui.chat.trace_view import trace_markdown
+from ui.i18n import said
 from ui.markup import esc, source_url
 
 TRACE_TITLE = "How this answer was made"
@@ -105,10 +106,10 @@ def marker_html(key: str, n: int) -> str:
     return f"<sup class='kimas-marker'><a href='#{source_anchor(key, n)}'>[{n}]</a></sup>"
 
 
-def quote_html(quotes: Sequence[Quote], answerable: bool) -> str:
+def quote_html(quotes: Sequence[Quote], answerable: bool, question: str = "") -> str:
     """The grounded quote, first in the answer: verbatim words of the user's documents, with where they
-    are; each expands to its chunk with the quoted words highlighted."""
-    label = "From your documents" if answerable else "Closest passages in your documents"
+    are; each expands to its chunk with the quoted words highlighted. Headed in ``question``'s language."""
+    label = said("from your documents" if answerable else "closest passages", question)
     blocks = [
         f"<blockquote class='kimas-quote'>“{html.escape(q.display)}”</blockquote>"
         + _source_details(q.n, q.chunk, "", q.start, q.end)
@@ -199,7 +200,7 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
     parts = []
     if turn.quotes:
         answerable = turn.answerability is None or turn.answerability.answerable
-        parts.append(quote_html(turn.quotes, answerable))
+        parts.append(quote_html(turn.quotes, answerable, turn.question))
     if turn.answer:
         if turn.finished and turn.support:
             shown = {c.n for c in turn.citations}
@@ -225,13 +226,14 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
     elif turn.state == "running":
         parts.append(f"_{esc(turn.status or 'Thinking…')}_")
     if turn.finished and not turn.answered_from_sources and turn.quotes:
-        parts.append("_Press **Regenerate** to let the model try anyway._")
+        parts.append(said("try anyway", turn.question))
     if turn.state == "stopped":
         parts.append(f"_Stopped ({turn.stopped_because})._" if turn.stopped_because else "_Stopped._")
     if turn.state == "failed":
         parts.append(f"⚠ **Could not answer:** {esc(turn.error)}")
     if turn.citations:
-        parts.append("**Sources**\n\n" + "\n".join(citation_html(c, key) for c in turn.citations))
+        heading = said("sources", turn.question)
+        parts.append(f"**{heading}**\n\n" + "\n".join(citation_html(c, key) for c in turn.citations))
     elif turn.state == "done" and not turn.citations_available:
         parts.append("_Citations are unavailable for this answer._")
     elif turn.state == "stopped" and turn.trace is not None and turn.trace.evidence:
@@ -272,7 +274,7 @@ def chat_messages(conv: Conversation | None) -> list[dict[str, Any]]:
                 {
                     "role": "assistant",
                     "content": trace_markdown(turn.trace),
-                    "metadata": {"title": TRACE_TITLE, "status": "done"},
+                    "metadata": {"title": said("how made", turn.question), "status": "done"},
                 }
             )
     return out
