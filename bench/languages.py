@@ -31,7 +31,7 @@ from typing import Any
 from app.evaluation.questions import EvalQuestion, finds, generate
 from bench.devkit import DEVKIT, kimas_batch, rate, read_jsonl
 from bench.grounding import hits_of
-from bench.text_scripts import BM25, _half, char_bigrams, whitespace
+from bench.lexical import BM25, char_bigrams, whitespace
 from bench.workspace import configure
 from kimas_desktop.text.scripts import has_unspaced
 from kimas_desktop.text.words import words
@@ -52,7 +52,7 @@ def retrieve(data: Path, questions: dict[str, str]) -> dict[str, list[Chunk]]:
     return {k: [h.chunk for h in hits_of(r)][:5] for k, r in found.items()}
 
 
-def hindi(cache: Path, half: str) -> dict[str, Any]:
+def hindi(cache: Path, which: str) -> dict[str, Any]:
     folder, data = cache / "hindi" / "docs", cache / "hindi" / "data"
     passages = [p["text"] for p in read_jsonl(DEVKIT / "hindi_qa_bigbench_even" / "corpus.jsonl")]
     if not folder.exists():
@@ -66,11 +66,11 @@ def hindi(cache: Path, half: str) -> dict[str, Any]:
     qs = {
         q["_id"]: q["text"]
         for q in read_jsonl(DEVKIT / "hindi_qa_bigbench_even" / "queries.jsonl")
-        if answers.get(q["_id"]) and _half(q["_id"]) == half
+        if answers.get(q["_id"]) and half(q["_id"]) == which
     }
     found = retrieve(data, qs)
     product = [any(a in c.text for c in found[k] for a in answers[k]) for k in qs]
-    out = {"half": half, "questions": len(qs), "product": rate(product)}
+    out = {"half": which, "questions": len(qs), "product": rate(product)}
     chunks = [c.text for c in chunks_of(data, "hindi")]
     for unit, texts in (("passages", passages), ("the product's chunks", chunks)):
         bm25 = BM25(texts, whitespace)

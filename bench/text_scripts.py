@@ -16,73 +16,17 @@ tokenizer read Hindi and Chinese at least as well as the crude tokenizers a sear
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
-import re
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from bench.devkit import DEVKIT, read_jsonl
+from bench.lexical import BM25, Tokenize, char_bigrams, half, whitespace
 from kimas_desktop.text.words import content_words
 from tests.kimas_desktop.text import words_before_42
 
 PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
 HERE = Path(__file__).resolve().parent
-Tokenize = Callable[[str], list[str]]
-_RUN = re.compile(r"\w+")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-
-
-class BM25:
-    """Okapi BM25 (k1 = 1.2, b = 0.75) over passages tokenized by ``tokenize``."""
-
-    def __init__(self, passages: Sequence[str], tokenize: Tokenize, k1: float = 1.2, b: float = 0.75) -> None:
-        self._tokenize = tokenize
-        self._docs = [Counter(tokenize(p)) for p in passages]
-        self._lengths = [sum(d.values()) for d in self._docs]
-        self._avg = sum(self._lengths) / max(len(self._docs), 1)
-        df: Counter[str] = Counter(t for d in self._docs for t in d)
-        n = len(self._docs)
-        self._idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
-        self._postings: dict[str, list[int]] = {}
-        for i, d in enumerate(self._docs):
-            for t in d:
-                self._postings.setdefault(t, []).append(i)
-        self._k1, self._b = k1, b
-
-    def top(self, query: str, k: int = 5) -> list[int]:
-        scores: dict[int, float] = {}
-        for t in set(self._tokenize(query)):
-            idf = self._idf.get(t, 0.0)
-            for i in self._postings.get(t, ()):
-                tf = self._docs[i][t]
-                norm = self._k1 * (1 - self._b + self._b * self._lengths[i] / self._avg)
-                scores[i] = scores.get(i, 0.0) + idf * tf * (self._k1 + 1) / (tf + norm)
-        return sorted(scores, key=lambda i: scores[i], reverse=True)[:k]
-
-
-def whitespace(text: str) -> list[str]:
-    return text.lower().split()
-
-
-def char_bigrams(text: str) -> list[str]:
-    """Chinese characters as overlapping bigrams (a lone one as itself), other words whole, lower-cased."""
-    out: list[str] = []
-    for run in _RUN.findall(text.lower()):
-        for piece in re.split(f"({_HAN.pattern}+)", run):
-            if not piece:
-                continue
-            if _HAN.match(piece):
-                out += [piece[i : i + 2] for i in range(max(len(piece) - 1, 1))]
-            else:
-                out.append(piece)
-    return out
-
-
-def _half(qid: str) -> str:
-    return "tune" if hashlib.sha256(qid.encode()).digest()[0] % 2 == 0 else "held-out"
 
 
 def _in_top(index: BM25, passages: Sequence[str], question: str, answers: Sequence[str], k: int = 5) -> bool:
@@ -99,7 +43,7 @@ def hindi(tokenizers: dict[str, Tokenize]) -> dict[str, dict[str, float]]:
         index = BM25(passages, tokenize)
         hits: dict[str, list[bool]] = {"tune": [], "held-out": []}
         for q in questions:
-            hits[_half(q["_id"])].append(_in_top(index, passages, q["text"], answers[q["_id"]]))
+            hits[half(q["_id"])].append(_in_top(index, passages, q["text"], answers[q["_id"]]))
         out[name] = {half: round(sum(v) / len(v), 3) for half, v in hits.items()}
         out[name]["n"] = len(questions)
     return out
