@@ -1,6 +1,7 @@
 """``kimas mcp``: serve the knowledge tools over MCP on stdio, for an assistant or editor to start.
 
-Only the protocol reaches stdout; warnings go to stderr. The tools themselves are ``app.tools``."""
+Only the protocol reaches stdout; warnings go to stderr. The tools themselves are ``app.tools``. Each answer
+is kept as a chat of the data dir (``MCP · …``), so the app's Chat tab shows it with its trace."""
 
 from __future__ import annotations
 
@@ -23,12 +24,15 @@ def add_parsers(
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.chat.history import ChatHistory
+    from app.tools.client_chats import ClientChats
     from app.tools.knowledge import KnowledgeTools
     from app.tools.mcp_server import serve_stdio
 
     paths = resolve_paths(args.data_dir, args.config)
     runtime = Runtime(paths, read_config(paths, preset=args.preset))
-    tools = KnowledgeTools(runtime)
+    kept = ChatHistory(paths.data_dir).save if paths.data_dir.is_dir() else None  # nothing to show yet
+    tools = KnowledgeTools(runtime, chats=ClientChats(kept))
     try:
         serve_stdio(tools, __version__)
     finally:
