@@ -21,14 +21,20 @@ whose filters select no row is declined by the engine's empty result.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from kimas_desktop.answer.tables.named import (
+    Span,
+    date_filters,
+    mentions_of,
+    number_filters,
+    value_filters,
+)
 from kimas_desktop.answer.tables.reading import Token, keys, row_values, tokens
 from kimas_desktop.tables import (
     Aggregate,
-    FilterOp,
     Operation,
     TableColumn,
     TableFilter,
@@ -56,13 +62,6 @@ _MIN = {"lowest", "smallest", "least", "minimum", "min", "fewest", "worst", "sho
 _SUM = {"total", "sum", "combined", "altogether", "overall"}
 _MEAN = {"average", "mean", "avg"}
 _GROUP = re.compile(r"\b(?:for each|for every|in each|per|by|broken down by|across)\s+(?:the\s+)?$", re.I)
-_COMPARE: tuple[tuple[str, FilterOp], ...] = (
-    (r"(?:more|greater|higher|larger|bigger) than|over|above|exceeding|exceeds?", ">"),
-    (r"(?:less|fewer|lower|smaller) than|under|below", "<"),
-    (r"at least|(?:or|and) more|no less than", ">="),
-    (r"at most|no more than|up to", "<="),
-)
-_YEAR_WORDS = {"in", "during", "of", "for", "on", "year", "years", "between", "and", "from", "to"}
 _COUNT_WORDS = {
     "one": 1,
     "two": 2,
@@ -79,36 +78,14 @@ _FRAME = _MAX | _MIN | _SUM | _MEAN | {"how", "many", "much", "number", "count",
 
 
 @dataclass(frozen=True)
-class _Span:
-    column: TableColumn
-    start: int
-    end: int  # exclusive, in tokens
-
-
-@dataclass(frozen=True)
 class _Reading:
     """What the question names: its tokens, the filters and which tokens they used, the columns it names."""
 
     toks: list[Token]
     filters: list[TableFilter]
     used: set[int]
-    mentions: list[_Span]
+    mentions: list[Span]
     values: list[tuple[TableFilter, int]]  # value filters and where they start
-
-
-def _find(seq: Sequence[str], toks: Sequence[Token], used: set[int]) -> list[int]:
-    """Where the keys ``seq`` appear in a row among the question's unused tokens."""
-    n = len(seq)
-    qk = [t.key or t.text.replace(",", "").lower() for t in toks]
-    return [
-        i
-        for i in range(len(toks) - n + 1)
-        if tuple(qk[i : i + n]) == tuple(seq) and not used & set(range(i, i + n))
-    ]
-
-
-def _informative(k: Sequence[str]) -> bool:
-    return any(x not in STOPWORDS and len(x) > 1 for x in k)
 
 
 class TablePlanner:
@@ -136,11 +113,11 @@ class TablePlanner:
     def _read(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> _Reading | None:
         toks = tokens(question)
         used: set[int] = set()
-        values = _value_filters(table, toks, used, row_values(rows, table.columns))
+        values = value_filters(table, toks, used, row_values(rows, table.columns))
         filters = [f for f, _ in values]
-        mentions = _mentions(table, toks, used)
-        filters += _date_filters(table, toks, used)
-        numbered = _number_filters(table, toks, used, mentions)
+        mentions = mentions_of(table, toks, used)
+        filters += date_filters(table, toks, used)
+        numbered = number_filters(table, toks, used, mentions)
         if numbered is None:
             return None
         return _Reading(toks, filters + numbered, used, mentions, values)
@@ -149,107 +126,6 @@ class TablePlanner:
         """How much of ``table`` the question names (to choose among a file's tables)."""
         r = self._read(question, table, rows)
         return 0 if r is None else 2 * len(r.filters) + len({m.column.name for m in r.mentions})
-
-
-def _value_filters(
-    table: TableInfo, toks: list[Token], used: set[int], seen: dict[str, set[str]]
-) -> list[tuple[TableFilter, int]]:
-    """Cells of text columns the question names, longest first, each token used once."""
-    cands = []
-    for c in table.columns:
-        if c.kind != "text":
-            continue
-        for v in set(c.samples) | seen.get(c.name, set()):
-            k = keys(v)
-            if k and _informative(k):
-                cands.append((len(k), c, v, k))
-    out = []
-    for _, c, v, k in sorted(cands, key=lambda x: -x[0]):
-        for i in _find(k, toks, used)[:1]:
-            used.update(range(i, i + len(k)))
-            out.append((TableFilter(c.name, "=", v), i))
-    return sorted(out, key=lambda x: x[1])
-
-
-def _mentions(table: TableInfo, toks: list[Token], used: set[int]) -> list[_Span]:
-    """The columns the question names by their header's words (longest headers first)."""
-    spans: list[_Span] = []
-    taken: set[int] = set(used)
-    for c in sorted(table.columns, key=lambda c: -len(keys(c.name))):
-        k = keys(c.name)
-        for i in _find(k, toks, taken) if k else []:
-            taken.update(range(i, i + len(k)))
-            spans.append(_Span(c, i, i + len(k)))
-    used.update(taken - used)
-    return sorted(spans, key=lambda s: s.start)
-
-
-def _date_filters(table: TableInfo, toks: list[Token], used: set[int]) -> list[TableFilter]:
-    dates = [c for c in table.columns if c.kind == "date"]
-    out = []
-    for i, t in enumerate(toks):
-        if t.date is not None and dates and i not in used:
-            used.add(i)
-            out.append(TableFilter(dates[0].name, "=", t.date))
-    return out
-
-
-def _compare(toks: list[Token], i: int) -> tuple[FilterOp, int]:
-    """The comparison the words before token ``i`` say, and where those words start."""
-    before = " ".join(t.text.lower() for t in toks[max(0, i - 3) : i])
-    for words_, op in _COMPARE:
-        m = re.search(rf"(?:^|\s)(?:{words_})$", before)
-        if m:
-            return op, i - len(before[m.start() :].split())
-    return "=", i
-
-
-def _year_column(table: TableInfo, value: float) -> TableColumn | None:
-    if not (1000 <= value <= 2100 and value == int(value)):
-        return None
-    for c in table.columns:
-        if c.kind == "date":
-            return c
-    for c in table.columns:
-        if c.kind == "number" and any(k in ("year", "yr") for k in keys(c.name)):
-            return c
-    return None
-
-
-def _year_filter(column: TableColumn, op: FilterOp, year: float) -> TableFilter:
-    return TableFilter(column.name, op, str(int(year)) if column.kind == "date" else year)
-
-
-def _number_filters(
-    table: TableInfo, toks: list[Token], used: set[int], mentions: list[_Span]
-) -> list[TableFilter] | None:
-    """Numbers beside a number column, years, and "top k" (k is read later; its token is left unused)."""
-    out = []
-    for i, t in enumerate(toks):
-        if t.number is None or i in used:
-            continue
-        if i > 0 and toks[i - 1].key in ("top", "first", "bottom"):
-            continue
-        op, at = _compare(toks, i)
-        year = _year_column(table, t.number)
-        if year is not None and at > 0 and toks[at - 1].text.lower() in _YEAR_WORDS:
-            out.append(_year_filter(year, op, t.number))
-            used.update(range(at - 1, i + 1))
-            continue
-        near = [
-            m
-            for m in mentions
-            if m.column.kind == "number" and (0 <= at - m.end <= 3 or 0 <= m.start - i - 1 <= 1)
-        ]
-        if near:
-            col = min(near, key=lambda m: min(abs(at - m.end), abs(m.start - i)))
-            out.append(TableFilter(col.column.name, op, t.number))
-            used.update(range(at, i + 1))
-            continue
-        if year is not None:
-            out.append(_year_filter(year, op, t.number))
-            used.update(range(at, i + 1))
-    return out
 
 
 def _has(r: _Reading, words_: set[str]) -> int | None:
