@@ -2,7 +2,8 @@
 process liveness, RSS, RAM, the port probe and the PDF worker's priority.
 
 The import and lock tests run in child processes whose import system refuses ``fcntl`` and ``resource``,
-as on Windows (except to psutil's Linux backend, which Windows replaces with its own); there ``filelock``
+as on Windows (except to psutil's Linux backend, which Windows replaces with its own, and to the MCP SDK's
+stdio module, which imports ``fcntl`` only when ``sys.platform`` is not win32); there ``filelock``
 falls back to its marker-file lock, which is the branch exercised.
 """
 
@@ -34,6 +35,8 @@ BLOCK = textwrap.dedent(
                 frame = frame.f_back
             importer = frame.f_globals.get("__name__", "") if frame is not None else ""
             if importer.startswith("psutil._ps"):  # psutil's Linux backend (Windows has its own)
+                return None
+            if importer == "mcp.server.stdio":  # the MCP SDK imports it under `sys.platform != "win32"`
                 return None
             raise ModuleNotFoundError(f"No module named {name!r} (blocked: as on Windows)", name=name)
     for _name in ("fcntl", "resource"):
