@@ -22,9 +22,10 @@ def snippets() -> list[dict[str, Any]]:
 
 
 def test_the_claude_desktop_and_vs_code_configs_start_kimas_mcp() -> None:
-    claude, vscode = snippets()
+    claude, vscode, http = snippets()
     servers = [claude["mcpServers"]["kimas"], vscode["servers"]["kimas"]]
     assert vscode["servers"]["kimas"]["type"] == "stdio"
+    assert http["servers"]["kimas"]["type"] == "http"  # run as written by tests/app/tools/test_mcp_http.py
     for server in servers:
         assert server["args"] == ["mcp"]
         assert server["command"].endswith("/.venv/bin/kimas")

@@ -5,6 +5,7 @@ uvicorn server on 127.0.0.1 (``start_api``, as ``kimas serve`` starts it), over 
 from __future__ import annotations
 
 import json
+import re
 import logging
 import subprocess
 import sys
@@ -187,23 +188,16 @@ def test_api_answers_are_kept_as_chats_with_their_trace(app: App) -> None:
 
 # The README's MCP-over-HTTP config for a client that speaks streamable HTTP (VS Code's .vscode/mcp.json;
 # VS Code asks for the token once and fills ${input:kimas-token}), as written there.
-VSCODE_HTTP_CONFIG = """{
-  "inputs": [
-    {"type": "promptString", "id": "kimas-token", "description": "KIMAs token (kimas token)", "password": true}
-  ],
-  "servers": {
-    "kimas": {
-      "type": "http",
-      "url": "http://127.0.0.1:7870/mcp",
-      "headers": {"Authorization": "Bearer ${input:kimas-token}"}
-    }
-  }
-}"""
+def vscode_http_config() -> str:
+    """The README's VS Code config for MCP over HTTP (its third JSON block), as written."""
+    from tests.test_readme_mcp import section
+
+    return re.findall(r"```json\n(.*?)```", section(), re.S)[2]
 
 
 def test_the_http_config_connects_as_written(app: App) -> None:
     """The config with only what the client fills in: the token, and this test server's port."""
-    config = json.loads(VSCODE_HTTP_CONFIG)
+    config = json.loads(vscode_http_config())
     server = config["servers"]["kimas"]
     assert server["type"] == "http" and config["inputs"][0]["password"] is True
     url = server["url"].replace(":7870/", f":{app.port}/")
