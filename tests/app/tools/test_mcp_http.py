@@ -5,8 +5,8 @@ uvicorn server on 127.0.0.1 (``start_api``, as ``kimas serve`` starts it), over 
 from __future__ import annotations
 
 import json
-import re
 import logging
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
