@@ -31,7 +31,7 @@ from typing import Any
 from app.evaluation.questions import EvalQuestion, finds, generate
 from bench.devkit import DEVKIT, kimas_batch, rate, read_jsonl
 from bench.grounding import hits_of
-from bench.lexical import BM25, char_bigrams, whitespace
+from bench.lexical import BM25, char_bigrams, half, whitespace
 from bench.workspace import configure
 from kimas_desktop.text.scripts import has_unspaced
 from kimas_desktop.text.words import words
