@@ -276,7 +276,9 @@ def test_garbage_inside_the_file_is_said_at_start_and_the_readable_chats_are_kep
     convs = [
         Conversation(
             id=f"{i:032x}",
-            turns=[Turn(f"Question {i}.{j}? " + "x" * 3000, _long_answer(i, j), state="done") for j in range(3)],
+            turns=[
+                Turn(f"Question {i}.{j}? " + "x" * 3000, _long_answer(i, j), state="done") for j in range(3)
+            ],
         )
         for i in range(6)
     ]
@@ -290,7 +292,9 @@ def test_garbage_inside_the_file_is_said_at_start_and_the_readable_chats_are_kep
     [backup] = tmp_path.glob(FILE_NAME + ".corrupt-*")
     assert backup.read_bytes() == damaged and str(backup) in note  # the damaged file is kept as it was
     kept = {c.id for c in history.summaries()}
-    assert kept == {c.id for c in convs} - {convs[3].id}  # only the chat whose answer sat on that page is lost
+    assert kept == {c.id for c in convs} - {
+        convs[3].id
+    }  # only the chat whose answer sat on that page is lost
     assert "1 could not be read in full and is only in the damaged file" in note
     for conv in convs:
         if conv.id in kept:  # each chat that is kept opens whole
