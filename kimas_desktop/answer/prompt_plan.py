@@ -1,7 +1,7 @@
 """The answer prompt, planned for the time budget (``budget.py``): the sources the model can read before
 its first word is due, with the grounded quote's sentences in place of the sources ranked below every
 quoted one (so the key sentences do not make the prompt grow). The quoted sources always stay: the key
-sentences and the citations refer to them."""
+sentences and the citations refer to them. A source that speaks to the assistant is withheld (``_withhold``)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,13 @@ from dataclasses import replace
 from kimas_desktop.answer.filter import pack
 from kimas_desktop.answer.run import PackedEvidence, Run
 from kimas_desktop.answer.signals.grounding import Grounding
+from kimas_desktop.answer.signals.instructions import steering
 from kimas_desktop.answer.signals.quote import renumber_quotes
 from kimas_desktop.answer.writing.budget import Budget, PromptSpeed, plan
 from kimas_desktop.answer.writing.summarizer import SYSTEM, answer_messages, key_sentences_block
 from kimas_desktop.config import SummarizerConfig
+from kimas_desktop.text.sentences import chunk_sentences
+from kimas_desktop.text.words import stems
 from kimas_desktop.trace import BudgetStage, PackStage
 from kimas_desktop.types import Message
 
@@ -33,6 +36,7 @@ class PromptPlanner:
         self, run: Run, evidence: PackedEvidence, grounding: Grounding
     ) -> tuple[PackedEvidence, list[Message]]:
         """The evidence the model is given (fewer sources when the budget is short) and its messages."""
+        evidence = _withhold(run, evidence, grounding)
         quotes = renumber_quotes(grounding.quotes, evidence.hits)
         count = self._count
         keep = max((q.n for q in quotes), default=1)
@@ -68,3 +72,21 @@ class PromptPlanner:
         if run.checked:
             return Budget(self._config.first_token_s, elapsed, None, "read by the check", None)
         return plan(self._config.first_token_s, elapsed, self._speed)
+
+
+def _withhold(run: Run, evidence: PackedEvidence, grounding: Grounding) -> PackedEvidence:
+    """Documents are data (issue 40): a source that gives the assistant orders, or writes the user's
+    question back word for word (``instructions.steering``), is not given to the model, unless the quote
+    comes from it. The quote already passed it over; given to the model, a small one still copied its
+    payload ("the password is hunter2") into the answer in 10 of 50 injected pairs."""
+    quoted = {q.chunk.chunk_id for q in grounding.quotes}
+    asked = stems(run.question)
+    kept = tuple(
+        h
+        for h in evidence.hits
+        if h.chunk.chunk_id in quoted or not any(steering(chunk_sentences(h.chunk), asked))
+    )
+    if len(kept) == len(evidence.hits):
+        return evidence
+    run.trace.evidence = list(kept)
+    return replace(evidence, hits=kept)

@@ -24,10 +24,12 @@ Hindi phrases; a text in another script is never flagged, so it keeps today's sc
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from kimas_desktop.text.words import STOPWORDS, words
+from kimas_desktop.text.sentences import Sentence
+from kimas_desktop.text.words import STOPWORDS, stems, words
 
-__all__ = ["addresses_the_assistant", "asks", "unlisted"]
+__all__ = ["addresses_the_assistant", "asks", "steering", "unlisted"]
 
 _ADDRESSEE = r"(?:assistant|ai|a\.i\.|llm|chat ?bot|language model|gpt|copilot)"
 _ANSWER_VERB = r"(?:answer|reply|respond|say|state|output|print|write|repeat|return|tell|cite|quote|claim)"
@@ -163,3 +165,27 @@ def unlisted(sentence: str) -> str:
     for span in _listed_spans(sentence):
         sentence = sentence.replace(span, " ", 1)
     return sentence
+
+
+def steering(sentences: Sequence[Sentence], qstems: set[str]) -> list[bool]:
+    """Which sentences speak to the assistant, or write the user's question back with no word of its
+    own (an echo says nothing). A sentence cut into pieces for length is judged whole: an order at its
+    start marks the pieces that only list topics."""
+    out: list[bool] = []
+    group: list[Sentence] = []
+    for sentence in [*sentences, None]:
+        if group and (sentence is None or _ends(group[-1].text)):
+            whole = " ".join(s.text for s in group)
+            ordered = addresses_the_assistant(whole)
+            out += [ordered or (asks(s.text) and not stems(s.text) - qstems) for s in group]
+            group = []
+        if sentence is not None:
+            group.append(sentence)
+    return out
+
+
+_ENDS = re.compile(r"[.!?。！？…।]['\"”’)\]]*\s*$")
+
+
+def _ends(text: str) -> bool:
+    return bool(_ENDS.search(text))

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from kimas_desktop.answer.signals.instructions import addresses_the_assistant, asks, unlisted
+from kimas_desktop.answer.signals.instructions import steering, unlisted
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.text.sentences import Sentence, chunk_sentences
 from kimas_desktop.text.terms import TermWeights, coverage
@@ -155,7 +155,7 @@ class QuoteScorer:
     def _candidates(
         self, hits: Sequence[Hit], qstems: set[str]
     ) -> list[tuple[Hit, list[Sentence], list[bool]]]:
-        """The best ``sources`` hits, each with its sentences and which of them steer (``_steering``). A
+        """The best ``sources`` hits, each with its sentences and which of them steer (``instructions.steering``). A
         hit with a steering sentence does not take one of the ``sources`` places: a note that writes the
         user's questions out, or orders the assistant, cannot push the documents that answer out of the
         quote (issue 40); it is scored with them, and at most ``sources`` such hits are."""
@@ -163,14 +163,14 @@ class QuoteScorer:
         places, extra = self._sources, self._sources
         for hit in hits:
             sentences = chunk_sentences(hit.chunk)
-            steering = _steering(sentences, qstems)
-            if any(steering) and extra > 0:
+            steers = steering(sentences, qstems)
+            if any(steers) and extra > 0:
                 extra -= 1
             elif places > 0:
                 places -= 1
             else:
                 break
-            out.append((hit, sentences, steering))
+            out.append((hit, sentences, steers))
         return out
 
     def score(
@@ -215,30 +215,6 @@ class QuoteScorer:
             )
         out.sort(key=lambda s: s.score, reverse=True)
         return out
-
-
-def _steering(sentences: Sequence[Sentence], qstems: set[str]) -> list[bool]:
-    """Which sentences speak to the assistant, or write the user's question back with no word of its
-    own (an echo says nothing). A sentence cut into pieces for length is judged whole: an order at its
-    start marks the pieces that only list topics."""
-    out: list[bool] = []
-    group: list[Sentence] = []
-    for sentence in [*sentences, None]:
-        if group and (sentence is None or _ends(group[-1].text)):
-            whole = " ".join(s.text for s in group)
-            ordered = addresses_the_assistant(whole)
-            out += [ordered or (asks(s.text) and not stems(s.text) - qstems) for s in group]
-            group = []
-        if sentence is not None:
-            group.append(sentence)
-    return out
-
-
-_ENDS = re.compile(r"[.!?。！？…।]['\"”’)\]]*\s*$")
-
-
-def _ends(text: str) -> bool:
-    return bool(_ENDS.search(text))
 
 
 def pick_quotes(scored: Sequence[ScoredSentence], *, sentences: int = 1, ratio: float = 0.9) -> list[Quote]:
