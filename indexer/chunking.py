@@ -68,17 +68,16 @@ def measure(embedder: Embedder) -> Callable[[str], int]:
     the embedder never learned (Hindi or Chinese for an English-only model) is cut by its tokenizer into
     single characters or bytes: counted that way, a Hindi chunk held a third of the text of an English one
     (155 characters, about 30 words, on the Hindi dev kit), and a question's words and its answer fell into
-    different chunks. Such text is counted as English reads: a token per four columns of width (a Chinese
-    character is two columns wide), so a chunk holds about as much text in every script."""
+    different chunks. Such text is counted as English reads, a token per four characters, except that a
+    Chinese, Japanese or Korean character counts one token, as it carries about a word (and as the
+    tokenizer counted it before): a chunk holds about as much meaning in every script."""
     base = embedder.count_tokens("")
 
     def count(text: str) -> int:
         if embedder.reads(text):
             return embedder.count_tokens(text)
-        width = len(text) + sum(
-            1 for ch in text if ord(ch) > 0x2E7F and unicodedata.east_asian_width(ch) in "WF"
-        )
-        return base + math.ceil(width / 4)
+        wide = sum(1 for ch in text if ord(ch) > 0x2E7F and unicodedata.east_asian_width(ch) in "WF")
+        return base + wide + math.ceil((len(text) - wide) / 4)
 
     return count
 
