@@ -17,7 +17,6 @@ from collections.abc import Iterator, Sequence
 
 from kimas_desktop.answer.filter import format_source
 from kimas_desktop.protocols import ChatModel
-from kimas_desktop.text.language import script_language
 from kimas_desktop.text.words import truncate
 from kimas_desktop.types import Hit, Message, Quote
 
@@ -31,7 +30,6 @@ __all__ = [
     "fence",
     "history_block",
     "key_sentences_block",
-    "reply_language",
     "sources_block",
 ]
 
@@ -83,27 +81,13 @@ def key_sentences_block(quotes: Sequence[Quote]) -> str:
     return f"\n\nMost relevant sentences:\n{lines}"
 
 
-# Languages a question's script names by itself, as the model is told to reply in them.
-_NAMES = {"zh": "Chinese", "ja": "Japanese", "ko": "Korean", "hi": "Hindi", "th": "Thai", "el": "Greek"}
-
-
-def reply_language(question: str) -> str:
-    """ "Reply in Chinese." when the question's script names its language (a small model follows that
-    more often than "in the language of the question"), else "" (Latin, Cyrillic, Arabic script: the
-    system prompt's rule alone)."""
-    detected = script_language(question)
-    name = _NAMES.get(detected.code) if detected else None
-    return f"\nReply in {name}." if name else ""
-
-
 def answer_messages(
     question: str, hits: Sequence[Hit], history: Sequence[Message], *, key_sentences: Sequence[Quote] = ()
 ) -> list[Message]:
     """[system][sources] first (the shared prefix the prompt cache reuses), then what differs. The key
     sentences are document text: they stay inside the fence."""
     quoted = fence(_numbered(hits) + key_sentences_block(key_sentences))
-    asked = f"Question: {question}{reply_language(question)}"
-    body = f"Sources:\n{quoted}{history_block(history)}\n\n{asked}\nAnswer:"
+    body = f"Sources:\n{quoted}{history_block(history)}\n\nQuestion: {question}\nAnswer:"
     return [Message("system", SYSTEM), Message("user", body)]
 
 
