@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -160,9 +159,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _onnxruntime_loaded(pid: int) -> bool:
-    with contextlib.suppress(psutil.Error):
-        return any("libonnxruntime" in m.path for m in psutil.Process(pid).memory_maps())
+def _onnxruntime_loaded(apps: list[psutil.Process]) -> bool:
+    for app in apps:
+        with contextlib.suppress(psutil.Error):
+            if any("libonnxruntime" in m.path for m in app.memory_maps()):
+                return True
     return False
 
 
@@ -187,7 +188,13 @@ def _answers(url: str) -> bool:
 @dataclass(frozen=True)
 class Served:
     strace: subprocess.Popen[bytes]
-    app: int  # the pid of kimas serve itself (strace's child)
+
+    def apps(self, recursive: bool = True) -> list[psutil.Process]:
+        """strace's tracees now. Read afresh each time: the first child CI saw was once a short-lived one,
+        gone a moment later, and a wait on its pid never ended."""
+        with contextlib.suppress(psutil.Error):
+            return list(psutil.Process(self.strace.pid).children(recursive=recursive))
+        return []
 
     def wait(self, condition: Callable[[], object], what: str, timeout: float = 240) -> None:
         _wait(condition, what, self.strace, timeout)
@@ -201,22 +208,15 @@ def serving(log: Path, home: Path, data: Path, code: str = KIMAS_CLI) -> Iterato
     args = ["serve", "--port", str(port), "--data-dir", str(data)]
     with (log.parent / "serve.out").open("wb") as out:
         proc = subprocess.Popen(_traced(log, code, *args), cwd=ROOT, env=_env(home), stdout=out, stderr=out)
-    app: int | None = None
+    served = Served(proc)
     try:
-        seen: list[int] = []  # the child read once: it may be gone a moment later (CI saw [] on a re-read)
-
-        def started() -> bool:
-            seen[:] = [c.pid for c in psutil.Process(proc.pid).children()]
-            return bool(seen)
-
-        _wait(started, "strace started the app", proc, 60)
-        app = seen[0]
+        _wait(lambda: served.apps(), "strace started the app", proc, 60)
         _wait(lambda: _answers(f"http://127.0.0.1:{port}/"), "the app answered", proc)
-        yield Served(proc, app)
+        yield served
     finally:
-        if app is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(app, signal.SIGTERM)
+        for app in served.apps(recursive=False):  # the app stops its own workers
+            with contextlib.suppress(psutil.Error):
+                app.terminate()
         try:
             proc.wait(60)
         except subprocess.TimeoutExpired:
@@ -326,7 +326,7 @@ def test_serve_sends_nothing_while_its_models_run(tmp_path: Path) -> None:
     with serving(log, home, data) as served:
         # A fresh data dir quantizes the embedded model first (about a minute on 2 cores, several under
         # strace on a busy machine: CI once took more than 240 s).
-        served.wait(lambda: _onnxruntime_loaded(served.app), "the embedder loaded", timeout=900)
+        served.wait(lambda: _onnxruntime_loaded(served.apps()), "the embedder loaded", timeout=900)
         loaded = time.monotonic()
         # Watch the window in which onnxruntime would upload; leave as soon as anything shows.
         while time.monotonic() - loaded < UPLOAD_WINDOW_S and not outside_attempts(log.read_text()):
