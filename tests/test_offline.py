@@ -1,4 +1,5 @@
-"""Private by default: the CLI works with no network, and never even tries to connect."""
+"""Private by default: the CLI works with no network, and never even tries to connect beyond this computer
+(only `kimas doctor` knocks on 127.0.0.1, to say whether the running app's API answers)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 GUARD = """
 import socket, sys
 def refuse(self, address, *a, **k):
-    sys.stderr.write(f"NETWORK ATTEMPT: {address!r}\\n")
+    host = address[0] if isinstance(address, tuple) else address
+    kind = "LOOPBACK" if host in ("127.0.0.1", "::1", "localhost") else "NETWORK"
+    sys.stderr.write(f"{kind} ATTEMPT: {address!r}\\n")
     raise OSError("network disabled by test")
 socket.socket.connect = refuse
 socket.socket.connect_ex = refuse
@@ -42,14 +45,19 @@ def test_guard_catches_a_connection_attempt() -> None:
         [
             sys.executable,
             "-c",
-            GUARD.replace("from cli.main import main", "socket.create_connection(('127.0.0.1', 9))"),
+            GUARD.replace(
+                "from cli.main import main",
+                "try:\n    socket.create_connection(('127.0.0.1', 9))\nexcept OSError:\n    pass\n"
+                "socket.create_connection(('192.0.2.1', 9))",
+            ),
             "x",
         ],
         capture_output=True,
         text=True,
         check=False,
     )
-    assert "NETWORK ATTEMPT" in out.stderr
+    assert "LOOPBACK ATTEMPT: ('127.0.0.1', 9)" in out.stderr
+    assert "NETWORK ATTEMPT: ('192.0.2.1', 9)" in out.stderr
 
 
 @pytest.mark.slow
@@ -83,3 +91,8 @@ def test_cli_works_without_network(tmp_path: Path) -> None:
     assert "online" not in stages  # no source is enabled, so none is even considered
     for out in (version, doctor, index, ask, unanswered):
         assert "NETWORK ATTEMPT" not in out.stderr, out.stderr
+    for out in (version, index, ask, unanswered):
+        assert "LOOPBACK ATTEMPT" not in out.stderr, out.stderr
+    # doctor asks only whether the app's own API answers (the default api_port, 7870)
+    knocks = [line for line in doctor.stderr.splitlines() if "LOOPBACK ATTEMPT" in line]
+    assert all("7870" in line for line in knocks), knocks
