@@ -130,7 +130,7 @@ def downloads_html(desk: DesktopApp) -> str:
         if d.phase == "downloading":
             p = d.progress
             width = int(100 * (p.fraction or 0)) if p is not None else 0
-            text = _progress_line(p) if p is not None else "starting…"
+            text = _progress_line(p) if p is not None else "starting… (you can keep working meanwhile)"
             lines.append(
                 f"<div class='kimas-download' data-phase='downloading'>Downloading {who}: {escape(text)}"
                 f"<div class='kimas-bar'><div style='width:{width}%'></div></div></div>"
@@ -153,11 +153,14 @@ def downloads_html(desk: DesktopApp) -> str:
     return "".join(lines)
 
 
-def download(desk: DesktopApp, name: str | None) -> str:
+def download(desk: DesktopApp, name: str | None) -> tuple[str, str]:
+    """The message and the downloads panel. The panel is the one place a download's state shows (issue 46:
+    offline, the message said "Downloading … in the background" beside the panel's "cannot connect"), so
+    the message is emptied once the download starts."""
     if not name:
-        return outcome_markdown(ActionResult(False, "Choose a model first."))
+        return outcome_markdown(ActionResult(False, "Choose a model first.")), downloads_html(desk)
     desk.models.start(name)
-    return f"Downloading {escape(name)} in the background; you can keep working meanwhile."
+    return "", downloads_html(desk)
 
 
 def cancel_download(desk: DesktopApp, name: str | None) -> str:

@@ -104,7 +104,7 @@ def _answering(form: SettingsForm) -> list[Any]:
 def _bind_models(desk: DesktopApp, models: _Models, model_status: gr.Markdown) -> None:
     """Download, cancel, use; a half-second timer keeps the catalog and the downloads current."""
     pick, catalog, downloads, models_message = models.pick, models.catalog, models.downloads, models.message
-    models.download.click(lambda n: sh.download(desk, n), [pick], [models_message])
+    models.download.click(lambda n: sh.download(desk, n), [pick], [models_message, downloads])
     models.cancel.click(lambda n: sh.cancel_download(desk, n), [pick], [models_message])
     models.use.click(
         lambda n: (sh.use_model(desk, n), model_markdown(desk.model_state())),

@@ -99,8 +99,9 @@ def test_download_from_the_hub_server_then_switch_to_it(tmp_path: Path, hub: tup
     desk.models._on_change = lambda: seen.append(sh.downloads_html(desk))
 
     started = time.monotonic()
-    message = sh.download(desk, "smollm2-served")
-    assert time.monotonic() - started < 1.0 and "in the background" in message  # the handler returns at once
+    message, panel = sh.download(desk, "smollm2-served")
+    assert time.monotonic() - started < 1.0  # the handler returns at once
+    assert message == "" and "data-phase='downloading'" in panel
     assert wait_for(lambda: desk.models.states()["smollm2-served"].phase == "done", 60)
     progress = [s for s in seen if "data-phase='downloading'" in s and " of " in s]
     assert progress, seen
@@ -156,6 +157,18 @@ def test_offline_the_download_fails_at_once_with_a_sentence(tmp_path: Path) -> N
     html = sh.downloads_html(desk)
     assert "data-phase='failed'" in html and "Check the internet connection" in html, html
     assert not list((desk.runtime.paths.models_cache / "gguf").glob("*.gguf"))
+
+
+def test_offline_the_page_shows_one_download_state_not_downloading_and_failed_at_once(tmp_path: Path) -> None:
+    """Issue 46: the message said "Downloading … in the background" beside the panel's "cannot connect"."""
+    rig, _ = _rig(tmp_path)  # nothing listens on port 9
+    desk = rig.session
+    out = sh.download(desk, "smollm2-served")
+    message = out if isinstance(out, str) else out[0]  # what the message area keeps showing
+    assert wait_for(lambda: desk.models.states()["smollm2-served"].phase == "failed", 10)
+    shown = message + sh.downloads_html(desk)
+    assert "Check the internet connection" in shown, shown
+    assert "Downloading" not in shown and "in the background" not in shown, shown
 
 
 def test_a_chat_model_that_fails_to_load_leaves_the_old_one_and_is_not_saved(tmp_path: Path) -> None:
