@@ -154,8 +154,9 @@ def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 
     from ui import app as ui_app
-    from ui.markup import SOURCE_ROUTE
+    from ui.markup import SOURCE_ROUTE, VIEW_ROUTE
     from ui.server.server import ServeLimits, serve
+    from ui.server.viewer_route import add_viewer_route
 
     desk = build_app(paths, config)
     desk.start()
@@ -170,7 +171,10 @@ def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
             demo,
             args.port,
             limits,
-            routes=[lambda app: add_source_route(app, desk.sources, SOURCE_ROUTE)],
+            routes=[
+                lambda app: add_source_route(app, desk.sources, SOURCE_ROUTE),
+                lambda app: add_viewer_route(app, desk.sources, VIEW_ROUTE),
+            ],
             launch=ui_app.launch_kwargs(),
         )
     except OSError as err:

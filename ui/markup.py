@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from app.chat.served_files import source_token
 from app.desktop import ActionResult, ModelState
 
 __all__ = [
     "SOURCE_ROUTE",
+    "VIEW_ROUTE",
     "code",
     "esc",
     "model_markdown",
     "outcome_markdown",
     "source_url",
     "store_problem",
+    "viewer_url",
 ]
 
 
@@ -39,6 +41,22 @@ SOURCE_ROUTE = "/kimas/source"  # serves cited files; registered by cli/serve_cm
 def source_url(path: str, page: int | None = None) -> str:
     url = f"{SOURCE_ROUTE}/{source_token(path)}/{quote(Path(path).name)}"
     return url + (f"#page={page}" if page else "")
+
+
+VIEW_ROUTE = "/kimas/view"  # shows cited files at the passage (ui/server/viewer_route.py)
+PASSAGE_CHARS = 400  # the cited words a link carries: enough to find them, short enough for any URL
+
+
+def viewer_url(
+    path: str, page: int | None = None, lines: tuple[int, int] | None = None, passage: str = ""
+) -> str:
+    """The viewer's page for ``path`` at the passage: its page or lines, the cited words highlighted and
+    scrolled into view (``#kimas-hit``)."""
+    query = {"page": str(page) if page else "", "lines": f"{lines[0]}-{lines[1]}" if lines else ""}
+    query["q"] = " ".join(passage.split())[:PASSAGE_CHARS]
+    params = urlencode({k: v for k, v in query.items() if v})
+    url = f"{VIEW_ROUTE}/{source_token(path)}/{quote(Path(path).name)}"
+    return url + (f"?{params}" if params else "") + "#kimas-hit"
 
 
 def outcome_markdown(outcome: ActionResult) -> str:

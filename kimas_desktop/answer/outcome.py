@@ -94,7 +94,7 @@ def decline_text(question: str, quotes: Sequence[Quote], *, may_answer: bool = F
         return f"{say('may answer')} “{truncate(q.display, 400)}” ([{q.n}] {_where(q)}). {say('not sure')}"
     if not quotes:
         return f"{say('decline start')} {say('decline anything')} “{asked}”."
-    places = [f"[{q.n}] {_where(q)}" for q in quotes[:2]]
+    places = list(dict.fromkeys(f"[{q.n}] {_where(q)}" for q in quotes))[:2]  # a source once (issue 46)
     return f"{say('decline start')} “{asked}”; {say('closest passages')} {say('and').join(places)}."
 
 

@@ -17,12 +17,13 @@ from urllib.parse import urlsplit
 
 from app.chat.conversation import Conversation, Turn
 from app.chat.store import ConversationSummary
+from app.chat.viewer import viewable
 from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.markers import Marker, place_markers
 from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
 from ui.chat.trace_view import trace_markdown
 from ui.i18n import said
-from ui.markup import esc, source_url
+from ui.markup import esc, source_url, viewer_url
 
 TRACE_TITLE = "How this answer was made"
 NO_KNOWLEDGE_HINT = (
@@ -55,7 +56,7 @@ def source_name(chunk: Chunk) -> str:
     return urlsplit(chunk.source).hostname or chunk.source if chunk.online else Path(chunk.source).name
 
 
-def _open_link(chunk: Chunk) -> str:
+def _open_link(chunk: Chunk, start: int | None = None, end: int | None = None) -> str:
     if chunk.online:  # the page itself, opened by the browser outside the app (no referrer sent)
         retrieved = (
             time.strftime("%Y-%m-%d %H:%M", time.localtime(chunk.indexed_at)) if chunk.indexed_at else ""
@@ -66,10 +67,18 @@ def _open_link(chunk: Chunk) -> str:
             f"rel='noopener noreferrer'>Open the page</a> <code>{html.escape(chunk.source)}</code>"
             f"{when}</div>"
         )
-    name = Path(chunk.source).name
+    name = html.escape(Path(chunk.source).name)
+    opened = (
+        f"<div class='kimas-open'><a class='kimas-file' href='{source_url(chunk.source, chunk.page)}' "
+        f"target='_blank' rel='noopener'>Open {name}</a> <code>{html.escape(chunk.source)}</code></div>"
+    )
+    if not viewable(chunk.source):
+        return opened
+    ok = start is not None and end is not None and 0 <= start < end <= len(chunk.text)
+    at = viewer_url(chunk.source, chunk.page, chunk.lines, chunk.text[start:end] if ok else chunk.text)
     return (
-        f"<div class='kimas-open'><a href='{source_url(chunk.source, chunk.page)}' target='_blank' "
-        f"rel='noopener'>Open {html.escape(name)}</a> <code>{html.escape(chunk.source)}</code></div>"
+        f"<div class='kimas-view'><a class='kimas-view' href='{html.escape(at, quote=True)}' target='_blank' "
+        f"rel='noopener'>Open {name} at the passage</a></div>{opened}"
     )
 
 
@@ -83,7 +92,7 @@ def _source_details(
     at = f" id='{anchor}'" if anchor else ""
     return (
         f"<details class='kimas-citation'{at}><summary>[{n}] <b>{html.escape(source_name(chunk))}</b>{where}{summary}</summary>"
-        f"{heading}<div class='kimas-chunk'>{chunk_html(chunk, start, end)}</div>{_open_link(chunk)}"
+        f"{heading}<div class='kimas-chunk'>{chunk_html(chunk, start, end)}</div>{_open_link(chunk, start, end)}"
         "</details>"
     )
 
@@ -194,13 +203,28 @@ def marked_answer(
     return "".join(out)
 
 
+def once(citations: Sequence[Citation]) -> list[Citation]:
+    """Each source once, at its first citation (a decline's quote may hold two sentences of one source)."""
+    first: dict[int, Citation] = {}
+    for c in citations:
+        first.setdefault(c.n, c)
+    return list(first.values())
+
+
+def quote_answers(turn: Turn) -> bool:
+    """Whether the quote heads an answer ("From your documents") or the closest passages of a decline: the
+    outcome once the turn is done (a Regenerate that answered, a summary), the answerability check before."""
+    if turn.state == "done":
+        return turn.answered_from_sources
+    return turn.answerability is None or turn.answerability.answerable
+
+
 def answer_markdown(turn: Turn, key: str = "") -> str:
     """One answer as the chat shows it; ``key`` (unique on the page) links its [n] markers to its
     sources."""
     parts = []
     if turn.quotes:
-        answerable = turn.answerability is None or turn.answerability.answerable
-        parts.append(quote_html(turn.quotes, answerable, turn.question))
+        parts.append(quote_html(turn.quotes, quote_answers(turn), turn.question))
     if turn.answer:
         if turn.finished and turn.support:
             shown = {c.n for c in turn.citations}
@@ -233,7 +257,7 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
         parts.append(f"⚠ **Could not answer:** {esc(turn.error)}")
     if turn.citations:
         heading = said("sources", turn.question)
-        parts.append(f"**{heading}**\n\n" + "\n".join(citation_html(c, key) for c in turn.citations))
+        parts.append(f"**{heading}**\n\n" + "\n".join(citation_html(c, key) for c in once(turn.citations)))
     elif turn.state == "done" and not turn.citations_available:
         parts.append("_Citations are unavailable for this answer._")
     elif turn.state == "stopped" and turn.trace is not None and turn.trace.evidence:
@@ -250,7 +274,7 @@ def earlier_html(earlier: Sequence[Turn]) -> str:
     """The answers Regenerate replaced, folded under the current one (each with its sources)."""
     blocks = []
     for i, t in enumerate(earlier, 1):
-        cited = "".join(citation_html(c) for c in t.citations)
+        cited = "".join(citation_html(c) for c in once(t.citations))
         state = " (stopped)" if t.state == "stopped" else ""
         blocks.append(
             f"<div class='kimas-earlier-answer'><div class='kimas-quote-label'>Answer {i}{state}</div>"

@@ -7,7 +7,8 @@ Two promises, on top of ``SameOriginGuard`` (which decides who may ask at all):
   frame-ancestors 'none'``, so a foreign page cannot frame the app and trick clicks into it
   (clickjacking). Every response also says ``X-Content-Type-Options: nosniff``.
 - **What a user opens from their folders is data, never code.** A file from a collection's folder
-  (``/kimas/source/…``, and Gradio's own ``/gradio_api/file=…``) gets ``FILE_POLICY``: ``sandbox``
+  (``/kimas/source/…``, the viewer's ``/kimas/view/…``, and Gradio's own ``/gradio_api/file=…``) gets
+  ``FILE_POLICY``: ``sandbox``
   (no scripts, no forms, an origin of its own, so nothing in it can reach the app), and nothing it may
   load but its own images and styles. ``served_type`` picks how such a file is sent: types a browser
   only displays (PDF, raster images, audio, video) as themselves; anything that is text, markup or a
@@ -49,7 +50,8 @@ FILE_POLICY = (
     "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; "
     "frame-ancestors 'none'"
 )
-FILE_PATHS = ("/kimas/source/", "/gradio_api/file=")  # where files from the user's folders are served
+# Where files from the user's folders are served (the viewer's pages too).
+FILE_PATHS = ("/kimas/source/", "/kimas/view/", "/gradio_api/file=")
 
 # What a browser shows without running anything in it on the app's origin.
 _SHOWN_AS_IS = frozenset(

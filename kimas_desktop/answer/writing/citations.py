@@ -47,4 +47,5 @@ def value_citations(values: Sequence[Value], hits: Sequence[Hit]) -> tuple[Citat
 def closest_passages(quotes: Sequence[Quote]) -> tuple[Citation, ...]:
     """The quote's sentences as citations: a decline's (the passages that came closest without answering),
     or an answer in the document's own words (``answer/signals/documents.py``)."""
-    return tuple(Citation(q.n, q.chunk, q.display, q.start, q.end) for q in quotes)
+    first = {q.n: q for q in reversed(quotes)}  # each source once, at its first sentence (issue 46)
+    return tuple(Citation(q.n, q.chunk, q.display, q.start, q.end) for q in quotes if first[q.n] is q)
