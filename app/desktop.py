@@ -206,13 +206,37 @@ class DesktopApp:
 
     def create_collection(self, name: str) -> ActionResult:
         def act() -> str:
-            clean = self.knowledge.create(name)
+            cid = self.knowledge.create(name)
             self._changed()
             return (
-                f"Collection '{clean}' created. Now drop files or a folder onto it, or add a folder to watch."
+                f"Collection '{self.knowledge.title(cid)}' created. Now drop files or a folder onto it, "
+                "or add a folder to watch."
             )
 
         return self._attempt("creating the collection", act)
+
+    def rename_collection(self, name: str, new_name: str) -> ActionResult:
+        def act() -> str:
+            old = self.knowledge.title(self.knowledge.resolve(name))
+            _, title = self.knowledge.rename(name, new_name)
+            self._changed()
+            return f"Collection '{old}' is now named '{title}' (nothing is indexed again)."
+
+        return self._attempt("renaming the collection", act)
+
+    def unwatch_folder(self, name: str, folder: str) -> ActionResult:
+        """Stop watching ``folder`` for collection ``name``; its files leave the index in the background."""
+
+        def act() -> str:
+            cid, path, _ = self.knowledge.unwatch(name, folder)
+            self._watch()
+            self.indexing.submit(cid, "folder no longer watched")
+            return (
+                f"No longer watching {path} for '{self.knowledge.title(cid)}'; its files leave the index "
+                "in the background (they stay on disk)."
+            )
+
+        return self._attempt("removing the folder", act)
 
     def remove_collection(self, name: str) -> ActionResult:
         def act() -> str:
@@ -232,11 +256,12 @@ class DesktopApp:
 
         def act() -> str:
             copied = self.knowledge.add_uploads(name, files, keep_folders=keep_folders)
+            cid = self.knowledge.find(name) or name
             self._watch()
-            self.indexing.submit(name, "upload")
+            self.indexing.submit(cid, "upload")
             unchanged = sum(c.status == "unchanged" for c in copied)
             renamed = [c for c in copied if c.status == "renamed"]
-            msg = f"{len(copied) - unchanged} new file(s) copied into '{name}'"
+            msg = f"{len(copied) - unchanged} new file(s) copied into '{self.knowledge.title(cid)}'"
             msg += f" ({unchanged} already there)" if unchanged else ""
             msg += "; indexing in the background."
             if renamed:
@@ -252,9 +277,10 @@ class DesktopApp:
 
         def act() -> str:
             path, _ = self.knowledge.add_folder(name, folder)
+            cid = self.knowledge.find(name) or name
             self._watch()
-            self.indexing.submit(name, "new folder")
-            return f"Watching {path} for '{name}'; indexing in the background."
+            self.indexing.submit(cid, "new folder")
+            return f"Watching {path} for '{self.knowledge.title(cid)}'; indexing in the background."
 
         return self._attempt("adding the folder", act)
 

@@ -1,4 +1,6 @@
-"""``kimas index``, ``kimas collections`` and ``kimas remove-collection``: managing collections."""
+"""``kimas index``, ``kimas collections``, ``kimas rename-collection``, ``kimas unwatch-folder`` and
+``kimas remove-collection``: managing collections. A collection is named by its name (any text, quoted in
+the shell) or its id, as ``kimas collections`` lists them."""
 
 from __future__ import annotations
 
@@ -43,6 +45,22 @@ def add_parsers(
     p = sub.add_parser("remove-collection", parents=[common], help="delete a collection's index and config")
     p.add_argument("name")
     p.set_defaults(run=run_remove)
+
+    p = sub.add_parser(
+        "rename-collection", parents=[common], help="give a collection another name (nothing is re-indexed)"
+    )
+    p.add_argument("name", help="its name or id now")
+    p.add_argument("new_name", help="the new name: any text (quote it if it has spaces)")
+    p.set_defaults(run=run_rename)
+
+    p = sub.add_parser(
+        "unwatch-folder",
+        parents=[common],
+        help="stop watching a folder of a collection and take its files out of the index",
+    )
+    p.add_argument("name", help="the collection's name or id")
+    p.add_argument("folder", help="the folder, as `kimas collections` lists it")
+    p.set_defaults(run=run_unwatch)
 
 
 def _open(args: argparse.Namespace) -> tuple[Runtime, Knowledge]:
@@ -120,8 +138,8 @@ def _cancel_on_interrupt(control: IndexControl) -> Iterator[None]:
 def run_index(args: argparse.Namespace) -> int:
     folder = Path(args.path).expanduser().resolve()
     runtime, knowledge = _open(args)
-    name = args.collection or folder.name
-    _, folders = knowledge.add_folder(name, folder)
+    _, folders = knowledge.add_folder(args.collection or folder.name, folder)
+    name = knowledge.resolve(args.collection or folder.name)
     bar = None if args.quiet or not sys.stderr.isatty() else ProgressBar()
     control = IndexControl()
     try:
@@ -136,8 +154,9 @@ def run_index(args: argparse.Namespace) -> int:
     return 0
 
 
-def _info_json(info: CollectionInfo) -> dict[str, Any]:
+def _info_json(info: CollectionInfo, title: str) -> dict[str, Any]:
     data = asdict(info)
+    data["id"], data["name"] = info.name, title
     data["folders"] = list(info.folders)
     data["problems"] = [asdict(p) for p in info.problems]
     return data
@@ -162,7 +181,13 @@ def run_collections(args: argparse.Namespace) -> int:
     known = {i.name for i in infos}
     infos += [_not_indexed(n, config) for n in sorted(config.collections) if n not in known]
     if args.json:
-        rows = [{**_info_json(i), "languages": dict(_languages(runtime, i).most_common())} for i in infos]
+        rows = [
+            {
+                **_info_json(i, knowledge.title(i.name)),
+                "languages": dict(_languages(runtime, i).most_common()),
+            }
+            for i in infos
+        ]
         say(dumps(rows, indent=2))
         return 0
     if not infos:
@@ -175,7 +200,9 @@ def run_collections(args: argparse.Namespace) -> int:
             else "never indexed"
         )
         model = f"{info.embedding_model} ({info.dim}-d)" if info.embedding_model else "-"
-        say(f"{info.name}: {info.files} files, {info.chunks} chunks, model {model}, last update {when}")
+        title = knowledge.title(info.name)
+        named = title if title == info.name else f"{title} (id {info.name})"
+        say(f"{named}: {info.files} files, {info.chunks} chunks, model {model}, last update {when}")
         languages = _languages(runtime, info)
         if languages:
             say("  languages: " + ", ".join(f"{code} {n}" for code, n in languages.most_common()))
@@ -194,8 +221,33 @@ def run_collections(args: argparse.Namespace) -> int:
 def run_remove(args: argparse.Namespace) -> int:
     runtime, knowledge = _open(args)
     try:
+        title = knowledge.title(knowledge.resolve(args.name))
         knowledge.remove(args.name, runtime.indexer().remove)
     finally:
         runtime.close()
-    say(f"removed collection {args.name} and its uploaded files (files in folders you added are untouched)")
+    say(f"removed collection {title} and its uploaded files (files in folders you added are untouched)")
+    return 0
+
+
+def run_rename(args: argparse.Namespace) -> int:
+    runtime, knowledge = _open(args)
+    try:
+        old = knowledge.title(knowledge.resolve(args.name))
+        cid, title = knowledge.rename(args.name, args.new_name)
+    finally:
+        runtime.close()
+    say(f"collection {old} is now named {title} (id {cid}; nothing was re-indexed)")
+    return 0
+
+
+def run_unwatch(args: argparse.Namespace) -> int:
+    """Take the folder out of the collection, then sync it so its files leave the index now."""
+    runtime, knowledge = _open(args)
+    try:
+        cid, path, folders = knowledge.unwatch(args.name, args.folder)
+        report = runtime.indexer().index(cid, folders, None, IndexControl())
+    finally:
+        runtime.close()
+    say(f"no longer watching {path} for {knowledge.title(cid)}; the files stay on disk")
+    say(summary(report))
     return 0

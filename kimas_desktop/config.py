@@ -266,6 +266,7 @@ class GroundingConfig(_Section):
 class CollectionConfig(_Section):
     """Per-collection settings: folders, routing mix-in and scaling, retrieval-agent strategy."""
 
+    title: str = ""  # the name the user gave it (any text); empty: its id (the key) is its name
     folders: list[str] = Field(default_factory=list)
     description: str = ""
     examples: list[str] = Field(default_factory=list)

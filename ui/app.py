@@ -47,9 +47,9 @@ def _bind_timer(
         if p.names is None:
             names_update = gr.skip()
         elif current in p.names:  # keep the value: re-setting it would reload the settings fields
-            names_update = gr.update(choices=p.names)
+            names_update = gr.update(choices=p.choices)
         else:
-            names_update = gr.update(choices=p.names, value=p.names[0] if p.names else None)
+            names_update = gr.update(choices=p.choices, value=p.names[0] if p.names else None)
         return (
             p.version,
             _skip_none(p.collections_md),
@@ -97,8 +97,8 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
                 k = knowledge_layout.build(desk, chat.also_ask)
             with gr.Tab(t("tab_evaluation"), id="evaluation"):
                 evaluation = eval_layout.build(desk)
-            with gr.Tab(t("tab_settings"), id="settings"):
-                settings_status = settings_layout.build(desk)
+            with gr.Tab(t("tab_settings"), id="settings") as settings_tab:
+                settings_status = settings_layout.build(desk, settings_tab)
         timer = gr.Timer(1.0)
         _bind_timer(desk, timer, seen, chat, k, settings_status)
         eval_layout.bind(desk, evaluation, timer, demo)

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from app.desktop import DesktopApp
 from ui.chat.handlers import chat_hint
-from ui.knowledge.collections_view import activity_markdown, progress_html
-from ui.knowledge.handlers import collection_names, collections_view, progress_states
+from ui.knowledge.collections_view import progress_html
+from ui.knowledge.handlers import activity_view, collection_choices, collections_view, progress_states
 from ui.markup import model_markdown
 
 __all__ = ["Poll", "poll"]
@@ -19,7 +19,8 @@ __all__ = ["Poll", "poll"]
 class Poll:
     version: int
     collections_md: str | None  # None: unchanged since the version the page has seen
-    names: list[str] | None
+    names: list[str] | None  # the collections' ids
+    choices: list[tuple[str, str]] | None  # (name shown, id) for the collection pickers
     chat_hint: str | None
     activity_md: str | None
     progress_html: str
@@ -32,13 +33,15 @@ def poll(desk: DesktopApp, seen_version: int | None) -> Poll:
     progress = progress_html(*progress_states(desk))
     model = model_markdown(desk.model_state())
     if version == seen_version:
-        return Poll(version, None, None, None, None, progress, model)
+        return Poll(version, None, None, None, None, None, progress, model)
+    choices = collection_choices(desk)
     return Poll(
         version,
         collections_view(desk),
-        collection_names(desk),
+        [cid for _, cid in choices],
+        choices,
         chat_hint(desk),
-        activity_markdown(desk.indexing.activity()),
+        activity_view(desk),
         progress,
         model,
     )

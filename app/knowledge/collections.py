@@ -1,9 +1,11 @@
 """``Knowledge``: the collections and their folders, with one set of rules for the app and the CLI.
 
-A collection is a name in the config (its folders and routing settings) and, once indexed, a table in the
-store. Every change of the config goes through ``ConfigStore.update``. The rules: a collection name is
-checked; a folder must be a full path to an existing folder that does not hold KIMAs' own data directory;
-uploads live in ``<data dir>/uploads/<collection>/`` and go when the collection goes. A store that cannot
+A collection is an id in the config (its name, folders and routing settings) and, once indexed, tables in
+the store. Its name is any text the user types and can change; its id never does
+(``app.knowledge.collection_names``), and every method here takes either. Every change of the config goes
+through ``ConfigStore.update``. The rules: a collection name is checked and unique; a folder must be a full path to an existing folder that does not hold KIMAs' own data directory;
+uploads live in ``<data dir>/uploads/<collection id>/`` and go when the collection goes; a folder stops
+being watched without the collection going (its files leave the index at the next sync). A store that cannot
 be read is reported as such (``IndexingError``), never taken for "no collections yet". A collection whose
 index is damaged (a table missing or unreadable) says so in its status, and is handed to ``on_damaged``
 (the app rebuilds it).
@@ -19,8 +21,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.knowledge.collection_names import check_display_name, new_collection_id, owner_of
 from app.knowledge.file_systems import virtual_file_system
-from app.knowledge.uploads import CopiedFile, check_collection_name, copy_uploads
+from app.knowledge.uploads import CopiedFile, copy_uploads
 from app.settings.config_store import ConfigStore
 from kimas_desktop.config import CollectionConfig, Config
 from kimas_desktop.errors import CollectionNotFoundError, ConfigError, IndexingError, KimasError
@@ -33,7 +36,7 @@ __all__ = ["CollectionStatus", "Knowledge"]
 
 @dataclass(frozen=True)
 class CollectionStatus:
-    name: str
+    name: str  # its id
     folders: tuple[str, ...]
     uploads_folder: str  # the managed folder for this collection's uploads (may not exist yet)
     files: int
@@ -45,6 +48,11 @@ class CollectionStatus:
     indexed: bool  # the store knows it
     needs_reembedding: bool = False  # built with another embedding model than the configured one
     damaged: str = ""  # why its index cannot be read (a sentence); it is rebuilt from its files
+    title: str = ""  # the name the user sees ('' : its id)
+
+    @property
+    def shown(self) -> str:
+        return self.title or self.name
 
 
 def _damage(info: CollectionInfo) -> tuple[str, tuple[FileProblem, ...]]:
@@ -117,7 +125,27 @@ class Knowledge:
         return self.folders_by_collection().get(name)
 
     def names(self) -> list[str]:
+        """The collections' ids."""
         return list(self.folders_by_collection())
+
+    def title(self, cid: str) -> str:
+        """The name collection ``cid`` shows (its id when it was never given another)."""
+        return self._config.current.collection(cid).title or cid
+
+    def titles(self, ids: Sequence[str] | None = None) -> dict[str, str]:
+        """Id → shown name, of every collection (or of ``ids``)."""
+        return {cid: self.title(cid) for cid in (self.names() if ids is None else ids)}
+
+    def find(self, name: str) -> str | None:
+        """The id of the collection ``name`` names (its id or its name, any case); None: none does."""
+        return owner_of(name, self.titles())
+
+    def resolve(self, name: str) -> str:
+        """Like ``find``, but a ``CollectionNotFoundError`` when no collection is named so."""
+        cid = self.find(name)
+        if cid is None:
+            raise CollectionNotFoundError(f"There is no collection named '{name.strip()}'.")
+        return cid
 
     def collections(self) -> list[CollectionStatus]:
         infos = self.infos()
@@ -143,6 +171,7 @@ class Knowledge:
             indexed=info is not None,
             needs_reembedding=info.needs_reembedding if info else False,
             damaged=damaged,
+            title=self.title(name),
         )
 
     def settings(self, name: str) -> CollectionConfig:
@@ -150,30 +179,74 @@ class Knowledge:
 
     # -- changing -----------------------------------------------------------------------------------
 
-    def _ensure(self, name: str, change: Callable[[CollectionConfig], CollectionConfig]) -> CollectionConfig:
-        """Apply ``change`` to collection ``name`` (made a configured one, keeping the folders the store
-        knows), saved in one update."""
-        name = check_collection_name(name)
-        known = None if name in self._config.current.collections else self.infos().get(name)
+    def _id_for(self, name: str) -> tuple[str, str]:
+        """(id, title) of the collection ``name`` names, or of a new one so named (its name checked)."""
+        cid = self.find(name)
+        if cid is not None:
+            return cid, ""
+        title = check_display_name(name)
+        cid = new_collection_id(title, self.names())
+        return cid, "" if title == cid else title
+
+    def _ensure(
+        self, name: str, change: Callable[[CollectionConfig], CollectionConfig]
+    ) -> tuple[str, CollectionConfig]:
+        """Apply ``change`` to the collection ``name`` names, a new one when none does (made a configured
+        one, keeping the folders the store knows), saved in one update; its id and settings now."""
+        cid, title = self._id_for(name)
+        known = None if cid in self._config.current.collections else self.infos().get(cid)
         out: list[CollectionConfig] = []
 
         def apply(config: Config) -> Config:
-            if name in config.collections:
-                current = config.collections[name]
+            if cid in config.collections:
+                current = config.collections[cid]
             else:
-                current = CollectionConfig(folders=list(known.folders) if known else [])
+                current = CollectionConfig(title=title, folders=list(known.folders) if known else [])
             out.append(change(current))
-            return _with(config, name, out[-1])
+            return _with(config, cid, out[-1])
 
         self._config.update(apply)
-        return out[-1]
+        return cid, out[-1]
 
     def create(self, name: str) -> str:
-        clean = check_collection_name(name)
-        if clean in self.names():
-            raise ConfigError(f"There is already a collection named '{clean}'.")
-        self._ensure(clean, lambda c: c)
-        return clean
+        """A new collection named ``name`` (any text); its id."""
+        clean = check_display_name(name)
+        if self.find(clean) is not None:
+            raise ConfigError(f"There is already a collection named '{clean}'; choose another name.")
+        cid, _ = self._ensure(clean, lambda c: c)
+        return cid
+
+    def rename(self, name: str, new_name: str) -> tuple[str, str]:
+        """Give the collection ``name`` names the name ``new_name``: its (unchanged) id and its new name.
+        Nothing is re-indexed: the store, the uploads folder and the routing know it by its id."""
+        cid = self.resolve(name)
+        title = check_display_name(new_name)
+        other = self.find(title)
+        if other is not None and other != cid:
+            raise ConfigError(f"There is already a collection named '{title}'; choose another name.")
+        self._ensure(cid, lambda c: c.model_copy(update={"title": "" if title == cid else title}))
+        return cid, title
+
+    def unwatch(self, name: str, folder: str | Path) -> tuple[str, Path, list[Path]]:
+        """Stop watching ``folder`` as part of the collection ``name`` names (the collection stays; files
+        on disk are untouched): its id, the folder as it was recorded, and the folders left. The next sync
+        (``folders`` no longer lists it) takes that folder's files out of the index."""
+        cid = self.resolve(name)
+        folders = self.folders(cid) or []
+        wanted = Path(str(folder).strip()).expanduser()
+        match = next((f for f in folders if f == wanted or f.resolve() == wanted.resolve()), None)
+        if match is None:
+            listed = ", ".join(str(f) for f in folders) or "none"
+            raise ConfigError(f"'{folder}' is not a folder of '{self.title(cid)}' (its folders: {listed}).")
+        if match.resolve() == (self.uploads_root / cid).resolve():
+            raise ConfigError(
+                "That is the folder of the files dropped onto this collection: remove them one by one in "
+                "its file list, or remove the collection."
+            )
+        _, settings = self._ensure(
+            cid, lambda c: c.model_copy(update={"folders": [f for f in c.folders if Path(f) != match]})
+        )
+        return cid, match, [Path(f) for f in settings.folders]
 
     def check_folder(self, folder: str) -> Path:
         """The folder as a resolved path, if it may join a collection; else a ``ConfigError``."""
@@ -207,7 +280,7 @@ class Knowledge:
     def add_folder(self, name: str, folder: str | Path) -> tuple[Path, list[Path]]:
         """Add ``folder`` to collection ``name``; returns it and the collection's folders."""
         path = self.check_folder(str(folder))
-        settings = self._ensure(name, lambda c: _adding(c, path))
+        _, settings = self._ensure(name, lambda c: _adding(c, path))
         return path, [Path(f) for f in settings.folders]
 
     def add_uploads(
@@ -217,13 +290,15 @@ class Knowledge:
         ``keep_folders``: the names are paths inside an uploaded folder, kept as subfolders."""
         if not files:
             raise ConfigError("No files were received.")
-        target = self.uploads_root / check_collection_name(name)
+        cid, _ = self._id_for(name)
+        target = self.uploads_root / cid
         copied = copy_uploads(target, files, keep_folders=keep_folders)
         self._ensure(name, lambda c: _adding(c, target))
         return copied
 
     def remove(self, name: str, remove_index: Callable[[str], None]) -> None:
         """Delete ``name``'s index (``remove_index``), its config entry and its uploaded files."""
+        name = self.find(name) or name
         in_config = name in self._config.current.collections
         if not in_config and name not in self.infos():
             raise CollectionNotFoundError(f"There is no collection named '{name}'.")

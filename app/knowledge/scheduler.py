@@ -302,8 +302,9 @@ class IndexScheduler:
     def _run(self, name: str, due: _Due, control: IndexControl) -> None:
         trigger = due.trigger
         folders = self._folders(name)
-        if not folders:
-            return  # removed, or nothing to index yet
+        if folders is None:
+            return  # removed
+        # No folders left (the last one no longer watched): the sync takes their files out of the index.
         started = time.time()
         self._set(IndexingState(True, name, trigger, started_at=started))
 

@@ -36,7 +36,7 @@ def collections_markdown(items: list[CollectionStatus]) -> str:
             else "**not indexed yet**"
         )
         model = f" · embedding model {code(c.embedding_model)}" if c.embedding_model else ""
-        lines = [f"### {esc(c.name)}", f"{state}{model} · last update {_when(c.updated_at)}", ""]
+        lines = [f"### {esc(c.shown)}", f"{state}{model} · last update {_when(c.updated_at)}", ""]
         if c.damaged:
             lines.append(
                 f"- ⚠ **Index damaged, being rebuilt from its files** (Re-index does the same): {esc(c.damaged)}"

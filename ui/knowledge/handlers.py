@@ -1,5 +1,5 @@
-"""Knowledge tab handlers: the collections (create, upload, watch a folder, re-index, re-embed, remove,
-their routing settings) and indexing (pause, resume, cancel), as plain functions of the app
+"""Knowledge tab handlers: the collections (create, rename, upload, watch a folder and stop watching it,
+re-index, re-embed, remove, their routing settings) and indexing (pause, resume, cancel), as plain functions of the app
 (``DesktopApp``) and the widgets' values (no Gradio here).
 
 ``ui/knowledge/layout.py`` binds them to widgets; tests call them directly.
@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.desktop import ActionResult, DesktopApp
 from app.knowledge.collections import CollectionStatus
 from app.knowledge.indexing import IndexingState
 from kimas_desktop.errors import KimasError
-from ui.knowledge.collections_view import collections_markdown
+from ui.knowledge.collections_view import activity_markdown, collections_markdown
 from ui.markup import outcome_markdown, store_problem
 
 
@@ -29,9 +29,17 @@ def _collections(desk: DesktopApp) -> tuple[list[CollectionStatus] | None, str]:
         return None, store_problem(str(err), str(desk.log_file))
 
 
-def collection_names(desk: DesktopApp) -> list[str]:
+def collection_choices(desk: DesktopApp) -> list[tuple[str, str]]:
+    """(name shown, id) of every collection, for the collection pickers."""
     items, _ = _collections(desk)
-    return [c.name for c in items] if items is not None else sorted(desk.config.collections)
+    if items is not None:
+        return [(c.shown, c.name) for c in items]
+    return [(c.title or cid, cid) for cid, c in sorted(desk.config.collections.items())]
+
+
+def collection_names(desk: DesktopApp) -> list[str]:
+    """The collections' ids."""
+    return [cid for _, cid in collection_choices(desk)]
 
 
 def collections_view(desk: DesktopApp) -> str:
@@ -39,10 +47,24 @@ def collections_view(desk: DesktopApp) -> str:
     return collections_markdown(items) if items is not None else problem
 
 
+def _titled(desk: DesktopApp, cid: str) -> str:
+    """The name collection ``cid`` shows ('' stays '': no collection)."""
+    return desk.knowledge.title(cid) if cid else cid
+
+
 def progress_states(desk: DesktopApp) -> tuple[IndexingState, list[IndexingState]]:
-    """The longest-running sync, and the others beside it."""
-    first, *others = desk.indexing.states()
+    """The longest-running sync, and the others beside it, under the names the collections show."""
+    first, *others = (
+        replace(s, collection=_titled(desk, s.collection), waiting=tuple(_titled(desk, w) for w in s.waiting))
+        for s in desk.indexing.states()
+    )
     return first, others
+
+
+def activity_view(desk: DesktopApp) -> str:
+    """The recent indexing activity, under the names the collections show."""
+    items = [replace(a, collection=_titled(desk, a.collection)) for a in desk.indexing.activity()]
+    return activity_markdown(items)
 
 
 # -- collections -------------------------------------------------------------------------------------
@@ -51,20 +73,49 @@ def progress_states(desk: DesktopApp) -> tuple[IndexingState, list[IndexingState
 @dataclass(frozen=True)
 class KnowledgeAction:
     message: str
-    names: list[str]
-    selected: str | None
+    names: list[str]  # the collections' ids
+    selected: str | None  # an id
+    choices: tuple[tuple[str, str], ...] = ()  # (name shown, id)
+    ok: bool = True  # False: the typed text stays in its field, to be corrected
 
 
 def _after(desk: DesktopApp, outcome: ActionResult, selected: str | None) -> KnowledgeAction:
-    names = collection_names(desk)
+    choices = collection_choices(desk)
+    names = [cid for _, cid in choices]
     if selected not in names:
         selected = names[0] if names else None
-    return KnowledgeAction(outcome_markdown(outcome), names, selected)
+    return KnowledgeAction(outcome_markdown(outcome), names, selected, tuple(choices), outcome.ok)
 
 
 def create_collection(desk: DesktopApp, name: str) -> KnowledgeAction:
     outcome = desk.create_collection(name)
-    return _after(desk, outcome, name.strip() if outcome.ok else None)
+    return _after(desk, outcome, desk.knowledge.find(name) if outcome.ok else None)
+
+
+def rename_collection(desk: DesktopApp, collection: str | None, new_name: str) -> KnowledgeAction:
+    if not collection:
+        return _after(desk, ActionResult(False, "Choose a collection first."), None)
+    return _after(desk, desk.rename_collection(collection, new_name), collection)
+
+
+def watched_folders(desk: DesktopApp, collection: str | None) -> list[str]:
+    """The folders of ``collection`` watched in place (not the one holding the files dropped onto it)."""
+    if not collection:
+        return []
+    try:
+        folders = desk.knowledge.folders(collection) or []
+    except KimasError:
+        return []
+    uploads = desk.knowledge.uploads_root / collection
+    return [str(f) for f in folders if f != uploads]
+
+
+def unwatch_folder(desk: DesktopApp, collection: str | None, folder: str | None) -> KnowledgeAction:
+    if not collection:
+        return _after(desk, ActionResult(False, "Choose a collection first."), None)
+    if not folder:
+        return _after(desk, ActionResult(False, "Choose the folder to stop watching."), collection)
+    return _after(desk, desk.unwatch_folder(collection, folder), collection)
 
 
 def remove_collection(desk: DesktopApp, name: str | None) -> KnowledgeAction:

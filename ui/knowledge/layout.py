@@ -1,5 +1,6 @@
 """The Knowledge tab: the collections with their indexing on the left; on the right the selected
-collection (create, drop files or a folder, watch a folder, routing settings, re-index, re-embed, remove),
+collection (create, drop files or a folder, watch a folder, rename, stop watching a folder, routing
+settings, re-index, re-embed, remove),
 then the files in it and the online sources. Layout and wiring only; the handlers are
 ``ui.knowledge.handlers``, ``ui.knowledge.documents_handlers`` and ``ui.knowledge.sources_handlers``."""
 
@@ -14,7 +15,7 @@ from app.desktop import DesktopApp
 from ui.i18n import t
 from ui.knowledge import documents_handlers, documents_tab, sources_tab
 from ui.knowledge import handlers as kh
-from ui.knowledge.collections_view import activity_markdown, progress_html
+from ui.knowledge.collections_view import progress_html
 
 __all__ = ["KnowledgeTab", "bind_load", "build"]
 
@@ -61,6 +62,16 @@ class _Adding:
 
 
 @dataclass(frozen=True)
+class _Naming:
+    """Rename the selected collection; stop watching one of its folders."""
+
+    new_title: gr.Textbox
+    rename: gr.Button
+    watched: gr.Dropdown
+    unwatch: gr.Button
+
+
+@dataclass(frozen=True)
 class _Actions:
     reindex: gr.Button
     reembed: gr.Button
@@ -80,16 +91,16 @@ def _overview(desk: DesktopApp) -> _Overview:
             pause = gr.Button(t("pause_indexing"), size="sm", elem_id="pause-indexing")
             resume = gr.Button(t("resume"), size="sm", elem_id="resume-indexing")
             cancel_indexing = gr.Button(t("cancel_indexing"), size="sm", elem_id="cancel-indexing")
-        activity = gr.Markdown(activity_markdown(desk.indexing.activity()), elem_id="activity")
+        activity = gr.Markdown(kh.activity_view(desk), elem_id="activity")
     return _Overview(collections_md, progress, pause, resume, cancel_indexing, activity)
 
 
 def _adding(desk: DesktopApp) -> _Adding:
     """The selected collection, a new one, and what goes into it (dropped files, a watched folder)."""
-    names = kh.collection_names(desk)
+    choices = kh.collection_choices(desk)
     selected = gr.Dropdown(
-        choices=names,
-        value=names[0] if names else None,
+        choices=choices,
+        value=choices[0][1] if choices else None,
         label=t("collection"),
         elem_id="collection-select",
         allow_custom_value=False,
@@ -120,6 +131,27 @@ def _adding(desk: DesktopApp) -> _Adding:
     )
 
 
+def _naming(desk: DesktopApp, first: str | None) -> _Naming:
+    """Rename the collection; stop watching a folder of it (the collection and its other files stay)."""
+    with gr.Accordion("Rename, or stop watching a folder", open=False, elem_id="collection-naming"):
+        with gr.Row():
+            new_title = gr.Textbox(
+                label="New name (any words, in any language)", scale=3, elem_id="rename-collection-name"
+            )
+            rename = gr.Button("Rename", scale=1, elem_id="rename-collection")
+        folders = kh.watched_folders(desk, first)
+        with gr.Row():
+            watched = gr.Dropdown(
+                choices=folders,
+                value=folders[0] if folders else None,
+                label="Folder watched in place",
+                scale=3,
+                elem_id="watched-folders",
+            )
+            unwatch = gr.Button("Stop watching", scale=1, elem_id="unwatch-folder")
+    return _Naming(new_title, rename, watched, unwatch)
+
+
 def _collection_settings(desk: DesktopApp) -> tuple[list[Any], gr.Button]:
     """The routing and rewriting settings of the selected collection, and their Save button."""
     with gr.Accordion(t("collection_settings"), open=False):
@@ -148,18 +180,29 @@ def _actions() -> _Actions:
 
 
 def _action_outputs(a: kh.KnowledgeAction) -> tuple[Any, ...]:
-    return (a.message, gr.update(choices=a.names, value=a.selected))
+    return (a.message, gr.update(choices=list(a.choices), value=a.selected))
+
+
+def _folders_update(desk: DesktopApp, collection: str | None) -> Any:
+    folders = kh.watched_folders(desk, collection)
+    return gr.update(choices=folders, value=folders[0] if folders else None)
+
+
+def _kept_if_refused(a: kh.KnowledgeAction) -> Any:
+    """A refused name stays in its field, to be corrected; an accepted one is cleared."""
+    return "" if a.ok else gr.update()
 
 
 def _bind_adding(desk: DesktopApp, add: _Adding) -> None:
     """Create a collection; drop files or a folder onto it; watch a folder."""
     picked = [add.message, add.selected]
+
+    def on_create(n: str) -> tuple[Any, ...]:
+        a = kh.create_collection(desk, n)
+        return (*_action_outputs(a), _kept_if_refused(a))
+
     for trigger in (add.create.click, add.new_name.submit):
-        trigger(
-            lambda n: (*_action_outputs(kh.create_collection(desk, n)), ""),
-            [add.new_name],
-            [*picked, add.new_name],
-        )
+        trigger(on_create, [add.new_name], [*picked, add.new_name])
     add.folder_drop.upload(
         lambda c, f, rel: (*_action_outputs(kh.upload(desk, c, f, rel)), None, ""),
         [add.selected, add.folder_drop, add.folder_paths],
@@ -175,6 +218,25 @@ def _bind_adding(desk: DesktopApp, add: _Adding) -> None:
     )
 
 
+def _bind_naming(desk: DesktopApp, add: _Adding, naming: _Naming) -> None:
+    """Rename the selected collection; stop watching one of its folders; the folders follow the choice."""
+    picked = [add.message, add.selected]
+
+    def on_rename(c: str | None, title: str) -> tuple[Any, ...]:
+        a = kh.rename_collection(desk, c, title)
+        return (*_action_outputs(a), _kept_if_refused(a))
+
+    for trigger in (naming.rename.click, naming.new_title.submit):
+        trigger(on_rename, [add.selected, naming.new_title], [*picked, naming.new_title])
+    naming.unwatch.click(
+        lambda c, f: (*_action_outputs(kh.unwatch_folder(desk, c, f)), _folders_update(desk, c)),
+        [add.selected, naming.watched],
+        [*picked, naming.watched],
+    )
+    add.selected.change(lambda c: _folders_update(desk, c), [add.selected], [naming.watched])
+    add.add_folder.click(lambda c: _folders_update(desk, c), [add.selected], [naming.watched])
+
+
 def _bind_actions(desk: DesktopApp, add: _Adding, overview: _Overview, act: _Actions) -> None:
     """Re-index, re-embed, pause/resume/cancel indexing, and remove (after a confirmation)."""
     selected, message = add.selected, add.message
@@ -185,7 +247,10 @@ def _bind_actions(desk: DesktopApp, add: _Adding, overview: _Overview, act: _Act
     overview.resume.click(lambda: kh.resume_indexing(desk), None, [message])
     overview.cancel_indexing.click(lambda: kh.cancel_indexing(desk), None, [message])
     act.remove.click(
-        lambda c: (gr.update(visible=bool(c)), gr.update(value=f"Yes, remove '{c}' and its index")),
+        lambda c: (
+            gr.update(visible=bool(c)),
+            gr.update(value=f"Yes, remove '{desk.knowledge.title(c or '')}' and its index"),
+        ),
         [selected],
         [act.confirm_row, act.confirm],
     )
@@ -213,11 +278,13 @@ def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> KnowledgeTab:
         overview = _overview(desk)
         with gr.Column(scale=2):
             add = _adding(desk)
+            naming = _naming(desk, add.selected.value)
             fields, save = _collection_settings(desk)
             act = _actions()
     docs = documents_tab.build()
     sources_tab.build(desk, also_ask)
     _bind_adding(desk, add)
+    _bind_naming(desk, add, naming)
     _bind_actions(desk, add, overview, act)
     _bind_settings(desk, add, fields, save)
     documents_tab.bind(desk, docs, add.selected, add.message)
