@@ -18,7 +18,7 @@ from app.models.catalog import CatalogEntry, DownloadProgress, catalog, machine_
 from app.models.local_files import FileScan
 from app.models.local_model import LocalModel
 from app.models.local_search import find_local_models, pick, use_local_model
-from app.models.local_servers import WELL_KNOWN_SERVERS, ServerAddress, ServerProbe
+from app.models.local_servers import WELL_KNOWN_SERVERS, ServerAddress, ServerProbe, servers_of_this_computer
 from app.paths import read_config, resolve_paths
 from app.settings.config_store import ConfigStore
 from cli.render import dumps
@@ -73,9 +73,9 @@ def _port_option(p: argparse.ArgumentParser) -> None:
 
 
 def _local_models(args: argparse.Namespace) -> list[LocalModel]:
-    known = {a.port: a for a in WELL_KNOWN_SERVERS}
+    known = {a.port: a for a in servers_of_this_computer()}
     ports = args.port or []
-    addresses = [known.get(p, ServerAddress("openai-compatible", p)) for p in ports] or WELL_KNOWN_SERVERS
+    addresses = [known.get(p, ServerAddress("openai-compatible", p)) for p in ports] or tuple(known.values())
     return find_local_models(ServerProbe(addresses), FileScan())
 
 

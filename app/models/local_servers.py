@@ -1,7 +1,8 @@
 """``ServerProbe``: the models that local model servers serve, asked on 127.0.0.1 only, and only when called.
 
 The well-known addresses (``WELL_KNOWN_SERVERS``): Ollama 11434, LM Studio 1234, llama.cpp's server 8080,
-Jan 1337, vLLM 8000. Each port is asked, in parallel and with short timeouts:
+Jan 1337, vLLM 8000; Ollama's port is the one ``OLLAMA_HOST`` names, as Ollama's own clients read it, when that
+names this computer (``servers_of_this_computer``). Each port is asked, in parallel and with short timeouts:
 
 - ``GET /api/tags`` (Ollama; then ``POST /api/show`` per model for its capabilities and context), used
   through Ollama's OpenAI-compatible ``/v1`` API;
@@ -14,7 +15,8 @@ start-up or in the background: only ``find()`` sends requests, and never through
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -24,9 +26,17 @@ import httpx
 from app.models.local_model import Kind, LocalModel, Source, fits_ram
 from local_models.catalog.catalog import machine_ram_mb
 
-__all__ = ["HOST", "WELL_KNOWN_SERVERS", "ServerAddress", "ServerProbe", "embedding_by_name"]
+__all__ = [
+    "HOST",
+    "WELL_KNOWN_SERVERS",
+    "ServerAddress",
+    "ServerProbe",
+    "embedding_by_name",
+    "servers_of_this_computer",
+]
 
 HOST = "127.0.0.1"
+_LOOPBACK = {"", "127.0.0.1", "localhost", "0.0.0.0", "::", "::1", "[::]", "[::1]"}
 _EMBEDDING_WORDS = ("embed", "bge-", "bge:", "e5-", "gte-", "minilm", "arctic-embed", "jina-embeddings")
 _EMBEDDING_FAMILIES = {"bert", "nomic-bert", "jina-bert-v2", "nomic-bert-moe"}
 
@@ -44,6 +54,25 @@ WELL_KNOWN_SERVERS: tuple[ServerAddress, ...] = (
     ServerAddress("jan", 1337),
     ServerAddress("vllm", 8000),
 )
+
+
+def _ollama_port(environ: Mapping[str, str]) -> int | None:
+    """The port ``OLLAMA_HOST`` ("127.0.0.1:11435", "http://localhost:11435", ":11435") names on this
+    computer; None when it is unset, names another computer or no port."""
+    value = environ.get("OLLAMA_HOST", "").strip()
+    value = value.split("://", 1)[-1].split("/", 1)[0]
+    host, _, port = value.rpartition(":")
+    if not port.isdigit() or host.lower() not in _LOOPBACK or not 0 < int(port) < 65536:
+        return None
+    return int(port)
+
+
+def servers_of_this_computer(environ: Mapping[str, str] | None = None) -> tuple[ServerAddress, ...]:
+    """The well-known addresses, Ollama's at the port ``OLLAMA_HOST`` names if it names one here."""
+    port = _ollama_port(os.environ if environ is None else environ)
+    if port is None:
+        return WELL_KNOWN_SERVERS
+    return tuple(ServerAddress("ollama", port) if a.source == "ollama" else a for a in WELL_KNOWN_SERVERS)
 
 
 def embedding_by_name(model_id: str) -> bool:
@@ -66,17 +95,17 @@ def _items(body: Any, key: str) -> list[dict[str, Any]]:
 
 
 class ServerProbe:
-    """``find()`` asks each address which models it serves; ``addresses`` replaces the well-known ones (a
-    server on a port of one's own, tests)."""
+    """``find()`` asks each address which models it serves; ``addresses`` replaces the well-known ones
+    (``servers_of_this_computer()``: a server on a port of one's own, tests)."""
 
     def __init__(
         self,
-        addresses: Sequence[ServerAddress] = WELL_KNOWN_SERVERS,
+        addresses: Sequence[ServerAddress] | None = None,
         *,
         timeout_s: float = 1.5,
         connect_timeout_s: float = 0.3,
     ) -> None:
-        self._addresses = tuple(addresses)
+        self._addresses = tuple(servers_of_this_computer() if addresses is None else addresses)
         self._timeout = httpx.Timeout(timeout_s, connect=connect_timeout_s)
 
     def find(self) -> list[LocalModel]:

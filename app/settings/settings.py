@@ -12,6 +12,8 @@ from app.knowledge.collections import Knowledge
 from app.knowledge.scheduler import IndexScheduler
 from app.models import catalog
 from app.models.loading import ModelLoading
+from app.models.local_model import LocalModel
+from app.models.local_search import sections_for
 from app.outcomes import ActionResult, ModelState, attempt
 from app.runtime import Runtime
 from app.settings import rules
@@ -110,6 +112,23 @@ class Settings:
             return f"{name} is already in use."
 
         return attempt(self._explain, f"switching to {name}", act)
+
+    def use_local(self, model: LocalModel) -> ActionResult:
+        """Switch to a model found on this computer: through its server's OpenAI-compatible API, or its
+        GGUF file loaded where it is. The config values are ``kimas models use``'s (``sections_for``);
+        loaded first, saved once it loads."""
+
+        def act() -> str:
+            sections = sections_for(self._config, model)
+            if rules.model_sections(self._config, self._config.updated(**sections)):
+                self._switch_async(sections)
+                return (
+                    f"Loading {model.name} ({model.holder})… (saved once it loads; answers use the current "
+                    "model meanwhile)"
+                )
+            return f"{model.name} is already in use."
+
+        return attempt(self._explain, f"switching to {model.name}", act)
 
     def _switch_async(self, sections: dict[str, dict[str, Any]]) -> None:
         """Load the models ``sections`` select beside the ones in use; once they load, save the config

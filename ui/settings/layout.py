@@ -1,4 +1,5 @@
-"""The Settings tab: the model catalog with downloads and switching, then the answering settings.
+"""The Settings tab: the models on this computer, the model catalog with downloads and switching, then the
+answering settings.
 Layout and wiring only; the handlers are ``ui.settings.handlers``."""
 
 from __future__ import annotations
@@ -14,13 +15,16 @@ from app.settings.tools_access import ToolsAccess
 from kimas_desktop.config import PRESETS
 from ui.markup import code, model_markdown
 from ui.settings import handlers as sh
-from ui.settings import other_tools
+from ui.settings import local_layout, other_tools
 
-CSS = """
+CSS = (
+    """
 .kimas-catalog { width: 100%; font-size: 0.9em; margin-bottom: 0.8em; }
 .kimas-catalog td, .kimas-catalog th { padding: 0.25em 0.5em; vertical-align: top; text-align: left; }
 .kimas-download { padding: 0.3em 0; }
 """
+    + local_layout.CSS
+)
 
 PRESET_INFO = (
     "full: everything on · routed: one best collection · turbo: lowest latency · custom: your own switches"
@@ -156,12 +160,13 @@ def _bind_form(
     restore.click(on_restore, None, [message, preset, *switches])
 
 
-def build(desk: DesktopApp) -> gr.Markdown:
-    """Lay the tab out inside the current ``gr.Tab``; returns the model status line (the app's timer
-    keeps it current)."""
+def build(desk: DesktopApp, opened: gr.Tab | None = None) -> gr.Markdown:
+    """Lay the tab out inside the current ``gr.Tab`` (``opened``: that tab, whose opening looks for the
+    models on this computer); returns the model status line (the app's timer keeps it current)."""
     form = desk.settings.form()
     gr.Markdown("## Settings")
     model_status = gr.Markdown(model_markdown(desk.model_state()), elem_id="settings-model-status")
+    local_layout.build(desk, model_status, opened)
     models = _models(desk)
     inputs = _answering(form)
     with gr.Row():

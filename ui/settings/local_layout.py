@@ -1,0 +1,73 @@
+"""The Settings tab's "Models on this computer" (issue 45): looked for when the tab is opened or "Look
+again" is pressed (never at start-up, never in the background), one row per model with a Use button.
+Layout and wiring only; the handlers are ``ui.settings.local_handlers``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from html import escape
+from typing import Any
+
+import gradio as gr
+
+from app.desktop import DesktopApp
+from app.settings.local_models import LocalModelChoices
+from ui.markup import model_markdown
+from ui.settings import local_handlers as lh
+
+__all__ = ["build"]
+
+CSS = """
+.kimas-local-model { align-items: center; border-bottom: 1px solid var(--border-color-primary); }
+"""
+WAITING = "Opening this tab looks for the models already on this computer (nothing is asked before)."
+
+
+def _row_markup(row: lh.LocalRow) -> str:
+    badge = " <b>in use</b>" if row.in_use else ""
+    return f"<b>{escape(row.name)}</b>{badge}<br><small>{row.facts}</small>"
+
+
+def build(desk: DesktopApp, model_status: gr.Markdown, opened: gr.Tab | None) -> LocalModelChoices:
+    """Lay the section out inside the Settings tab; ``opened``: the tab whose opening looks for models."""
+    choices = LocalModelChoices(desk.settings)
+    gr.Markdown("### Models on this computer")
+    with gr.Row():
+        message = gr.Markdown(WAITING, elem_id="local-models-message")
+        again = gr.Button("Look again", scale=0, elem_id="look-again")
+    rows = gr.State([])
+    used = gr.Markdown("", elem_id="local-use-message")
+
+    def on_use(key: str) -> Callable[[], tuple[str, str]]:
+        return lambda: (lh.use(choices, key), model_markdown(desk.model_state()))
+
+    @gr.render(inputs=[rows], triggers=[rows.change])  # type: ignore[untyped-decorator]
+    def listing(current: list[lh.LocalRow]) -> None:
+        for row in current:
+            with gr.Row(elem_classes=["kimas-local-model"]):
+                gr.HTML(_row_markup(row))
+                if row.usable and not row.in_use:
+                    use = gr.Button("Use", variant="primary", scale=0, min_width=80, size="sm")
+                    use.click(on_use(row.key), None, [used, model_status])
+
+    def look() -> tuple[Any, ...]:
+        return lh.look(desk.config, choices)
+
+    for trigger in ([opened.select] if opened is not None else []) + [again.click]:
+        trigger(lambda: "Looking for models on this computer…", None, [message], queue=False).then(
+            look, None, [rows, message], show_progress="hidden"
+        )
+    _keep_current(desk, choices, rows)
+    return choices
+
+
+def _keep_current(desk: DesktopApp, choices: LocalModelChoices, rows: gr.State) -> None:
+    """Once a switch loads, "in use" moves: the rows are redrawn from the last listing (nothing is asked)."""
+    seen = gr.State(-1)
+
+    def tick(version: int) -> tuple[Any, ...]:
+        if version == desk.version:
+            return gr.skip(), gr.skip()
+        return desk.version, lh.rows_of(desk.config, choices.models)
+
+    gr.Timer(1.0).tick(tick, [seen], [seen, rows], show_progress="hidden", queue=False)
