@@ -270,6 +270,7 @@ class AnswerStage:
     ms: float
     tokens: int
     stopped: str = ""  # why the stream guard ended the answer early
+    model: str = ""  # the chat model that wrote it (its model_id)
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,7 @@ class AnswerWriter:
                 parts.append(delta)
                 yield AnswerDelta(delta)
         finally:
-            run.trace.add(AnswerStage(t.ms(), len(parts), guard.reason or ""))
+            run.trace.add(AnswerStage(t.ms(), len(parts), guard.reason or "", run.stages.summarizer.model_id))
         return guard.text
 
     def _verify(self, run: Run, answer: str, decided: Decided) -> Steps:

@@ -8,6 +8,7 @@ from kimas_desktop.text.words import truncate
 from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,
+    AnswerStage,
     BudgetStage,
     ComputeStage,
     DecisionStage,
@@ -257,6 +258,9 @@ def _verdict_lines(trace: Trace) -> list[str]:
         lines.append(
             f"\n**Decision:** {'answer' if decision.answer else 'decline'} ({esc(DECISION_RULES.get(decision.rule, decision.rule))})"
         )
+    written = trace.find(AnswerStage)
+    if written is not None and written.model:
+        lines.append(f"\n**Written by:** {esc(written.model)}")
     support = trace.find(SupportStage)
     if support is not None:
         lines.append(

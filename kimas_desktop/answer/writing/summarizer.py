@@ -97,6 +97,10 @@ class Summarizer:
         self._max_tokens = max_answer_tokens
         self._temperature = temperature
 
+    @property
+    def model_id(self) -> str:
+        return self._chat.model_id
+
     def stream(self, messages: Sequence[Message], *, temperature: float | None = None) -> Iterator[str]:
         """``temperature``: this answer's own (a Regenerate samples warmer), else the configured one."""
         warmth = self._temperature if temperature is None else max(temperature, self._temperature)
