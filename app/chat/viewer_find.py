@@ -41,5 +41,8 @@ def find_passage(text: str, passage: str) -> tuple[int, int] | None:
             return None
         k = hay.find(part)
         if k >= 0:
-            return at[k], at[k + len(part) - 1] + 1
+            end = at[k + len(part) - 1] + 1
+            whole = size == len(needle)
+            tail = passage.rstrip()[-1:]  # the closing mark of a whole passage ("." or "。") is part of it
+            return at[k], end + (whole and end < len(text) and text[end] == tail and bool(tail))
     return None

@@ -36,6 +36,7 @@ class PdfPageView:
     page: int  # 1-based, the page shown
     pages: int
     png: bytes  # the page drawn
+    size: tuple[int, int]  # its width and height in pixels
     text: str  # the page's text layer
     hit: tuple[int, int] | None  # the cited passage in ``text``
     boxes: tuple[Box, ...]  # where the cited passage is on the page
@@ -75,4 +76,4 @@ def _view(name: str, page: object, number: int, pages: int, passage: str) -> Pdf
         for i in range(textpage.count_rects(hit[0], hit[1] - hit[0])):
             x0, y0, x1, y1 = textpage.get_rect(i)
             boxes.append(Box((x0 - left) / width, (top - y1) / height, (x1 - x0) / width, (y1 - y0) / height))
-    return PdfPageView(name, number, pages, png.getvalue(), text, hit, tuple(boxes))
+    return PdfPageView(name, number, pages, png.getvalue(), image.size, text, hit, tuple(boxes))

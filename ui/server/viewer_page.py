@@ -65,7 +65,8 @@ def pdf_html(view: PdfPageView, links: dict[str, str]) -> str:
     image = base64.b64encode(view.png).decode("ascii")
     name = html.escape(view.name)
     body = (
-        f"<div class='page'><img src='data:image/png;base64,{image}' alt='page {view.page} of {name}'>"
+        f"<div class='page'><img src='data:image/png;base64,{image}' width='{view.size[0]}' "
+        f"height='{view.size[1]}' alt='page {view.page} of {name}'>"
         f"{boxes}</div><h2>Text of page {view.page}</h2>"
         f"<div class='text'>{_marked(view.text, view.hit, anchor=not view.boxes)}</div>"
     )

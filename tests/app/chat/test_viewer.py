@@ -31,15 +31,21 @@ def write_pdf(path: Path, pages: list[list[str]]) -> Path:
 def test_a_passage_is_found_across_line_breaks_hyphens_case_and_scripts() -> None:
     text = "Intro.\r\nThe launch code of Project Helio-\r\ntrope is PURPLE-OTTER-42. Then more."
     span = find_passage(text, SENTENCE)
-    assert span is not None and text[span[0] : span[1]].startswith("The launch") and text[span[1] - 2] == "4"
+    assert (
+        span is not None
+        and text[span[0] : span[1]].startswith("The launch")
+        and text[span[1] - 3 : span[1]] == "42."
+    )
     chinese = "第一段。\n北京是中国的首都，\n也是政治中心。其他。"
     span = find_passage(chinese, "北京是中国的首都，也是政治中心。")
-    assert span is not None and chinese[span[0] : span[1]] == "北京是中国的首都，\n也是政治中心"
+    assert span is not None and chinese[span[0] : span[1]] == "北京是中国的首都，\n也是政治中心。"
     hindi = "पहला वाक्य। भारत की राजधानी\nनई दिल्ली है। अंत।"
     span = find_passage(hindi, "भारत की राजधानी नई दिल्ली है।")
-    assert span is not None and hindi[span[0] : span[1]] == "भारत की राजधानी\nनई दिल्ली है"
+    assert span is not None and hindi[span[0] : span[1]] == "भारत की राजधानी\nनई दिल्ली है।"
     assert find_passage(text, "The moon is made of cheese.") is None
     assert find_passage(text, "...") is None  # nothing left to look for
+    span = find_passage(text, "the launch code of project")  # a prefix: no closing mark to add
+    assert span is not None and text[span[0] : span[1]] == "The launch code of Project"
 
 
 def test_a_pdf_opens_at_its_page_with_the_sentence_boxed(tmp_path: Path) -> None:
@@ -92,7 +98,7 @@ def test_an_office_file_opens_at_its_text_with_the_passage(tmp_path: Path) -> No
     assert isinstance(view, ProseView) and view.hit is not None
     section, a, b = view.hit
     assert view.sections[section].heading == "People"
-    assert view.sections[section].text[a:b] == "The harbour master of Port Vellum is Odalys Crane"
+    assert view.sections[section].text[a:b] == "The harbour master of Port Vellum is Odalys Crane."
 
 
 @pytest.mark.parametrize(

@@ -69,7 +69,7 @@ def test_a_pdf_opens_at_its_page_with_the_sentence_marked(
     page = _get(client, viewer_url(pdf, 2, None, SENTENCE)).text
     assert "page 2 of 2" in page and "data:image/png;base64," in page
     assert re.search(r"<div class='box' id='kimas-hit' style='left:[\d.]+%;top:[\d.]+%", page)
-    assert "<mark>The launch code of Project Heliotrope is PURPLE-OTTER-42</mark>" in page
+    assert "<mark>The launch code of Project Heliotrope is PURPLE-OTTER-42.</mark>" in page
     assert "previous page" in page and "next page" not in page
     first = _get(client, viewer_url(pdf, 1)).text
     assert "page 1 of 2" in first and "Overview &lt;b&gt;bold&lt;/b&gt;" in first and "<b>bold" not in first
