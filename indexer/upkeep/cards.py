@@ -10,6 +10,12 @@ splits by outline and keeps a summary of each document beside its chunks).
   pick the picked words count for less, so the card does not say one thing three times. No model runs:
   it costs a sentence split per chunk.
 
+Only prose makes the card, in every script (issue 46): a sentence ends as its script ends one (``。``, ``।``,
+a closing quote after the stop), counts its words as the text layer does (jieba's words in Chinese), and is
+not code (a function signature, a call, a path), a table row, a list item, or the start of a sentence the
+previous chunk held already (chunks overlap). A byline or label line a sentence runs on from
+("来自:旺知识", "Abstract") is left out of it.
+
 The card is stored as JSON in the file's manifest record, written after its chunks (so it is as
 crash-safe and as incremental as they are: a changed file gets a new card, a moved one keeps its own).
 """
@@ -33,12 +39,27 @@ __all__ = ["CardBuilder", "card_from_json", "card_json"]
 CARD_SENTENCES = 3
 MAX_CANDIDATES = 3000  # sentences of one file considered for its card
 MAX_SECTIONS = 400  # headings kept in one file's outline
+MIN_OVERLAP = 8  # characters a chunk shares with the previous one to count as overlapping it
 LANGUAGE_SAMPLE = 4000  # characters from the start of a file that tell its language
 # One detector for the process: the script decides Chinese, Hindi, Japanese… at once; py3langid (loaded on
 # the first text in a shared script, about 1.5 s and 80 MB) tells English from German or French.
 _DETECTOR = LanguageDetector()
 _MIN_WORDS, _MAX_WORDS = 6, 60
-_NOT_PROSE = re.compile(r"^\s*(#|\||[-*+>]\s|```|~~~|\d{1,3}[.)]\s)")
+_MAX_UNSPACED = 100  # jieba's words: a Chinese sentence of 60 of them is common
+_NOT_PROSE = re.compile(r"^\s*(#|\||[-*+>•·▪◦‣●○■□➢➤✓✔]\s?|```|~~~|\d{1,3}[.)]\s|[-\d]{1,3}\s*[:：])")
+# A sentence end of any script the splitter knows, then closing quotes or brackets.
+_ENDS = re.compile(r"[.!?…。！？；｡।॥؟۔።][\"'”’）)\]」』]*\s*$")
+# Marks of code in a sentence: a keyword that opens a definition, an arrow, a call, an identifier in
+# snake_case or a path, a brace, an operator, a tag.
+_DEFINES = re.compile(
+    r"^\s*((def|class|function|func|fn|async|import|from|return|public|private|static|const|let|var)\s+\w"
+    r"|\"\"\"|\'\'\'|//|/\*|#!)"
+)
+_CODE_MARKS = re.compile(
+    r"->|=>|::|[=!<>:]=|[{};]|</?[A-Za-z]+>|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z0-9]/[A-Za-z0-9]|\w\.\w|[A-Za-z]\("
+)
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)", re.MULTILINE)
+_CELLS = re.compile(r"\t|\s\|\s| {3,}\S")  # a table row's cell breaks
 
 
 class CardBuilder:
@@ -55,6 +76,9 @@ class CardBuilder:
         self._opening: str | None = None  # the heading path of the file's first chunk
         self._sample: list[str] = []  # the first LANGUAGE_SAMPLE characters, for its language
         self._sampled = 0
+        self._previous = ""  # the previous chunk's text (chunks overlap)
+        self._starts: set[int] = set()  # where its sentences start
+        self._fence_open = False  # the previous chunk started inside a code fence (Markdown)
 
     def add(self, draft: ChunkDraft) -> None:
         if self._opening is None:
@@ -66,18 +90,46 @@ class CardBuilder:
             self._sections[draft.heading] = Section(draft.heading, draft.page, draft.line_start)
         if self._kind == "code":
             return
-        for s in split_sentences(draft.text, self._kind):
-            if s.text in self._seen:  # chunks may overlap
+        at = self._overlap(draft.text)
+        fenced = self._fenced(draft.text, at) if self._kind == "markdown" else []
+        sentences = split_sentences(draft.text, self._kind)
+        self._previous, starts, self._starts = draft.text, self._starts, {s.start for s in sentences}
+        for s in sentences:
+            if s.text in self._seen or any(a <= s.start < b for a, b in fenced):  # chunks overlap
+                continue
+            if s.index == 0 and at >= 0 and at not in starts:  # the chunk opens inside a sentence
                 continue
             self._seen.add(s.text)
             found = [stem(w) for w in content_words(s.text) if not w.isdigit()]
             self._counts.update(found)
-            if len(self._candidates) < MAX_CANDIDATES and _prose(s.text):
+            text, skipped = _without_label_lines(s.text)
+            if len(self._candidates) < MAX_CANDIDATES and _prose(text):
                 line = None
                 if draft.line_start is not None:
-                    line = draft.line_start + draft.text.count("\n", 0, s.start)
-                sentence = CardSentence(s.text, draft.heading, draft.page, line)
+                    line = draft.line_start + draft.text.count("\n", 0, s.start) + skipped
+                sentence = CardSentence(text, draft.heading, draft.page, line)
                 self._candidates.append((sentence, frozenset(found)))
+
+    def _overlap(self, text: str) -> int:
+        """Where in the previous chunk this one starts: the previous chunk's longest tail (of at least
+        ``MIN_OVERLAP`` characters) this one opens with; -1: it does not overlap it."""
+        previous = self._previous
+        if not text:
+            return -1
+        at = previous.find(text[0])
+        while 0 <= at <= len(previous) - MIN_OVERLAP:
+            if text.startswith(previous[at:]):
+                return at
+            at = previous.find(text[0], at + 1)
+        return -1
+
+    def _fenced(self, text: str, at: int) -> list[tuple[int, int]]:
+        """The spans of a Markdown chunk inside code fences. A chunk that overlaps the previous one starts
+        in the fence state of the previous one at that point; one that does not, as the previous one ends."""
+        previous = self._previous
+        upto = at if at >= 0 else len(previous)
+        self._fence_open = self._fence_open ^ (len(_FENCE.findall(previous[:upto])) % 2 == 1)
+        return _fenced(text, self._fence_open)
 
     def card(self) -> DocumentCard:
         outline = tuple(self._sections.values())
@@ -109,11 +161,51 @@ class CardBuilder:
 
 
 def _prose(text: str) -> bool:
-    """A sentence of prose: 6–60 words (jieba's words in Chinese, bigrams in Japanese: a sentence written
-    without spaces is no one-word sentence), ending as a sentence ends in its script."""
-    n = len(words(text)) if has_unspaced(text) else len(text.split())
-    ends = text.rstrip()[-1:] in ".!?。！？।"
-    return _MIN_WORDS <= n <= _MAX_WORDS and ends and not _NOT_PROSE.match(text)
+    """A sentence of prose: 6–60 words (jieba's words in Chinese, bigrams in Japanese, up to 100 of them:
+    a sentence written without spaces is no one-word sentence), ending as a sentence ends in its script,
+    and neither code nor a table row nor a list item."""
+    unspaced = has_unspaced(text)
+    n = len(words(text)) if unspaced else len(text.split())
+    most = _MAX_UNSPACED if unspaced else _MAX_WORDS
+    if not (_MIN_WORDS <= n <= most and _ENDS.search(text)) or _NOT_PROSE.match(text):
+        return False
+    return not _code(text, n) and not _CELLS.search(text)
+
+
+def _code(text: str, n_words: int) -> bool:
+    """Code, not prose: it opens a definition or a comment, or one word in eight carries a mark of code."""
+    if _DEFINES.match(text):
+        return True
+    return len(_CODE_MARKS.findall(text)) * 8 > n_words
+
+
+def _fenced(text: str, open_at_start: bool) -> list[tuple[int, int]]:
+    """The spans of a Markdown chunk inside code fences (a fence left open runs to the chunk's end)."""
+    spans: list[tuple[int, int]] = []
+    opened: int | None = 0 if open_at_start else None
+    for m in _FENCE.finditer(text):
+        if opened is None:
+            opened = m.start()
+        else:
+            spans.append((opened, m.end()))
+            opened = None
+    if opened is not None:
+        spans.append((opened, len(text)))
+    return spans
+
+
+def _without_label_lines(text: str) -> tuple[str, int]:
+    """The sentence without the short lines it runs on from (a byline, a label, a heading a PDF or a
+    plain text put on its own line, without a stop): its text and how many lines were left out."""
+    lines = text.split("\n")
+    longest = max(len(line.strip()) for line in lines)
+    skipped = 0
+    while skipped < len(lines) - 1:
+        line = lines[skipped].strip()
+        if _ENDS.search(line) or 2 * len(line) >= longest:
+            break
+        skipped += 1
+    return "\n".join(lines[skipped:]).strip(), skipped
 
 
 def _title(path: str, opening: str) -> str:
