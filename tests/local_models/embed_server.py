@@ -30,6 +30,14 @@ class ServerState:
     delay_s: float = 0.0
     batches: list[int] = field(default_factory=list)  # texts per request
     lock: threading.Lock = field(default_factory=threading.Lock)
+    answering: int = 0  # requests being answered now
+    idle: threading.Condition = field(default_factory=threading.Condition)
+
+    def wait_idle(self, timeout_s: float = 600.0) -> bool:
+        """Until no request is being answered (a slow request a client gave up on ends, and records its
+        batch, within its own test, not in the next one's)."""
+        with self.idle:
+            return self.idle.wait_for(lambda: self.answering == 0, timeout_s)
 
 
 class _Handler(QuietHandler):
@@ -45,6 +53,16 @@ class _Handler(QuietHandler):
 
     def do_POST(self) -> None:
         state = self.server.state
+        with state.idle:
+            state.answering += 1
+        try:
+            self._answer(state)
+        finally:
+            with state.idle:
+                state.answering -= 1
+                state.idle.notify_all()
+
+    def _answer(self, state: ServerState) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
         with state.lock:
             failing = state.fail_next > 0

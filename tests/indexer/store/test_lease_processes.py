@@ -36,11 +36,17 @@ WRITER = textwrap.dedent(
             time.sleep(0.3)
             return super().embed_passages(texts)
 
-    uri, folder, wait = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    uri, folder, wait, gate = sys.argv[1], sys.argv[2], float(sys.argv[3]), Path(sys.argv[5])
+
+    def progress(p):
+        print("files", p.files_done, flush=True)
+        while p.files_done >= 3 and not gate.exists():  # holding the lease until the test lets go
+            time.sleep(0.05)
+
     store = LanceStore(uri, json.loads(sys.argv[4]), lease_wait_s=wait)
     indexer = Indexer(store, SlowEmbedder(dim=64), small_config(), write_batch_rows=16, embed_window=8)
     try:
-        report = indexer.index("c", [Path(folder)], on_progress=lambda p: print("files", p.files_done, flush=True))
+        report = indexer.index("c", [Path(folder)], on_progress=progress)
     except CollectionBusyError as err:
         print("busy", err, flush=True)
         sys.exit(3)
@@ -49,9 +55,12 @@ WRITER = textwrap.dedent(
 )
 
 
-def _writer(uri: str, folder: Path, wait_s: float, options: dict[str, str]) -> subprocess.Popen[str]:
+def _writer(
+    uri: str, folder: Path, wait_s: float, options: dict[str, str], gate: Path
+) -> subprocess.Popen[str]:
+    """A writer process; past its third file it holds on (keeping its lease) until ``gate`` exists."""
     return subprocess.Popen(
-        [sys.executable, "-c", WRITER, uri, str(folder), str(wait_s), json.dumps(options)],
+        [sys.executable, "-c", WRITER, uri, str(folder), str(wait_s), json.dumps(options), str(gate)],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE,
@@ -61,18 +70,24 @@ def _writer(uri: str, folder: Path, wait_s: float, options: dict[str, str]) -> s
 
 def _two_writers(uri: str, folder: Path, wait_s: float, options: dict[str, str]) -> tuple[str, str, int]:
     """Start a writer, and a second one once the first has written; (first's output, second's output,
-    second's exit code)."""
-    first = _writer(uri, folder, 0.0, options)
+    second's exit code). The first holds its lease, paused, until the second has given up (``wait_s`` 0),
+    or until the second has started (it then waits for the lease): however slow the machine, the second
+    meets a live lease (a fixed head start lost that race on a busy machine: the first had finished)."""
+    gate = folder.parent / "gate"
+    first = _writer(uri, folder, 0.0, options, gate)
     assert first.stdout is not None
     lines = []
     for line in first.stdout:
         lines.append(line)
         if line.startswith("files") and int(line.split()[1]) >= 3:
             break
-    second = _writer(uri, folder, wait_s, options)
-    out2, _ = second.communicate(timeout=300)
+    second = _writer(uri, folder, wait_s, options, gate)
+    if wait_s:
+        gate.touch()
+    out2, _ = second.communicate(timeout=600)
+    gate.touch()
     out1 = "".join(lines) + first.stdout.read()
-    first.wait(timeout=300)
+    first.wait(timeout=600)
     first.stdout.close()
     assert first.returncode == 0, out1
     return out1, out2, second.returncode

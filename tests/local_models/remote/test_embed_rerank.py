@@ -38,6 +38,7 @@ def server(real_embedder: FastEmbedEmbedder) -> Iterator[tuple[str, ServerState]
 def healthy(request: pytest.FixtureRequest) -> None:
     if "server" in request.fixturenames:
         state: ServerState = request.getfixturevalue("server")[1]
+        assert state.wait_idle()  # no request of an earlier test still being answered
         state.fail_next, state.delay_s = 0, 0.0
         state.batches.clear()
 
@@ -84,6 +85,7 @@ class TestRemoteEmbedder(EmbedderContract):
         )
         with pytest.raises(ModelError, match="did not answer"):
             embedder.embed_query([QUESTION])
+        assert server[1].wait_idle()  # the server's late answer lands in this test, not the next
 
 
 @pytest.mark.slow
@@ -102,7 +104,9 @@ class TestRemoteReranker(RerankerContract):
         assert remote.score(QUESTION, texts) == pytest.approx(
             local.score(QUESTION, texts[:2]) + local.score(QUESTION, texts[2:]), abs=1e-6
         )
-        assert server[1].batches == [2, 1]
+        # Batched as asked: no request over 2 texts, and more than one request. (Not the exact shape: a
+        # retry on a busy machine, or a late request, adds a batch without changing any score.)
+        assert server[1].batches and max(server[1].batches) <= 2 < sum(server[1].batches)
 
 
 class TestLocalFallbackReranker(RerankerContract):
