@@ -68,11 +68,13 @@ def _open_link(chunk: Chunk, start: int | None = None, end: int | None = None) -
             f"{when}</div>"
         )
     name = html.escape(Path(chunk.source).name)
+    shown = viewable(chunk.source)
     opened = (
         f"<div class='kimas-open'><a class='kimas-file' href='{source_url(chunk.source, chunk.page)}' "
-        f"target='_blank' rel='noopener'>Open {name}</a> <code>{html.escape(chunk.source)}</code></div>"
+        f"target='_blank' rel='noopener'>{'The original file' if shown else f'Open {name}'}</a> "
+        f"<code>{html.escape(chunk.source)}</code></div>"
     )
-    if not viewable(chunk.source):
+    if not shown:
         return opened
     ok = start is not None and end is not None and 0 <= start < end <= len(chunk.text)
     at = viewer_url(chunk.source, chunk.page, chunk.lines, chunk.text[start:end] if ok else chunk.text)

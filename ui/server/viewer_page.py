@@ -105,7 +105,9 @@ def lines_html(view: LinesView, links: dict[str, str]) -> str:
 def prose_html(view: ProseView, links: dict[str, str]) -> str:
     parts = []
     for i, s in enumerate(view.sections):
-        title = " · ".join(x for x in (f"p. {s.page}" if s.page else "", s.heading) if x)
+        said = s.heading.rsplit(" > ", 1)[-1]  # a heading the text starts with is not said twice
+        named = "" if said and s.text.startswith(said) else s.heading
+        title = " · ".join(x for x in (f"p. {s.page}" if s.page else "", named) if x)
         span = view.hit[1:] if view.hit and view.hit[0] == i else None
         heading = f"<h2>{html.escape(title)}</h2>" if title else ""
         parts.append(f"{heading}<div class='prose'>{_marked(s.text, span)}</div>")

@@ -108,3 +108,18 @@ def test_an_office_file_opens_at_its_text_with_the_passage(tmp_path: Path) -> No
 )  # fmt: skip
 def test_what_the_viewer_shows(name: str, shown: bool) -> None:
     assert viewable(f"/d/{name}") is shown
+
+
+def test_a_slide_deck_opens_at_the_cited_slide(tmp_path: Path) -> None:
+    from pptx import Presentation
+
+    deck = Presentation()
+    for title in ("Last year", "This year"):
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = title
+        slide.placeholders[1].text = "Revenue grew by 12 percent."
+    path = tmp_path / "deck.pptx"
+    deck.save(str(path))
+    view = SourceViewer().view(path, Spot(page=2, passage="Revenue grew by 12 percent."))
+    assert isinstance(view, ProseView) and view.hit is not None
+    assert view.sections[view.hit[0]].page == 2  # the same words on slide 1: the cited slide wins

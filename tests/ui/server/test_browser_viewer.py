@@ -1,9 +1,9 @@
 """A citation opens at the passage, in Chromium at 1366×768 (issue 46).
 
 The real outer app (guards, ``/kimas/source``, ``/kimas/view``) serves a chat showing an answer that cites
-page 2 of a PDF and lines of a Markdown file, drawn by the chat's own renderer. A click on "Open … at the
-passage" opens a tab at the PDF's page 2 with the sentence boxed on screen, and at the Markdown file's
-cited lines, scrolled into view. Screenshots go to ``test-artifacts/viewer/``.
+page 2 of a PDF, lines of a Markdown file and a Word file, drawn by the chat's own renderer. A click on
+"Open … at the passage" opens a tab at the PDF's page 2 with the sentence boxed on screen, at the
+Markdown file's cited lines and at the Word file's passage, each scrolled into view. Screenshots go to ``test-artifacts/viewer/``.
 """
 
 from __future__ import annotations
@@ -36,6 +36,20 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _letter(folder: Path) -> Path:
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Harbour", 1)
+    for i in range(40):
+        document.add_paragraph(f"Paragraph {i} about the quays, the cranes and the tides of the harbour.")
+    document.add_heading("People", 1)
+    document.add_paragraph("The harbour master of Port Vellum is Odalys Crane. <script>alert(1)</script>")
+    path = folder / "harbour.docx"
+    document.save(str(path))
+    return path
+
+
 def _files(folder: Path) -> tuple[Path, Path]:
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen import canvas
@@ -57,15 +71,18 @@ def _files(folder: Path) -> tuple[Path, Path]:
     return pdf, notes
 
 
-def _conversation(pdf: Path, notes: Path) -> Conversation:
+def _conversation(pdf: Path, notes: Path, letter: Path) -> Conversation:
     text = notes.read_text("utf-8")
     at = text.index("The office plants")
     lines = text[:at].count("\n") + 1
     cited_pdf = Chunk("p2", "docs", str(pdf), f"Filler.\n{SENTENCE}", page=2)
     cited_md = Chunk("m1", "docs", str(notes), text[at:].strip(), line_start=lines, line_end=lines + 1)
+    master = "The harbour master of Port Vellum is Odalys Crane."
+    cited_docx = Chunk("d1", "docs", str(letter), master, heading="People")
     citations = (
         Citation(1, cited_pdf, SENTENCE, 8, 8 + len(SENTENCE)),
         Citation(2, cited_md, WATERED, 0, len(cited_md.text)),
+        Citation(3, cited_docx, master, 0, len(master)),
     )
     turn = Turn("What is the launch code?", answer="PURPLE-OTTER-42; plants on Mondays.", state="done",
                 citations=citations)  # fmt: skip
@@ -126,7 +143,7 @@ def test_a_citation_opens_at_its_page_and_lines(tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     folder = tmp_path / "docs"
     folder.mkdir()
-    conv = _conversation(*_files(folder))
+    conv = _conversation(*_files(folder), _letter(folder))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with _served(folder, conv) as url, sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
@@ -150,6 +167,13 @@ def test_a_citation_opens_at_its_page_and_lines(tmp_path: Path) -> None:
             assert notes.evaluate("window.scrollY") > 0
             assert notes.locator(".line.hit").all_inner_texts()[1].endswith("on Mondays by Dana.")
             notes.screenshot(path=str(ARTIFACTS / "03-markdown-at-lines.png"))
+            letter = _open(context, page, "harbour.docx")
+            sync_api.expect(letter.locator("mark#kimas-hit")).to_have_text(
+                "The harbour master of Port Vellum is Odalys Crane."
+            )
+            _on_screen(letter, "#kimas-hit")
+            sync_api.expect(letter.locator("body")).to_contain_text("<script>alert(1)</script>")  # as text
+            letter.screenshot(path=str(ARTIFACTS / "04-docx-at-passage.png"))
         finally:
             with contextlib.suppress(Exception):
                 page.screenshot(path=str(ARTIFACTS / "99-last.png"))
