@@ -27,6 +27,15 @@ mark.kimas-cited { background: var(--color-accent-soft); padding: 0 0.1em; }
 .kimas-bar > div { height: 100%; background: var(--color-accent); transition: width 0.4s; }
 .kimas-waiting { font-size: 0.85em; opacity: 0.75; }
 #model-status p, #settings-model-status p { margin: 0; }
+/* The Chat tab fits the window (1366x768 included) without page scrolling: its column takes the height
+   below the page's header, the question box and its buttons keep their size, and the chat pane takes the
+   rest (it scrolls inside). A window too low for that (under about 560 px) scrolls the page instead. */
+#chat-main { height: calc(100dvh - 170px); min-height: 390px; flex-wrap: nowrap; gap: 8px; }
+#chat-main > * { flex: 0 0 auto; }
+#chat-feedback:not(:has(p)) { display: none; }
+#send-note, #send-note p { font-size: var(--text-sm); opacity: 0.85; }
+#chat-main > #chatbot { flex: 1 1 0; min-height: 160px; }
+#chat-main > #chatbot > .wrapper { height: 100%; }
 footer { display: none !important; }
 .kimas-hidden { display: none !important; }
 #upload-folder button .wrap, #upload-files button .wrap { font-size: 0; }

@@ -67,11 +67,8 @@ def _page(request: gr.Request | None) -> str:
 
 
 def _sidebar_outputs(sb: chat_handlers.Sidebar) -> tuple[Any, ...]:
-    """Values for (list, title box, note)."""
-    about = (
-        f"kimas ask --history {sb.selected} continues this chat from the command line" if sb.selected else ""
-    )
-    return gr.update(choices=sb.choices, value=sb.selected), gr.update(value=sb.title, info=about), sb.note
+    """Values for (list, title box, note). No command-line hint: it means nothing in the app."""
+    return gr.update(choices=sb.choices, value=sb.selected), gr.update(value=sb.title), sb.note
 
 
 def _shown(result: tuple[list[dict[str, Any]], str, chat_handlers.Sidebar]) -> tuple[Any, ...]:
@@ -119,14 +116,14 @@ def _question_box(desk: DesktopApp) -> tuple[gr.Textbox, gr.Button, gr.CheckboxG
 
 
 def _talk(desk: DesktopApp) -> _Talk:
-    with gr.Column(scale=4):
+    with gr.Column(scale=4, elem_id="chat-main"):
         model_status = gr.Markdown(model_markdown(desk.model_state()), elem_id="model-status")
         hint = gr.Markdown(chat_handlers.chat_hint(desk), elem_id="chat-hint")
         chatbot = gr.Chatbot(
             elem_id="chatbot",
             label="KIMAs",
             show_label=False,  # the floating label covered the first lines when scrolled
-            height=560,
+            height="100%",  # the pane takes the height the question box leaves (``ui.style``)
             placeholder=render.READY_HINT,
             buttons=["copy"],
             feedback_options=("Like", "Dislike"),
