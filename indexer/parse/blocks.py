@@ -18,6 +18,9 @@ class Block:
     line_start: int | None = None  # 1-based line of the block's first text line, when the format has lines
     heading: str = ""  # heading path "A > B > C"
     ocr: bool = False  # the text was recognized from an image of the page
+    # A block that is one table: its cells row by row, the header row first (kept as a table too,
+    # ``indexer.tables.documents``); the text above is its readable rows.
+    table: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass

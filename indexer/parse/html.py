@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from html.parser import HTMLParser
 
 from indexer.parse.blocks import Block, join_heading
-from indexer.parse.tables import table_lines
+from indexer.parse.tables import table_cells, table_lines
 from indexer.parse.text import decode_text
 
 _SKIP_TAGS = {"script", "style", "noscript", "template", "svg", "head", "nav", "footer", "button", "select"}
@@ -41,6 +41,7 @@ class _TextCollector(HTMLParser):
         self._rows: list[list[str]] = []
         self._line: int | None = None  # source line of the block's first text (citations show lines)
         self._table_line: int | None = None
+        self._cell_open = False  # a td/th was opened and its text not yet taken (it may be empty)
 
     def _skipped(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
         if tag in _SKIP_TAGS:
@@ -87,12 +88,11 @@ class _TextCollector(HTMLParser):
             self._table_depth -= 1
             if self._table_depth == 0:
                 self._cell_end()
-                lines = table_lines(self._rows)
+                lines, cells = table_lines(self._rows), table_cells(self._rows)
                 self._rows = []
                 if lines:
-                    block = Block(
-                        "\n".join(lines), line_start=self._table_line, heading=join_heading(self._path)
-                    )
+                    heading = join_heading(self._path)
+                    block = Block("\n".join(lines), line_start=self._table_line, heading=heading, table=cells)
                     self.blocks.append(block)
             return
         if self._table_depth:
@@ -128,6 +128,7 @@ class _TextCollector(HTMLParser):
             self._rows.append([])
         elif tag in ("td", "th"):
             self._cell_end()
+            self._cell_open = True
         elif tag in _BLOCK:
             self._parts.append(" ")
 
@@ -135,7 +136,8 @@ class _TextCollector(HTMLParser):
         """Moves the text read so far into the current row (a row is started when a cell has none)."""
         text = _SPACE.sub(" ", "".join(self._parts).replace("¶", "")).strip()
         self._parts, self._line = [], None
-        if text:
+        opened, self._cell_open = self._cell_open, False
+        if text or opened:  # an empty cell keeps its column
             if not self._rows:
                 self._rows.append([])
             self._rows[-1].append(text)

@@ -11,7 +11,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from indexer.parse.blocks import Block, join_heading
-from indexer.parse.tables import table_lines
+from indexer.parse.tables import table_cells, table_lines
 from indexer.parse.text import decode_text, line_blocks, split_lines
 
 _PIPE = re.compile(r"(?<!\\)\|")
@@ -68,7 +68,9 @@ def parse_markdown(data: bytes) -> Iterator[Block]:
             title = _inline_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
             path = [*path[: level - 1], *([""] * max(0, level - 1 - len(path))), title]
         text = "\n".join(body[start:end]).strip("\n")
+        cells: tuple[tuple[str, ...], ...] = ()
         if token.type == "table_open" and end - start >= 2:
             text = _table(body[start:end])
+            cells = table_cells([_row(line) for i, line in enumerate(body[start:end]) if i != 1])
         if text.strip():
-            yield Block(text, line_start=skip + start + 1, heading=join_heading(path))
+            yield Block(text, line_start=skip + start + 1, heading=join_heading(path), table=cells)

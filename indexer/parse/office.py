@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from indexer.parse.blocks import Block, SkipFile, join_heading
-from indexer.parse.tables import table_lines
+from indexer.parse.tables import table_cells, table_lines
 from indexer.parse.zip_guard import GuardedZip
 
 _HEADING_STYLE = re.compile(r"^heading (\d)$", re.IGNORECASE)
@@ -70,10 +70,10 @@ def parse_docx(archive: GuardedZip) -> Iterator[Block]:
     styles = _StyleNames()
     for item in document.iter_inner_content():
         if isinstance(item, Table):
-            rows = [[cell.text for cell in row.cells] for row in item.rows]
-            lines = table_lines([_dedupe(row) for row in rows])
+            rows = [_dedupe([cell.text for cell in row.cells]) for row in item.rows]
+            lines = table_lines(rows)
             if lines:
-                yield Block("\n".join(lines), heading=join_heading(path))
+                yield Block("\n".join(lines), heading=join_heading(path), table=table_cells(rows))
             continue
         assert isinstance(item, Paragraph)
         text = item.text.strip()
@@ -96,9 +96,16 @@ def _dedupe(row: list[str]) -> list[str]:
     return out
 
 
+def _table_of(shape: Any) -> list[list[str]]:
+    """A table shape's cells row by row (none for another shape, or a table inside a group)."""
+    if getattr(shape, "has_table", False) and shape.has_table:
+        return [[cell.text for cell in row.cells] for row in shape.table.rows]
+    return []
+
+
 def _shape_lines(shape: Any) -> Iterator[str]:
     if getattr(shape, "has_table", False) and shape.has_table:
-        yield from table_lines([[cell.text for cell in row.cells] for row in shape.table.rows])
+        yield from table_lines(_table_of(shape))
     elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
         for paragraph in shape.text_frame.paragraphs:
             text = "".join(run.text for run in paragraph.runs).strip()
@@ -126,7 +133,8 @@ def parse_pptx(archive: GuardedZip) -> Iterator[Block]:
                 continue
             lines = list(_shape_lines(shape))
             if lines:
-                yield Block("\n".join(lines), page=number, heading=heading)
+                cells = _table_of(shape)
+                yield Block("\n".join(lines), page=number, heading=heading, table=table_cells(cells))
         if slide.has_notes_slide:
             notes = slide.notes_slide.notes_text_frame
             if notes is not None and notes.text.strip():

@@ -173,6 +173,7 @@ class ParserWorker:
                     page=message.get("page"),
                     line_start=message.get("line"),
                     heading=str(message.get("heading", "")),
+                    table=tuple(tuple(str(c) for c in row) for row in message.get("table") or ()),
                 )
 
     def _pages(

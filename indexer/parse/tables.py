@@ -30,6 +30,17 @@ def table_lines(rows: list[list[str]]) -> list[str]:
     return [" | ".join(c for c in header if c), *(row_line(header, row) for row in body)]
 
 
+def table_cells(rows: list[list[str]]) -> tuple[tuple[str, ...], ...]:
+    """A table's cells as ``Block.table`` keeps them: spaces tidied, empty rows left out, every row as wide
+    as the widest (missing cells empty). Empty when it has no row under its first."""
+    cells = [[_cell(c) for c in row] for row in rows]
+    cells = [row for row in cells if any(row)]
+    if len(cells) < 2:
+        return ()
+    width = max(len(row) for row in cells)
+    return tuple(tuple(row + [""] * (width - len(row))) for row in cells)
+
+
 def row_line(header: Sequence[str] | None, row: Sequence[str]) -> str:
     """One row as "Header: value; ..." (empty cells left out); without a header, its cells joined by " | "."""
     if header is None:

@@ -238,7 +238,13 @@ def _blocks(path: str, limits: dict[str, float], out: BinaryIO) -> None:
 
     try:
         for block in read_blocks(Path(path), Path(path).read_bytes(), ZipLimits(**limits)):
-            message = {"t": "block", "text": _clean(block.text), "heading": _clean(block.heading)}
+            message: dict[str, Any] = {
+                "t": "block",
+                "text": _clean(block.text),
+                "heading": _clean(block.heading),
+            }
+            if block.table:  # a table's cells, to be kept as a table
+                message["table"] = [[_clean(c) for c in row] for row in block.table]
             _send(out, {**message, "page": block.page, "line": block.line_start})
     except SkipFile as skip:
         _send(out, {"t": "skip", "reason": str(skip)})

@@ -19,7 +19,7 @@ from indexer.store.collection_tables import CollectionTables
 from indexer.store.schema import StoredChunk
 from indexer.sync.ingest_items import Done, Job, Segment
 from indexer.sync.manifest import FileRecord
-from indexer.tables.ingest import is_table_file
+from indexer.tables import keeps_tables
 from indexer.tables.shelf import LanceTableShelf, StoredTable
 from indexer.upkeep.synopsis import count_terms
 from kimas_desktop.protocols import Vector
@@ -98,7 +98,7 @@ class BatchWriter:
         if not done.touched:
             self._clear(done.job)
         self._done.add(done.job.path)
-        if not done.touched and is_table_file(done.job.path):
+        if not done.touched and keeps_tables(done.job.path):
             self._shelved[done.job.path] = done.tables if done.record.status == "indexed" else ()
         if done.record.status != "indexed":
             path = done.job.path
@@ -137,7 +137,7 @@ class BatchWriter:
     def _write_chunks(self) -> None:
         if self._deletes:
             if self._shelf is not None:
-                self._shelf.remove_sources(self._collection, sorted(filter(is_table_file, self._deletes)))
+                self._shelf.remove_sources(self._collection, sorted(filter(keeps_tables, self._deletes)))
             if self.stats.track_vectors:
                 removed, texts = self._tables.vectors_and_texts(sorted(self._deletes))
                 self.stats.removed_vectors.append(removed)

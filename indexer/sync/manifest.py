@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from indexer.tables import is_table_file
+from indexer.tables import is_table_file, keeps_tables
 from kimas_desktop.types import FileProblem
 
 Status = Literal["indexed", "skipped", "failed"]
@@ -42,9 +42,9 @@ class FileRecord:
 def lacks_card(record: FileRecord) -> bool:
     """Indexed by a version before document cards, or a spreadsheet or CSV by a version before tables
     (skipped as unsupported, or read as text): read again (its vectors are re-used) to make them."""
-    if is_table_file(record.path):
+    if keeps_tables(record.path):  # a document too: the tables inside it are kept since issue 43
         if record.status == "skipped" and record.reason.startswith("unsupported file type"):
-            return True
+            return is_table_file(record.path)
         return record.status == "indexed" and '"tables"' not in (record.card or "")
     return record.status == "indexed" and record.card is None
 

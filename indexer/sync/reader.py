@@ -21,7 +21,8 @@ from indexer.parse.zip_guard import ZipLimits
 from indexer.store.collection_tables import CollectionTables
 from indexer.sync.ingest_items import Done, Failure, Item, Job, Segment, content_hash
 from indexer.sync.manifest import FileRecord, lacks_card
-from indexer.tables import is_table_file
+from indexer.tables import is_table_file, keeps_tables
+from indexer.tables.documents import DocumentTables
 from indexer.tables.ingest import TableReader, card_with_tables
 from indexer.tables.shelf import StoredTable
 from indexer.upkeep.cards import CardBuilder, card_json
@@ -29,6 +30,7 @@ from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled
 from kimas_desktop.protocols import Vector
 
+Shelve = Callable[[], tuple[StoredTable, ...]]  # stores a file's tables; what it stored, to register
 SEGMENT_CHUNKS = 32  # chunks per segment handed from the reader to the embedder
 
 
@@ -199,7 +201,7 @@ class Reader:
         ):
             yield Done(job, replace(previous, size=job.stat.size, mtime_ns=job.stat.mtime_ns), touched=True)
             return
-        copied = None if is_table_file(job.path) else self._copy(job, digest)  # a table is stored again
+        copied = None if keeps_tables(job.path) else self._copy(job, digest)  # a table is stored again
         if copied is not None:
             yield from copied
             return
@@ -247,28 +249,36 @@ class Reader:
         """Stored vectors by chunk text, to re-use: the file's own, or those of a table file with the same
         bytes (a moved or copied table file is read again, for its tables, but not embedded again)."""
         sources = [job.path] if job.replaces else []
-        if not sources and is_table_file(job.path):
+        if not sources and keeps_tables(job.path):
             sources = [r.path for r in self._by_hash.get(digest, ())][:1]
         if not sources:
             return {}
         return {s.chunk.text: s.vector for s in self._tables.stored_chunks(sources) if s.vector is not None}
 
-    def _open(self, path: Path, data: bytes, parser: FileParser) -> tuple[Document, tuple[StoredTable, ...]]:
-        """The file parsed; a table file is read as tables (their rows stored, to be registered)."""
-        if self._table_reader is None or not is_table_file(path):
-            return parser.parse(path, data), ()
-        found = self._table_reader.read(path, data, self._check_stop)
-        return Document(found.blocks, "table", notes=list(found.notes)), found.stored
+    def _open(self, path: Path, data: bytes, parser: FileParser) -> tuple[Document, Shelve]:
+        """The file parsed; a table file is read as tables (their rows stored, to be registered), and the
+        tables inside a document are stored once its blocks are read (``shelve``)."""
+        reader = self._table_reader
+        if reader is None or not is_table_file(path):
+            doc = parser.parse(path, data)
+            if reader is None or not keeps_tables(path):
+                return doc, lambda: ()
+            inside = DocumentTables()
+            doc.blocks = inside.watch(doc.blocks)
+            return doc, lambda: reader.read_document(path, inside.found, self._check_stop)
+        found = reader.read(path, data, self._check_stop)
+        return Document(found.blocks, "table", notes=list(found.notes)), lambda: found.stored
 
     def _parse(self, job: Job, path: Path, data: bytes, digest: str, parser: FileParser) -> Iterator[Item]:
         known = self._known(job, digest)
         count = 0
         card = CardBuilder(job.path)
         try:
-            doc, stored = self._open(path, data, parser)
+            doc, shelve = self._open(path, data, parser)
             for segment in self._segments(job, doc, doc.blocks, known, digest, 0, card):
                 count += len(segment.drafts)
                 yield segment
+            stored = shelve()
         except Cancelled:
             raise
         except SkipFile as skip:
@@ -286,7 +296,7 @@ class Reader:
             yield Segment(job, [], [], digest, 1.0, self.ocr_waiting)  # only reports the OCR backlog
             return
         done = self._done(job, doc, digest, count, card, ocr=parser.ocr)
-        if doc.kind == "table" and done.record.card is not None:
+        if keeps_tables(job.path) and done.record.card is not None:
             record = replace(done.record, card=card_with_tables(done.record.card, stored))
             done = replace(done, record=record, tables=stored)
         yield done

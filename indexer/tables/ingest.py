@@ -26,6 +26,7 @@ from indexer.parse.tables import row_line
 from indexer.parse.zip_guard import ZipLimits
 from indexer.tables import TABLE_SUFFIXES, is_table_file
 from indexer.tables.delimited import read_delimited
+from indexer.tables.documents import DocumentTable
 from indexer.tables.layout import ROW, RawTable
 from indexer.tables.shelf import LanceTableShelf, StoredTable, table_id
 from indexer.tables.values import ColumnTally, cell_text
@@ -99,6 +100,14 @@ class TableReader:
         if not stored and not any(s.notes for s in kept):
             raise SkipFile("no table found (no rows under a header)")
         return TableFile(self._blocks(kept), tuple(stored), tuple(notes))
+
+    def read_document(
+        self, path: Path, tables: Sequence[DocumentTable], check: Callable[[], None] = lambda: None
+    ) -> tuple[StoredTable, ...]:
+        """The tables found inside a document (``indexer.tables.documents``), written to the shelf (their
+        text is the document's own blocks)."""
+        stored = (self._store(str(path), _Found(t.raw(), False), i, check) for i, t in enumerate(tables))
+        return tuple(s for s in stored if s is not None)
 
     def _store(
         self, source: str, found: _Found, position: int, check: Callable[[], None]

@@ -41,10 +41,17 @@ class TableAnswer:
         return not self.result.empty
 
 
+_WORKBOOKS = (".xlsx", ".xlsm", ".xls", ".ods")  # a table's "sheet" is a sheet's name only in these
+
+
 def table_place(table: TableInfo) -> str:
-    """ "cars.xlsx, sheet Data" or "cars.csv"."""
+    """ "cars.xlsx, sheet Data", "cars.csv", or a document's table by its place: "report.docx, table 2"."""
     name = Path(table.source).name
-    return f"{name}, sheet {table.sheet}" if table.sheet else name
+    if not table.sheet:
+        return name
+    if Path(table.source).suffix.lower() in _WORKBOOKS:
+        return f"{name}, sheet {table.sheet}"
+    return f"{name}, {table.sheet}"
 
 
 # Operations whose shown rows are the ones picked out of all it read (the largest, the top k).
