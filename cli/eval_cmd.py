@@ -2,23 +2,28 @@
 
 kimas eval [--preset P] [--answers N] [--new-set] [--size N] [--json]   run (a test set is made once)
 kimas eval --list                                                       the saved runs, side by side
+
+The progress line on stderr says the questions done and the time left at the measured speed; Ctrl-C
+stops the run, which keeps (and prints) the figures of the questions it finished, marked partial.
 """
 
 from __future__ import annotations
 
 import argparse
 import signal
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from app.evaluation.evaluation import Evaluation
+from app.evaluation.evaluation import DEFAULT_ANSWERS, DEFAULT_QUESTIONS, Evaluation
+from app.evaluation.questions import EASINESS
 from app.evaluation.retrieval_test import RetrievalTest
-from app.evaluation.run import EvalRun
+from app.evaluation.run import EvalRun, RunProgress, time_left_text
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
 from cli.render import Progress, dumps
-from cli.terminal import say
+from cli.terminal import redraw, say
 from kimas_desktop.config import PRESETS
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import KimasError
@@ -47,8 +52,14 @@ def add_parsers(
         help="measure retrieval and answers on a test set made from your collections",
     )
     p.add_argument("--preset", choices=PRESETS, help="run under this preset (default: the configured one)")
-    p.add_argument("--answers", type=int, default=40, help="questions also answered by the chat model")
-    p.add_argument("--size", type=int, default=200, help="questions in a new test set")
+    p.add_argument(
+        "--answers",
+        type=int,
+        default=DEFAULT_ANSWERS,
+        help=f"questions also answered by the chat model (default {DEFAULT_ANSWERS}: about two minutes "
+        f"with {DEFAULT_QUESTIONS} questions on a 2-core laptop)",
+    )
+    p.add_argument("--size", type=int, default=DEFAULT_QUESTIONS, help="questions in a new test set")
     p.add_argument("--new-set", action="store_true", help="make a new test set from the collections")
     p.add_argument(
         "--with-model", action="store_true", help="with --new-set: the chat model writes the questions"
@@ -63,13 +74,17 @@ def add_parsers(
     p.set_defaults(run=run_eval)
 
 
+def _status(run: EvalRun) -> str:
+    return f"{run.status}, partial: {len(run.results)} questions" if run.partial else run.status
+
+
 def _table(runs: list[EvalRun]) -> str:
-    head = "| figure | " + " | ".join(f"{r.label} ({r.status})" for r in runs) + " |"
+    head = "| figure | " + " | ".join(f"{r.label} ({_status(r)})" for r in runs) + " |"
     lines = [head, "|---" * (len(runs) + 1) + "|"]
     for key, name in FIGURES:
         cells = []
         for r in runs:
-            v = r.metrics.get("all", {}).get(key.replace("@5", f"@{r.k}"))
+            v = r.metrics.get("all", {}).get(key.replace("@5", f"@{r.k}")) if r.shown else None
             cells.append("—" if v is None else f"{v:g}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -82,6 +97,15 @@ def _per_collection(run: EvalRun) -> str:
         if name != "all"
     ]
     return "\n".join(rows)
+
+
+def _progress_line(p: RunProgress) -> None:
+    """The run's progress on stderr: questions done, the time left, the last question."""
+    width = 30
+    filled = int(width * p.done / max(p.total, 1))
+    left = time_left_text(p.seconds_left) if p.done < p.total else "done"
+    bar = "#" * filled + "-" * (width - filled)
+    redraw(f"evaluating [{bar}] {p.done}/{p.total} · {left:<22} · {p.question[:40]:<40}")
 
 
 def _inspection(t: RetrievalTest, as_json: bool) -> str:
@@ -130,17 +154,13 @@ def run_eval(args: argparse.Namespace) -> int:
             )
         cancel = CancelToken()
         previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())  # Ctrl-C stops it, saved as such
-        bar = Progress(len(test_set.questions), "evaluating")
         try:
             run = evaluation.run(
-                test_set.set_id,
-                args.preset,
-                answers=args.answers,
-                cancel=cancel,
-                progress=lambda d, n, q: bar.update(d, q),
+                test_set.set_id, args.preset, answers=args.answers, cancel=cancel, progress=_progress_line
             )
         finally:
             signal.signal(signal.SIGINT, previous)
+            sys.stderr.write("\n")
         if args.json:
             out: dict[str, Any] = asdict(run)
             say(dumps(out))
@@ -149,6 +169,12 @@ def run_eval(args: argparse.Namespace) -> int:
                 f"Test set {test_set.set_id}: {test_set.answerable} questions and "
                 f"{len(test_set.questions) - test_set.answerable} unanswerable controls; run {run.run_id}."
             )
+            if run.partial:
+                say(
+                    f"Stopped after {len(run.results)} of {len(test_set.questions)} questions: partial figures."
+                )
+            if test_set.method.startswith("known-item"):
+                say(EASINESS)
             say(_table(evaluation.store.runs(test_set.set_id)[-4:]))
             say(_per_collection(run))
         return 0 if run.complete else 1

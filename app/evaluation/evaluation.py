@@ -22,9 +22,13 @@ from app.runtime import Runtime
 from kimas_desktop.config import PRESETS, Config, load_config
 from kimas_desktop.control import CancelToken
 
-__all__ = ["EvalStoreError", "Evaluation", "describe_config"]
+__all__ = ["DEFAULT_ANSWERS", "DEFAULT_QUESTIONS", "EvalStoreError", "Evaluation", "describe_config"]
 
 EVAL_DIR = "evaluation"
+# The default run's size, for about two minutes on a 2-core laptop with the embedded models (bench/eval_time.py
+# measured the seconds a question takes: retrieval only, and answered by the chat model).
+DEFAULT_QUESTIONS = 100
+DEFAULT_ANSWERS = 8
 
 
 def describe_config(config: Config, chat_id: str, embedder_id: str) -> dict[str, Any]:
@@ -60,7 +64,7 @@ class Evaluation:
 
     def build_set(
         self,
-        size: int = 200,
+        size: int = DEFAULT_QUESTIONS,
         collections: Sequence[str] = (),
         *,
         with_model: bool = False,
@@ -137,7 +141,7 @@ class Evaluation:
         set_id: str,
         preset: str | None = None,
         *,
-        answers: int = 40,
+        answers: int = DEFAULT_ANSWERS,
         k: int = 5,
         cancel: CancelToken | None = None,
         progress: Progress | None = None,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from app.evaluation.evaluation import Evaluation
+from app.evaluation.run import RunProgress
 from app.outcomes import ActionResult, attempt
 from kimas_desktop.control import CancelToken
 
@@ -28,7 +29,8 @@ class EvalJob:
     message: str = ""  # how the last one ended
     ok: bool = True
     ended: int = 0
-    stopping: bool = False  # Cancel was pressed; the run ends after its current question
+    stopping: bool = False  # Cancel was pressed; the question under way is left out, the rest kept
+    seconds_left: float | None = None  # a run's time left at its measured speed (None: not known yet)
 
 
 class EvaluationJob:
@@ -66,14 +68,14 @@ class EvaluationJob:
                 preset,
                 answers=answers,
                 cancel=cancel,
-                progress=lambda done, total, question: self._at(done, total, question),
+                progress=self._ran,
             )
             if run.complete:
                 return f"Run '{run.label}' is complete."
-            return (
-                f"Run '{run.label}' was {run.status} after {len(run.results)} of "
-                f"{len(test_set.questions)} questions; it is listed, not plotted."
-            )
+            done = f"{len(run.results)} of {len(test_set.questions)} questions"
+            if run.partial:
+                return f"Run '{run.label}' was {run.status} after {done}; its partial figures are shown."
+            return f"Run '{run.label}' was {run.status} after {done}; it has no figures."
 
         total = len(test_set.questions)
         return self._start("run", total, work, "running the evaluation", f"Running {total} questions…")
@@ -84,7 +86,7 @@ class EvaluationJob:
         with self._lock:
             self._job = replace(self._job, stopping=True)
         self._cancel.cancel()
-        return ActionResult(True, "Stopping the run after the current question…")
+        return ActionResult(True, "Stopping the run; the figures measured so far are kept…")
 
     def close(self) -> None:
         self._cancel.cancel()
@@ -99,6 +101,12 @@ class EvaluationJob:
     def _at(self, done: int, total: int, question: str = "") -> None:
         with self._lock:
             self._job = replace(self._job, done=done, total=total, question=question)
+
+    def _ran(self, p: RunProgress) -> None:
+        with self._lock:
+            self._job = replace(
+                self._job, done=p.done, total=p.total, question=p.question, seconds_left=p.seconds_left
+            )
 
     def _start(
         self,

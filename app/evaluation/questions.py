@@ -1,14 +1,18 @@
 """A test set made from the user's own collections (issue 26), without an LLM.
 
 **Known-item questions** (the simulated queries of Azzopardi, de Rijke & Balog, "Building simulated
-queries for known-item topics", SIGIR 2007): a person remembers a passage and asks for it with a few of its
-words. For a sample of chunks spread over the files, the generator takes the chunk's most distinctive
-sentence (the highest inverse document frequency among its words, over the collection's own chunks), draws
-four of its words with a probability that grows with how distinctive they are (so a question mixes rare and
-common words, as people's do), and asks about them. The sentence is the expected evidence: a hit finds it
-when it holds the sentence, whatever the chunk size, so one test set serves runs with other chunking. The
-sentence's most distinctive word left out of the question (a name or a number when it has one) is the
-answer the grounded quote should contain.
+queries for known-item topics", SIGIR 2007): a person remembers a passage and asks for it. For a sample of
+chunks spread over the files, the generator takes the chunk's most distinctive sentence (the highest
+inverse document frequency among its words, over the collection's own chunks) and asks about a phrase of
+it, worded as a person asks ("What do the documents say about the Calloway signal box?", in the
+sentence's language: ``phrases``). The sentence is the expected evidence: a hit finds it when it holds
+the sentence, whatever the chunk size, so one test set serves runs with other chunking. The sentence's
+most distinctive word left out of the question (a name or a number when it has one) is the answer the
+grounded quote should contain. A sentence with no phrase to ask about (two to four words) is asked about
+with four of its words drawn by how distinctive they are, as before.
+
+Such questions are easier than a person's real ones (their words are the passage's own): ``EASINESS``
+says so next to the figures. Use them to compare settings.
 
 **Unanswerable controls**: a known-item question whose most distinctive word is swapped for a place the
 collections never mention (from a short list); the documents are on the question's topic but lack its key
@@ -21,7 +25,6 @@ from __future__ import annotations
 
 import math
 import random
-import re
 import time
 import uuid
 from collections import Counter
@@ -29,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.evaluation.phrases import Phrase, ask_about, best_phrase, swapped
 from kimas_desktop.text.sentences import chunk_sentences
 from kimas_desktop.text.words import STOPWORDS, is_name, numbers, stem, stems, words
 from kimas_desktop.types import Chunk
@@ -36,6 +40,10 @@ from kimas_desktop.types import Chunk
 EVIDENCE_WORDS = (8, 45)  # a sentence this long (in words) can be asked about and quoted
 QUERY_WORDS = 4
 UNANSWERABLE_SHARE = 0.2
+EASINESS = (
+    "Known-item questions are easier than real questions (they use the passage's own words): use them to "
+    "compare settings, not as a grade of the answers you will get."
+)
 # Places for the unanswerable controls; one the collections never mention stands in for the key fact.
 FOREIGN = (
     "Reykjavik Ulaanbaatar Tegucigalpa Nouakchott Vientiane Paramaribo Ashgabat Bujumbura Thimphu Podgorica "
@@ -106,35 +114,41 @@ def _best_sentence(chunk: Chunk, idf: _Idf) -> str | None:
     return best
 
 
-def _known_item(chunk: Chunk, sentence: str, idf: _Idf, rng: random.Random, qid: str) -> EvalQuestion:
-    content = list(dict.fromkeys(_content(sentence)))
+def _answer(sentence: str, idf: _Idf) -> str:
+    """The sentence's most distinctive name or number (its most distinctive word when it has none)."""
     tokens = words(sentence)
     marked = {w for i, w in enumerate(tokens) if is_name(w, i)} | set(numbers(sentence))
-    by_idf = sorted(content, key=idf, reverse=True)
-    answer = next((w for w in by_idf if w in marked), by_idf[0])
+    by_idf = sorted(dict.fromkeys(_content(sentence)), key=idf, reverse=True)
+    return next((w for w in by_idf if w in marked), by_idf[0])
+
+
+def _drawn(sentence: str, answer: str, idf: _Idf, rng: random.Random) -> Phrase:
+    """Four of the sentence's words drawn by how distinctive they are, in its order: the phrase of a
+    sentence with no run of two to four words to ask about."""
+    content = list(dict.fromkeys(_content(sentence)))
     pool = [w for w in content if w != answer]
     picked: list[str] = []
     while pool and len(picked) < QUERY_WORDS:
         w = rng.choices(pool, weights=[max(0.1, idf(x)) for x in pool])[0]
         picked.append(w)
         pool.remove(w)
-    ordered = [w for w in content if w in picked]  # in the sentence's order, as a person recalls it
-    return EvalQuestion(
-        qid,
-        f"What do the documents say about {' '.join(ordered)}?",
-        True,
-        chunk.collection,
-        chunk.source,
-        sentence,
-        answer,
-    )
+    ordered = tuple(w for w in content if w in picked)  # in the sentence's order, as a person recalls it
+    return Phrase(" ".join(ordered), ordered, "en")
 
 
-def _control(q: EvalQuestion, idf: Callable[[str], float], foreign: str, qid: str) -> EvalQuestion:
-    terms = re.sub(r"^What do the documents say about |\?$", "", q.question).split()
-    key = max(terms, key=idf)
-    swapped = " ".join(foreign if t == key else t for t in terms)
-    return EvalQuestion(qid, f"What do the documents say about {swapped}?", False, origin="control")
+def _known_item(
+    chunk: Chunk, sentence: str, idf: _Idf, rng: random.Random, qid: str
+) -> tuple[EvalQuestion, Phrase]:
+    answer = _answer(sentence, idf)
+    phrase = best_phrase(sentence, idf, answer) or _drawn(sentence, answer, idf, rng)
+    question = EvalQuestion(qid, ask_about(phrase), True, chunk.collection, chunk.source, sentence, answer)
+    return question, phrase
+
+
+def _control(phrase: Phrase, idf: Callable[[str], float], foreign: str, qid: str) -> EvalQuestion:
+    key = max(phrase.words, key=idf)
+    text = ask_about(phrase, swapped(phrase, key, foreign))
+    return EvalQuestion(qid, text, False, origin="control")
 
 
 def _spread(chunks: Sequence[Chunk], rng: random.Random) -> list[Chunk]:
@@ -168,6 +182,7 @@ def generate(
     n_known = size - n_controls
     idfs = {name: _Idf(chunks) for name, chunks in chunks_by_collection.items()}
     questions: list[EvalQuestion] = []
+    phrases: dict[str, Phrase] = {}
     for name, chunks in chunks_by_collection.items():
         want = max(1, round(n_known * len(chunks) / total)) if chunks else 0
         made = 0
@@ -178,7 +193,10 @@ def generate(
             if sentence is None:
                 continue
             made += 1
-            questions.append(_known_item(chunk, sentence, idfs[name], rng, f"k{len(questions) + 1}"))
+            question, phrases[question.qid] = _known_item(
+                chunk, sentence, idfs[name], rng, f"k{len(questions) + 1}"
+            )
+            questions.append(question)
             if progress:
                 progress(len(questions), size)
     foreign = [f for f in FOREIGN if not any(idf.mentions(f) for idf in idfs.values())]
@@ -186,7 +204,7 @@ def generate(
     rng.shuffle(sources)
     for i, q in enumerate(sources[:n_controls]):
         idf = idfs[q.collection]
-        questions.append(_control(q, idf, foreign[i % len(foreign)], f"u{i + 1}"))
+        questions.append(_control(phrases[q.qid], idf, foreign[i % len(foreign)], f"u{i + 1}"))
     if progress:
         progress(len(questions), len(questions))
     return TestSet(

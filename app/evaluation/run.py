@@ -6,7 +6,12 @@ a sample of them (``answers``; answerable ones and controls in proportion) also 
 is declined and an answerable question is not, the support check's share of supported sentences, and the
 time to the first grounded words and to the first word of the model's answer. The run reads the
 collections and never writes to them. A run that is cancelled or fails is saved as such, never as
-complete.
+complete; a cancelled one keeps the figures of the questions it ran (``EvalRun.partial``).
+
+How long it takes is measured as it goes: each question's seconds (``QuestionResult.seconds``), and
+from them the time left (``TimeLeft``): the questions still to retrieve times the measured seconds of a
+retrieval-only question, plus those still to answer times the measured seconds of an answered one. The
+answered sample starts with the set's first question, so both speeds are known after a few questions.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ class QuestionResult:
     supported: float | None = None
     first_grounded_ms: float | None = None
     first_token_ms: float | None = None
+    seconds: float | None = None  # how long the question took (retrieval, and the answer when asked)
 
 
 @dataclass
@@ -65,6 +71,17 @@ class EvalRun:
     @property
     def complete(self) -> bool:
         return self.status == "complete"
+
+    @property
+    def partial(self) -> bool:
+        """Stopped before its end (cancelled, or its process gone) with some questions measured: its
+        figures are those questions' only."""
+        return self.status in ("cancelled", "interrupted") and bool(self.results)
+
+    @property
+    def shown(self) -> bool:
+        """Has figures to show: complete, or partial."""
+        return self.complete or self.partial
 
 
 def _rate(flags: Iterable[bool | None]) -> float | None:
@@ -116,14 +133,40 @@ def summarize(run: EvalRun) -> dict[str, dict[str, float | int | None]]:
 
 
 def _sample(questions: Sequence[EvalQuestion], n: int) -> set[str]:
-    """``n`` question ids to ask, answerable ones and controls in proportion, spread over the set."""
+    """``n`` question ids to ask, spread over the set: a third of them (at least their share of the
+    set) unanswerable controls, so that "controls declined" rests on more than one or two; the
+    answerable ones taken in turn from each collection, the set's first question among them."""
     if n <= 0:
         return set()
-    out: set[str] = set()
-    for group in ([q for q in questions if q.answerable], [q for q in questions if not q.answerable]):
-        share = round(n * len(group) / max(1, len(questions)))
-        step = len(group) / share if share else 0
-        out |= {group[int(i * step)].qid for i in range(share)}
+    answerable = [q for q in questions if q.answerable]
+    controls = [q for q in questions if not q.answerable]
+    n_controls = min(len(controls), max(round(n * len(controls) / max(1, len(questions))), n // 3))
+    if len(answerable) < n - n_controls:
+        n_controls = min(len(controls), n - len(answerable))
+    out = set(_spread_ids(controls, n_controls))
+    by_collection: dict[str, list[EvalQuestion]] = {}
+    for q in answerable:
+        by_collection.setdefault(q.collection, []).append(q)
+    shares = _shares({c: len(qs) for c, qs in by_collection.items()}, n - n_controls)
+    for c, qs in by_collection.items():
+        out |= set(_spread_ids(qs, shares[c]))
+    return out
+
+
+def _spread_ids(group: Sequence[EvalQuestion], n: int) -> list[str]:
+    """``n`` ids of ``group`` at even steps, its first one first."""
+    n = min(n, len(group))
+    step = len(group) / n if n else 0
+    return [group[int(i * step)].qid for i in range(n)]
+
+
+def _shares(sizes: dict[str, int], n: int) -> dict[str, int]:
+    """``n`` split over the groups in proportion to their sizes, every group one before any has two."""
+    out = dict.fromkeys(sizes, 0)
+    for _ in range(min(n, sum(sizes.values()))):
+        open_ = [c for c in sizes if out[c] < sizes[c]]
+        best = min(open_, key=lambda c: (out[c] / sizes[c], -sizes[c]))
+        out[best] += 1
     return out
 
 
@@ -162,7 +205,55 @@ def _ask(pipeline: Pipeline, q: EvalQuestion, r: QuestionResult, cancel: CancelT
             r.outcome = event.outcome.kind
 
 
-Progress = Callable[[int, int, str], None]
+@dataclass(frozen=True)
+class RunProgress:
+    """Where a run is: ``done`` of ``total`` questions, the last one, and the seconds left as the
+    measured speed predicts them (None until a question of each kind still to come was measured)."""
+
+    done: int
+    total: int
+    question: str
+    seconds_left: float | None
+
+
+Progress = Callable[[RunProgress], None]
+
+
+class TimeLeft:
+    """The time a run has left, from the seconds its questions took so far: retrieval-only ones and
+    answered ones apart (an answer costs many retrievals). The latest questions weigh most, so that
+    the estimate follows the machine when it gets busier or quieter."""
+
+    RECENT = 8  # questions of each kind the speed is taken from
+
+    def __init__(self, total: int, asked: int) -> None:
+        self._left = {False: total - asked, True: asked}
+        self._seconds: dict[bool, list[float]] = {False: [], True: []}
+
+    def measured(self, asked: bool, seconds: float) -> None:
+        self._left[asked] -= 1
+        self._seconds[asked].append(seconds)
+
+    def seconds(self) -> float | None:
+        total = 0.0
+        for kind, left in self._left.items():
+            if left <= 0:
+                continue
+            recent = self._seconds[kind][-self.RECENT :]
+            if not recent:
+                return None
+            total += left * statistics.fmean(recent)
+        return round(total, 1)
+
+
+def _one(pipeline: Pipeline, q: EvalQuestion, asked: bool, cancel: CancelToken) -> QuestionResult:
+    start = time.perf_counter()
+    r = QuestionResult(q.qid, q.question, q.answerable, q.collection)
+    _retrieve(pipeline, q, r)
+    if asked:
+        _ask(pipeline, q, r, cancel)
+    r.seconds = round(time.perf_counter() - start, 3)
+    return r
 
 
 def run_evaluation(
@@ -176,21 +267,21 @@ def run_evaluation(
     save: Callable[[EvalRun], None] = lambda run: None,
 ) -> EvalRun:
     """Fill ``run`` with a result per question and its figures; ``save`` is called as it goes (the run
-    stays ``running``) and at the end (``complete``, ``cancelled`` or ``failed``)."""
+    stays ``running``) and at the end (``complete``, ``cancelled`` or ``failed``). A cancelled run
+    keeps the questions it finished and their figures."""
     cancel = cancel or CancelToken()
     asked = _sample(test_set.questions, answers)
     total = len(test_set.questions)
+    clock = TimeLeft(total, len(asked))
     try:
         for i, q in enumerate(test_set.questions, 1):
             if cancel.cancelled:
                 raise Cancelled("the evaluation was stopped")
-            r = QuestionResult(q.qid, q.question, q.answerable, q.collection)
-            _retrieve(pipeline, q, r)
-            if q.qid in asked:
-                _ask(pipeline, q, r, cancel)
+            r = _one(pipeline, q, q.qid in asked, cancel)
             run.results.append(r)
+            clock.measured(r.asked, r.seconds or 0.0)
             if progress:
-                progress(i, total, q.question)
+                progress(RunProgress(i, total, q.question, clock.seconds()))
             if i % 20 == 0:
                 run.metrics = summarize(run)
                 save(run)
@@ -205,3 +296,13 @@ def run_evaluation(
         run.metrics = summarize(run)
         save(run)
     return run
+
+
+def time_left_text(seconds: float | None) -> str:
+    """The time left in words, to the nearest 5 s (10 s past a minute): "about 1 min 20 s left"."""
+    if seconds is None:
+        return "measuring the speed…"
+    if seconds < 60:
+        return f"about {max(5, 5 * round(seconds / 5))} s left"
+    minutes, rest = divmod(10 * round(seconds / 10), 60)
+    return f"about {minutes} min {rest} s left" if rest else f"about {minutes} min left"

@@ -4,8 +4,9 @@ frames.
 
 The tab shows the latest test set and its runs (runs are comparable on the same set only). Complete runs
 are plotted: their figures side by side and recall@5 over time, and the latest one's recall@5 per
-collection and failed questions. A cancelled, failed or interrupted run is listed with its status, never
-plotted as a result.
+collection and failed questions. A cancelled or interrupted run is plotted too, named "(partial)": its
+figures are those of the questions it ran. A failed run is listed with its status only. A chart with
+nothing to draw says so ("No data yet: …") instead of showing empty axes.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from typing import Any
 import pandas as pd
 
 from app.desktop import ActionResult, DesktopApp, EvalJob
-from app.evaluation.questions import TestSet
-from app.evaluation.run import EvalRun, QuestionResult
+from app.evaluation.evaluation import DEFAULT_QUESTIONS
+from app.evaluation.questions import EASINESS, TestSet
+from app.evaluation.run import EvalRun, QuestionResult, time_left_text
 from kimas_desktop.config import PRESETS
 from kimas_desktop.errors import KimasError
 from ui.markup import esc
@@ -36,6 +38,7 @@ __all__ = [
     "EvalPoll",
     "EvalView",
     "cancel",
+    "chart_note",
     "eval_view",
     "failed_rows",
     "frame",
@@ -56,6 +59,17 @@ CHARTED = (
     ("quote_has_answer", "Quote holds the answer"),
     ("declined_controls", "Controls declined"),
 )
+# Why a chart has nothing to draw yet (metric key, or "by_collection", "over_time").
+NO_DATA = {
+    "recall@5": "no run has finished a question yet",
+    "mrr": "no run has finished a question yet",
+    "quote_has_answer": "no answerable question was answered by the model yet (set 'Questions also "
+    "answered' above 0)",
+    "declined_controls": "no unanswerable control was answered by the model yet (set 'Questions also "
+    "answered' above 0)",
+    "by_collection": "no run has finished a question yet",
+    "over_time": "no run has finished a question yet",
+}
 # The runs table's figure columns: metric key, column header.
 COLUMNS = (
     ("recall@5", "recall@5"),
@@ -80,12 +94,14 @@ FAILED_HEADERS = ["question", "what went wrong", "expected passage", "found inst
 @dataclass(frozen=True)
 class EvalView:
     set_line: str  # Markdown: the latest test set, or how to make one
-    figures: dict[str, pd.DataFrame]  # per charted figure: run, value (the latest complete runs, in order)
-    by_collection: pd.DataFrame  # collection, recall@5 of the latest complete run
+    figures: dict[str, pd.DataFrame]  # per charted figure: run, value (the latest runs with figures)
+    by_collection: pd.DataFrame  # collection, recall@5 of the latest run with figures
     over_time: pd.DataFrame  # started, recall@5, run
     runs: pd.DataFrame  # every run of the set, with its status
-    failed: pd.DataFrame  # the latest complete run's failed questions
+    failed: pd.DataFrame  # the latest run's failed questions
     failed_title: str
+    notes: dict[str, str]  # per chart (CHARTED keys, "by_collection", "over_time"): "" when it draws
+    easiness: str = ""  # Markdown next to the figures: how hard the set's questions are
 
 
 @dataclass(frozen=True)
@@ -117,9 +133,22 @@ def frame(rows: list[tuple[Any, ...]], columns: dict[str, str]) -> pd.DataFrame:
 
 def run_names(runs: list[EvalRun]) -> dict[str, str]:
     """What the charts call each run: its number in the set (as wide as the largest, so that the charts'
-    alphabetical order is the runs' order) and its preset."""
+    alphabetical order is the runs' order), its preset, and "(partial)" for a run stopped early."""
     width = len(str(len(runs)))
-    return {r.run_id: f"#{i:0{width}d} {r.config.get('preset', '')}".strip() for i, r in enumerate(runs, 1)}
+    return {
+        r.run_id: f"#{i:0{width}d} {r.config.get('preset', '')}".strip() + (" (partial)" if r.partial else "")
+        for i, r in enumerate(runs, 1)
+    }
+
+
+def chart_note(data: pd.DataFrame, value: str, label: str, why: str) -> str:
+    """What a chart says besides its drawing: "No data yet: …" when it has nothing to draw, the values
+    in words when they are all 0 (bars of no height), and nothing otherwise."""
+    if data.empty:
+        return f"No data yet: {why}."
+    if (data[value] == 0).all():
+        return " · ".join(f"{name}: 0" for name in data[label]) + " (bars of no height)"
+    return ""
 
 
 def set_line(test_set: TestSet | None) -> str:
@@ -132,6 +161,13 @@ def set_line(test_set: TestSet | None) -> str:
         f"**{n} questions** ({test_set.answerable} answerable, {controls} unanswerable controls) "
         f"from {m} collection{'s' if m != 1 else ''} · made {_when(test_set.created)}"
     )
+
+
+def easiness(test_set: TestSet | None) -> str:
+    """How hard the set's questions are, shown next to the figures."""
+    if test_set is None or not test_set.method.startswith("known-item"):
+        return ""
+    return f"ⓘ {EASINESS}"
 
 
 def _problems(r: QuestionResult, k: int) -> list[str]:
@@ -169,12 +205,56 @@ def failed_rows(run: EvalRun) -> pd.DataFrame:
 def _runs_table(runs: list[EvalRun], size: int) -> pd.DataFrame:
     rows = []
     for i, run in enumerate(runs, 1):
-        figures = [_cell(_figure(run, key)) if run.complete else "—" for key, _ in COLUMNS]
-        status = run.status + (f": {run.error}" if run.error else "")
+        figures = [_cell(_figure(run, key)) if run.shown else "—" for key, _ in COLUMNS]
+        status = run.status + (f": {run.error}" if run.error else "") + (" · partial" if run.partial else "")
         rows.append(
             [str(i), run.label, status, _when(run.started), f"{len(run.results)} of {size}", *figures]
         )
     return pd.DataFrame(rows, columns=RUN_HEADERS)
+
+
+def _charts(runs: list[EvalRun]) -> tuple[dict[str, pd.DataFrame], pd.DataFrame, pd.DataFrame]:
+    """The side-by-side figures, recall@5 over time and the latest run's recall@5 per collection, of
+    the runs with figures (complete or partial)."""
+    names = run_names(runs)
+    shown = [r for r in runs if r.shown]
+    figures = {
+        key: frame(
+            [(names[r.run_id], v) for r in shown[-SIDE_BY_SIDE:] if (v := _figure(r, key)) is not None],
+            FIGURE_COLUMNS,
+        )
+        for key, _ in CHARTED
+    }
+    over_time = frame(
+        [(_when(r.started), v, names[r.run_id]) for r in shown if (v := _figure(r, "recall@5")) is not None],
+        TIME_COLUMNS,
+    )
+    latest = shown[-1] if shown else None
+    per_collection = frame(
+        [
+            (name, v)
+            for name in (latest.metrics if latest else {})
+            if name != "all" and latest and (v := _figure(latest, "recall@5", name)) is not None
+        ],
+        COLLECTION_COLUMNS,
+    )
+    return figures, per_collection, over_time
+
+
+def _notes(
+    figures: dict[str, pd.DataFrame], per_collection: pd.DataFrame, over_time: pd.DataFrame
+) -> dict[str, str]:
+    """Each chart's note; one with nothing to draw is hidden, so its note names it."""
+    notes = {key: chart_note(figures[key], "value", "run", NO_DATA[key]) for key, _ in CHARTED}
+    notes["by_collection"] = chart_note(per_collection, "recall@5", "collection", NO_DATA["by_collection"])
+    notes["over_time"] = chart_note(over_time, "recall@5", "run", NO_DATA["over_time"])
+    if len(over_time) == 1:  # a line needs two points
+        run, value = over_time["run"].iloc[0], over_time["recall@5"].iloc[0]
+        notes["over_time"] = f"One run so far ({run}: recall@5 {value:g}); the line starts with the second."
+    titles = {**dict(CHARTED), "by_collection": "recall@5 per collection", "over_time": "recall@5 over time"}
+    drawn = {key: not figures[key].empty for key, _ in CHARTED}
+    drawn |= {"by_collection": not per_collection.empty, "over_time": len(over_time) > 1}
+    return {key: note if drawn[key] else f"**{titles[key]}** · {note}" for key, note in notes.items()}
 
 
 def eval_view(desk: DesktopApp) -> EvalView:
@@ -187,33 +267,11 @@ def eval_view(desk: DesktopApp) -> EvalView:
         line = "⚠ " + esc(desk.explain(err, "reading the evaluation runs"))
     else:
         line = set_line(test_set)
-    names = run_names(runs)
-    done = [r for r in runs if r.complete]
-    figures = {
-        key: frame(
-            [(names[r.run_id], v) for r in done[-SIDE_BY_SIDE:] if (v := _figure(r, key)) is not None],
-            FIGURE_COLUMNS,
-        )
-        for key, _ in CHARTED
-    }
-    over_time = frame(
-        [(_when(r.started), v, names[r.run_id]) for r in done if (v := _figure(r, "recall@5")) is not None],
-        TIME_COLUMNS,
-    )
-    latest = done[-1] if done else None
-    per_collection = frame([], COLLECTION_COLUMNS)
-    failed = pd.DataFrame(columns=FAILED_HEADERS)
-    if latest is not None:
-        per_collection = frame(
-            [
-                (name, v)
-                for name in latest.metrics
-                if name != "all" and (v := _figure(latest, "recall@5", name)) is not None
-            ],
-            COLLECTION_COLUMNS,
-        )
-        failed = failed_rows(latest)
-    title = names[latest.run_id] if latest else ""
+    figures, per_collection, over_time = _charts(runs)
+    shown = [r for r in runs if r.shown]
+    latest = shown[-1] if shown else None
+    failed = failed_rows(latest) if latest else pd.DataFrame(columns=FAILED_HEADERS)
+    title = run_names(runs)[latest.run_id] if latest else ""
     return EvalView(
         line,
         figures,
@@ -221,9 +279,9 @@ def eval_view(desk: DesktopApp) -> EvalView:
         over_time,
         _runs_table(runs, len(test_set.questions) if test_set else 0),
         failed,
-        f"Failed questions of run {title} ({len(failed)})"
-        if latest
-        else "Failed questions (no complete run yet)",
+        f"Failed questions of run {title} ({len(failed)})" if latest else "Failed questions (no run yet)",
+        _notes(figures, per_collection, over_time),
+        easiness(test_set),
     )
 
 
@@ -238,10 +296,11 @@ def progress_html(job: EvalJob) -> str:
     if job.kind == "set":
         what = f"Making a test set: {job.done} / {job.total} questions"
     else:
+        left = f" · {time_left_text(job.seconds_left)}" if job.done < job.total else ""
         now = f" · last: “{html.escape(job.question, quote=False)}”" if job.question else ""
         if job.stopping:
-            now = " · stopping after the current question…"
-        what = f"Running the test set: {job.done} / {job.total} questions{now}"
+            left, now = "", " · stopping; the figures measured so far are kept…"
+        what = f"Running the test set: {job.done} / {job.total} questions{left}{now}"
     return (
         f"<div class='kimas-progress' data-state='{job.kind}'><div>{what}</div>"
         f"<div class='kimas-bar'><div style='width:{pct}%'></div></div></div>"
@@ -258,7 +317,7 @@ def _started(desk: DesktopApp, outcome: ActionResult) -> str:
 
 def make_set(desk: DesktopApp, size: float | None) -> str:
     """Start making a test set of ``size`` questions (the progress line)."""
-    return _started(desk, desk.make_eval_set(int(size or 200)))
+    return _started(desk, desk.make_eval_set(int(size or DEFAULT_QUESTIONS)))
 
 
 def start_run(desk: DesktopApp, preset: str | None, answers: float | None) -> str:
@@ -267,7 +326,7 @@ def start_run(desk: DesktopApp, preset: str | None, answers: float | None) -> st
 
 
 def cancel(desk: DesktopApp) -> str:
-    """Stop the run after its current question (it is saved as cancelled)."""
+    """Stop the run (it is saved as cancelled, with the figures of the questions it finished)."""
     return _started(desk, desk.cancel_eval())
 
 

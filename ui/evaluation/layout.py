@@ -9,6 +9,7 @@ from typing import Any
 import gradio as gr
 
 from app.desktop import DesktopApp
+from app.evaluation.evaluation import DEFAULT_ANSWERS, DEFAULT_QUESTIONS
 from ui.evaluation import handlers as eh
 
 __all__ = ["CSS", "bind", "build"]
@@ -16,14 +17,17 @@ __all__ = ["CSS", "bind", "build"]
 CSS = """
 #eval-figures .block { min-width: 0; }
 #eval-failed .cell-wrap, #eval-failed .cell-wrap span.text { white-space: pre-wrap; }
+.eval-note p { margin: 0.2em 0; opacity: 0.8; font-size: 0.9em; }
 """
 
 ABOUT = (
     "A test set is made from your own collections without a model: questions that ask for a passage with a "
     "few of its words, and unanswerable controls on the same topics that should be declined. Every question "
     "goes through retrieval; **answers** of them are also answered by the chat model (that takes most of "
-    "the time). Runs of the same test set can be compared; a cancelled or interrupted run is listed, not "
-    "plotted. Nothing is sent anywhere, and your collections are only read."
+    f"the time: the default, {DEFAULT_QUESTIONS} questions with {DEFAULT_ANSWERS} answered, takes about two "
+    "minutes on a 2-core laptop; the progress line says the time left). Runs of the same test set can be "
+    "compared; a cancelled run keeps the figures of the questions it ran, marked partial. Nothing is sent "
+    "anywhere, and your collections are only read."
 )
 RATE: list[float | None] = [0.0, 1.0]
 
@@ -33,7 +37,7 @@ def _make_set() -> dict[str, Any]:
     with gr.Column(scale=2, variant="panel"):
         gr.Markdown("### 1 · Make a test set")
         size = gr.Number(
-            value=200,
+            value=DEFAULT_QUESTIONS,
             minimum=5,
             maximum=2000,
             precision=0,
@@ -59,7 +63,7 @@ def _run_it(desk: DesktopApp) -> dict[str, Any]:
                 elem_id="eval-preset",
             )
             answers = gr.Number(
-                value=40,
+                value=DEFAULT_ANSWERS,
                 minimum=0,
                 maximum=2000,
                 precision=0,
@@ -75,49 +79,75 @@ def _run_it(desk: DesktopApp) -> dict[str, Any]:
     return {"preset": preset, "answers": answers, "run": run, "cancel": cancel, "progress": progress}
 
 
-def _charts() -> dict[str, Any]:
-    """The runs side by side: one bar chart per figure, recall per collection, recall over time."""
-    gr.Markdown("### Runs side by side")
+def _note(elem_id: str) -> Any:
+    """The line under a chart: "No data yet: …", or its values when the bars have no height."""
+    return gr.Markdown("", elem_id=elem_id, elem_classes=["eval-note"])
+
+
+def _figure_charts() -> tuple[dict[str, Any], dict[str, Any]]:
+    figures, notes = {}, {}
     with gr.Row(elem_id="eval-figures"):
-        figures = {
-            key: gr.BarPlot(
-                eh.frame([], eh.FIGURE_COLUMNS),
-                x="run",
-                y="value",
-                title=name,
-                y_title=" ",  # the title says what the bars are
-                x_title=" ",
-                y_lim=RATE,
-                height=240,
-                show_label=False,
-                elem_id=f"eval-chart-{i}",
-            )
-            for i, (key, name) in enumerate(eh.CHARTED)
-        }
+        for i, (key, name) in enumerate(eh.CHARTED):
+            with gr.Column(min_width=160):
+                figures[key] = gr.BarPlot(
+                    eh.frame([], eh.FIGURE_COLUMNS),
+                    x="run",
+                    y="value",
+                    title=name,
+                    y_title=" ",  # the title says what the bars are
+                    x_title=" ",
+                    y_lim=RATE,
+                    height=240,
+                    show_label=False,
+                    visible=False,
+                    elem_id=f"eval-chart-{i}",
+                )
+                notes[key] = _note(f"eval-chart-{i}-note")
+    return figures, notes
+
+
+def _charts() -> dict[str, Any]:
+    """The runs side by side: one bar chart per figure, recall per collection, recall over time; each
+    with a note when it has nothing to draw."""
+    gr.Markdown("### Runs side by side")
+    easiness = gr.Markdown("", elem_id="eval-easiness")
+    figures, notes = _figure_charts()
     with gr.Row():
-        by_collection = gr.BarPlot(
-            eh.frame([], eh.COLLECTION_COLUMNS),
-            x="collection",
-            y="recall@5",
-            title="recall@5 per collection (latest complete run)",
-            y_lim=RATE,
-            height=260,
-            show_label=False,
-            elem_id="eval-collections",
-        )
-        over_time = gr.LinePlot(
-            eh.frame([], eh.TIME_COLUMNS),
-            x="started",
-            y="recall@5",
-            title="recall@5 over time",
-            x_title="run started",
-            y_lim=RATE,
-            tooltip="all",
-            height=260,
-            show_label=False,
-            elem_id="eval-over-time",
-        )
-    return {"figures": figures, "by_collection": by_collection, "over_time": over_time}
+        with gr.Column():
+            by_collection = gr.BarPlot(
+                eh.frame([], eh.COLLECTION_COLUMNS),
+                x="collection",
+                y="recall@5",
+                title="recall@5 per collection (latest run)",
+                y_lim=RATE,
+                height=260,
+                show_label=False,
+                visible=False,
+                elem_id="eval-collections",
+            )
+            notes["by_collection"] = _note("eval-collections-note")
+        with gr.Column():
+            over_time = gr.LinePlot(
+                eh.frame([], eh.TIME_COLUMNS),
+                x="started",
+                y="recall@5",
+                title="recall@5 over time",
+                x_title="run started",
+                y_lim=RATE,
+                tooltip="all",
+                height=260,
+                show_label=False,
+                visible=False,
+                elem_id="eval-over-time",
+            )
+            notes["over_time"] = _note("eval-over-time-note")
+    return {
+        "figures": figures,
+        "by_collection": by_collection,
+        "over_time": over_time,
+        "notes": notes,
+        "easiness": easiness,
+    }
 
 
 def _tables() -> dict[str, Any]:
@@ -193,13 +223,22 @@ def build(desk: DesktopApp) -> dict[str, Any]:
     return {**tab, "seen": gr.State("")}
 
 
+NOTED = (*(key for key, _ in eh.CHARTED), "by_collection", "over_time")
+
+
+def _plot(data: Any, draws: bool) -> Any:
+    return gr.update(value=data, visible=draws)
+
+
 def view_outputs(view: eh.EvalView) -> tuple[Any, ...]:
-    """Values for the ``view_components``."""
+    """Values for the ``view_components``: a chart with nothing to draw is hidden, its note shown."""
     return (
         view.set_line,
-        *(view.figures[key] for key, _ in eh.CHARTED),
-        view.by_collection,
-        view.over_time,
+        view.easiness,
+        *(_plot(view.figures[key], not view.figures[key].empty) for key, _ in eh.CHARTED),
+        _plot(view.by_collection, not view.by_collection.empty),
+        _plot(view.over_time, len(view.over_time) > 1),
+        *(view.notes[key] for key in NOTED),
         view.runs,
         gr.update(value=view.failed, label=view.failed_title),
     )
@@ -208,9 +247,11 @@ def view_outputs(view: eh.EvalView) -> tuple[Any, ...]:
 def view_components(tab: dict[str, Any]) -> list[Any]:
     return [
         tab["set"],
+        tab["easiness"],
         *tab["figures"].values(),
         tab["by_collection"],
         tab["over_time"],
+        *(tab["notes"][key] for key in NOTED),
         tab["runs"],
         tab["failed"],
     ]

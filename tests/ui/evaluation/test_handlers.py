@@ -177,32 +177,41 @@ def test_failed_questions_are_missed_passages_and_wrong_outcomes() -> None:
     assert rows["question control-answered?"]["what went wrong"] == "unanswerable, but answered"
 
 
-def test_a_cancelled_run_is_listed_with_its_status_but_not_plotted(tmp_path: Path) -> None:
+def test_a_cancelled_run_shows_its_partial_figures(tmp_path: Path) -> None:
+    """Cancel while the model is asked about a question past the first: the run keeps the figures of the
+    questions it finished (not the one under way), listed and plotted as partial."""
     entered, release = threading.Event(), threading.Event()
     answer = scripted()
+    opened: list[DesktopApp] = []
+    at: list[int] = []  # questions done when the model was held
 
     def held(messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
-        entered.set()  # the run is asking the model: cancel now, while a question is under way
-        release.wait(30)
+        if opened and opened[0].eval_job().kind == "run" and opened[0].eval_job().done >= 1:
+            at.append(opened[0].eval_job().done)
+            entered.set()  # the run is asking the model about a question: cancel now
+            release.wait(30)
         return answer(messages, schema)
 
     desk = open_desk(tmp_path, held)
+    opened.append(desk)
     try:
         eh.make_set(desk, 20)
         assert wait_for(lambda: idle(desk))
         eh.start_run(desk, "configured", 20)  # every question is also answered
         assert entered.wait(30)
         stopping = eh.cancel(desk)
-        assert "stopping after the current question" in stopping
+        assert "stopping; the figures measured so far are kept" in stopping
         release.set()
         assert wait_for(lambda: idle(desk), 60)
         job = desk.eval_job()
-        assert "was cancelled after" in job.message and "it is listed, not plotted" in job.message
+        done = at[0]
+        assert f"was cancelled after {done} of 20 questions; its partial figures are shown" in job.message
         view = eh.eval_view(desk)
-        assert list(view.runs["status"]) == ["cancelled"] and view.runs["recall@5"][0] == "—"
-        assert all(f.empty for f in view.figures.values()) and view.over_time.empty
-        assert view.by_collection.empty and view.failed.empty
-        assert view.failed_title == "Failed questions (no complete run yet)"
+        assert list(view.runs["status"]) == ["cancelled · partial"]
+        assert list(view.runs["questions"]) == [f"{done} of 20"]
+        assert view.runs["recall@5"][0] != "—"  # the figure of the questions it ran
+        assert list(view.figures["recall@5"]["run"]) == ["#1 full (partial)"]
+        assert view.failed_title.startswith("Failed questions of run #1 full (partial)")
         assert "No evaluation is running" in eh.cancel(desk)
     finally:
         release.set()
