@@ -5,6 +5,7 @@ test set, or running one (which Cancel stops after its current question). What t
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -31,6 +32,7 @@ class EvalJob:
     ended: int = 0
     stopping: bool = False  # Cancel was pressed; the question under way is left out, the rest kept
     seconds_left: float | None = None  # a run's time left at its measured speed (None: not known yet)
+    measured_at: float = 0.0  # time.monotonic() when ``seconds_left`` was measured
 
 
 class EvaluationJob:
@@ -105,7 +107,12 @@ class EvaluationJob:
     def _ran(self, p: RunProgress) -> None:
         with self._lock:
             self._job = replace(
-                self._job, done=p.done, total=p.total, question=p.question, seconds_left=p.seconds_left
+                self._job,
+                done=p.done,
+                total=p.total,
+                question=p.question,
+                seconds_left=p.seconds_left,
+                measured_at=time.monotonic(),
             )
 
     def _start(

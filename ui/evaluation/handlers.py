@@ -285,6 +285,14 @@ def eval_view(desk: DesktopApp) -> EvalView:
     )
 
 
+def _time_left(job: EvalJob) -> str:
+    """The time left, counted down since it was measured; past it, said so rather than a time gone by."""
+    if job.seconds_left is None:
+        return time_left_text(None)
+    left = job.seconds_left - (time.monotonic() - job.measured_at)
+    return time_left_text(left) if left > 0 else "taking longer than measured so far…"
+
+
 def progress_html(job: EvalJob) -> str:
     """The line under the buttons: what is going, or how the last one ended."""
     if not job.kind:
@@ -296,7 +304,7 @@ def progress_html(job: EvalJob) -> str:
     if job.kind == "set":
         what = f"Making a test set: {job.done} / {job.total} questions"
     else:
-        left = f" · {time_left_text(job.seconds_left)}" if job.done < job.total else ""
+        left = f" · {_time_left(job)}" if job.done < job.total else ""
         now = f" · last: “{html.escape(job.question, quote=False)}”" if job.question else ""
         if job.stopping:
             left, now = "", " · stopping; the figures measured so far are kept…"
