@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from kimas_desktop.answer.outcome import Answered, Outcome
 from kimas_desktop.answer.tables.answer import TableAnswer
+from kimas_desktop.answer.writing.budget import Pace
 from kimas_desktop.trace import Trace
 from kimas_desktop.types import Answerability, Citation, Quote, SentenceSupport
 
@@ -24,10 +25,12 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Status:
-    """A stage started (for 'routing…', 'searching 2 collections…')."""
+    """A stage started (for 'routing…', 'searching 2 collections…'); while the model answers, ``pace``
+    says what it does and how fast (the status line's speed, issue 46)."""
 
     stage: str
     message: str
+    pace: Pace | None = None
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kimas_desktop.answer.tables.answer import TableAnswer
+from kimas_desktop.answer.writing.budget import Pace
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
 from kimas_desktop.events import (
@@ -49,6 +50,7 @@ class Turn:
     question: str
     answer: str = ""
     status: str = ""  # what the pipeline is doing now, while running
+    pace: Pace | None = None  # how fast the model reads or writes now, while running (issue 46)
     state: TurnState = "running"
     error: str = ""  # a plain sentence for the user when state == "failed"
     citations: tuple[Citation, ...] = ()
@@ -60,7 +62,7 @@ class Turn:
     answerability: Answerability | None = None
     support: tuple[SentenceSupport, ...] = ()  # per answer sentence, once the answer is checked
     uses_quote: bool | None = None  # False: the answer ignores or contradicts the quote
-    table: TableAnswer | None = None  # the answer was computed over a table's rows (not kept on save)
+    table: TableAnswer | None = None  # the answer was computed over a table's rows (kept on save)
     started_at: float = field(default_factory=time.time)
     stopped_because: str = ""  # why it stopped, when not by the Stop button ("you asked a new question")
     attempt: int = 0  # 0: first answer; n: the n-th Regenerate (sampled warmer each time)
@@ -83,7 +85,7 @@ class Turn:
 
     def apply(self, event: Event) -> None:
         if isinstance(event, Status):
-            self.status = event.message
+            self.status, self.pace = event.message, event.pace
         elif isinstance(event, QuoteReady):
             self.quotes = event.quotes
             self.answerability = event.answerability

@@ -21,7 +21,7 @@ from app.chat.viewer import viewable
 from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.markers import Marker, place_markers
 from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
-from ui.chat.trace_view import trace_markdown
+from ui.chat.trace_view import status_line, trace_markdown
 from ui.i18n import said
 from ui.markup import esc, source_url, viewer_url
 
@@ -249,8 +249,10 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
                 f"<div class='kimas-support-note'>⚠ {n} sentence{'s' if n != 1 else ''} of this answer "
                 "could not be found in the sources.</div>"
             )
+        if turn.state == "running" and turn.pace is not None and turn.pace.step == "writing":
+            parts.append(f"_{esc(status_line('', turn.pace).strip())}_")  # the model's speed (issue 46)
     elif turn.state == "running":
-        parts.append(f"_{esc(turn.status or 'Thinking…')}_")
+        parts.append(f"_{esc(status_line(turn.status or 'Thinking…', turn.pace))}_")
     if turn.finished and not turn.answered_from_sources and turn.quotes:
         parts.append(said("try anyway", turn.question))
     if turn.state == "stopped":

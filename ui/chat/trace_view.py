@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kimas_desktop.answer.writing.budget import Pace, first_word_s
 from kimas_desktop.text.words import truncate
 from kimas_desktop.trace import (
     AgenticStage,
@@ -13,6 +14,7 @@ from kimas_desktop.trace import (
     ComputeStage,
     DecisionStage,
     DocumentStage,
+    FirstTokenStage,
     HopStage,
     OnlineStage,
     QuoteStage,
@@ -48,7 +50,7 @@ STAGE_LABELS = {
     "total": "total",
 }
 
-__all__ = ["trace_markdown"]
+__all__ = ["budget_line", "status_line", "trace_markdown"]
 
 
 def _hit_line(n: int, h: Hit) -> str:
@@ -86,22 +88,52 @@ def conversation_use(rewrite: RewriteStage) -> str:
     return f"used the earlier question {asked}: {esc(rewrite.reason)}{both}"
 
 
-def budget_line(b: BudgetStage) -> str:
-    """How the answer prompt was cut to start in time (issue 28), in the user's words."""
+def status_line(message: str, pace: Pace | None) -> str:
+    """The answer's status line while it runs: the step, and the model's speed (issue 46). No due time:
+    the page redraws when the answer moves, so a promised second would stand there after it had passed."""
+    if pace is None:
+        return message
+    if pace.step == "writing":
+        if not pace.words_per_s:
+            return message
+        return f"{message} {pace.words:,} words so far, {pace.words_per_s:.1f} words/s."
+    if pace.tokens_per_s:
+        return (
+            f"{message} The model reads its sources first: {pace.prompt_tokens:,} prompt tokens at about "
+            f"{pace.tokens_per_s:.0f} tokens/s ({pace.speed_from})."
+        )
+    return f"{message} The model reads its sources first: {pace.prompt_tokens:,} prompt tokens."
+
+
+def budget_line(b: BudgetStage, first: FirstTokenStage | None = None) -> str:
+    """How the answer prompt was cut to start in time (issue 28), in the user's words: the aim, whether
+    it was still ahead when the prompt was planned, when the first word was expected at the measured
+    speed and when it came. A time is said to be due only while it was still ahead (issue 46)."""
     given = f"{b.sources} source{'s' if b.sources != 1 else ''} given to the model ({b.prompt} prompt tokens)"
+    came = f" The first word came at {first.ms / 1000:.1f} s." if first is not None else ""
     if b.allowed is None:
         why = "no time limit set" if b.target_s <= 0 else f"prompt speed {esc(b.speed_from)}"
-        return f"\n**Time budget:** none ({why}); {given}."
+        return f"\n**Time budget:** none ({why}); {given}.{came}"
     speed = f"{b.tokens_per_s:.0f} prompt tokens/s ({esc(b.speed_from)})" if b.tokens_per_s else ""
-    text = (
-        f"\n**Time budget:** the first word was due {b.target_s:g} s after the question, "
-        f"{b.elapsed_s:.1f} s had passed; at {speed} that left {b.allowed} prompt tokens: {given}"
-    )
+    if b.elapsed_s < b.target_s:
+        aim = (
+            f"the first word was aimed for {b.target_s:g} s after the question, {b.elapsed_s:.1f} s had "
+            f"passed; at {speed} that left {b.allowed} prompt tokens"
+        )
+    else:
+        aim = (
+            f"the aim of a first word {b.target_s:g} s after the question had passed before the model was "
+            f"asked ({b.elapsed_s:.1f} s spent finding the evidence); at {speed}, only what must stay"
+        )
+    text = f"\n**Time budget:** {aim}: {given}"
     if b.cut:
         text += f", {b.cut} lower-ranked source{'s' if b.cut != 1 else ''} left out for time"
     if b.over:
         text += "; the quoted sources alone needed more, and they stay"
-    return text + "."
+    expected = first_word_s(b.elapsed_s, b.prompt, b.tokens_per_s)
+    if expected is not None:
+        text += f". At that speed the first word was expected at {expected:.1f} s"
+    return text + "." + came
 
 
 def online_lines(trace: Trace) -> list[str]:
@@ -178,7 +210,7 @@ def _evidence_lines(trace: Trace) -> list[str]:
     lines: list[str] = []
     budget = trace.find(BudgetStage)
     if budget is not None:
-        lines.append(budget_line(budget))
+        lines.append(budget_line(budget, trace.find(FirstTokenStage)))
     doc = trace.find(DocumentStage)
     if doc is not None:
         name = esc(doc.source.rsplit("/", 1)[-1])

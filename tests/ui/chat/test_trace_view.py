@@ -89,9 +89,10 @@ def test_the_trace_says_what_the_time_budget_cut() -> None:
     trace.add(BudgetStage(0.0, 2.5, 0.4, 212.0, "measured at load", 413, 398, 3, 4))
     text = trace_markdown(trace.snapshot())
     assert (
-        "**Time budget:** the first word was due 2.5 s after the question, 0.4 s had passed; at 212 prompt "
-        "tokens/s (measured at load) that left 413 prompt tokens: 3 sources given to the model (398 prompt "
-        "tokens), 4 lower-ranked sources left out for time." in text
+        "**Time budget:** the first word was aimed for 2.5 s after the question, 0.4 s had passed; at 212 "
+        "prompt tokens/s (measured at load) that left 413 prompt tokens: 3 sources given to the model (398 "
+        "prompt tokens), 4 lower-ranked sources left out for time. At that speed the first word was expected "
+        "at 2.4 s." in text
     )
     free = TraceBuilder()
     free.add(BudgetStage(0.0, 0.0, 0.4, None, "unknown", None, 900, 7))
@@ -113,3 +114,42 @@ def test_the_trace_shows_each_hop_and_why_it_stopped() -> None:
     text = trace_markdown(trace.snapshot())
     assert "- round 1: “birthplace sea Brindleford 1901”: 2 new passage(s)" in text
     assert "- the best passage covers 38% of the question's words; stopped: a hop found nothing new" in text
+
+
+def test_the_status_line_says_the_step_and_the_speed_never_a_due_time() -> None:
+    """Issue 46: one answer took 83 s with only "Writing the answer…" on screen."""
+    from kimas_desktop.answer.writing.budget import Pace
+    from ui.chat.trace_view import status_line
+
+    reading = status_line("Writing the answer…", Pace("reading", 1240, 212.4, "recent answers"))
+    assert reading == (
+        "Writing the answer… The model reads its sources first: 1,240 prompt tokens at about 212 tokens/s "
+        "(recent answers)."
+    )
+    unknown = status_line("Writing the answer…", Pace("reading", 900))
+    assert unknown == "Writing the answer… The model reads its sources first: 900 prompt tokens."
+    writing = status_line("Writing the answer…", Pace("writing", words=42, words_per_s=5.25))
+    assert writing == "Writing the answer… 42 words so far, 5.2 words/s."
+    assert status_line("Searching…", None) == "Searching…"
+    for line in (reading, unknown, writing):
+        assert " due" not in line and "expected" not in line
+
+
+def test_the_trace_never_says_a_time_was_due_once_it_had_passed() -> None:
+    """Under load the search alone took longer than the 2.5 s aim: the trace said "the first word was due
+    2.5 s after the question, 4.1 s had passed". Now it says the aim had passed, when the first word was
+    expected at the measured speed, and when it came."""
+    from kimas_desktop.trace import FirstTokenStage
+
+    trace = TraceBuilder(question="How often is the oil changed?")
+    trace.add(BudgetStage(0.0, 2.5, 4.1, 40.0, "recent answers", 0, 420, 2, 3, True))
+    trace.add(FirstTokenStage(15_300.0))
+    text = trace_markdown(trace.snapshot())
+    assert "was due" not in text and "aimed for 2.5 s" not in text
+    assert (
+        "**Time budget:** the aim of a first word 2.5 s after the question had passed before the model was "
+        "asked (4.1 s spent finding the evidence); at 40 prompt tokens/s (recent answers), only what must "
+        "stay: 2 sources given to the model (420 prompt tokens), 3 lower-ranked sources left out for time; "
+        "the quoted sources alone needed more, and they stay. At that speed the first word was expected at "
+        "14.8 s. The first word came at 15.3 s." in text
+    )
