@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.ui.chat.test_browser_conversations import CHROMIUM, ROOT, Server, _free_port
+from tests.ui.patience import HANG_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -88,7 +89,7 @@ def test_a_question_on_a_new_topic_is_searched_as_asked(server: Server) -> None:
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM} (scripts/test.sh installs Debian's chromium)")
     expect = sync_api.expect
-    expect.set_options(timeout=30_000)
+    expect.set_options(timeout=HANG_MS)
 
     def shot(page: Any, name: str) -> None:
         page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
@@ -99,15 +100,15 @@ def test_a_question_on_a_new_topic_is_searched_as_asked(server: Server) -> None:
         box.fill(text)
         box.press("Enter")
         expect(page.locator("#chatbot")).to_contain_text(text)
-        expect(traces(page).nth(n - 1)).to_be_attached(timeout=180_000)  # the answer has finished
+        expect(traces(page).nth(n - 1)).to_be_attached()  # the answer has finished
 
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.set_default_timeout(30_000)
+        page.set_default_timeout(HANG_MS)
         try:
             page.goto(server.url)
-            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=120_000)
+            expect(page.locator("#model-status")).to_contain_text("Ready")
             for n, question in enumerate(QUESTIONS, start=1):
                 ask(page, question, n)
                 shot(page, f"0{n}-asked")
