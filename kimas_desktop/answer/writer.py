@@ -81,7 +81,8 @@ class AnswerWriter:
         elif form == "table" and run.table is not None:
             yield from self._tabled(run, run.table)
         elif form == "declined":
-            shaped = bool(quotes) and answer_shaped(run.question, " ".join(q.text for q in quotes))
+            quoted = " ".join(q.text for q in quotes)
+            shaped = bool(quotes) and answer_shaped(run.question, quoted, run.trace.query)
             may = run.policy.decline_wording(shaped=shaped) == "may answer"
             text = decline_text(run.question, quotes, may_answer=may)
             yield from finish(run, Declined(text, closest_passages(quotes), decided.decision.rule))

@@ -11,7 +11,8 @@ to decline.
 - ``restates``: a sentence that says nothing the question does not ("Kenya is the capital of Kenya.");
 - ``addresses``: a sentence about what the question asks (it holds half of the question's words or
   more, or nothing but words about the answer itself and facts: "The answer is: 1013");
-- ``answer_shaped``: a passage that names the question's subject and holds an answer part.
+- ``answer_shaped``: a passage that names the question's subject (or, for a follow-up that names
+  nothing, the subject its standalone query took from the conversation) and holds an answer part.
 
 Every rule looks at words through the text layer (``text/words.py``), so it follows its tokenizer: in a
 script without capitals there are no names, and only numbers and words count.
@@ -94,14 +95,27 @@ def addresses(question: str, sentence: str) -> bool:
     return bool(facts(sentence)) and said <= held | asked
 
 
-def answer_shaped(question: str, passage: str) -> bool:
+def answer_shaped(question: str, passage: str, query: str = "") -> bool:
     """The passage names the question's subject (its names, else half of its words) and holds an
-    answer part: a passage a decline must not call silent."""
+    answer part: a passage a decline must not call silent. ``query``: the conversation's standalone
+    query; a follow-up that names nothing ("What language did they speak?" after a question about the
+    Normans) has its subject there, in the names the conversation added ("Normans")."""
     if not answer_part(question, passage):
         return False
+    if _names_subject(question, passage):
+        return True
+    added = {n.lower() for n in names(query)} - {n.lower() for n in names(question)}
+    return not names(question) and bool(added) and _holds_name(added, passage)
+
+
+def _holds_name(asked_names: set[str], passage: str) -> bool:
+    lower = {w.lower() for w in words(passage)}
+    return bool(asked_names & lower) or bool({stem(n) for n in asked_names} & stems(passage))
+
+
+def _names_subject(question: str, passage: str) -> bool:
     asked_names = {n.lower() for n in names(question)}
     if asked_names:
-        lower = {w.lower() for w in words(passage)}
-        return bool(asked_names & lower) or bool({stem(n) for n in asked_names} & stems(passage))
+        return _holds_name(asked_names, passage)
     asked = {stem(w) for w in content_words(question)}
     return bool(asked) and len(asked & stems(passage)) >= len(asked) / 2

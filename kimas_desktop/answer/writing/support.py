@@ -116,6 +116,13 @@ class _Sources:
         return _contains_fact(fact, self.all_lower, self.all_numbers)
 
 
+def _wants_value(question: str, wanted: Sequence[str]) -> bool:
+    """The question's slot takes a value no sentence can answer it without: a number or a date for a
+    when or how-many question, a name for a who or where question whose quote gives one."""
+    kind = answer_type(question)
+    return kind == "number" or (kind == "name" and bool(wanted))
+
+
 def _answer_reason(
     question: str, sentence: str, wanted: Sequence[str], quote: str, sources: _Sources
 ) -> SupportReason:
@@ -128,9 +135,11 @@ def _answer_reason(
         return ""
     if restates(question, sentence):
         return "restates the question"
+    said = answer_part(question, sentence)
+    if not said and _wants_value(question, wanted):
+        return "misses the answer"  # "When …?" answered without a number or a date says no when
     if not wanted or not addresses(question, sentence):
         return ""
-    said = answer_part(question, sentence)
     if {f.lower() for f in said} & {f.lower() for f in wanted}:
         return ""
     asked = stems(question) - ABOUT

@@ -39,16 +39,24 @@ def writes(answer: str):  # type: ignore[no-untyped-def]
     return reply
 
 
-def ask(question: str, answer: str, **grounding: Any) -> list[Event]:
+def ask(
+    question: str,
+    answer: str,
+    *,
+    passages: Sequence[str] = (KENYA, NORMANS, SPOKEN, FLED, SHIPS),
+    history: Sequence[Message] = (),
+    preset: str = "turbo",
+    **grounding: Any,
+) -> list[Event]:
     emb = HashEmbedder()
     searcher = MemorySearcher(emb)
-    searcher.add("atlas", [KENYA, NORMANS, SPOKEN, FLED, SHIPS], "/k/atlas.md")
+    searcher.add("atlas", list(passages), "/k/atlas.md")
     config = parse_config(
-        {"preset": "turbo", "grounding": {"decline": False, **grounding}, "rerank": {"min_score": 0.0}}
+        {"preset": preset, "grounding": {"decline": False, **grounding}, "rerank": {"min_score": 0.0}}
     )
     chat = ScriptedChatModel(writes(answer))  # a model that does not judge, like the embedded one
     pipe = Pipeline(config=config, chat=chat, embedder=emb, reranker=WordOverlapReranker(), searcher=searcher)
-    return list(pipe.ask(question))
+    return list(pipe.ask(question, history))
 
 
 def support(events: list[Event]) -> SupportReady:
@@ -142,3 +150,37 @@ def test_a_name_written_with_a_dotted_capital_in_the_source_is_found() -> None:
         .sentences
     )
     assert s.missing == () and s.supported
+
+
+def test_a_when_question_answered_without_a_number_or_a_date_is_marked() -> None:
+    # Its words are a source's, but it says nothing of when: no answer, though it is not about the
+    # question's words either. Every sentence marked: the quote, which holds the centuries, is shown.
+    answer = "They gave their name to a region in France. [1]"
+    events = ask("When were the Normans in Normandy?", answer)
+    [s] = support(events).sentences
+    assert not s.supported and s.reason == "misses the answer"
+    outcome = done(events).outcome
+    assert isinstance(outcome, Answered) and outcome.set_aside == answer
+    assert outcome.text.startswith(QUOTE_START) and "11th centuries" in outcome.text
+
+
+def test_a_follow_up_declined_beside_a_quote_on_the_conversations_subject_may_be_answered_there() -> None:
+    # "they" are the Normans: the question names nothing, and the quote shares none of its words
+    # ("spoke", not "speak"), but it names the subject the conversation gave the query, with a name in it.
+    dialect = "Their descendants spoke Norman French, the dialect of the Normans."
+    history = [
+        Message("user", "When were the Normans in Normandy?"),
+        Message("assistant", "In the 10th and 11th centuries."),
+    ]
+    events = ask(
+        "What language did they speak?",
+        "unused",
+        passages=(KENYA, dialect, SHIPS),
+        history=history,
+        preset="full",  # the conversation's subject joins the query
+        decline=True,
+        threshold=0.99,
+    )
+    assert "Norman French" in next(e for e in events if isinstance(e, QuoteReady)).quotes[0].text
+    text = "".join(e.text for e in events if isinstance(e, AnswerDelta))
+    assert text.startswith(MAY_ANSWER) and "Norman French" in text and DECLINE_START not in text

@@ -1,0 +1,143 @@
+"""The support check against gold answers, re-run in process on kept `kimas ask --json` batches (issue 45).
+
+    nice -n 10 .venv/bin/python -m bench.support_check BATCH.json [BATCH.json ...] [--split holdout]
+        [--skip 0] [--questions 0]
+
+A batch is what ``bench.support_marks`` (``marks-MODEL-SPLIT-SKIP-PRESET.json``) or ``bench.answers``
+(``ask-squad-PRESET-MODEL-new-REF-N.json``) kept: the product's answers with their trace. For every answer
+the model wrote, the model's own text (its sentences in ``support``, at their offsets), the evidence it
+was given (the trace's ``evidence``: the numbered sources) and the grounded quote are put back together
+and checked again by this tree's ``SupportChecker`` with the data dir's embedder, so a change to the check
+is measured on the same model output without asking the model again (the model's text does not depend on
+the check). ``--as-run``: the ``supported`` flags the batch holds, not re-checked.
+
+Every sentence is **right** when it contains a gold answer string (bench.devkit.contains_answer) and
+**wrong** when it does not: it misses or contradicts the gold. Reported: the share of wrong sentences
+marked (target ≥ 0.8), of right ones marked (target ≤ 0.1), and for answers whose every sentence is
+marked (the quote takes the model's place), how often the quote shown holds the gold against the model's
+text set aside. ``--split``/``--skip``/``--questions`` keep only those answerable questions of the dev kit
+(bench/answers.py's hold-out, split as ``devkit.split``), so a tuning slice is never scored as held out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from bench.devkit import SQUAD, Question, contains_answer, rate, split, write_squad_holdout
+from kimas_desktop.answer.writing.support import SupportChecker
+from kimas_desktop.types import Chunk, Hit, Quote
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / "bench" / ".cache" / "answers"
+
+
+def answerable_questions(cache: Path) -> list[Question]:
+    """bench/answers.py's 300 answerable SQuAD-Shifts questions, in its order (as ``prepare_squad``)."""
+    out: list[Question] = []
+    for name in SQUAD:
+        out += write_squad_holdout(name, cache / "docs" / name, 25, 75).answerable
+    return out[:300]
+
+
+def model_text(support: list[dict[str, Any]]) -> str:
+    """The model's answer as the check read it: each sentence at its offset, line breaks between."""
+    text = ""
+    for s in support:
+        gap = max(s["start"] - len(text), 1 if text else 0)
+        text += ("\n" * gap) + s["text"]
+    return text
+
+
+def hits_of(result: dict[str, Any]) -> list[Hit]:
+    """The numbered sources the model was given (``hits[n - 1]`` is source ``n``)."""
+    evidence = sorted(result["trace"]["evidence"], key=lambda e: e["n"])
+    return [
+        Hit(Chunk(e["chunk_id"], e["collection"], e["source"], e["text"], page=e["page"]), 1.0)
+        for e in evidence
+    ]
+
+
+def quotes_of(result: dict[str, Any], hits: list[Hit]) -> list[Quote]:
+    parts = (result.get("quote") or {}).get("parts") or []
+    return [Quote(p["n"], hits[p["n"] - 1].chunk, 0, len(p["text"]), p["text"], p["score"]) for p in parts]
+
+
+def checked(result: dict[str, Any], question: str, checker: SupportChecker | None) -> list[dict[str, Any]]:
+    """The answer's sentences with ``supported`` as this tree's check says (or as the batch held it)."""
+    support = result.get("support") or []
+    if checker is None or not support:
+        return support
+    hits = hits_of(result)
+    report = checker.check(model_text(support), hits, question, quotes_of(result, hits))
+    return [{"text": s.text, "supported": s.supported, "reason": s.reason} for s in report.sentences]
+
+
+def score(
+    batches: list[dict[str, dict[str, Any]]], questions: list[Question], checker: SupportChecker | None
+) -> dict[str, Any]:
+    right: list[bool] = []  # marked?
+    wrong: list[bool] = []
+    reasons: dict[str, int] = {}
+    aside = shown = model_gold = answered = 0
+    for results in batches:
+        for q in questions:
+            r = results.get(q.qid)
+            if r is None or not r.get("support"):
+                continue
+            answered += 1
+            sentences = checked(r, q.text, checker)
+            for s in sentences:
+                marked = not s["supported"]
+                (right if contains_answer(s["text"], q.answers) else wrong).append(marked)
+                if marked:
+                    reasons[s.get("reason") or "?"] = reasons.get(s.get("reason") or "?", 0) + 1
+            if sentences and all(not s["supported"] for s in sentences):
+                aside += 1
+                shown += contains_answer((r.get("quote") or {}).get("text", ""), q.answers)
+                model_gold += contains_answer(" ".join(s["text"] for s in sentences), q.answers)
+    return {
+        "answers": answered,
+        "sentences right / wrong": [len(right), len(wrong)],
+        "wrong marked": rate(wrong),
+        "right marked": rate(right),
+        "marks by reason": reasons,
+        "quote in the model's place": aside,
+        "... gold in the quote shown / in the model's text set aside": [shown, model_gold],
+    }
+
+
+def load(path: Path) -> dict[str, dict[str, Any]]:
+    data = json.loads(path.read_text())
+    return data[0] if isinstance(data, list) else data  # bench.answers keeps [results, seconds]
+
+
+def make_checker(data_dir: Path) -> SupportChecker:
+    from app.paths import read_config, resolve_paths
+    from app.runtime import Runtime
+
+    paths = resolve_paths(str(data_dir), None)
+    services = Runtime(paths, read_config(paths))
+    return SupportChecker(services.embedder(services.config))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("batches", nargs="+", type=Path)
+    p.add_argument("--split", choices=["tune", "holdout"], required=True)
+    p.add_argument("--skip", type=int, default=0, help="start after this many of the split's questions")
+    p.add_argument("--questions", type=int, default=0, help="at most this many (0: all)")
+    p.add_argument("--as-run", action="store_true", help="score the batch's own flags, do not re-check")
+    p.add_argument("--cache", type=Path, default=CACHE)
+    args = p.parse_args()
+    qs = split(answerable_questions(args.cache), args.split)[args.skip :]
+    qs = qs[: args.questions] if args.questions else qs
+    checker = None if args.as_run else make_checker(args.cache / "squad")
+    report = score([load(b) for b in args.batches], qs, checker)
+    print(json.dumps({"split": args.split, "skip": args.skip, "questions": len(qs), **report}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
