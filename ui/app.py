@@ -17,6 +17,7 @@ from ui.i18n import I18N, t
 from ui.knowledge import documents_handlers, documents_tab, sources_tab
 from ui.knowledge import layout as knowledge_layout
 from ui.poll import poll
+from ui.settings import first_start_view
 from ui.settings import layout as settings_layout
 from ui.style import CSS, DROP_FOLDERS_JS, THEME
 
@@ -90,6 +91,7 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
         conv = gr.State(None)
         seen = gr.State(-1)
         gr.Markdown(t("title"))
+        first_start = first_start_view.build(desk)
         with gr.Tabs():
             with gr.Tab(t("tab_chat"), id="chat"):
                 chat = chat_layout.build(desk, conv)
@@ -104,6 +106,7 @@ def build_app(desk: DesktopApp) -> gr.Blocks:
         eval_layout.bind(desk, evaluation, timer, demo)
         knowledge_layout.bind_load(desk, k, demo)
         chat.bind_restore(demo)
+        first_start_view.bind(desk, first_start, demo)
         demo.load(lambda: sources_tab.also_ask_update(desk), None, [chat.also_ask])
     return cast(gr.Blocks, demo)
 

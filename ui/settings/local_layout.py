@@ -70,4 +70,5 @@ def _keep_current(desk: DesktopApp, choices: LocalModelChoices, rows: gr.State) 
             return gr.skip(), gr.skip()
         return desk.version, lh.rows_of(desk.config, choices.models)
 
-    gr.Timer(1.0).tick(tick, [seen], [seen, rows], show_progress="hidden", queue=False)
+    # queued: a State changed by an unqueued call does not trigger its change event (the redraw)
+    gr.Timer(1.0).tick(tick, [seen], [seen, rows], show_progress="hidden")
