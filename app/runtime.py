@@ -267,9 +267,6 @@ class Runtime:
     def own_pipeline(self, config: Config) -> Pipeline:
         """A pipeline for ``config`` that the caller holds and closes (an evaluation under another preset
         beside the chat's): it shares the models, which a preset does not change, and replaces nothing."""
-        from indexer.tables.engine import ArrowEngine
-
-        shelf = self.tables(config)
         return Pipeline(
             config=config,
             chat=self.chat(config),
@@ -281,8 +278,16 @@ class Runtime:
                 for name, spec in config.sources.items()
                 if spec.enabled
             ],
-            tables=TableAnswerer(shelf, ArrowEngine(shelf)),
+            tables=self.table_answerer(config),
         )
+
+    def table_answerer(self, config: Config) -> TableAnswerer:
+        """What answers a question over a table the search found (every pipeline has one: the app's, the
+        API's, the MCP tools' narrowed to named collections)."""
+        from indexer.tables.engine import ArrowEngine
+
+        shelf = self.tables(config)
+        return TableAnswerer(shelf, ArrowEngine(shelf))
 
     def online_source(self, name: str, spec: SourceConfig) -> OnlineSource:
         """A source built for one use (the caller closes it), e.g. trying a query before saving."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from app.chat.store import FILE_NAME as CONVERSATIONS
 from app.chat.store import ConversationStore
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
+from app.tools.results import TableComputation
 from cli.render import (
     Progress,
     answerable_json,
@@ -28,7 +30,15 @@ from cli.render import (
 from cli.terminal import say
 from kimas_desktop.config import PRESETS
 from kimas_desktop.errors import KimasError
-from kimas_desktop.events import AnswerDelta, CitationsReady, Done, QuoteReady, SupportReady, TraceReady
+from kimas_desktop.events import (
+    AnswerDelta,
+    CitationsReady,
+    Done,
+    QuoteReady,
+    SupportReady,
+    TableReady,
+    TraceReady,
+)
 from kimas_desktop.pipeline import AskOptions, Pipeline
 from kimas_desktop.types import Message, SentenceSupport
 
@@ -149,6 +159,7 @@ def run_ask(args: argparse.Namespace) -> int:
             "answerable": None,
             "support": None,
             "answer_uses_quote": None,
+            "table": None,  # computed over a table: operation, value, rows used, file/sheet/row numbers
         }
         streamed: list[str] = []
         support: tuple[SentenceSupport, ...] = ()
@@ -160,6 +171,8 @@ def run_ask(args: argparse.Namespace) -> int:
                 out["answerable"] = answerable_json(event.answerability)
                 if stream_text:
                     _print_quote(out["quote"])
+            elif isinstance(event, TableReady):
+                out["table"] = dataclasses.asdict(TableComputation.of(event.answer))
             elif isinstance(event, SupportReady):
                 support = event.sentences
                 out["support"] = [support_json(s) for s in event.sentences]

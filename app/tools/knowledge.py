@@ -22,11 +22,12 @@ from app.tools.results import (
     Passage,
     PassageLookup,
     SearchResult,
+    TableComputation,
 )
 from app.tools.scope import OnlyCollections
 from kimas_desktop.config import Config
 from kimas_desktop.errors import KimasError
-from kimas_desktop.events import CitationsReady, Done, Event, QuoteReady
+from kimas_desktop.events import CitationsReady, Done, Event, QuoteReady, TableReady
 from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.types import Citation, CollectionInfo, DocumentCard, Quote
 
@@ -104,9 +105,12 @@ class KnowledgeTools:
         cited: tuple[Citation, ...] = ()
         decision: Decision = "quote only"
         answer = ""
+        table: TableComputation | None = None
         with self._answering():
             for event in _until_quote(events) if quote_only else events:
-                if isinstance(event, QuoteReady):
+                if isinstance(event, TableReady):
+                    table = TableComputation.of(event.answer)
+                elif isinstance(event, QuoteReady):
                     quote = event
                 elif isinstance(event, CitationsReady):
                     cited = event.citations
@@ -117,7 +121,8 @@ class KnowledgeTools:
         answerable = quote.answerability.answerable if quote else None
         text = " … ".join(q.display for q in quotes)
         searched = self._searched(collections)
-        return AskResult(question, decision, answer, text, citations, answerable, self._indexing(searched))
+        indexing = self._indexing(searched)
+        return AskResult(question, decision, answer, text, citations, answerable, indexing, table)
 
     def read_passage(self, id: str) -> PassageLookup:
         """A passage by its id (``collection/chunk_id``), else the card of the document whose file is ``id``
@@ -170,7 +175,7 @@ class KnowledgeTools:
         searcher = OnlyCollections(rt.store(cfg), sorted(names))
         return Pipeline(
             config=cfg, chat=rt.chat(cfg), embedder=rt.embedder(cfg), reranker=rt.reranker(cfg),
-            searcher=searcher, sources=sources,
+            searcher=searcher, sources=sources, tables=rt.table_answerer(cfg),
         )  # fmt: skip
 
     def _check(self, collections: Sequence[str]) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from kimas_desktop.answer.tables.answer import TableAnswer
 from kimas_desktop.types import Chunk
 
 __all__ = [
@@ -18,6 +19,8 @@ __all__ = [
     "Passage",
     "PassageLookup",
     "SearchResult",
+    "TableComputation",
+    "TableRowUsed",
 ]
 
 Decision = Literal["answered", "declined", "nothing found", "stopped", "quote only"]
@@ -71,6 +74,44 @@ class CitedPassage:
 
 
 @dataclass(frozen=True)
+class TableRowUsed:
+    """A row a table answer used: its 1-based row number in the sheet, CSV or document table, and its
+    cells (column name to value as text)."""
+
+    row: int
+    cells: dict[str, str]
+
+
+@dataclass(frozen=True)
+class TableComputation:
+    """A question answered by computing over a table (the language-neutral part of a table answer): the
+    operation (``lookup``, ``count``, ``sum``, ``mean``, ``min``, ``max``, ``argmax``, ``argmin``, ``group``,
+    ``top``, ``difference``; "" when the table lacks the row asked for), its target column, the value
+    (None: declined), how many rows it used, the first of them, and the table's address: the file, the
+    sheet (a document's table: "table 2", "slide 3, table 1"; "" for a CSV) and the header's row."""
+
+    operation: str
+    target: str
+    value: float | str | None
+    rows_used: int
+    rows: list[TableRowUsed]
+    file: str
+    sheet: str
+    header_row: int
+    description: str  # the query in plain words, in English ("rows where Origin = Japan: 2")
+
+    @classmethod
+    def of(cls, t: TableAnswer) -> TableComputation:
+        q, r = t.query, t.result
+        rows = [TableRowUsed(row.row, dict(row.cells)) for row in r.rows]
+        return cls(
+            q.operation if q is not None else "", q.target if q is not None else "",
+            None if r.empty else r.value, r.used, rows, t.table.source, t.table.sheet, t.table.header_row,
+            r.description,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
 class AskResult:
     """A grounded answer: the decision, the answer text, the verbatim quote and the cited passages."""
 
@@ -81,6 +122,7 @@ class AskResult:
     citations: list[CitedPassage]
     answerable: bool | None
     still_indexing: list[str]
+    table: TableComputation | None = None  # the answer was computed over a table's rows
 
 
 @dataclass(frozen=True)
