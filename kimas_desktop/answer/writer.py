@@ -29,7 +29,7 @@ from kimas_desktop.answer.signals.compare import Computed
 from kimas_desktop.answer.signals.documents import OwnWords, in_own_words
 from kimas_desktop.answer.signals.quote import renumber_quotes
 from kimas_desktop.answer.tables.answer import TableAnswer, table_place
-from kimas_desktop.answer.writing.budget import PromptSpeed
+from kimas_desktop.answer.writing.budget import PaceMeter, PromptSpeed
 from kimas_desktop.answer.writing.citations import closest_passages, supported_citations, value_citations
 from kimas_desktop.answer.writing.guard import StreamGuard, guard_stream
 from kimas_desktop.answer.writing.support import SupportChecker, uses_quote
@@ -97,17 +97,21 @@ class AnswerWriter:
         evidence = replace(decided.evidence, related=related_messages(run))
         evidence, messages = self._planner.plan(run, evidence, decided.grounding)
         yield TraceReady(run.trace.snapshot())  # so far: a stopped answer keeps it
-        yield Status("answer", phrase("writing", run.question))
+        meter, writing = PaceMeter(self._speed), phrase("writing", run.question)
+        yield Status("answer", writing, None if run.checked else meter.reading(run.prompt_tokens))
         written: list[str] = []
         try:
-            answer = yield from self._stream(run, messages, written)
+            answer = yield from self._stream(run, messages, written, meter, writing)
         except Cancelled:
             yield from finish(run, Stopped("".join(written)))
             raise
         yield from self._verify(run, answer, replace(decided, evidence=evidence))
 
-    def _stream(self, run: Run, messages: list[Message], parts: list[str]) -> Generator[Event, None, str]:
-        """Stream the summarizer's answer (through the guard) into ``parts``; returns the answer's text."""
+    def _stream(
+        self, run: Run, messages: list[Message], parts: list[str], meter: PaceMeter, writing: str
+    ) -> Generator[Event, None, str]:
+        """Stream the summarizer's answer (through the guard) into ``parts``; returns the answer's text.
+        The status line hears the model's pace about once a second (``PaceMeter``)."""
         guard = StreamGuard()
         t = Clock()
         deltas = run.stages.summarizer.stream(messages, temperature=run.options.temperature)
@@ -119,6 +123,9 @@ class AnswerWriter:
                         self._speed.observe(run.prompt_tokens, t.ms() / 1000)
                 parts.append(delta)
                 yield AnswerDelta(delta)
+                pace = meter.wrote(delta)
+                if pace is not None:
+                    yield Status("answer", writing, pace)
         finally:
             run.trace.add(AnswerStage(t.ms(), len(parts), guard.reason or "", run.stages.summarizer.model_id))
         return guard.text

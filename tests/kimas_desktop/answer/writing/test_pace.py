@@ -53,3 +53,25 @@ def test_the_pace_counts_chinese_and_hindi_words_as_they_read() -> None:
         meter.wrote(text[:2])
         pace = meter.wrote(text[2:])
         assert pace is not None and pace.words >= least and pace.words_per_s == pace.words / 2
+
+
+def test_the_pipeline_says_what_the_model_reads_before_its_first_word() -> None:
+    """Through ``Pipeline.ask``: the status before the answer carries the prompt and its planned speed."""
+    import json
+
+    from kimas_desktop.events import AnswerDelta, Status
+    from local_models.fake import ScriptedChatModel
+    from tests.kimas_desktop.pipeline_rig import by_schema, make
+
+    chat = ScriptedChatModel(
+        by_schema(
+            {"is_sufficient": json.dumps({"is_sufficient": True, "missing_info": "", "queries": []})},
+            "Change the engine oil every 10000 km [1].",
+        )
+    )
+    pipe, _ = make(chat, grounding={"llm_check": "off"})
+    events = list(pipe.ask("How often must the engine oil be changed?"))
+    first = next(i for i, e in enumerate(events) if isinstance(e, AnswerDelta))
+    paced = [e for e in events[:first] if isinstance(e, Status) and e.pace is not None]
+    assert paced and paced[-1].pace is not None and paced[-1].pace.step == "reading"
+    assert paced[-1].pace.prompt_tokens > 0
