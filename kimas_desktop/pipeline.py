@@ -47,6 +47,7 @@ from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, OnlineSo
 from kimas_desktop.retrieval.online import OnlineQueryWriter, OnlineSources
 from kimas_desktop.retrieval.second_look import SecondLook
 from kimas_desktop.retrieval.turn_search import RetrievalResult, TurnSearch
+from kimas_desktop.retrieval.word_weights import index_weighted
 from kimas_desktop.routing.online import SourceMatcher
 from kimas_desktop.routing.router import CentroidRouter
 from kimas_desktop.trace import TotalStage, TraceBuilder
@@ -80,7 +81,8 @@ class Pipeline:
         self._online = OnlineSources(sources, self._pool)
         router = CentroidRouter(searcher, embedder, config)
         self._source_matcher = SourceMatcher(embedder, router.mixin_vectors)
-        filter_ = EvidenceFilter(reranker, config.rerank.top_n, config.rerank.min_score)
+        weighed = index_weighted(reranker, searcher)  # a question's words weighed by the index
+        filter_ = EvidenceFilter(weighed, config.rerank.top_n, config.rerank.min_score)
         second_look = SecondLook(searcher, filter_.rerank, config.hops, config.rerank.top_n, self._pool)
         self._search = TurnSearch(
             config=config,

@@ -21,6 +21,7 @@ import numpy as np
 from kimas_desktop.config import RerankConfig
 from kimas_desktop.errors import ModelError, ModelUnavailableError
 from kimas_desktop.protocols import Embedder, Reranker
+from kimas_desktop.retrieval.word_weights import TermStatistics
 from kimas_desktop.text.scripts import has_marks, has_unspaced
 from kimas_desktop.text.words import spaced
 from local_models.catalog.hub import hub_unreachable_reason
@@ -42,10 +43,13 @@ def _terms(text: str) -> list[str]:
     return [w.lower() for w in found]
 
 
-def term_overlap_scores(query: str, texts: Sequence[str]) -> list[float]:
+def term_overlap_scores(
+    query: str, texts: Sequence[str], statistics: TermStatistics | None = None
+) -> list[float]:
     """BM25 of each text for ``query``, with the candidates as the corpus, scaled to [0, 1).
 
-    IDF is Lucene's ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over the N candidates (k1 = 1.2, b = 0.75).
+    IDF is Lucene's ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over the N candidates (k1 = 1.2, b = 0.75),
+    or with ``statistics``, over the index's chunks (``kimas_desktop.retrieval.word_weights``).
     Each score is divided by the query's ceiling, ``sum(idf * (k1 + 1))`` over all its distinct terms,
     the same for every candidate: the score is the (IDF-weighted, saturating) share of the query a text
     covers. 0 means no query term appears; a text holding every query term, many times, approaches 1.
@@ -56,9 +60,11 @@ def term_overlap_scores(query: str, texts: Sequence[str]) -> list[float]:
     query_terms = set(_terms(query))
     if not docs or not query_terms:
         return [0.0] * len(docs)
-    df = {t: sum(1 for d in docs if t in d) for t in query_terms}
-    n = len(docs)
-    avg_len = sum(sum(d.values()) for d in docs) / n or 1.0
+    n, df = len(docs), {t: sum(1 for d in docs if t in d) for t in query_terms}
+    rows, found = statistics.document_frequencies(sorted(query_terms)) if statistics else (0, {})
+    if rows:  # none before the index has the full-text terms
+        n, df = rows, {t: min(found.get(t, 0), rows) for t in query_terms}
+    avg_len = sum(sum(d.values()) for d in docs) / len(docs) or 1.0
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in query_terms}
     ceiling = sum(idf[t] * (_K1 + 1) for t in query_terms)
     scores = []
@@ -93,6 +99,8 @@ class EmbeddingReranker:
     The weights were measured on the dev kit's SQuAD-Shifts questions (bench/quality.py, full path,
     recall@5): 0.7/0.3 gave 0.517, 0.5/0.5 0.592, 0.4/0.6 0.608 with the earlier MiniLM-L3; with the
     embedded all-MiniLM-L6-v2 0.4/0.6 gave 0.653 and 0.3/0.7 0.658 (``rerank.semantic_weight``).
+    A question the embedder cannot read is scored by its words alone (``_words_alone``), weighed by the
+    index's ``statistics`` when the pipeline gave them (``weighed_by``), else by the candidates.
     """
 
     def __init__(
@@ -101,8 +109,10 @@ class EmbeddingReranker:
         *,
         semantic_weight: float = 0.3,
         cache_size: int = 4096,
+        statistics: TermStatistics | None = None,
     ) -> None:
         self._embedder = embedder
+        self._statistics = statistics
         self._semantic = semantic_weight
         self._lexical = 1.0 - semantic_weight
         # Passage vectors by text: a second round (agentic, regenerate) rescoring the same chunks is free.
@@ -129,6 +139,16 @@ class EmbeddingReranker:
     def model_id(self) -> str:
         return f"fallback/{self._embedder.model_id}+bm25"
 
+    def weighed_by(self, statistics: TermStatistics) -> EmbeddingReranker:
+        """This scorer, weighing the words of a question the embedder cannot read by the index
+        (``kimas_desktop.retrieval.word_weights``); it shares the embedder, and its own cache."""
+        return EmbeddingReranker(
+            self._embedder,
+            semantic_weight=self._semantic,
+            cache_size=self._cache_size,
+            statistics=statistics,
+        )
+
     def warm_up(self) -> None:
         self._embedder.warm_up()
 
@@ -144,6 +164,8 @@ class EmbeddingReranker:
         the others are embedded (and cached)."""
         if not texts:
             return []
+        if not self._embedder.reads(query):  # its vector ranks at random: the words alone
+            return [_words_alone(s) for s in term_overlap_scores(query, texts, self._statistics)]
         query_vector = self._embedder.embed_query([query])[0]
         stored = list(vectors) or [None] * len(texts)
         missing = [t for t, v in zip(texts, stored, strict=True) if v is None]
@@ -153,8 +175,6 @@ class EmbeddingReranker:
         )
         cosine = passages @ query_vector
         overlap = np.asarray(term_overlap_scores(query, texts), dtype=np.float32)
-        if not self._embedder.reads(query):
-            return [_words_alone(float(s)) for s in overlap]
         return [float(s) for s in self._semantic * cosine + self._lexical * overlap]
 
 

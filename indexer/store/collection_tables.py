@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 from lancedb.index import IvfHnswSq
 
-from indexer.store.full_text import TERMS, ensure_terms, terms_of
+from indexer.store.full_text import TERMS, document_frequencies, ensure_terms, terms_of
 from indexer.store.schema import (
     CHUNK_COLUMNS,
     FILES_SCHEMA,
@@ -203,6 +203,9 @@ class CollectionTables:
             self._files.optimize(cleanup_older_than=timedelta(hours=1))
         if rows >= self._vector_index_rows and not any(i.index_type != "FTS" for i in table.list_indices()):
             table.create_index("vector", config=IvfHnswSq(distance_type="cosine"))
+
+    def document_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        return document_frequencies(self._chunks, terms)
 
     def search(
         self, *, text: str, vector: Vector, k: int, mode: SearchMode, sources: Sequence[str] = ()

@@ -19,7 +19,7 @@ Spacings: 1, words as the tokenizer gives them; 2, Hindi words folded and stemme
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -27,7 +27,15 @@ from lancedb.index import FTS
 
 from kimas_desktop.text.words import spaced
 
-__all__ = ["TERMS", "build_index", "ensure_terms", "fts_column", "query_terms", "terms_of"]
+__all__ = [
+    "TERMS",
+    "build_index",
+    "document_frequencies",
+    "ensure_terms",
+    "fts_column",
+    "query_terms",
+    "terms_of",
+]
 
 TERMS = "terms"
 SPACING = 2
@@ -41,6 +49,19 @@ def terms_of(texts: list[str]) -> list[str]:
 
 def query_terms(text: str) -> str:
     return spaced(text)
+
+
+def document_frequencies(table: Any, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+    """The table's row count, and how many rows hold each of ``terms`` (spaced words, one full-text query
+    each). ``(0, {})`` until ``terms`` is indexed: an old table's ``text`` index reads words another way."""
+    rows = table.count_rows()
+    if not rows or fts_column(table) != TERMS:
+        return 0, {}
+    found = {}
+    for term in dict.fromkeys(terms):
+        query = table.search(term, query_type="fts", fts_columns=TERMS).select(["_score"]).limit(rows)
+        found[term] = query.to_arrow().num_rows
+    return rows, found
 
 
 def _full_text(table: Any) -> list[Any]:

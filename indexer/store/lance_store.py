@@ -307,6 +307,19 @@ class LanceStore:
 
     # -- search ---------------------------------------------------------------------------------------
 
+    def document_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """Chunks in all collections, and how many hold each of ``terms`` (full-text words), for a reranker
+        that weighs a question's words (``kimas_desktop.retrieval.word_weights``)."""
+        rows, found = 0, dict.fromkeys(terms, 0)
+        for info in self.collections():
+            if not info.chunks or self._db.damage(info.name) is not None:
+                continue  # nothing to count, or its search fails on its own and says why
+            n, counts = self._db.read(info.name, lambda t: t.document_frequencies(terms))
+            rows += n
+            for term, count in counts.items():
+                found[term] += count
+        return rows, found
+
     def search(
         self,
         collection: str,

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,7 @@ import pytest
 from kimas_desktop.config import RerankConfig
 from kimas_desktop.errors import ModelUnavailableError
 from kimas_desktop.protocols import Embedder, Reranker
+from kimas_desktop.text.words import spaced
 from local_models import CrossEncoderReranker, EmbeddingReranker, FastEmbedEmbedder, build_reranker
 from local_models.fake import HashEmbedder
 from local_models.rerankers import term_overlap_scores
@@ -172,3 +174,39 @@ def test_a_passage_sharing_a_word_of_an_unread_question_clears_the_floor() -> No
     assert scores[0] >= 0.1 and scores[1] < 0.1
     hindi_stems = term_overlap_scores("लड़कों", ["लड़के खेलते हैं।"])
     assert hindi_stems[0] > 0  # the FTS terms' stems: an inflected form meets its other forms
+
+
+class _Index:
+    """Statistics as a collection's full-text index gives them (``TermStatistics``)."""
+
+    def __init__(self, rows: int, frequencies: dict[str, int]) -> None:
+        self.rows, self.frequencies = rows, frequencies
+        self.asked: list[list[str]] = []
+
+    def document_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        self.asked.append(list(terms))
+        return self.rows, {t: self.frequencies.get(t, 0) for t in terms}
+
+
+def test_an_unread_question_weighs_its_words_by_the_index_not_by_the_candidates() -> None:
+    """Issue 42: the search picked the candidates for the question's rare word, so all of them hold it,
+    and weighed over the candidates it counted for nothing: a passage holding only a common word of the
+    question came first (Hindi dev kit: search 0.740 answer in top 5, reranked 0.707). Weighed by the
+    index, the rare word counts as rare again and the order is the search's."""
+    question = "संसद भवन कहाँ है?"
+    passages = ["नई संसद दिल्ली में है।", "संसद का उद्घाटन हुआ।", "भवन निर्माण के नियम बदले।"]
+    rare, common = "संसद", "भवन"
+    assert {rare, common} <= set(spaced(question).split())
+    index = _Index(5000, {rare: 3, common: 900})
+    by_candidates = EmbeddingReranker(_EnglishOnly()).score(question, passages)
+    weighed = EmbeddingReranker(_EnglishOnly()).weighed_by(index)
+    by_index = weighed.score(question, passages)
+    assert index.asked and rare in index.asked[0]
+    assert min(by_index[0], by_index[1]) > by_index[2] + 0.2  # the rare word first
+    assert by_candidates[2] > by_candidates[0]  # over the candidates, the common word weighed more
+    assert weighed.score(QUERY, CANDIDATES) == pytest.approx(
+        EmbeddingReranker(_EnglishOnly()).score(QUERY, CANDIDATES)
+    )  # a question the embedder reads: scored as before, with the candidates' weights
+    assert EmbeddingReranker(_EnglishOnly()).weighed_by(_Index(0, {})).score(question, passages) == (
+        pytest.approx(by_candidates)
+    )  # an index without full-text terms yet: the candidates' weights

@@ -16,6 +16,7 @@ from lancedb.index import FTS
 from indexer import Indexer, LanceStore
 from indexer.store.full_text import TERMS
 from indexer.store.schema import table_prefix
+from kimas_desktop.text.words import spaced
 from local_models.fake import HashEmbedder
 from tests.indexer.files import small_config
 
@@ -116,3 +117,16 @@ def test_a_table_spaced_before_hindi_stems_is_respaced_at_the_next_sync(
     upgraded = lancedb.connect(uri).open_table(f"{table_prefix('c')}_chunks")
     assert len([i for i in upgraded.list_indices() if i.index_type == "FTS"]) == 1
     assert _found(LanceStore(uri), embedder, "लड़के")[:1] == ["village.md"]
+
+
+def test_the_index_counts_the_chunks_holding_each_word(
+    tmp_path: Path, indexer: Indexer, store: LanceStore
+) -> None:
+    """Issue 42: the fallback reranker weighs an unread question's words by the index
+    (``kimas_desktop.retrieval.word_weights``): chunks in all collections, and how many hold each word,
+    as the full-text index reads it (a Hindi stem, a jieba word)."""
+    indexer.index("c", [_folder(tmp_path)])
+    hindi, chinese = spaced("राजधानी"), spaced("智能搜索").split()
+    rows, found = store.document_frequencies([hindi, *chinese, "lighthouse", "nowhere"])
+    assert rows == 4
+    assert found == {hindi: 1, **dict.fromkeys(chinese, 1), "lighthouse": 1, "nowhere": 0}
