@@ -14,7 +14,7 @@ Debian Reference in English, German, Japanese and Chinese against the classic to
   the sentence (``questions.finds``). Baselines over the product's own chunks: BM25 with a whitespace
   tokenizer, and for Chinese and Japanese with character bigrams.
 
-    python -m bench.languages [--hindi-half held-out] [--debian-size 100] [--languages en de ja zh-cn]
+    python -m bench.languages [--hindi-half held-out] [--hindi-limit N] [--debian-size 100] [--languages en de ja zh-cn]
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def retrieve(data: Path, questions: dict[str, str]) -> dict[str, list[Chunk]]:
     return {k: [h.chunk for h in hits_of(r)][:5] for k, r in found.items()}
 
 
-def hindi(cache: Path, which: str) -> dict[str, Any]:
+def hindi(cache: Path, which: str, limit: int | None = None) -> dict[str, Any]:
     folder, data = cache / "hindi" / "docs", cache / "hindi" / "data"
     passages = [p["text"] for p in read_jsonl(DEVKIT / "hindi_qa_bigbench_even" / "corpus.jsonl")]
     if not folder.exists():
@@ -68,6 +68,7 @@ def hindi(cache: Path, which: str) -> dict[str, Any]:
         for q in read_jsonl(DEVKIT / "hindi_qa_bigbench_even" / "queries.jsonl")
         if answers.get(q["_id"]) and half(q["_id"]) == which
     }
+    qs = dict(list(qs.items())[:limit])
     found = retrieve(data, qs)
     product = [any(a in c.text for c in found[k] for a in answers[k]) for k in qs]
     out = {"half": which, "questions": len(qs), "product": rate(product)}
@@ -140,6 +141,7 @@ def _kana_bigrams(text: str) -> list[str]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--hindi-half", default="held-out", choices=["held-out", "tune", "none"])
+    p.add_argument("--hindi-limit", type=int, default=None, help="only the half's first N questions")
     p.add_argument("--debian-size", type=int, default=100, help="known-item questions per language")
     p.add_argument("--languages", nargs="*", default=["en", "de", "ja", "zh-cn"])
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "languages"))
@@ -147,7 +149,7 @@ def main() -> None:
     cache = Path(args.cache)
     report: dict[str, Any] = {}
     if args.hindi_half != "none":
-        report["hindi"] = hindi(cache, args.hindi_half)
+        report["hindi"] = hindi(cache, args.hindi_half, args.hindi_limit)
         print(json.dumps(report["hindi"]), file=sys.stderr, flush=True)
     for lang in args.languages:
         report[f"debian {lang}"] = debian(cache, lang, args.debian_size)

@@ -129,3 +129,18 @@ def test_text_the_embedder_cannot_read_is_chunked_as_much_as_english() -> None:
     naive = Chunker(embedder.count_tokens, chunk_tokens=60, overlap_tokens=0, max_tokens=256)
     assert len(list(naive.chunks([Block(HINDI * 20)]))) >= 3 * len(english_chunks)
     assert measure(embedder)(english) == embedder.count_tokens(english)  # what it reads: its own tokens
+
+
+def test_a_passage_the_embedder_cannot_read_stays_whole() -> None:
+    """Issue 42: text the embedder cannot read is found by its words alone, and full-text search finds a
+    passage best whole (Hindi dev kit, BM25 top 5: 0.707 over chunks of a token per four characters,
+    0.751 at twelve, 0.756 over whole passages). A Hindi passage of the dev kit's median length (about
+    600 characters) is one chunk under the embedded model's defaults (120 tokens, window 128); counted
+    as English reads, it was two. Chinese is counted as before: a character a token."""
+    embedder = _EnglishOnly()
+    passage = (HINDI * 12)[:600]
+    chunker = Chunker(measure(embedder), chunk_tokens=120, overlap_tokens=20, max_tokens=128)
+    assert [c.text for c in chunker.chunks([Block(passage)])] == [passage.strip()]
+    chinese = "检索增强生成设计模式 RAG 通常用于开发大语言模型应用。"
+    wide = sum(1 for ch in chinese if "\u4e00" <= ch <= "\u9fff" or ch == "。")
+    assert measure(embedder)(chinese) == 2 + wide + -(-(len(chinese) - wide) // 4)

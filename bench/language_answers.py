@@ -1,0 +1,88 @@
+"""Answers in every language through the product (issue 42): does the quote or the written answer hold the
+gold, per language, with the embedded models (`kimas ask --batch --json`, preset full)?
+
+- **Hindi**: the first ``--size`` questions of the held-out half of ``hindi_qa_bigbench_even`` (halves as
+  ``bench.lexical.half``), over the collection ``bench.languages`` indexes; gold: any of its answers.
+- **Debian Reference**, English, German, Japanese, Chinese (zh-cn): the known-item questions
+  ``bench.languages`` asks (``kimas eval``'s generator, seed 42), the first ``--size`` of them; gold: the
+  evidence sentence's word that the question leaves out (``EvalQuestion.answer``).
+- **Chinese seed papers**: ``python -m bench.seed_papers`` (22 frozen questions), not repeated here.
+
+A question **holds** when the quote or the answer contains the gold (case-insensitive); ``retrieved``
+when one of the five passages `kimas retrieve` returns does (the retrieval figure on the same sample).
+Each collection is indexed by ``bench.languages`` first (same cache).
+
+    python -m bench.language_answers [--size 30] [--languages hi en de ja zh-cn]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.evaluation.questions import generate
+from bench.devkit import DEVKIT, kimas_batch, rate, read_jsonl
+from bench.languages import ROOT, asked, chunks_of, debian, hindi
+from bench.lexical import half
+from bench.seed_papers import holds
+
+
+def _rows(data: Path, items: dict[str, str], gold: dict[str, list[str]]) -> dict[str, Any]:
+    batch = [{"id": k, "question": q} for k, q in items.items()]
+    flags = ("--json", "--preset", "full")
+    answered = kimas_batch("ask", data, batch, *flags)
+    found = kimas_batch("retrieve", data, batch, *flags)
+    out: dict[str, list[bool]] = {"holds": [], "quote": [], "answer": [], "retrieved": []}
+    for k in items:
+        r = answered[k]
+        quote = (r.get("quote") or {}).get("text", "") if isinstance(r.get("quote"), dict) else ""
+        passages = " ".join(h.get("text", "") for h in found[k].get("hits", [])[:5])
+        out["quote"].append(holds(quote, gold[k]))
+        out["answer"].append(holds(r.get("answer") or "", gold[k]))
+        out["holds"].append(out["quote"][-1] or out["answer"][-1])
+        out["retrieved"].append(holds(passages, gold[k]))
+    return {"questions": len(items), **{name: rate(v) for name, v in out.items()}}
+
+
+def hindi_answers(cache: Path, size: int) -> dict[str, Any]:
+    kit = DEVKIT / "hindi_qa_bigbench_even"
+    if not (cache / "hindi" / "data").exists():
+        hindi(cache, "held-out", 1)  # indexes the passages
+    gold = {a["_id"]: a["answers"] for a in read_jsonl(kit / "answers.jsonl")}
+    qs = [q for q in read_jsonl(kit / "queries.jsonl") if gold.get(q["_id"]) and half(q["_id"]) == "held-out"]
+    items = {q["_id"]: q["text"] for q in qs[:size]}
+    return {"language": "hi", **_rows(cache / "hindi" / "data", items, gold)}
+
+
+def debian_answers(cache: Path, lang: str, size: int) -> dict[str, Any]:
+    data = cache / f"debian-{lang}" / "data"
+    if not data.exists():
+        debian(cache, lang, 1)  # indexes the guide
+    chunks = chunks_of(data, "debian")
+    qs = [q for q in generate({"debian": chunks}, 100, seed=42).questions if q.answerable and q.answer]
+    items = {q.qid: asked(q) for q in qs[:size]}
+    gold = {q.qid: [q.answer] for q in qs[:size]}
+    return {"language": lang, **_rows(data, items, gold)}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--size", type=int, default=30, help="questions per language")
+    p.add_argument("--languages", nargs="*", default=["hi", "en", "de", "ja", "zh-cn"])
+    p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "languages"))
+    args = p.parse_args()
+    cache = Path(args.cache)
+    report: dict[str, Any] = {}
+    for lang in args.languages:
+        report[lang] = (
+            hindi_answers(cache, args.size) if lang == "hi" else debian_answers(cache, lang, args.size)
+        )
+        print(json.dumps(report[lang], ensure_ascii=False), file=sys.stderr, flush=True)
+    print(json.dumps(report, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
