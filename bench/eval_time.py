@@ -3,7 +3,10 @@ and Chinese files as two collections) indexed with the embedded models, the defa
 (``DEFAULT_QUESTIONS``), then run with ``DEFAULT_ANSWERS`` questions answered by the chat model, as
 `kimas eval` and the tab do (``Evaluation.run``). Prints the wall time, the seconds a question takes
 (retrieval only, answered), the estimate of time left as the run saw it at a quarter, half and three
-quarters of the way, and the size that fits a budget at those speeds.
+quarters of the way, and the size that fits a budget at those speeds. Each question's CPU seconds (this
+process and the model worker it starts) are printed too: on a shared machine the wall time follows the
+load, the CPU time does not, and on a quiet 2-core machine a question's wall time lies between its CPU
+time over 2 (both cores busy) and its CPU time.
 
     python -m bench.eval_time [--questions N] [--answers N] [--budget 120] [--preset P]
 """
@@ -17,7 +20,10 @@ import platform
 import shutil
 import statistics
 import time
+from itertools import pairwise
 from pathlib import Path
+
+import psutil
 
 from app.evaluation.evaluation import DEFAULT_ANSWERS, DEFAULT_QUESTIONS, Evaluation
 from app.evaluation.run import RunProgress
@@ -93,13 +99,13 @@ def main() -> None:
         start = time.perf_counter()
         test_set = evaluation.build_set(args.questions)
         made = time.perf_counter() - start
-        seen: list[tuple[float, RunProgress]] = []
+        seen: list[tuple[float, RunProgress, float]] = []
         start = time.perf_counter()
         run = evaluation.run(
             test_set.set_id,
             args.preset,
             answers=args.answers,
-            progress=lambda p: seen.append((time.perf_counter() - start, p)),
+            progress=lambda p: seen.append((time.perf_counter() - start, p, _cpu_seconds())),
         )
         wall = time.perf_counter() - start
     finally:
@@ -107,13 +113,30 @@ def main() -> None:
     report(run, test_set.questions, made, wall, seen, args)
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and its children (the model worker), user and system."""
+    me = psutil.Process()
+    total = 0.0
+    for proc in [me, *me.children(recursive=True)]:
+        try:
+            t = proc.cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system
+    return total
+
+
 def report(run, questions, made, wall, seen, args) -> None:  # type: ignore[no-untyped-def]
     plain = [r.seconds for r in run.results if not r.asked and r.seconds is not None]
     asked = [r.seconds for r in run.results if r.asked and r.seconds is not None]
+    cpu = [b[2] - a[2] for a, b in pairwise(seen)]  # from the second question on
+    kinds = [r.asked for r in run.results[1:]]
+    cpu_plain = [c for c, k in zip(cpu, kinds, strict=False) if not k]
+    cpu_asked = [c for c, k in zip(cpu, kinds, strict=False) if k]
     r_s, a_s = statistics.fmean(plain), statistics.fmean(asked) if asked else 0.0
     estimates = []
     for share in (0.25, 0.5, 0.75):
-        at, p = seen[min(len(seen) - 1, int(share * len(seen)))]
+        at, p, _ = seen[min(len(seen) - 1, int(share * len(seen)))]
         estimates.append(
             {"at_s": round(at, 1), "said_left_s": p.seconds_left, "was_left_s": round(wall - at, 1)}
         )
@@ -130,6 +153,8 @@ def report(run, questions, made, wall, seen, args) -> None:  # type: ignore[no-u
         "answered_s_mean": round(a_s, 2),
         "answered_s_median": round(statistics.median(asked), 2) if asked else None,
         "answered_s": asked,
+        "cpu_s_retrieval_only_mean": round(statistics.fmean(cpu_plain), 3) if cpu_plain else None,
+        "cpu_s_answered": [round(c, 1) for c in cpu_asked],
         "estimates": estimates,
         f"questions_within_{args.budget:g}_s_with_{args.answers}_answered": fits(
             r_s, a_s, args.budget, args.answers

@@ -57,7 +57,7 @@ def add_parsers(
         type=int,
         default=DEFAULT_ANSWERS,
         help=f"questions also answered by the chat model (default {DEFAULT_ANSWERS}: about two minutes "
-        f"with {DEFAULT_QUESTIONS} questions on a 2-core laptop)",
+        f"with {DEFAULT_QUESTIONS} questions on a quiet 2-core laptop)",
     )
     p.add_argument("--size", type=int, default=DEFAULT_QUESTIONS, help="questions in a new test set")
     p.add_argument("--new-set", action="store_true", help="make a new test set from the collections")

@@ -28,7 +28,7 @@ EVAL_DIR = "evaluation"
 # The default run's size, for about two minutes on a 2-core laptop with the embedded models (bench/eval_time.py
 # measured the seconds a question takes: retrieval only, and answered by the chat model).
 DEFAULT_QUESTIONS = 100
-DEFAULT_ANSWERS = 8
+DEFAULT_ANSWERS = 6
 
 
 def describe_config(config: Config, chat_id: str, embedder_id: str) -> dict[str, Any]:

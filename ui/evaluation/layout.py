@@ -21,13 +21,13 @@ CSS = """
 """
 
 ABOUT = (
-    "A test set is made from your own collections without a model: questions that ask for a passage with a "
-    "few of its words, and unanswerable controls on the same topics that should be declined. Every question "
-    "goes through retrieval; **answers** of them are also answered by the chat model (that takes most of "
-    f"the time: the default, {DEFAULT_QUESTIONS} questions with {DEFAULT_ANSWERS} answered, takes about two "
-    "minutes on a 2-core laptop; the progress line says the time left). Runs of the same test set can be "
-    "compared; a cancelled run keeps the figures of the questions it ran, marked partial. Nothing is sent "
-    "anywhere, and your collections are only read."
+    "A test set is made from your own collections without a model: questions about a phrase of a passage, "
+    "and unanswerable controls on the same topics that should be declined. Every question goes through "
+    "retrieval; **answers** of them are also answered by the chat model, which takes most of the time. The "
+    f"default ({DEFAULT_QUESTIONS} questions, {DEFAULT_ANSWERS} answered) is sized for about two minutes on "
+    "a quiet 2-core laptop with the embedded models; the progress line says the time left on yours. Runs "
+    "of the same test set can be compared; a cancelled run keeps the figures of the questions it ran, "
+    "marked partial. Nothing is sent anywhere, and your collections are only read."
 )
 RATE: list[float | None] = [0.0, 1.0]
 
