@@ -103,7 +103,7 @@ def test_the_quote_does_not_wait_for_the_context_analysis() -> None:
 
     def reply(messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
         if schema is not None and schema["required"][0] == "analysis":
-            analysis_saw_the_quote.append(quote_shown.wait(5))
+            analysis_saw_the_quote.append(quote_shown.wait(120))  # a hang guard, not a budget
         return str(replies(messages, schema))
 
     chat = ScriptedChatModel(reply)

@@ -23,6 +23,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.app.tools.test_openai_api import BAKING, GARDEN
 from tests.cli.test_serve_api import kimas_token, models
+from tests.ui.patience import HANG_MS
 from tests.ui.test_browser import CHROMIUM, ROOT, _free_port, running_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -114,10 +115,10 @@ def test_browser_api_and_mcp_ask_at_once(tmp_path: Path) -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         page = browser.new_page(viewport={"width": 1280, "height": 1100})
         expect = sync_api.expect
-        expect.set_options(timeout=30_000)
+        expect.set_options(timeout=HANG_MS)
         try:
             page.goto(url)
-            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=120_000)
+            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=HANG_MS)
             [(question, expected)] = BROWSER.items()
             box = page.locator("#question textarea, #question input").first
             box.fill(question)
@@ -126,9 +127,9 @@ def test_browser_api_and_mcp_ask_at_once(tmp_path: Path) -> None:
             together.wait(timeout=60)
             box.press("Enter")
             chat = page.locator("#chatbot")
-            expect(chat).to_contain_text("How this answer was made", timeout=600_000)
+            expect(chat).to_contain_text("How this answer was made", timeout=HANG_MS)
             cited_line = chat.locator("details.kimas-citation summary").first
-            expect(cited_line).to_be_visible(timeout=600_000)  # the answer is done, with its citations
+            expect(cited_line).to_be_visible(timeout=HANG_MS)  # the answer is done, with its citations
             page.screenshot(path=str(ARTIFACTS / "01-browser-answer.png"), full_page=True)
             shown = chat.inner_text()  # this chat only: the question, quote, answer, citations
             assert question in shown and expected[0] in shown.lower(), shown

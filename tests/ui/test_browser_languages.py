@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.patience import HANG_MS
 from tests.ui.test_browser import CHROMIUM, ROOT, running_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -46,7 +47,7 @@ def test_a_chinese_question_in_a_chinese_browser(tmp_path: Path) -> None:
     with running_app(data, ARTIFACTS) as url, sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         expect = sync_api.expect
-        expect.set_options(timeout=60_000)
+        expect.set_options(timeout=HANG_MS)
         try:
             english = browser.new_context(locale="en-US").new_page()
             english.goto(url)
@@ -57,19 +58,19 @@ def test_a_chinese_question_in_a_chinese_browser(tmp_path: Path) -> None:
             page.goto(url)
             expect(page.locator("#send")).to_have_text("发送")
             expect(page.get_by_role("tab", name="知识库")).to_be_visible()
-            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=600_000)
+            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=HANG_MS)
             question = page.locator("#question textarea").first
             expect(question).to_have_attribute("placeholder", "询问你的文档…")
             question.fill(QUESTION)
             question.press("Enter")
             quote = page.locator("#chatbot .kimas-quotes").first
-            expect(quote).to_contain_text(ANSWER, timeout=600_000)
+            expect(quote).to_contain_text(ANSWER, timeout=HANG_MS)
             # the app's own words around the answer follow the question: the quote's heading, the sources
             expect(page.locator("#chatbot .kimas-quote-label").first).to_have_text(
                 re.compile("来自你的文档|你的文档中最接近的段落")
             )
             citation = page.locator("#chatbot details.kimas-citation summary", has_text="agentic-rag-pattern")
-            expect(citation.first).to_be_visible(timeout=600_000)
+            expect(citation.first).to_be_visible(timeout=HANG_MS)
             expect(page.locator("#chatbot")).to_contain_text(re.compile("来源|你的文档没有说明|最接近的段落"))
             page.screenshot(path=str(ARTIFACTS / "zh-answer.png"), full_page=True)
         finally:

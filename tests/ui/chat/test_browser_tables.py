@@ -19,6 +19,7 @@ import pytest
 import xlsxwriter
 
 from tests.ui.chat.test_browser_conversations import CHROMIUM, ROOT, Server
+from tests.ui.patience import HANG_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -83,16 +84,16 @@ def test_the_value_the_operation_and_the_rows_with_a_link_to_the_workbook(server
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.set_default_timeout(30_000)
+        page.set_default_timeout(HANG_MS)
         try:
             page.goto(server.url)
-            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=120_000)
+            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=HANG_MS)
             box = page.locator("#question textarea, #question input").first
             box.fill(QUESTION)
             box.press("Enter")
             chat = page.locator("#chatbot")
             table = chat.locator(".kimas-table-answer").first
-            expect(table).to_be_visible(timeout=180_000)
+            expect(table).to_be_visible(timeout=HANG_MS)
             expect(chat).to_contain_text("2 (computed from stock.xlsx, sheet Stock")
             expect(table).to_contain_text("Computed: rows where Shelf = Garage: 2")
             rows = table.locator("table.kimas-table-rows tr")

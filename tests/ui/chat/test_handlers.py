@@ -49,12 +49,14 @@ def test_a_question_sent_while_an_answer_streams_stops_it_and_is_asked(tmp_path:
     first: list[chat_handlers.Drawn] = []
     conv_id = s.history.new().id
     reader = _drain(chat_handlers.submit(s, conv_id, "What is the launch code?", page="tab"), first)
-    assert chat.started.wait(10)
-    time.sleep(0.3)  # some words are on screen
+    assert chat.started.wait(120)
+    deadline = time.monotonic() + 600  # however busy the machine: some words are on screen
+    while not s.history.get(conv_id).turns[-1].answer and time.monotonic() < deadline:
+        time.sleep(0.01)
     second = list(
         chat_handlers.submit(s, conv_id, "Which launch code does Project Heliotrope use?", page="tab")
     )
-    reader.join(10)
+    reader.join(120)
     assert not reader.is_alive()
     conv = s.history.get(conv_id)
     stopped, answered = conv.turns
@@ -85,10 +87,12 @@ def test_a_stopped_answer_keeps_its_trace_and_lists_the_sources_found(tmp_path: 
     out: list[chat_handlers.ChatUpdate] = []
     conv_id = s.history.new().id
     reader = _drain(chat_handlers.submit(s, conv_id, "What is the launch code?"), out)
-    assert chat.started.wait(10)
-    time.sleep(0.3)  # some words are on screen
+    assert chat.started.wait(120)
+    deadline = time.monotonic() + 600  # however busy the machine: some words are on screen
+    while not s.history.get(conv_id).turns[-1].answer and time.monotonic() < deadline:
+        time.sleep(0.01)
     chat_handlers.stop(s, conv_id)
-    reader.join(10)
+    reader.join(120)
     turn = s.history.get(conv_id).turns[0]
     assert turn.state == "stopped" and turn.stopped_because == ""
     assert turn.trace is not None and turn.trace.evidence  # gathered before the model wrote
@@ -152,11 +156,11 @@ def test_opening_another_chat_mid_answer_stops_drawing_the_old_one(tmp_path: Pat
     out: list[chat_handlers.Drawn] = []
     times: list[float] = []
     reader = _drain(chat_handlers.submit(s, current, "What is the launch code?", page="tab"), out, times)
-    assert chat.started.wait(10)
+    assert chat.started.wait(120)
     time.sleep(0.3)  # words are streaming in
     _, shown, _ = chat_handlers.open_chat(s, current, older, page="tab")
     switched = time.monotonic()
-    reader.join(10)
+    reader.join(120)
     assert not reader.is_alive() and shown == older
     # An update being sent when the tab switched went out before the switch; after it, the stream draws
     # nothing, and it ends on "no change" (Gradio sends a stream's last value again when it ends: that
@@ -184,9 +188,9 @@ def test_regenerate_while_another_conversation_answers_both_complete(tmp_path: P
     reader = _drain(
         chat_handlers.submit(s, second, "Which launch code does Project Heliotrope use?", page="b"), out
     )
-    assert chat.started.wait(10)
+    assert chat.started.wait(120)
     regenerated = list(chat_handlers.regenerate(s, first, page="a"))
-    reader.join(30)
+    reader.join(120)
     assert not reader.is_alive() and regenerated
     a, b = s.history.get(first).turns[-1], s.history.get(second).turns[-1]
     assert (a.state, b.state) == ("done", "done"), (a.error, b.error)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.patience import HANG_MS
 from tests.ui.test_browser import ARTIFACTS, CHROMIUM, App, app  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -46,9 +47,9 @@ def test_a_laptop_screen_and_a_collection_named_in_any_text(app: App, tmp_path: 
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         page = browser.new_page(viewport=LAPTOP)
-        page.set_default_timeout(60_000)
+        page.set_default_timeout(HANG_MS)
         expect = sync_api.expect
-        expect.set_options(timeout=60_000)
+        expect.set_options(timeout=HANG_MS)
         message = page.locator("#knowledge-message")
         listed = page.locator("#collections")
         try:
@@ -72,7 +73,7 @@ def test_a_laptop_screen_and_a_collection_named_in_any_text(app: App, tmp_path: 
                 page.locator("#folder-path textarea, #folder-path input").first.fill(str(folder))
                 page.locator("#add-folder").click()
                 expect(message).to_contain_text(f"Watching {folder} for '{NAME}'")
-            expect(listed).to_contain_text("2 files ·", timeout=180_000)
+            expect(listed).to_contain_text("2 files ·", timeout=HANG_MS)
 
             page.locator("#collection-naming").get_by_text("Rename, or stop watching a folder").click()
             page.locator("#rename-collection-name textarea, #rename-collection-name input").first.fill(
@@ -88,7 +89,7 @@ def test_a_laptop_screen_and_a_collection_named_in_any_text(app: App, tmp_path: 
             page.get_by_role("option", name=str(dropped)).click()
             page.locator("#unwatch-folder").click()
             expect(message).to_contain_text(f"No longer watching {dropped} for '{RENAMED}'")
-            expect(listed).to_contain_text("1 file ·", timeout=180_000)
+            expect(listed).to_contain_text("1 file ·", timeout=HANG_MS)
             expect(listed).not_to_contain_text(str(dropped))
             expect(listed).to_contain_text(str(kept))
             assert (dropped / "dropped.md").exists()
@@ -99,8 +100,8 @@ def test_a_laptop_screen_and_a_collection_named_in_any_text(app: App, tmp_path: 
             question.fill("When does the harbour ferry leave?")
             question.press("Enter")
             chat = page.locator("#chatbot")
-            expect(chat.get_by_text("How this answer was made")).to_have_count(1, timeout=240_000)
-            expect(chat).not_to_contain_text("Writing the answer", timeout=240_000)
+            expect(chat.get_by_text("How this answer was made")).to_have_count(1, timeout=HANG_MS)
+            expect(chat).not_to_contain_text("Writing the answer", timeout=HANG_MS)
             _fits(page)
             shot(page, "46-1366-after-an-answer")
         except Exception:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.patience import HANG_MS
 from tests.ui.test_browser import ARTIFACTS, CHROMIUM, App, app  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -33,9 +34,9 @@ def test_the_document_manager_removes_one_file(app: App, tmp_path: Path) -> None
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         page = browser.new_page(viewport={"width": 1280, "height": 1400})
-        page.set_default_timeout(30_000)
+        page.set_default_timeout(HANG_MS)
         expect = sync_api.expect
-        expect.set_options(timeout=30_000)
+        expect.set_options(timeout=HANG_MS)
         try:
             page.goto(app.url)
             page.get_by_role("tab", name="Knowledge").click()
@@ -52,9 +53,9 @@ def test_the_document_manager_removes_one_file(app: App, tmp_path: Path) -> None
             expect(page.locator("#knowledge-message")).not_to_contain_text("Renamed")
 
             listing = page.locator("#document-list")
-            expect(listing).to_contain_text("proj/alpha/README.md", timeout=90_000)
+            expect(listing).to_contain_text("proj/alpha/README.md", timeout=HANG_MS)
             expect(listing).to_contain_text("proj/beta/README.md")
-            expect(page.locator("#collections")).to_contain_text("2 files", timeout=90_000)
+            expect(page.locator("#collections")).to_contain_text("2 files", timeout=HANG_MS)
             shot(page, "20-documents-listed")
 
             # The chosen file's card (its title, central sentences, outline) shows below the list.
@@ -82,15 +83,15 @@ def test_the_document_manager_removes_one_file(app: App, tmp_path: Path) -> None
             chat = page.locator("#chatbot")
             question.fill("What is the beta module named?")
             question.press("Enter")
-            expect(chat).to_contain_text("TANGERINE", timeout=120_000)  # the grounded quote
-            expect(chat).not_to_contain_text("Writing the answer", timeout=180_000)
-            expect(chat.get_by_text("How this answer was made")).to_have_count(1, timeout=180_000)
+            expect(chat).to_contain_text("TANGERINE", timeout=HANG_MS)  # the grounded quote
+            expect(chat).not_to_contain_text("Writing the answer", timeout=HANG_MS)
+            expect(chat.get_by_text("How this answer was made")).to_have_count(1, timeout=HANG_MS)
             expect(question).to_have_value("")  # the first submit's clearing of the box has arrived
             question.fill("What is the alpha module named?")
             question.press("Enter")
             expect(chat).to_contain_text("What is the alpha module named?")
-            expect(chat).not_to_contain_text("Writing the answer", timeout=180_000)
-            expect(chat.get_by_text("How this answer was made")).to_have_count(2, timeout=180_000)
+            expect(chat).not_to_contain_text("Writing the answer", timeout=HANG_MS)
+            expect(chat.get_by_text("How this answer was made")).to_have_count(2, timeout=HANG_MS)
             assert "PERIWINKLE" not in chat.inner_text()
             shot(page, "21b-removed-file-not-retrieved")
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.ui.chat.test_browser_conversations import CHROMIUM, ROOT, Server, _free_port
+from tests.ui.patience import HANG_MS
 from tests.web_site import Site, serve_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -69,7 +70,7 @@ def test_a_web_source_is_added_and_its_page_is_cited(app: tuple[Server, Site]) -
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM} (scripts/test.sh installs Debian's chromium)")
     expect = sync_api.expect
-    expect.set_options(timeout=30_000)
+    expect.set_options(timeout=HANG_MS)
 
     def shot(page: Any, name: str) -> None:
         page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
@@ -80,17 +81,17 @@ def test_a_web_source_is_added_and_its_page_is_cited(app: tuple[Server, Site]) -
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         page = browser.new_page(viewport={"width": 1280, "height": 1100})
-        page.set_default_timeout(30_000)
+        page.set_default_timeout(HANG_MS)
         try:
             page.goto(server.url)
-            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=120_000)
+            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=HANG_MS)
             page.get_by_role("tab", name="Knowledge").click()
             page.locator("#online-sources").get_by_text("Online sources (web search, HTTP APIs)").click()
             field(page, "source-name").fill("rhine-wiki")
             field(page, "source-url").fill(site.base)
             field(page, "source-query").fill("rhine freight")
             page.locator("#source-try").click()
-            expect(page.locator("#source-results")).to_contain_text("3 results", timeout=60_000)
+            expect(page.locator("#source-results")).to_contain_text("3 results", timeout=HANG_MS)
             expect(page.locator("#source-results")).to_contain_text("page read")
             shot(page, "01-tried")
             asked_so_far = site.hits["/search"]
@@ -107,9 +108,9 @@ def test_a_web_source_is_added_and_its_page_is_cited(app: tuple[Server, Site]) -
             box.fill(QUESTION)
             box.press("Enter")
             chat = page.locator("#chatbot")
-            expect(chat.locator(".kimas-quotes")).to_contain_text("300 million tonnes", timeout=180_000)
+            expect(chat.locator(".kimas-quotes")).to_contain_text("300 million tonnes", timeout=HANG_MS)
             trace = chat.get_by_role("button", name="How this answer was made", exact=True)
-            expect(trace).to_be_attached(timeout=180_000)  # the answer has finished
+            expect(trace).to_be_attached(timeout=HANG_MS)  # the answer has finished
             link = chat.locator(".kimas-quotes a", has_text="Open the page").first
             expect(link).to_have_attribute("href", f"{site.base}/article")
             expect(link).to_have_attribute(

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.patience import HANG_MS
 from tests.ui.test_browser import ARTIFACTS, CHROMIUM, App, app  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -45,9 +46,9 @@ def test_a_deleted_chunks_table_is_explained_in_the_chat_and_rebuilt_from_the_ap
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         page = browser.new_page(viewport={"width": 1280, "height": 1200})
-        page.set_default_timeout(30_000)
+        page.set_default_timeout(HANG_MS)
         expect = sync_api.expect
-        expect.set_options(timeout=30_000)
+        expect.set_options(timeout=HANG_MS)
         try:
             page.goto(app.url)
             page.get_by_role("tab", name="Knowledge").click()
@@ -55,8 +56,8 @@ def test_a_deleted_chunks_table_is_explained_in_the_chat_and_rebuilt_from_the_ap
             page.locator("#create-collection").click()
             expect(page.locator("#collections")).to_contain_text("garden")
             page.locator("#upload-folder input[type=file]").set_input_files(str(notes))
-            expect(page.locator("#collections")).to_contain_text("1 file", timeout=90_000)
-            expect(page.locator("#index-progress [data-state=idle]")).to_be_visible(timeout=60_000)
+            expect(page.locator("#collections")).to_contain_text("1 file", timeout=HANG_MS)
+            expect(page.locator("#index-progress [data-state=idle]")).to_be_visible(timeout=HANG_MS)
             indexed = page.locator("#activity li", has_text=re.compile(r"· 1 file indexed"))
             expect(indexed).to_have_count(1)
 
@@ -68,8 +69,8 @@ def test_a_deleted_chunks_table_is_explained_in_the_chat_and_rebuilt_from_the_ap
             question.fill(QUESTION)
             question.press("Enter")
             quoted = chat.locator(".kimas-quotes", has_text=FACT)  # the grounded quote of an answer
-            expect(quoted).to_have_count(1, timeout=120_000)
-            expect(made).to_have_count(1, timeout=180_000)
+            expect(quoted).to_have_count(1, timeout=HANG_MS)
+            expect(made).to_have_count(1, timeout=HANG_MS)
             shot(page, "40-repair-answered")
 
             # The chunks table goes while the app runs: the chat says so in words, and the app rebuilds it.
@@ -77,13 +78,13 @@ def test_a_deleted_chunks_table_is_explained_in_the_chat_and_rebuilt_from_the_ap
             expect(question).to_have_value("")
             question.fill(QUESTION)
             question.press("Enter")
-            expect(chat).to_contain_text("The index of collection 'garden' was damaged", timeout=120_000)
+            expect(chat).to_contain_text("The index of collection 'garden' was damaged", timeout=HANG_MS)
             expect(chat).to_contain_text("it is being rebuilt from its files — ask again in a moment")
             assert "Lance" not in chat.inner_text() and "Something went wrong" not in chat.inner_text()
             shot(page, "41-repair-chat-message")
             page.get_by_role("tab", name="Knowledge").click()
             expect(page.locator("#activity")).to_contain_text(
-                "Damaged index rebuilt: 1 file indexed", timeout=90_000
+                "Damaged index rebuilt: 1 file indexed", timeout=HANG_MS
             )
             shot(page, "42-repair-rebuilt")
 
@@ -91,14 +92,14 @@ def test_a_deleted_chunks_table_is_explained_in_the_chat_and_rebuilt_from_the_ap
             _delete_chunks_table(app.data_dir)
             page.locator("#reindex").click()
             expect(page.locator("#knowledge-message")).to_contain_text("Re-indexing 'garden'")
-            expect(indexed).to_have_count(2, timeout=90_000)  # read again: not "1 unchanged"
+            expect(indexed).to_have_count(2, timeout=HANG_MS)  # read again: not "1 unchanged"
             expect(page.locator("#collections")).not_to_contain_text("Index damaged")
             shot(page, "43-repair-reindexed")
 
             page.get_by_role("tab", name="Chat").click()
             question.fill(QUESTION)
             question.press("Enter")
-            expect(made).to_have_count(2, timeout=180_000)
+            expect(made).to_have_count(2, timeout=HANG_MS)
             expect(quoted).to_have_count(2)  # the first answer's quote, and this one's
             shot(page, "44-repair-answered-again")
         except Exception:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.patience import HANG_MS
 from tests.ui.test_browser import CHROMIUM, ROOT, running_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -102,7 +103,7 @@ def test_a_page_on_a_mapped_foreign_name_can_do_nothing(tmp_path: Path) -> None:
                 from_local = local.evaluate(f"attack('http://127.0.0.1:{port}')")
                 own = browser.new_page()
                 own.goto(f"http://127.0.0.1:{port}/")  # the app's own page still works
-                sync_api.expect(own.locator("#question")).to_be_visible(timeout=30_000)
+                sync_api.expect(own.locator("#question")).to_be_visible(timeout=HANG_MS)
         finally:
             browser.close()
             _stop(local_page)

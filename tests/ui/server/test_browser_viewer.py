@@ -20,6 +20,7 @@ import pytest
 from app.chat.conversation import Conversation, Turn
 from app.chat.served_files import SourceRegistry
 from kimas_desktop.types import Chunk, Citation
+from tests.ui.patience import HANG_MS
 from tests.ui.test_browser import CHROMIUM, ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -149,7 +150,7 @@ def test_a_citation_opens_at_its_page_and_lines(tmp_path: Path) -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         context = browser.new_context(viewport=VIEWPORT)
         page = context.new_page()
-        page.set_default_timeout(60_000)
+        page.set_default_timeout(HANG_MS)
         try:
             page.goto(url)
             sync_api.expect(page.locator("#chatbot")).to_contain_text("heliotrope.pdf")

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.ui.patience import HANG_MS
 from tests.ui.server.test_frame_guard import Outer, outer  # noqa: F401  (the fixture)
 from tests.ui.test_browser import CHROMIUM, ROOT, running_app
 from ui.server.security_headers import FILE_POLICY, served_type
@@ -175,7 +176,7 @@ def test_risky_files_do_not_run_in_chromium_and_a_pdf_still_shows(
                 pdf.goto(f"{base}/report.pdf/report.pdf")
             viewer = ev.value
             thumbnail = viewer.get_by_role("tab", name="Thumbnail for page 1")
-            sync_api.expect(thumbnail).to_be_visible(timeout=30_000)
+            sync_api.expect(thumbnail).to_be_visible(timeout=HANG_MS)
             pdf.screenshot(path=str(ARTIFACTS / "pdf-in-sandbox.png"))
         finally:
             browser.close()
@@ -195,7 +196,7 @@ def test_opening_a_cited_html_file_runs_none_of_its_script(tmp_path: Path, liste
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         context = browser.new_context(viewport={"width": 1280, "height": 1000})
         page = context.new_page()
-        page.set_default_timeout(30_000)
+        page.set_default_timeout(HANG_MS)
         try:
             _index_and_ask(sync_api.expect, page, url, folder)
             cited = page.locator("#chatbot details.kimas-citation", has_text="harbour.html").first
@@ -223,19 +224,19 @@ def test_opening_a_cited_html_file_runs_none_of_its_script(tmp_path: Path, liste
 
 def _index_and_ask(expect: Any, page: Any, url: str, folder: Path) -> None:
     """Create a collection, upload ``folder`` into it, and ask the question its HTML file answers."""
-    expect.set_options(timeout=30_000)
+    expect.set_options(timeout=HANG_MS)
     page.goto(url)
     page.get_by_role("tab", name="Knowledge").click()
     page.locator("#new-collection textarea, #new-collection input").first.fill("harbour")
     page.locator("#create-collection").click()
     expect(page.locator("#collections")).to_contain_text("harbour")
     page.locator("#upload-folder input[type=file]").set_input_files(str(folder))
-    expect(page.locator("#collections")).to_contain_text("1 file", timeout=90_000)
+    expect(page.locator("#collections")).to_contain_text("1 file", timeout=HANG_MS)
     page.get_by_role("tab", name="Chat").click()
-    expect(page.locator("#model-status")).to_contain_text("Ready", timeout=90_000)
+    expect(page.locator("#model-status")).to_contain_text("Ready", timeout=HANG_MS)
     question = page.locator("#question textarea, #question input").first
     question.fill("Who is the harbour master of Port Vellum?")
     question.press("Enter")
     citation = page.locator("#chatbot details.kimas-citation summary", has_text="harbour.html")
-    expect(citation.first).to_be_visible(timeout=120_000)
+    expect(citation.first).to_be_visible(timeout=HANG_MS)
     page.screenshot(path=str(ARTIFACTS / "01-cited.png"), full_page=True)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.patience import HANG_MS
 from tests.ui.test_browser import CHROMIUM, ROOT, _pdf, running_app
 
 ARTIFACTS = ROOT / "test-artifacts" / "frame-guard"
@@ -251,7 +252,7 @@ def test_a_page_on_another_port_cannot_frame_the_app(tmp_path: Path) -> None:
             console: list[str] = []
             page.on("console", lambda m: console.append(m.text))
             page.goto(f"http://127.0.0.1:{framer.server_address[1]}/")
-            page.wait_for_function("window.appFrameLoaded === true", timeout=30_000)
+            page.wait_for_function("window.appFrameLoaded === true", timeout=HANG_MS)
             frame = page.frame_locator("#app")
             page.screenshot(path=str(ARTIFACTS / "01-framed.png"))
             shown = page.frames[1].evaluate("document.documentElement.outerHTML")
@@ -263,8 +264,8 @@ def test_a_page_on_another_port_cannot_frame_the_app(tmp_path: Path) -> None:
             complaints: list[str] = []
             own.on("console", lambda m: complaints.append(m.text))
             own.goto(url)
-            sync_api.expect(own.locator("#question")).to_be_visible(timeout=30_000)
-            sync_api.expect(own.locator("#model-status")).to_contain_text("Ready", timeout=90_000)
+            sync_api.expect(own.locator("#question")).to_be_visible(timeout=HANG_MS)
+            sync_api.expect(own.locator("#model-status")).to_contain_text("Ready", timeout=HANG_MS)
             assert not [c for c in complaints if "Content Security Policy" in c], complaints
         finally:
             browser.close()

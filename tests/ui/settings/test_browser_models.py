@@ -19,6 +19,7 @@ import pytest
 from local_models.catalog.catalog import load_catalog
 from tests.local_models import hub_server as hub_module
 from tests.local_models.catalog.test_download import _gguf
+from tests.ui.patience import HANG_MS
 from tests.ui.test_browser import CHROMIUM, ROOT, running_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -64,14 +65,14 @@ def test_download_a_catalog_model_switch_to_it_and_ask(
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         page = browser.new_page(viewport={"width": 1280, "height": 1100})
         expect = sync_api.expect
-        expect.set_options(timeout=30_000)
+        expect.set_options(timeout=HANG_MS)
 
         def shot(name: str) -> None:
             page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
         try:
             page.goto(app_url)
-            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=90_000)
+            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=HANG_MS)
 
             # Knowledge to ask about.
             page.get_by_role("tab", name="Knowledge").click()
@@ -79,7 +80,7 @@ def test_download_a_catalog_model_switch_to_it_and_ask(
             page.locator("#create-collection").click()
             expect(page.locator("#collections")).to_contain_text("garden")
             page.locator("#upload-files input[type=file]").set_input_files(str(notes))
-            expect(page.locator("#collections")).to_contain_text("1 file", timeout=90_000)
+            expect(page.locator("#collections")).to_contain_text("1 file", timeout=HANG_MS)
 
             # 1. Settings shows the catalog: per role, size, RAM, what fits, installed or not.
             page.get_by_role("tab", name="Settings").click()
@@ -103,7 +104,7 @@ def test_download_a_catalog_model_switch_to_it_and_ask(
             expect(downloads).to_contain_text("MB/s")
             expect(downloads).to_contain_text("left")
             shot("02-downloading")
-            expect(downloads.locator("[data-phase=done]")).to_be_visible(timeout=90_000)
+            expect(downloads.locator("[data-phase=done]")).to_be_visible(timeout=HANG_MS)
             expect(row).to_contain_text("installed")
             expect(row).not_to_contain_text("unverified")  # checked against the hub's published SHA-256
             shot("03-downloaded")
@@ -113,9 +114,9 @@ def test_download_a_catalog_model_switch_to_it_and_ask(
             status = page.locator("#settings-model-status")
             expect(status).to_contain_text("Loading")
             shot("04-loading")
-            expect(status).to_contain_text("Ready", timeout=120_000)
+            expect(status).to_contain_text("Ready", timeout=HANG_MS)
             expect(status).to_contain_text(entry.files[0])
-            expect(row).to_contain_text("in use", timeout=10_000)
+            expect(row).to_contain_text("in use", timeout=HANG_MS)
             shot("05-switched")
 
             # 4. Ask: the answer comes with the new model.
@@ -126,10 +127,10 @@ def test_download_a_catalog_model_switch_to_it_and_ask(
             question.press("Enter")
             expect(page.locator("#chatbot")).to_contain_text(QUESTION)
             citation = page.locator("#chatbot details.kimas-citation summary", has_text="greenhouse.md")
-            expect(citation.first).to_be_visible(timeout=180_000)
+            expect(citation.first).to_be_visible(timeout=HANG_MS)
             expect(page.locator("#chatbot")).to_contain_text("LILAC-HERON-77")
             # The model has written its answer once the trace is there (the last message of a turn).
-            expect(page.locator("#chatbot")).to_contain_text("How this answer was made", timeout=180_000)
+            expect(page.locator("#chatbot")).to_contain_text("How this answer was made", timeout=HANG_MS)
             bot = page.locator("#chatbot .message.bot, #chatbot [data-testid=bot]").first.inner_text()
             assert "Checking whether" not in bot and "Writing the answer" not in bot, bot
             shot("06-answer")

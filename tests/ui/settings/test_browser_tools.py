@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_serve_api import kimas_token
+from tests.ui.patience import HANG_MS
 from tests.ui.test_browser import CHROMIUM, ROOT, _free_port, running_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -45,7 +46,7 @@ def test_settings_shows_the_addresses_the_token_and_switches_the_api(tmp_path: P
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         page = browser.new_page(viewport={"width": 1280, "height": 1400})
         expect = sync_api.expect
-        expect.set_options(timeout=30_000)
+        expect.set_options(timeout=HANG_MS)
         try:
             page.goto(url)
             page.get_by_role("tab", name="Settings").click()
