@@ -424,6 +424,19 @@ QUESTIONS: list[Question] = [
     Q("china_smoking", "What is the smoking_yes_cancer_yes of Tokyo?", None),
     Q("statecrime", "What is the poverty of Puerto Rico?", None),
     Q("co2", "What was the average co2 in 1950?", None),
+    # More absent ones (added with the tables inside documents, before any was asked): six of each half.
+    Q("cpunish", "What is the INCOME of Nevada?", None),
+    Q("nile", "What was the volume in 1750?", None),
+    Q("copper", "What was the WORLDCONSUMPTION in 1900?", None),
+    Q("statecrime", "What is the violent rate of Quebec?", None),
+    Q("grunfeld", "What was the total invest of Microsoft?", None),
+    Q("china_smoking", "What is the smoking_no_cancer_no of Seoul?", None),
+    Q("co2", "What was the highest co2 in 2025?", None),
+    Q("scotvote", "What was the COUTAX in Cardiff?", None),
+    Q("iris", "What is the average petal length of the daisy flowers?", None),
+    Q("longley", "What was the UNEMP in 1930?", None),
+    Q("grunfeld", "What was the capital of Toyota in 1945?", None),
+    Q("cpunish", "How many executions did Michigan have?", None),
 ]
 
 
@@ -500,6 +513,7 @@ def run_product(wheels: Path, cache: Path, split: str, show: bool) -> dict[str, 
     chosen = [(i, q) for i, q in enumerate(QUESTIONS) if split in ("both", split_of(i))]
     items = [{"id": str(i), "question": q.text} for i, q in chosen]
     asked = kimas_batch("ask", data, items, "--json")
+    (cache / "asked.json").write_text(json.dumps(asked, ensure_ascii=False, indent=1))  # each answer, to read
     tally: dict[str, dict[str, int]] = {}
     for i, q in chosen:
         r = asked[str(i)]
