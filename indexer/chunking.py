@@ -15,6 +15,7 @@ the same path always gives the same ids, whoever indexes it.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 import unicodedata
@@ -24,6 +25,8 @@ from itertools import pairwise
 
 from indexer.parse.blocks import Block
 from kimas_desktop.protocols import Embedder
+from kimas_desktop.text.language import written_in_latin
+from kimas_desktop.text.scripts import has_unspaced
 from kimas_desktop.text.sentences import split_sentences
 
 _WORD_START = re.compile(r"(?<!\S)\S")
@@ -31,7 +34,28 @@ WINDOW_TOKENS_FACTOR = 64  # a line longer than this many characters per token o
 # Where a window of a very long line may end: after a sentence's end mark (found without tokenizing); the
 # marks of Chinese and Japanese (and the danda) are followed by no space.
 UNREAD_CHARS_PER_TOKEN = 12  # text in a script the embedder cannot read (``measure``)
+# The version of the chunk sizes, recorded in each file's card (``indexer.upkeep.cards.card_json``). 2: text
+# in a script the embedder cannot read counted a token per ``UNREAD_CHARS_PER_TOKEN`` characters, not four.
+CHUNKING = 2
 _WINDOW_CUT = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？।])")
+
+
+def chunked_before(card: str | None) -> bool:
+    """Whether a file's chunks were cut by an older ``CHUNKING`` whose sizes differ for its script: its card
+    (as stored in the manifest) records no version, and its sentences are neither Latin nor Chinese,
+    Japanese or Korean (version 2 changed only the others: Devanagari, Cyrillic, Arabic...). The sync reads
+    such a file again, in the background as for any change; a chunk whose text stays re-uses its vector."""
+    if not card:
+        return False
+    try:
+        data = json.loads(card)
+    except ValueError:
+        return False
+    if not isinstance(data, dict) or int(data.get("chunking", 1)) >= CHUNKING:
+        return False
+    sentences = [str(s[0]) for s in data.get("synopsis", []) if s]
+    text = " ".join([str(data.get("title", "")), *sentences])
+    return any(ch.isalpha() for ch in text) and not written_in_latin(text) and not has_unspaced(text)
 
 
 def chunk_id(collection: str, source: str, ordinal: int, text: str) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from indexer.chunking import chunked_before
 from indexer.tables import is_table_file, keeps_tables
 from kimas_desktop.types import FileProblem
 
@@ -41,12 +42,13 @@ class FileRecord:
 
 def lacks_card(record: FileRecord) -> bool:
     """Indexed by a version before document cards, or a spreadsheet or CSV by a version before tables
-    (skipped as unsupported, or read as text): read again (its vectors are re-used) to make them."""
+    (skipped as unsupported, or read as text), or chunked by an older ``CHUNKING`` (``chunked_before``):
+    read again (its vectors are re-used where a chunk is unchanged) to make them."""
     if keeps_tables(record.path):  # a document too: the tables inside it are kept since issue 43
         if record.status == "skipped" and record.reason.startswith("unsupported file type"):
             return is_table_file(record.path)
         return record.status == "indexed" and '"tables"' not in (record.card or "")
-    return record.status == "indexed" and record.card is None
+    return record.status == "indexed" and (record.card is None or chunked_before(record.card))
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from indexer.chunking import ChunkDraft
+from indexer.chunking import CHUNKING, ChunkDraft
 from kimas_desktop.text.language import LanguageDetector
 from kimas_desktop.text.scripts import has_unspaced
 from kimas_desktop.text.sentences import split_sentences, text_kind
@@ -223,6 +223,7 @@ def card_json(card: DocumentCard) -> str:
             "outline": [[s.heading, s.page, s.line] for s in card.outline],
             "synopsis": [[s.text, s.heading, s.page, s.line] for s in card.synopsis],
             "language": card.language,
+            "chunking": CHUNKING,  # the chunk sizes' version (``indexer.chunking.chunked_before``)
         },
         ensure_ascii=False,
     )
