@@ -36,6 +36,7 @@ __all__ = [
     "SourceConfig",
     "StorageConfig",
     "SummarizerConfig",
+    "UiConfig",
     "default_data_dir",
     "load_config",
     "parse_config",
@@ -155,6 +156,12 @@ class ServerConfig(_Section):
     max_upload_request_mb: float = Field(1000.0, gt=0)
     api: bool = True  # the OpenAI-compatible API (/v1) on 127.0.0.1:api_port, behind a token (`kimas token`)
     api_port: int = Field(7870, ge=1, le=65535)
+
+
+class UiConfig(_Section):
+    """The app's page. ``language``: its own words and labels; "auto" follows the browser's language."""
+
+    language: Literal["auto", "en", "zh-CN"] = "auto"
 
 
 class ContextConfig(_Section):
@@ -331,6 +338,7 @@ class Config(_Section):
     storage: StorageConfig = StorageConfig()
     indexer: IndexerConfig = IndexerConfig()
     server: ServerConfig = ServerConfig()
+    ui: UiConfig = UiConfig()
     context: ContextConfig = ContextConfig()
     routing: RoutingConfig = RoutingConfig()
     retrieval: RetrievalConfig = RetrievalConfig()

@@ -13,7 +13,7 @@ import gradio as gr
 from app.desktop import DesktopApp
 from ui.chat import layout as chat_layout
 from ui.evaluation import layout as eval_layout
-from ui.i18n import I18N, t
+from ui.i18n import I18N, apply_language, t
 from ui.knowledge import documents_handlers, documents_tab, sources_tab
 from ui.knowledge import layout as knowledge_layout
 from ui.poll import poll
@@ -86,6 +86,7 @@ def _bind_timer(
 
 def build_app(desk: DesktopApp) -> gr.Blocks:
     """The whole UI for one running app. Launch it with ``launch_kwargs()``."""
+    apply_language(I18N, desk.config.ui.language)  # Settings' choice over the browser's language
     # Uploads pass through Gradio's cache on their way into the data dir: clear it hourly.
     with gr.Blocks(title="KIMAs Desktop", analytics_enabled=False, delete_cache=(3600, 3600)) as demo:
         conv = gr.State(None)

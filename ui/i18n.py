@@ -2,7 +2,10 @@
 
 The labels of the tabs, the Chat tab and the Knowledge tab are keys here; the browser's language picks
 the translation on the page (Gradio's frontend), English for any language without one. Simplified Chinese
-is the first translation. Text the app writes while it runs (answers, declines, progress) is not a label:
+is the first translation. Settings can override the browser (``[ui] language``; ``apply_language``): the
+override swaps the tables Gradio serves with each page, so it covers every label here, on the next page
+load; the words of Gradio's own widgets (an upload box's "Drop File Here", "Clear") still follow the
+browser's language, which the server cannot set. Text the app writes while it runs (answers, declines, progress) is not a label:
 its language follows the question's (``ui/chat/render.py``).
 """
 
@@ -12,7 +15,7 @@ import gradio as gr
 
 from kimas_desktop.answer.phrases import language_of
 
-__all__ = ["I18N", "said", "t"]
+__all__ = ["I18N", "LANGUAGES", "apply_language", "new_i18n", "said", "t"]
 
 # key → (English, Simplified Chinese). Keys hold no "." (Gradio's frontend reads it as nesting).
 _WORDS: dict[str, tuple[str, str]] = {
@@ -55,15 +58,46 @@ _WORDS: dict[str, tuple[str, str]] = {
     "reembed": ("Re-embed", "重新嵌入"),
     "remove_collection": ("Remove collection…", "删除知识库…"),
     "confirm_remove": ("Yes, remove it and its index", "确定删除它及其索引"),
+    "ui_language": ("Language of the app", "应用的语言"),
+    "ui_language_info": (
+        "Automatic follows the browser's language. Gradio's own widget words (e.g. an upload box's) "
+        "always follow the browser.",
+        "自动：跟随浏览器的语言。Gradio 自身控件的文字（如上传框）始终跟随浏览器。",
+    ),
+    "models_here": ("### Models on this computer", "### 这台电脑上的模型"),
+    "look_again": ("Look again", "重新查找"),
+    "use_model": ("Use", "使用"),
 }
+# The Settings choice: config value → what the radio shows (each in its own language).
+LANGUAGES: dict[str, str] = {"auto": "Automatic / 自动", "en": "English", "zh-CN": "简体中文"}
 
-I18N = gr.I18n(
-    en={key: en for key, (en, _) in _WORDS.items()},
-    **{
-        "zh-CN": {key: zh for key, (_, zh) in _WORDS.items()},
-        "zh": {key: zh for key, (_, zh) in _WORDS.items()},
-    },
-)
+
+def _tables(language: str) -> dict[str, dict[str, str]]:
+    """Locale → words, for the ``[ui] language`` setting. A browser language without a table reads "en":
+    with an override, "en" holds the chosen language's words too."""
+    english = {key: en for key, (en, _) in _WORDS.items()}
+    chinese = {key: zh for key, (_, zh) in _WORDS.items()}
+    chosen = {"en": english, "zh-CN": chinese}.get(language)
+    if chosen is not None:
+        return {"en": chosen, "zh-CN": dict(chosen), "zh": dict(chosen)}
+    return {"en": english, "zh-CN": chinese, "zh": dict(chinese)}
+
+
+def new_i18n(language: str = "auto") -> gr.I18n:
+    return gr.I18n(**_tables(language))
+
+
+def apply_language(i18n: gr.I18n, language: str) -> None:
+    """Make ``i18n`` say ``language`` ("auto": the browser's), in place: Gradio copies the tables it was
+    launched with into every page it serves, so the next page load shows the change."""
+    tables = _tables(language)
+    for locale, words in tables.items():
+        table = i18n.translations.setdefault(locale, {})
+        table.clear()
+        table.update(words)
+
+
+I18N = new_i18n()
 
 
 def t(key: str) -> gr.i18n.I18nData:

@@ -100,6 +100,15 @@ class Settings:
 
         return attempt(self._explain, "restoring the default settings", act)
 
+    def set_language(self, language: str) -> ActionResult:
+        """Save the language of the app's own words (``[ui] language``: "auto", "en", "zh-CN")."""
+
+        def act() -> str:
+            self._config_store.update(lambda cur: cur.updated(ui={"language": language}))
+            return "Language saved; the page reloads in it."
+
+        return attempt(self._explain, "saving the language", act)
+
     def use_model(self, name: str) -> ActionResult:
         """Switch to the installed catalog model ``name`` (loaded first, saved once it loads)."""
 

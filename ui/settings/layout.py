@@ -15,7 +15,7 @@ from app.settings.tools_access import ToolsAccess
 from kimas_desktop.config import PRESETS
 from ui.markup import code, model_markdown
 from ui.settings import handlers as sh
-from ui.settings import local_layout, other_tools
+from ui.settings import language_view, local_layout, other_tools
 
 CSS = (
     """
@@ -165,6 +165,7 @@ def build(desk: DesktopApp, opened: gr.Tab | None = None) -> gr.Markdown:
     models on this computer); returns the model status line (the app's timer keeps it current)."""
     form = desk.settings.form()
     gr.Markdown("## Settings")
+    language_view.build(desk)
     model_status = gr.Markdown(model_markdown(desk.model_state()), elem_id="settings-model-status")
     local_layout.build(desk, model_status, opened)
     models = _models(desk)

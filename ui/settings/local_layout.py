@@ -12,6 +12,7 @@ import gradio as gr
 
 from app.desktop import DesktopApp
 from app.settings.local_models import LocalModelChoices
+from ui.i18n import t
 from ui.markup import model_markdown
 from ui.settings import local_handlers as lh
 
@@ -31,10 +32,10 @@ def _row_markup(row: lh.LocalRow) -> str:
 def build(desk: DesktopApp, model_status: gr.Markdown, opened: gr.Tab | None) -> LocalModelChoices:
     """Lay the section out inside the Settings tab; ``opened``: the tab whose opening looks for models."""
     choices = LocalModelChoices(desk.settings)
-    gr.Markdown("### Models on this computer")
+    gr.Markdown(t("models_here"))
     with gr.Row():
         message = gr.Markdown(WAITING, elem_id="local-models-message")
-        again = gr.Button("Look again", scale=0, elem_id="look-again")
+        again = gr.Button(t("look_again"), scale=0, elem_id="look-again")
     rows = gr.State([])
     used = gr.Markdown("", elem_id="local-use-message")
 
@@ -47,7 +48,7 @@ def build(desk: DesktopApp, model_status: gr.Markdown, opened: gr.Tab | None) ->
             with gr.Row(elem_classes=["kimas-local-model"]):
                 gr.HTML(_row_markup(row))
                 if row.usable and not row.in_use:
-                    use = gr.Button("Use", variant="primary", scale=0, min_width=80, size="sm")
+                    use = gr.Button(t("use_model"), variant="primary", scale=0, min_width=80, size="sm")
                     use.click(on_use(row.key), None, [used, model_status])
 
     def look() -> tuple[Any, ...]:

@@ -1,0 +1,36 @@
+"""The language of the app's own words and labels (issue 42), a Settings choice over the browser's: saved
+as ``[ui] language``, applied to the tables Gradio serves (``ui.i18n.apply_language``), shown by reloading
+the page. Layout and wiring only."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from app.desktop import DesktopApp
+from ui.i18n import I18N, LANGUAGES, apply_language, t
+from ui.markup import outcome_markdown
+
+__all__ = ["build", "choose"]
+
+RELOAD_JS = "(message) => { if (message && !message.startsWith('⚠')) { window.location.reload(); } }"
+
+
+def choose(desk: DesktopApp, language: str) -> str:
+    """Save ``language`` and make the pages served from now on say it; the message."""
+    result = desk.settings.set_language(language)
+    if result.ok:
+        apply_language(I18N, desk.config.ui.language)
+    return outcome_markdown(result)
+
+
+def build(desk: DesktopApp) -> None:
+    with gr.Row():
+        pick = gr.Radio(
+            choices=[(label, value) for value, label in LANGUAGES.items()],
+            value=desk.config.ui.language,
+            label=t("ui_language"),
+            info=t("ui_language_info"),
+            elem_id="ui-language",
+        )
+    message = gr.Markdown("", elem_id="ui-language-message")
+    pick.input(lambda v: choose(desk, v), [pick], [message]).then(None, [message], None, js=RELOAD_JS)
