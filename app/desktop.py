@@ -29,6 +29,7 @@ from app.knowledge.online_sources import OnlineSourcesAdmin
 from app.knowledge.scheduler import IndexScheduler
 from app.models.downloads import ModelDownloads
 from app.models.loading import ModelLoading
+from app.models.multilingual import MultilingualSwitch
 from app.outcomes import ActionResult, ModelState, attempt
 from app.runtime import Runtime
 from app.settings.config_store import ConfigStore
@@ -94,6 +95,14 @@ class DesktopApp:
             changed=self._changed,
             explain=self.explain,
         )
+        self.multilingual = MultilingualSwitch(  # the one click to the multilingual embedder (issue 42)
+            runtime.paths,
+            self.settings,
+            config=lambda: config.current,
+            loading=self.model_loading.state,
+            catalog_file=lambda: self.models.catalog_file,
+            explain=self.explain,
+        )
         self.chat = ChatSession(
             pipeline=lambda: runtime.pipeline(config.current),
             loading=lambda: self.model_loading.state().phase == "loading",
@@ -121,6 +130,7 @@ class DesktopApp:
     def close(self) -> None:
         self.evaluation_job.close()
         self.models.close()
+        self.multilingual.close()
         self.chat.close()
         if self._feed is not None:
             self._feed.close()

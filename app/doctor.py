@@ -90,7 +90,9 @@ def _answering(api_url: str) -> bool:
 
 
 def collections_report(paths: Paths, config: Config) -> dict[str, str]:
-    """Each collection's counts, or why its tables cannot be read (and that indexing again rebuilds it)."""
+    """Each collection's counts, or why its tables cannot be read (and that indexing again rebuilds it);
+    the multilingual embedder's recommendation where most documents are not English (issue 42)."""
+    from app.models.languages import collections_advice
     from indexer import LanceStore
 
     if not config.storage.uri and not (paths.data_dir / "lancedb").exists():
@@ -104,6 +106,9 @@ def collections_report(paths: Paths, config: Config) -> dict[str, str]:
     for info in infos:
         damaged = [p.reason for p in info.problems if p.path == info.name and p.kind == "failed"]
         out[info.name] = damaged[0] if damaged else f"ok ({info.files} files, {info.chunks} chunks)"
+    readable = [name for name, state in out.items() if state.startswith("ok")]
+    for name, advice in collections_advice(store, readable, config.embedding).items():
+        out[name] += f"; {advice}"
     return out
 
 

@@ -74,7 +74,34 @@ def sidebar(desk: DesktopApp, conv_id: str | None, search: str = "") -> Sidebar:
 def _shown(desk: DesktopApp, conv: Conversation) -> Messages:
     """A stored chat drawn again: the files it cites may be opened from it (in this run)."""
     desk.sources.remember(shown_sources(conv))
-    return render.chat_messages(conv)
+    return with_language_note(desk, conv, render.chat_messages(conv))
+
+
+def language_note(desk: DesktopApp, conv: Conversation) -> tuple[int, str]:
+    """(turn index, note) for the first question of ``conv`` the embedding model in use cannot read (not
+    English, the model English only), or (-1, ""): said once per conversation (issue 42)."""
+    for i, turn in enumerate(conv.turns):
+        note = desk.multilingual.question_note(turn.question)
+        if note:
+            return i, note
+    return -1, ""
+
+
+def with_language_note(desk: DesktopApp, conv: Conversation, messages: Messages) -> Messages:
+    """``messages`` with the language note under the answer to that question (its first message after it)."""
+    at, note = language_note(desk, conv)
+    asked = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    if at < 0 or at >= len(asked) or asked[at] + 1 >= len(messages):
+        return messages
+    out = list(messages)
+    answer = out[asked[at] + 1]
+    out[asked[at] + 1] = {**answer, "content": f"{answer['content']}\n\n---\n🌐 _{esc(note)}_"}
+    return out
+
+
+def multilingual_offered(desk: DesktopApp, conv_id: str | None) -> bool:
+    """Whether the open conversation shows the language note (its button shows beside the chat)."""
+    return bool(conv_id) and language_note(desk, desk.history.get(conv_id))[0] >= 0
 
 
 def restore(desk: DesktopApp, search: str = "", page: str = "") -> tuple[Messages, str, Sidebar]:
@@ -109,7 +136,11 @@ def _stream(
             close()
     with desk.history.drawing(page, conv.id) as shown:
         if shown:
-            yield render.chat_messages(conv), conv.id, sidebar(desk, conv.id, search)
+            yield (
+                with_language_note(desk, conv, render.chat_messages(conv)),
+                conv.id,
+                sidebar(desk, conv.id, search),
+            )
 
 
 def submit(

@@ -10,11 +10,12 @@ from typing import Any
 import gradio as gr
 
 from app.desktop import DesktopApp
+from app.models.languages import SWITCH_BUTTON
 from ui.chat import handlers as chat_handlers
 from ui.chat import render
 from ui.i18n import t
 from ui.knowledge import sources_handlers
-from ui.markup import model_markdown
+from ui.markup import model_markdown, outcome_markdown
 
 __all__ = ["ChatTab", "build"]
 
@@ -59,6 +60,7 @@ class _Talk:
     also_ask: gr.CheckboxGroup
     stop: gr.Button
     again: gr.Button
+    multilingual: gr.Button  # shown with the chat's language note (issue 42)
 
 
 def _page(request: gr.Request | None) -> str:
@@ -129,12 +131,15 @@ def _talk(desk: DesktopApp) -> _Talk:
             feedback_options=("Like", "Dislike"),
         )
         feedback_line = gr.Markdown("", elem_id="chat-feedback")
+        multilingual = gr.Button(SWITCH_BUTTON, size="sm", visible=False, elem_id="chat-use-multilingual")
         question, send, also_ask = _question_box(desk)
         with gr.Row():
             stop = gr.Button(t("stop"), variant="stop", size="sm", elem_id="stop")
             again = gr.Button(t("regenerate"), size="sm", elem_id="regenerate")
         gr.Markdown(render.SEND_WHILE_ANSWERING, elem_id="send-note", elem_classes=["kimas-note"])
-    return _Talk(model_status, hint, chatbot, feedback_line, question, send, also_ask, stop, again)
+    return _Talk(
+        model_status, hint, chatbot, feedback_line, question, send, also_ask, stop, again, multilingual
+    )
 
 
 def _bind_asking(desk: DesktopApp, conv: gr.State, side: _Sidebar, talk: _Talk) -> None:
@@ -189,6 +194,14 @@ def _bind_asking(desk: DesktopApp, conv: gr.State, side: _Sidebar, talk: _Talk) 
         return chat_handlers.feedback(desk, c, data.index, data.liked)
 
     talk.chatbot.like(on_like, [conv], [talk.feedback_line])
+    talk.chatbot.change(  # the language note's one click (``chat_handlers.language_note``)
+        lambda c: gr.update(visible=chat_handlers.multilingual_offered(desk, c)), [conv], [talk.multilingual]
+    )
+    talk.multilingual.click(
+        lambda: (gr.update(visible=False), outcome_markdown(desk.multilingual.start())),
+        None,
+        [talk.multilingual, talk.feedback_line],
+    )
 
 
 def _bind_sidebar(desk: DesktopApp, conv: gr.State, side: _Sidebar, chatbot: gr.Chatbot) -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import html
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from app.knowledge.collections import CollectionStatus
 from app.knowledge.indexing import Activity, IndexingState
+from app.models.languages import SWITCH_BUTTON
 from kimas_desktop.text.words import truncate
 from ui.markup import code, esc
 
@@ -22,7 +23,8 @@ def _when(ts: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
 
 
-def collections_markdown(items: list[CollectionStatus]) -> str:
+def collections_markdown(items: list[CollectionStatus], advice: Mapping[str, str] = {}) -> str:
+    """``advice``: collection id → the multilingual embedder's recommendation, for those that need it."""
     if not items:
         return (
             "_No collections yet._ Create one on the right, then drop files or a folder onto it, "
@@ -45,6 +47,12 @@ def collections_markdown(items: list[CollectionStatus]) -> str:
             lines.append(
                 "- ⚠ **Needs re-embedding**: built with another embedding model than the one in Settings. "
                 "Press **Re-embed**; it keeps answering from its old index until the new one is complete."
+            )
+        if c.name in advice:
+            lines.append(
+                "- 🌐 **Most of these documents are not in English** and the embedding model reads English "
+                f"only. Press **{SWITCH_BUTTON}** below the collections: it downloads the multilingual "
+                "model when needed, switches to it and re-embeds in the background."
             )
         if c.folders:
             shown = [

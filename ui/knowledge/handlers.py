@@ -15,9 +15,10 @@ from pathlib import Path
 from app.desktop import ActionResult, DesktopApp
 from app.knowledge.collections import CollectionStatus
 from app.knowledge.indexing import IndexingState
+from app.models.languages import collections_advice
 from kimas_desktop.errors import KimasError
 from ui.knowledge.collections_view import activity_markdown, collections_markdown
-from ui.markup import outcome_markdown, store_problem
+from ui.markup import esc, outcome_markdown, store_problem
 
 
 def _collections(desk: DesktopApp) -> tuple[list[CollectionStatus] | None, str]:
@@ -44,7 +45,38 @@ def collection_names(desk: DesktopApp) -> list[str]:
 
 def collections_view(desk: DesktopApp) -> str:
     items, problem = _collections(desk)
-    return collections_markdown(items) if items is not None else problem
+    if items is None:
+        return problem
+    return collections_markdown(items, multilingual_advice(desk, [c.name for c in items if c.indexed]))
+
+
+def multilingual_advice(desk: DesktopApp, names: Sequence[str] | None = None) -> dict[str, str]:
+    """The collections (of ``names``; None: all) whose documents are mostly not English while the embedding
+    model reads English only: collection id → the recommendation (issue 42)."""
+    if names is None:
+        items, _ = _collections(desk)
+        names = [c.name for c in items or () if c.indexed]
+    try:
+        return collections_advice(desk.runtime.store(desk.config), names, desk.config.embedding)
+    except KimasError as err:
+        desk.explain(err, "reading the collections' languages")
+        return {}
+
+
+def multilingual_switch(desk: DesktopApp) -> str:
+    """The one click: fetch the multilingual embedder if needed, switch to it, re-embed (Markdown)."""
+    return outcome_markdown(desk.multilingual.start())
+
+
+def multilingual_status(desk: DesktopApp) -> tuple[bool, str]:
+    """(whether the button shows, the switch's state as Markdown): shown while a collection needs it, or
+    while a switch runs or tells how it ended."""
+    state = desk.multilingual.state()
+    text = "" if state.phase == "idle" else esc(state.message)
+    if state.phase == "failed":
+        text = f"⚠ {text}"
+    busy = state.phase in ("downloading", "switching")
+    return (not busy and bool(multilingual_advice(desk))), text
 
 
 def _titled(desk: DesktopApp, cid: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 import gradio as gr
 
 from app.desktop import DesktopApp
+from app.models.languages import SWITCH_BUTTON
 from ui.i18n import t
 from ui.knowledge import documents_handlers, documents_tab, sources_tab
 from ui.knowledge import handlers as kh
@@ -46,6 +47,8 @@ class _Overview:
     resume: gr.Button
     cancel_indexing: gr.Button
     activity: gr.Markdown
+    multilingual: gr.Button  # the one click to the multilingual embedder (issue 42)
+    multilingual_status: gr.Markdown
 
 
 @dataclass(frozen=True)
@@ -86,13 +89,43 @@ def _overview(desk: DesktopApp) -> _Overview:
     with gr.Column(scale=3):
         gr.Markdown(t("your_collections"))
         collections_md = gr.Markdown(kh.collections_view(desk), elem_id="collections")
+        shown, status = kh.multilingual_status(desk)
+        multilingual = gr.Button(SWITCH_BUTTON, size="sm", visible=shown, elem_id="use-multilingual")
+        multilingual_status = gr.Markdown(status, elem_id="multilingual-status")
         progress = gr.HTML(progress_html(*kh.progress_states(desk)), elem_id="index-progress")
         with gr.Row():
             pause = gr.Button(t("pause_indexing"), size="sm", elem_id="pause-indexing")
             resume = gr.Button(t("resume"), size="sm", elem_id="resume-indexing")
             cancel_indexing = gr.Button(t("cancel_indexing"), size="sm", elem_id="cancel-indexing")
         activity = gr.Markdown(kh.activity_view(desk), elem_id="activity")
-    return _Overview(collections_md, progress, pause, resume, cancel_indexing, activity)
+    return _Overview(
+        collections_md, progress, pause, resume, cancel_indexing, activity, multilingual, multilingual_status
+    )
+
+
+def _bind_multilingual(desk: DesktopApp, overview: _Overview) -> None:
+    """The button starts the switch; a timer of its own shows the switch's state and shows the button while
+    a collection needs it (read again only when the collections changed or a switch runs)."""
+    seen = gr.State(-1)
+
+    def refresh(version: int) -> tuple[Any, ...]:
+        if version == desk.version and desk.multilingual.state().phase == "idle":
+            return version, gr.skip(), gr.skip()
+        shown, status = kh.multilingual_status(desk)
+        return desk.version, gr.update(visible=shown), status
+
+    overview.multilingual.click(
+        lambda: (gr.update(visible=False), kh.multilingual_switch(desk)),
+        None,
+        [overview.multilingual, overview.multilingual_status],
+    )
+    gr.Timer(2.0).tick(
+        refresh,
+        [seen],
+        [seen, overview.multilingual, overview.multilingual_status],
+        show_progress="hidden",
+        queue=False,
+    )
 
 
 def _adding(desk: DesktopApp) -> _Adding:
@@ -286,6 +319,7 @@ def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> KnowledgeTab:
     _bind_adding(desk, add)
     _bind_naming(desk, add, naming)
     _bind_actions(desk, add, overview, act)
+    _bind_multilingual(desk, overview)
     _bind_settings(desk, add, fields, save)
     documents_tab.bind(desk, docs, add.selected, add.message)
     return KnowledgeTab(
