@@ -1,7 +1,7 @@
 """One evaluation run (issue 26): a test set through the product's own retrieval and answer paths.
 
 Every question goes through ``Pipeline.retrieve`` (routing, recall@k and MRR of the expected passage);
-a sample of them (``answers``; answerable ones and controls in proportion) also through
+a sample of them (``answers``: a third of them controls, the answerable ones from every collection) also through
 ``Pipeline.ask``, as a user would ask it: whether the grounded quote holds the answer, whether a control
 is declined and an answerable question is not, the support check's share of supported sentences, and the
 time to the first grounded words and to the first word of the model's answer. The run reads the

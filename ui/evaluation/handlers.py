@@ -167,7 +167,7 @@ def easiness(test_set: TestSet | None) -> str:
     """How hard the set's questions are, shown next to the figures."""
     if test_set is None or not test_set.method.startswith("known-item"):
         return ""
-    return f"ⓘ {EASINESS}"
+    return f"**Note:** {EASINESS}"
 
 
 def _problems(r: QuestionResult, k: int) -> list[str]:

@@ -96,6 +96,7 @@ def _figure_charts() -> tuple[dict[str, Any], dict[str, Any]]:
                     title=name,
                     y_title=" ",  # the title says what the bars are
                     x_title=" ",
+                    x_label_angle=-25,  # run names side by side would overlap
                     y_lim=RATE,
                     height=240,
                     show_label=False,

@@ -72,7 +72,7 @@ def test_no_control_answered_zero_values_and_a_single_run(tmp_path: Path) -> Non
     assert "No data yet: no unanswerable control was answered" in shown["notes"]["declined_controls"]
     assert not shown["visible"]["over_time"]  # one point: no line to draw
     assert "One run so far (#1 turbo: recall@5 0)" in shown["notes"]["over_time"]
-    assert view.easiness == f"ⓘ {EASINESS}" and "easier than real questions" in EASINESS
+    assert view.easiness == f"**Note:** {EASINESS}" and "easier than real questions" in EASINESS
 
     found = QuestionResult("k1", "q?", True, "docs", rank=1)
     saved_run(store, "r2", 20.0, [found])
