@@ -47,7 +47,8 @@ def lacks_card(record: FileRecord) -> bool:
     if keeps_tables(record.path):  # a document too: the tables inside it are kept since issue 43
         if record.status == "skipped" and record.reason.startswith("unsupported file type"):
             return is_table_file(record.path)
-        return record.status == "indexed" and '"tables"' not in (record.card or "")
+        if record.status == "indexed" and '"tables"' not in (record.card or ""):
+            return True
     return record.status == "indexed" and (record.card is None or chunked_before(record.card))
 
 

@@ -62,3 +62,14 @@ def test_a_document_indexed_before_tables_is_read_again_once(
     assert indexer.index("c", [folder]).indexed == 2
     assert _counts(store, doc) == [[3, 1]]
     assert indexer.index("c", [folder]).indexed == 0
+
+
+def test_a_document_with_its_tables_still_follows_the_chunking_version() -> None:
+    """A Markdown file whose card has its tables but was chunked by an older version in a script whose
+    chunk sizes changed (Hindi) is read again, as any other document."""
+    from indexer.sync.manifest import FileRecord, lacks_card
+
+    card = {"title": "औज़ार", "synopsis": [["हथौड़ा तीन हैं और आरी एक है।", 0]], "tables": []}
+    record = FileRecord("/d/tools.md", 1, 1, "h", 2, "indexed", card=json.dumps(card))
+    assert lacks_card(record)
+    assert not lacks_card(replace(record, card=json.dumps({**card, "chunking": 2})))
