@@ -27,7 +27,7 @@ def build(desk: DesktopApp) -> None:
     with gr.Row():
         pick = gr.Radio(
             choices=[(label, value) for value, label in LANGUAGES.items()],
-            value=desk.config.ui.language,
+            value=lambda: desk.config.ui.language,  # read at each page load: the saved choice
             label=t("ui_language"),
             info=t("ui_language_info"),
             elem_id="ui-language",
