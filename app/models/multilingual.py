@@ -9,7 +9,7 @@
 question the embedding model in use cannot read ("" when it can).
 
 ``target``: a catalog embedder name (``MULTILINGUAL_EMBEDDER``), or a folder holding a model (what the
-Settings tab's embedding field also takes).
+Settings tab's embedding field also takes); ``base_url``: where the hub layout is served ("" : the hub).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class MultilingualSwitch:
         self._catalog_file = catalog_file
         self._explain = explain
         self.target = target
-        self._base_url = base_url
+        self.base_url = base_url
         self._lock = threading.Lock()
         self._state = SwitchState("idle")
         self._saved = False  # the switch was handed to Settings: the models' loading state tells the rest
@@ -94,7 +94,7 @@ class MultilingualSwitch:
             self._state = SwitchState("downloading", f"Downloading {self.target}…")
             try:
                 catalog.pull(
-                    self._paths, self.target, base_url=self._base_url, catalog_file=self._catalog_file()
+                    self._paths, self.target, base_url=self.base_url, catalog_file=self._catalog_file()
                 )
             except Exception as err:  # a KimasError's sentence; anything else to the log
                 why = self._explain(err, f"downloading {self.target}")
