@@ -12,6 +12,9 @@ For every sentence of the finished answer:
   answers**: the quote's answer part (``answer_slot.answer_part``: "Nairobi" for "What is the capital of
   Kenya?"), or another fact of the sources in the same slot (the quote may be the wrong passage). "Kenya
   is the capital of Kenya." shares every word with the sources and still misses it;
+- a sentence of an answer to a **when or how-many** question holds a number or a date, and one to a
+  **who or where** question whose quote gives a name holds a name: "They gave their name to a region in
+  France." answers no "When …?", however well a source holds its words;
 - otherwise it is supported when a source sentence contains enough of its words (``lexical``: the share
   of its content words in the best source sentence, by a light stem) or means nearly the same
   (``cosine``: embedding similarity to the best source sentence).
