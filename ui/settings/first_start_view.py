@@ -40,7 +40,7 @@ def build(desk: DesktopApp) -> FirstStartView:
     """The hint, hidden until a page load finds something to say (once)."""
     hint = FirstStartHint(desk.data_dir)
     with gr.Group(visible=False, elem_id="first-start-hint") as box:
-        text = gr.Markdown("")
+        text = gr.Markdown("", elem_id="first-start-text")
         use = gr.Button("Use it", variant="primary", elem_id="first-start-use")
     return FirstStartView(box, text, use, gr.State(None), hint)
 

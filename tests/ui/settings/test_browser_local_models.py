@@ -73,13 +73,12 @@ def test_open_settings_use_the_served_model_ask_and_the_trace_names_it(
             page.goto(app_url)
             expect(page.locator("#model-status")).to_contain_text("Ready")
             if QWEN.exists():
-                hint = page.locator("#first-start-hint")
-                expect(hint).to_contain_text("qwen2.5-coder-0.5b-instruct")
-                expect(hint.get_by_role("button", name="Use it")).to_be_visible()
+                expect(page.locator("#first-start-text")).to_contain_text("qwen2.5-coder-0.5b-instruct")
+                expect(page.locator("#first-start-use")).to_be_visible()
                 shot("00-first-start-hint")
                 page.reload()
                 expect(page.locator("#model-status")).to_contain_text("Ready")
-                expect(hint).to_be_hidden()  # said once
+                expect(page.locator("#first-start-use")).to_be_hidden()  # said once
             page.get_by_role("tab", name="Knowledge").click()
             page.locator("#new-collection textarea, #new-collection input").first.fill("baking")
             page.locator("#create-collection").click()
@@ -94,7 +93,8 @@ def test_open_settings_use_the_served_model_ask_and_the_trace_names_it(
             row = page.locator(".kimas-local-model", has_text=CHAT_MODEL)
             expect(row).to_contain_text("Q4_K_M")
             expect(row).to_contain_text("131,072 tokens of context")
-            expect(page.locator(".kimas-local-model", has_text="LM Studio folder")).to_be_visible()
+            on_disk = page.locator(".kimas-local-model", has_text="SmolLM2-135M-Instruct-Q4_1")
+            expect(on_disk).to_contain_text("LM Studio folder")
             shot("01-models-on-this-computer")
 
             # 2. One click uses it: loaded, then ready, marked in use.
