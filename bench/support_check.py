@@ -34,12 +34,45 @@ ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "bench" / ".cache" / "answers"
 
 
-def answerable_questions(cache: Path) -> list[Question]:
-    """bench/answers.py's 300 answerable SQuAD-Shifts questions, in its order (as ``prepare_squad``)."""
-    out: list[Question] = []
+def dev_questions(cache: Path) -> tuple[list[Question], list[Question]]:
+    """bench/answers.py's 300 answerable and 100 unanswerable SQuAD-Shifts questions, in its order (as
+    ``prepare_squad``)."""
+    answerable: list[Question] = []
+    unanswerable: list[Question] = []
     for name in SQUAD:
-        out += write_squad_holdout(name, cache / "docs" / name, 25, 75).answerable
-    return out[:300]
+        h = write_squad_holdout(name, cache / "docs" / name, 25, 75)
+        answerable += h.answerable
+        unanswerable += h.unanswerable
+    return answerable[:300], unanswerable[:100]
+
+
+def declines(
+    batches: list[dict[str, dict[str, Any]]],
+    answerable: list[Question],
+    unanswerable: list[Question],
+    checker: SupportChecker | None,
+) -> dict[str, Any]:
+    """The answers benchmark's figures on the same batches: declines as run (the check decides none),
+    and gold in the quote or the answer, the answer being the quote when this check marks every
+    sentence of the model's (the rule ``quote instead``)."""
+    false, correct, gold = [], [], []
+    for results in batches:
+        false += [not results[q.qid]["answered_from_sources"] for q in answerable if q.qid in results]
+        correct += [not results[q.qid]["answered_from_sources"] for q in unanswerable if q.qid in results]
+        for q in answerable:
+            r = results.get(q.qid)
+            if r is None:
+                continue
+            quote = (r.get("quote") or {}).get("text", "")
+            sentences = checked(r, q.text, checker)
+            aside = checker is not None and bool(sentences) and all(not s["supported"] for s in sentences)
+            said = model_text(r["support"]) if checker is not None and sentences else r["answer"]
+            gold.append(contains_answer(f"{quote} {quote if aside else said}", q.answers))
+    return {
+        "answerable falsely declined": rate(false),
+        "unanswerable declined": rate(correct),
+        "gold in quote or answer": rate(gold),
+    }
 
 
 def model_text(support: list[dict[str, Any]]) -> str:
@@ -132,10 +165,13 @@ def main() -> None:
     p.add_argument("--as-run", action="store_true", help="score the batch's own flags, do not re-check")
     p.add_argument("--cache", type=Path, default=CACHE)
     args = p.parse_args()
-    qs = split(answerable_questions(args.cache), args.split)[args.skip :]
+    answerable, unanswerable = dev_questions(args.cache)
+    qs = split(answerable, args.split)[args.skip :]
     qs = qs[: args.questions] if args.questions else qs
     checker = None if args.as_run else make_checker(args.cache / "squad")
-    report = score([load(b) for b in args.batches], qs, checker)
+    batches = [load(b) for b in args.batches]
+    report = score(batches, qs, checker)
+    report["answers benchmark"] = declines(batches, qs, split(unanswerable, args.split), checker)
     print(json.dumps({"split": args.split, "skip": args.skip, "questions": len(qs), **report}, indent=2))
 
 
