@@ -43,7 +43,9 @@ def test_a_source_is_added_tried_enabled_and_removed(site: Site, tmp_path: Path)
     assert written["sources"]["rhine-wiki"]["base_url"] == site.base
     assert sh.also_ask_choices(desk) == [] and not site.requests  # off: nothing asked
 
-    tried = sh.try_source(desk, sh.load_source(desk, "rhine-wiki"), "rhine freight")
+    # A time limit far above the slow page's 5 s: on a busy machine even the fast page can take seconds.
+    patient = replace(sh.load_source(desk, "rhine-wiki"), timeout_s=60)
+    tried = sh.try_source(desk, patient, "rhine freight")
     assert "**3 results**" in tried and f"`{site.base}/article`" in tried and "page read" in tried
 
     on = sh.save_source(desk, "rhine-wiki", fields(site, enabled=True, use="ask"))
