@@ -75,7 +75,8 @@ def add_parsers(
 
 
 def _status(run: EvalRun) -> str:
-    return f"{run.status}, partial: {len(run.results)} questions" if run.partial else run.status
+    n = len(run.results)
+    return f"{run.status}, partial: {n} question{'s' if n != 1 else ''}" if run.partial else run.status
 
 
 def _table(runs: list[EvalRun]) -> str:
