@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.chat.viewer_pdf import PdfPageReader, PdfPageView
-from app.chat.viewer_text import LinesReader, LinesView, ProseReader, ProseView
+from app.chat.viewer_pdf import PdfPageReader, PdfPageView, UndrawnPage
+from app.chat.viewer_text import LinesReader, LinesView, ProseReader, ProseView, Section
 from indexer.parse.registry import file_kind
 
 __all__ = ["SourceViewer", "Spot", "View", "viewable"]
@@ -44,11 +44,19 @@ class SourceViewer:
         self._lines = LinesReader()
         self._prose = ProseReader()
 
+    def close(self) -> None:
+        """Stop the PDF reader's worker process (a new one starts at the next page)."""
+        self._pdf.close()
+
     def view(self, path: Path, spot: Spot) -> View | None:
         """``path`` at ``spot``; None for a kind the viewer does not show."""
         kind = file_kind(path)
         if kind == "pdf":
-            return self._pdf.read(path, spot.page or 1, spot.passage)
+            try:
+                return self._pdf.read(path, spot.page or 1, spot.passage)
+            except UndrawnPage as err:  # the app lives on; the original file is a link away
+                said = f"This page could not be drawn: {err}. The original file opens with the link above."
+                return ProseView(path.name, (Section("", spot.page, said),), None)
         if kind in LINE_KINDS:
             return self._lines.read(path, spot.lines, spot.passage)
         if kind in PROSE_KINDS:

@@ -176,6 +176,11 @@ class ParserWorker:
                     table=tuple(tuple(str(c) for c in row) for row in message.get("table") or ()),
                 )
 
+    def draw(self, request: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """The reply to a viewer's draw request (``indexer.parse.page_draw``), within ``timeout_s``."""
+        replies = [m for m in self._stream(request, [], timeout_s) if m["t"] != "done"]
+        return replies[0]
+
     def _pages(
         self,
         request: dict[str, Any],
@@ -217,7 +222,7 @@ class ParserWorker:
             while True:
                 message = self._message(worker, where, timeout_s)
                 kind = message["t"]
-                if kind in ("pages", "page", "block"):
+                if kind in ("pages", "page", "block", "drawn", "boxes"):
                     if kind == "page":
                         where = f"after page {message['i']}"
                     yield message

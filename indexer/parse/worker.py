@@ -9,7 +9,8 @@ and ``indexer.parse.ocr``. Requests arrive on stdin as one JSON line each: ``{"p
 of a PDF, ``{"path": ..., "ocr": [3, 5], "timeout": 60}`` to render those PDF pages and recognize them,
 ``{"path": ..., "image": true, "timeout": 60}`` to recognize an image file (each frame of a TIFF is a
 page), ``{"path": ..., "parse": true, "zip": {limits}}`` for the blocks of another format
-(``indexer.parse.registry.read_blocks``: zip-based files pass the zip guard first). Replies go to stdout as frames
+(``indexer.parse.registry.read_blocks``: zip-based files pass the zip guard first), ``{"path": ..., "draw": 2}``
+for a page drawn for the viewer (``indexer.parse.page_draw``). Replies go to stdout as frames
 of a 4-byte big-endian length followed by JSON: ``{"t": "pages", "n": N}``, then per page ``{"t": "page",
 "i": 1, "text": ...}`` or ``{"t": "page_error", "i": 1, "error": ...}``, then ``{"t": "done"}`` (another
 format: ``{"t": "block", "text": ..., "page": ..., "line": ..., "heading": ...}`` frames, then done); or at
@@ -253,7 +254,12 @@ def _blocks(path: str, limits: dict[str, float], out: BinaryIO) -> None:
 
 
 def _serve(request: dict[str, Any], out: BinaryIO) -> None:
-    if request.get("parse"):
+    if request.get("draw"):  # one page for the viewer (indexer.parse.page_draw)
+        from indexer.parse.page_draw import draw_page
+
+        _send(out, draw_page(request))
+        _send(out, {"t": "done"})
+    elif request.get("parse"):
         _blocks(request["path"], request["zip"], out)
     elif request.get("image"):
         _image(request["path"], float(request["timeout"]), out)
