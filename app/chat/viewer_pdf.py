@@ -67,9 +67,9 @@ class _Drawn:
 
 
 class PdfPageReader:
-    def __init__(self, *, timeout_s: float = PAGE_TIMEOUT_S, memory_mb: float = MEMORY_MB) -> None:
-        self._timeout_s = timeout_s
-        self._worker = ParserWorker(page_timeout_s=timeout_s, memory_mb=memory_mb)
+    def __init__(self, *, timeout_s: float | None = None, memory_mb: float = MEMORY_MB) -> None:
+        self._timeout_s = timeout_s or PAGE_TIMEOUT_S
+        self._worker = ParserWorker(page_timeout_s=self._timeout_s, memory_mb=memory_mb)
         self._lock = threading.Lock()
         self._kept: OrderedDict[tuple[str, float, int, int], _Drawn] = OrderedDict()
 

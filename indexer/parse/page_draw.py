@@ -24,12 +24,18 @@ def shown_box(box: Rect, rotation: int) -> Rect:
     ``rotation`` degrees clockwise (a PDF's ``/Rotate``)."""
     left, top, width, height = box
     corners = [(left, top), (left + width, top + height)]
-    turn = {
-        90: lambda x, y: (1 - y, x),
-        180: lambda x, y: (1 - x, 1 - y),
-        270: lambda x, y: (y, 1 - x),
-    }.get(rotation % 360, lambda x, y: (x, y))
-    (x0, y0), (x1, y1) = (turn(x, y) for x, y in corners)
+    turn = rotation % 360
+
+    def turned(x: float, y: float) -> tuple[float, float]:
+        if turn == 90:
+            return 1 - y, x
+        if turn == 180:
+            return 1 - x, 1 - y
+        if turn == 270:
+            return y, 1 - x
+        return x, y
+
+    (x0, y0), (x1, y1) = (turned(x, y) for x, y in corners)
     return min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0)
 
 
