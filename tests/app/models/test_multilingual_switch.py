@@ -27,6 +27,7 @@ from local_models.fake import ScriptedChatModel, WordOverlapReranker
 from tests.app.models.multilingual_docs import write_mixed
 from tests.rigs import make_rig
 from ui.knowledge import handlers as kh
+from ui.markup import esc
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> bool:
@@ -109,6 +110,7 @@ def test_offline_the_download_fails_once_and_changes_nothing(tmp_path: Path) -> 
     state = desk.multilingual.state()
     assert state.message.startswith(f"Could not download {MULTILINGUAL_EMBEDDER}")
     assert "Nothing was changed" in state.message
+    assert kh.multilingual_status(desk)[1] == f"⚠ {esc(state.message)}"  # what the Knowledge tab shows
     assert set(phases) <= {"switching", "downloading", "failed"}  # never "done", never a load
     assert desk.config_path.read_text("utf-8") == before
     assert desk.config.embedding.name == "" and desk.config.embedding.path == ""
