@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.conversation_sets import DOMAIN, ROOT, K, conversation_halves, conversations, quac_docs
 from bench.devkit import contains_answer, history_messages, quac_turns, squad_questions
-from bench.topic_shift import DOMAIN, ROOT, K, conversation_halves, conversations, quac_docs
 
 
 def _items(cache: Path, where: dict[str, str], sets: list[str]) -> dict[str, list[dict[str, Any]]]:

@@ -30,9 +30,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from bench.conversation_sets import DOMAIN, ROOT, K, conversation_halves, conversations, halves, quac_docs
 from bench.devkit import (
     DEVKIT,
-    NO_ANSWER,
     contains_answer,
     history_messages,
     kimas_batch,
@@ -44,34 +44,9 @@ from bench.devkit import (
 from bench.workspace import configure, index_folders, old_tree
 from kimas_desktop.types import Message
 
-ROOT = Path(__file__).resolve().parents[1]
-
-DOMAIN = "squadshifts_new_wiki"
-K = 5
-
-
-def halves(values: list[Any]) -> dict[str, list[Any]]:
-    return {"tune": values[0::2], "holdout": values[1::2]}
-
-
-def conversation_halves(turns: list[Any]) -> dict[str, list[Any]]:
-    """QuAC turns split by whole conversation (even-numbered conversations tune, odd ones held out). Every
-    conversation has three turns, so halving the follow-ups by position would put every second turn (one
-    earlier exchange) in one half and every third turn (two) in the other."""
-    order = list(dict.fromkeys(t.qid.rsplit("_", 1)[0] for t in turns))
-    side = {c: i % 2 for i, c in enumerate(order)}
-    return {
-        part: [t for t in turns if side[t.qid.rsplit("_", 1)[0]] == k]
-        for k, part in enumerate(("tune", "holdout"))
-    }
-
 
 def recall(flags: list[bool]) -> float | None:
     return round(sum(flags) / len(flags), 3) if flags else None
-
-
-def quac_docs(cache: Path) -> Path:
-    return cache / "docs" / "quac"
 
 
 def prepare(cache: Path, precision: str = "") -> tuple[Path, dict[str, str]]:
@@ -85,18 +60,6 @@ def prepare(cache: Path, precision: str = "") -> tuple[Path, dict[str, str]]:
     pinned = {"embedding": {"precision": precision}} if precision else {}
     index_folders(configure(data, folders, **pinned), folders)
     return data, where
-
-
-def conversations(n: int, quac_docs: Path, with_sources: bool) -> list[list[dict[str, Any]]]:
-    """Whole QuAC conversations: 2 or 3 exchanges each."""
-    out: list[list[dict[str, Any]]] = []
-    for t in quac_turns(n):
-        full = [*t.history, ("user", t.question), ("assistant", t.answers[0] if t.answers else NO_ANSWER)]
-        if len(full) >= 6:
-            out.append(
-                history_messages(full[: 4 + 2 * (len(out) % 2)], quac_docs / t.gold_file, with_sources)
-            )
-    return out
 
 
 def retrieve(data: Path, items: list[dict[str, Any]], root: Path | None) -> dict[str, dict[str, Any]]:
