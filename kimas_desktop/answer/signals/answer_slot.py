@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from kimas_desktop.answer.signals.quote import answer_type
+from kimas_desktop.answer.signals.quote import NUMBER_WORDS, answer_type
 from kimas_desktop.text.words import content_words, names, numbers, stem, stems, words
 
 __all__ = ["ABOUT", "MARKER", "addresses", "answer_part", "answer_shaped", "facts", "restates"]
@@ -39,13 +39,6 @@ ABOUT = frozenset(
         "provided", "says", "question", "correct",
     )
 )  # fmt: skip
-# Words that give a number or a date without digits ("the tenth century", "in March").
-_NUMBER_WORDS = frozenset(
-    """one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty
-    seventy eighty ninety hundred thousand million billion first second third fourth fifth sixth seventh
-    eighth ninth tenth eleventh twelfth half dozen january february march april may june july august
-    september october november december century centuries decade decades""".split()
-)
 
 
 def facts(sentence: str) -> list[str]:
@@ -66,7 +59,7 @@ def answer_part(question: str, text: str) -> tuple[str, ...]:
     found = [f for f in facts(text) if f.lower() not in asked and stem(f) not in asked]
     if kind == "number":
         found = [f for f in found if f[0].isdigit()] + [
-            w for w in words(text) if w.lower() in _NUMBER_WORDS and stem(w) not in asked
+            w for w in words(text) if w.lower() in NUMBER_WORDS and stem(w) not in asked
         ]
     elif kind == "name":
         found = [f for f in found if not f[0].isdigit()]

@@ -38,6 +38,7 @@ from kimas_desktop.text.words import content_words, names, numbers, stem, stems,
 from kimas_desktop.types import Chunk, Hit, Quote
 
 __all__ = [
+    "NUMBER_WORDS",
     "Quote",
     "QuoteScorer",
     "QuoteWeights",
@@ -55,10 +56,13 @@ _NUMERIC_Q = re.compile(
 )
 _NAME_Q = re.compile(r"\b(who|whom|whose|where|which (city|country|company|team|person|state))\b", re.I)
 _OBEYED = 0.01  # what a sentence addressed to the assistant keeps of its score
-_NUMBER_WORDS = frozenset(
-    """one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred
-    thousand million billion first second third half dozen january february march april may june july
-    august september october november december century decade""".split()
+# Words that give a number, a date or a frequency without digits ("the tenth century", "in March", "daily").
+NUMBER_WORDS = frozenset(
+    """one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty
+    seventy eighty ninety hundred thousand million billion first second third fourth fifth sixth seventh
+    eighth ninth tenth eleventh twelfth half dozen january february march april may june july august
+    september october november december century centuries decade decades once twice thrice hourly daily
+    nightly weekly fortnightly monthly quarterly yearly annually""".split()
 )
 
 
@@ -123,7 +127,7 @@ def answer_type(question: str) -> str:
 
 def _has_type(kind: str, sentence: str, question_stems: set[str]) -> bool:
     if kind == "number":
-        return bool(numbers(sentence)) or any(w.lower() in _NUMBER_WORDS for w in words(sentence))
+        return bool(numbers(sentence)) or any(w.lower() in NUMBER_WORDS for w in words(sentence))
     if kind == "name":
         return any(stem(name) not in question_stems for name in names(sentence))
     return False
