@@ -24,19 +24,19 @@ from app.evaluation.evaluation import Evaluation
 from app.evaluation.job import EvalJob, EvaluationJob
 from app.knowledge.collections import Knowledge
 from app.knowledge.documents import DISMISSED_FILE, Dismissals, Document, Documents
-from app.knowledge.indexing import FolderFeed, describe_damage
+from app.knowledge.indexing import FolderFeed
 from app.knowledge.online_sources import OnlineSourcesAdmin
 from app.knowledge.scheduler import IndexScheduler
 from app.models.downloads import ModelDownloads
 from app.models.loading import ModelLoading
 from app.models.multilingual import MultilingualSwitch
-from app.outcomes import ActionResult, ModelState, attempt
+from app.outcomes import ActionResult, ModelState, attempt, explained
 from app.runtime import Runtime
 from app.settings.config_store import ConfigStore
 from app.settings.form import describe_models
 from app.settings.settings import Settings
 from kimas_desktop.config import Config
-from kimas_desktop.errors import CollectionNotFoundError, ConfigError, IndexDamagedError, KimasError
+from kimas_desktop.errors import CollectionNotFoundError, ConfigError, KimasError
 from kimas_desktop.retrieval.strategies import strategy_names
 
 __all__ = ["ActionResult", "DesktopApp", "EvalJob", "ModelState"]
@@ -57,28 +57,7 @@ class DesktopApp:
         self._version = 0
         self.model_loading = ModelLoading()
         self._feed: FolderFeed | None = None
-        dismissals = Dismissals(self.data_dir / DISMISSED_FILE)
-        self.knowledge = Knowledge(
-            config,
-            lambda: runtime.store(config.current),
-            self.data_dir,
-            hides=dismissals.hides,
-            on_damaged=lambda name: self.indexing.repair(name),
-        )
-        self.documents = Documents(
-            lambda: runtime.store(config.current),
-            self.knowledge.folders,
-            self.knowledge.uploads_root,
-            dismissals,
-        )
-        self.indexing = IndexScheduler(
-            lambda: runtime.indexer(config.current),
-            self.knowledge.folders,
-            on_change=self._changed,
-            debounce_s=config.current.indexer.debounce_s,
-            log_hint=str(self.log_file),
-            hides=dismissals.hides,
-        )
+        self._knowledge_parts(runtime, config)
         self.sources = SourceRegistry(self._all_folders)
         self.online = OnlineSourcesAdmin(config, runtime.online_source)
         self.history = ChatHistory(self.data_dir)
@@ -110,6 +89,31 @@ class DesktopApp:
             on_sources=self.sources.remember,
             persist=self.history.save,
             answering=self.indexing.answering,
+        )
+
+    def _knowledge_parts(self, runtime: Runtime, config: ConfigStore) -> None:
+        """The collections, their documents and the indexing scheduler (one dismissals file for both)."""
+        dismissals = Dismissals(self.data_dir / DISMISSED_FILE)
+        self.knowledge = Knowledge(
+            config,
+            lambda: runtime.store(config.current),
+            self.data_dir,
+            hides=dismissals.hides,
+            on_damaged=lambda name: self.indexing.repair(name),
+        )
+        self.documents = Documents(
+            lambda: runtime.store(config.current),
+            self.knowledge.folders,
+            self.knowledge.uploads_root,
+            dismissals,
+        )
+        self.indexing = IndexScheduler(
+            lambda: runtime.indexer(config.current),
+            self.knowledge.folders,
+            on_change=self._changed,
+            debounce_s=config.current.indexer.debounce_s,
+            log_hint=str(self.log_file),
+            hides=dismissals.hides,
         )
 
     @property
@@ -147,18 +151,8 @@ class DesktopApp:
             self._version += 1
 
     def explain(self, err: BaseException, doing: str) -> str:
-        if isinstance(err, IndexDamagedError) and err.collection:  # rebuilt now, not left to the user
-            log.warning("%s: %s", doing, err)
-            self.indexing.repair(err.collection)
-            return describe_damage(err)
-        if isinstance(err, KimasError):  # expected: the sentence is enough on screen, details in the log
-            log.info("%s: %s", doing, err, exc_info=err)
-            return str(err)
-        log.error("%s failed unexpectedly", doing, exc_info=err)
-        return (
-            f"Something went wrong while {doing} ({type(err).__name__}: {err}). "
-            f"Details are in {self.log_file}."
-        )
+        """The sentence for ``err`` (logged); a damaged index is rebuilt now, not left to the user."""
+        return explained(err, doing, repair=self.indexing.repair, log_file=self.log_file)
 
     def _attempt(self, doing: str, action: Callable[[], str]) -> ActionResult:
         return attempt(self.explain, doing, action)
@@ -401,19 +395,3 @@ class DesktopApp:
             return f"Settings of '{name}' saved."
 
         return self._attempt("saving the collection settings", act)
-
-    # -- evaluation (issue 26) ----------------------------------------------------------------------
-
-    def eval_job(self) -> EvalJob:
-        return self.evaluation_job.state()
-
-    def make_eval_set(self, size: int) -> ActionResult:
-        """Make a new test set from every collection with chunks, in the background."""
-        return self.evaluation_job.make_set(size)
-
-    def run_eval(self, preset: str, answers: int) -> ActionResult:
-        """Run the latest test set under ``preset`` in the background (``EvaluationJob.run``)."""
-        return self.evaluation_job.run(preset, answers)
-
-    def cancel_eval(self) -> ActionResult:
-        return self.evaluation_job.cancel()

@@ -6,11 +6,18 @@ models' loading state (``ModelState``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
-__all__ = ["ActionResult", "ModelState", "attempt"]
+from app.knowledge.indexing import describe_damage
+from kimas_desktop.errors import IndexDamagedError, KimasError
+
+__all__ = ["ActionResult", "ModelState", "attempt", "explained"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -33,3 +40,17 @@ def attempt(
         return ActionResult(True, action())
     except Exception as err:
         return ActionResult(False, explain(err, doing))
+
+
+def explained(err: BaseException, doing: str, *, repair: Callable[[str], object], log_file: Path) -> str:
+    """The sentence the UI shows for ``err`` while ``doing``, logged: a damaged index is ``repair``-ed
+    now (not left to the user), a ``KimasError`` is its sentence, anything else points at ``log_file``."""
+    if isinstance(err, IndexDamagedError) and err.collection:
+        log.warning("%s: %s", doing, err)
+        repair(err.collection)
+        return describe_damage(err)
+    if isinstance(err, KimasError):  # expected: the sentence is enough on screen, details in the log
+        log.info("%s: %s", doing, err, exc_info=err)
+        return str(err)
+    log.error("%s failed unexpectedly", doing, exc_info=err)
+    return f"Something went wrong while {doing} ({type(err).__name__}: {err}). Details are in {log_file}."

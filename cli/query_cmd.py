@@ -141,14 +141,18 @@ def run_retrieve(args: argparse.Namespace) -> int:
     return _batched(args, one)
 
 
+def _check_sources(args: argparse.Namespace) -> None:
+    """Every ``--source`` names an enabled online source."""
+    sources = read_config(resolve_paths(args.data_dir, args.config)).sources if args.source else {}
+    for name in args.source or ():
+        if name not in sources or not sources[name].enabled:
+            known = ", ".join(n for n, s in sources.items() if s.enabled) or "none is enabled"
+            raise KimasError(f"--source {name}: no enabled online source has that name ({known})")
+
+
 def run_ask(args: argparse.Namespace) -> int:
     stream_text = not args.json and not args.batch
-    if args.source:
-        sources = read_config(resolve_paths(args.data_dir, args.config)).sources
-        for name in args.source:
-            if name not in sources or not sources[name].enabled:
-                known = ", ".join(n for n, s in sources.items() if s.enabled) or "none is enabled"
-                raise KimasError(f"--source {name}: no enabled online source has that name ({known})")
+    _check_sources(args)
 
     def one(pipeline: Pipeline, question: str, history: list[Message]) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -8,14 +8,12 @@ back is the application's (``app.settings.config_store.save_config``, with a TOM
 from __future__ import annotations
 
 import os
-import tomllib
-from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from kimas_desktop.config_file import explain, read_toml
+from kimas_desktop.config_file import PRESETS, explain, merge, preset_data, read_toml
 from kimas_desktop.errors import ConfigError
 
 __all__ = [
@@ -43,7 +41,6 @@ __all__ = [
     "preset_data",
 ]
 
-PRESETS = ("full", "routed", "turbo")
 Strategy = str  # a registered rewrite strategy name: prompt, retrieval, keyword, hyde, translation, none
 
 
@@ -364,31 +361,12 @@ def default_data_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".kimas"
 
 
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
-        else:
-            out[key] = value
-    return out
-
-
-def preset_data(name: str) -> dict[str, Any]:
-    if name == "custom":
-        return {}
-    if name not in PRESETS:
-        raise ConfigError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
-    text = resources.files("kimas_desktop.presets").joinpath(f"{name}.toml").read_text("utf-8")
-    return tomllib.loads(text)
-
-
 def parse_config(data: dict[str, Any], origin: str = "") -> Config:
     """Validate a user's config mapping on top of defaults and its preset."""
     preset = data.get("preset", "full")
     if not isinstance(preset, str):
         raise ConfigError(f"invalid config {origin}: 'preset' must be a string")
-    merged = _merge(preset_data(preset), data)
+    merged = merge(preset_data(preset), data)
     try:
         return Config.model_validate(merged)
     except ValidationError as err:

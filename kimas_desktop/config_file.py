@@ -1,4 +1,4 @@
-"""Reading ``config.toml``: its text as TOML, and a sentence for every way it can fail (not UTF-8, a folder
+"""Reading ``config.toml``: its text as TOML, the preset it names layered under it, and a sentence for every way it can fail (not UTF-8, a folder
 in its place, no permission, not TOML, a key that does not validate). The file is only read, never
 changed; ``kimas_desktop.config`` turns the mapping into the typed ``Config``."""
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import tomllib
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,9 @@ from pydantic import ValidationError
 
 from kimas_desktop.errors import ConfigError
 
-__all__ = ["explain", "read_toml"]
+__all__ = ["PRESETS", "explain", "merge", "preset_data", "read_toml"]
+
+PRESETS = ("full", "routed", "turbo")
 
 _log = logging.getLogger("kimas_desktop.config")
 
@@ -57,3 +60,22 @@ def read_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"config file {path} is not valid TOML: {err}") from None
+
+
+def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def preset_data(name: str) -> dict[str, Any]:
+    if name == "custom":
+        return {}
+    if name not in PRESETS:
+        raise ConfigError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+    text = resources.files("kimas_desktop.presets").joinpath(f"{name}.toml").read_text("utf-8")
+    return tomllib.loads(text)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import html
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -318,84 +317,28 @@ def progress_html(job: EvalJob) -> str:
 def _started(desk: DesktopApp, outcome: ActionResult) -> str:
     """The progress line after a button: the job as it is now, or why nothing started."""
     if outcome.ok:
-        return progress_html(desk.eval_job())
+        return progress_html(desk.evaluation_job.state())
     text = html.escape(outcome.message, quote=False)
     return f"<div class='kimas-progress idle' data-state='refused'>⚠ {text}</div>"
 
 
 def make_set(desk: DesktopApp, size: float | None) -> str:
     """Start making a test set of ``size`` questions (the progress line)."""
-    return _started(desk, desk.make_eval_set(int(size or DEFAULT_QUESTIONS)))
+    return _started(desk, desk.evaluation_job.make_set(int(size or DEFAULT_QUESTIONS)))
 
 
 def start_run(desk: DesktopApp, preset: str | None, answers: float | None) -> str:
     """Start a run of the latest test set under ``preset`` (the progress line)."""
-    return _started(desk, desk.run_eval(preset or "configured", max(0, int(answers or 0))))
+    return _started(desk, desk.evaluation_job.run(preset or "configured", max(0, int(answers or 0))))
 
 
 def cancel(desk: DesktopApp) -> str:
     """Stop the run (it is saved as cancelled, with the figures of the questions it finished)."""
-    return _started(desk, desk.cancel_eval())
+    return _started(desk, desk.evaluation_job.cancel())
 
 
 def poll(desk: DesktopApp, seen: str | None) -> EvalPoll:
     """The progress line, and the whole view when a set or run started or ended since ``seen``."""
-    job = desk.eval_job()
+    job = desk.evaluation_job.state()
     key = f"{job.ended}:{job.kind}"
     return EvalPoll(key, progress_html(job), None if key == seen else eval_view(desk))
-
-
-INSPECT_HEADERS = ["final", "dense", "full text", "fused", "passage"]
-
-
-def inspect(desk: DesktopApp, question: str | None, preset: str | None) -> tuple[str, pd.DataFrame]:
-    """Retrieval testing: what the rewrite and the router did, and each passage's rank and score in
-    every stage (dense, full text, their fusion, and the final order after the reranker)."""
-    try:
-        t = desk.evaluation.inspect(question or "", None if preset in (None, "configured") else preset)
-    except KimasError as err:
-        return f"⚠ {esc(str(err))}", frame([], {h: "str" for h in INSPECT_HEADERS})
-    except Exception as err:  # anything else: one line that points to the log, the traceback there
-        return f"⚠ {esc(desk.explain(err, 'testing retrieval'))}", frame(
-            [], {h: "str" for h in INSPECT_HEADERS}
-        )
-    routes = ", ".join(f"{esc(r.collection)} {r.score:.3f}" for r in t.routes) or "none"
-    summary = (
-        f"**Query:** {esc(t.rewrite)}  \n**Routing:** {routes}; searched: {esc(', '.join(t.searched) or 'none')}"
-        "  \nEach stage's rank is within the passage's collection; *final* is the order the answer sees."
-    )
-    rows = [
-        (
-            *p.stages(),
-            f"{Path(p.chunk.source).name}: {' '.join(p.chunk.text.split())[:200]}",
-        )
-        for p in t.passages
-    ]
-    return summary, frame(rows, {h: "str" for h in INSPECT_HEADERS})
-
-
-def question_files(desk: DesktopApp) -> list[tuple[str, str]]:
-    """(label, path) of every indexed file, for the own-question form's file choice."""
-    out: list[tuple[str, str]] = []
-    try:
-        names = sorted(desk.knowledge.folders_by_collection())
-        for name in names:
-            out += [(f"{name}: {d.name}", d.path) for d in desk.list_documents(name) if d.status == "indexed"]
-    except KimasError:
-        pass
-    return out
-
-
-def add_question(desk: DesktopApp, question: str | None, path: str | None, answer: str | None) -> str:
-    """Add the user's own question to the latest test set (a status line)."""
-    test_set = desk.evaluation.latest_set()
-    if test_set is None:
-        return "⚠ Make a test set first: your question is added to it."
-    if not path:
-        return "⚠ Choose the file that answers it."
-    try:
-        updated = desk.evaluation.add_question(test_set.set_id, question or "", path, answer or "")
-    except KimasError as err:
-        return f"⚠ {esc(str(err))}"
-    mine = sum(q.origin == "user" for q in updated.questions)
-    return f"Added. The test set has {len(updated.questions)} questions, {mine} of them yours; run it to see how it does."

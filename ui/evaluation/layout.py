@@ -11,6 +11,7 @@ import gradio as gr
 from app.desktop import DesktopApp
 from app.evaluation.evaluation import DEFAULT_ANSWERS, DEFAULT_QUESTIONS
 from ui.evaluation import handlers as eh
+from ui.evaluation import own_questions as oq
 
 __all__ = ["CSS", "bind", "build"]
 
@@ -75,7 +76,7 @@ def _run_it(desk: DesktopApp) -> dict[str, Any]:
         with gr.Row():
             run = gr.Button("Run", variant="primary", scale=2, elem_id="eval-run")
             cancel = gr.Button("Cancel", variant="stop", scale=1, elem_id="eval-cancel")
-        progress = gr.HTML(eh.progress_html(desk.eval_job()), elem_id="eval-progress")
+        progress = gr.HTML(eh.progress_html(desk.evaluation_job.state()), elem_id="eval-progress")
     return {"preset": preset, "answers": answers, "run": run, "cancel": cancel, "progress": progress}
 
 
@@ -187,7 +188,7 @@ def _retrieval_test() -> dict[str, Any]:
             inspect = gr.Button("Test retrieval", scale=1, elem_id="eval-inspect")
         inspect_summary = gr.Markdown("", elem_id="eval-inspect-summary")
         inspected = gr.Dataframe(
-            headers=eh.INSPECT_HEADERS,
+            headers=oq.INSPECT_HEADERS,
             interactive=False,
             wrap=True,
             max_height=480,
@@ -268,15 +269,15 @@ def bind(desk: DesktopApp, tab: dict[str, Any], timer: gr.Timer, demo: gr.Blocks
     )
     tab["cancel"].click(lambda: eh.cancel(desk), None, [tab["progress"]], queue=False)
     tab["add"].click(
-        lambda q, f, a: eh.add_question(desk, q, f, a),
+        lambda q, f, a: oq.add_question(desk, q, f, a),
         [tab["own"], tab["own_file"], tab["own_answer"]],
         [tab["added"]],
     )
-    demo.load(lambda: gr.update(choices=eh.question_files(desk)), None, [tab["own_file"]])
-    tab["own_file"].focus(lambda: gr.update(choices=eh.question_files(desk)), None, [tab["own_file"]])
+    demo.load(lambda: gr.update(choices=oq.question_files(desk)), None, [tab["own_file"]])
+    tab["own_file"].focus(lambda: gr.update(choices=oq.question_files(desk)), None, [tab["own_file"]])
     tested = [tab["inspect_summary"], tab["inspected"]]
     for trigger in (tab["inspect"].click, tab["query"].submit):
-        trigger(lambda q, p: eh.inspect(desk, q, p), [tab["query"], tab["preset"]], tested)
+        trigger(lambda q, p: oq.inspect(desk, q, p), [tab["query"], tab["preset"]], tested)
 
     def tick(seen: str) -> tuple[Any, ...]:
         p = eh.poll(desk, seen)

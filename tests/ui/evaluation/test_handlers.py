@@ -24,6 +24,7 @@ from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapRerank
 from tests.app.knowledge.test_documents import wait_for
 from tests.rigs import scripted
 from ui.evaluation import handlers as eh
+from ui.evaluation import own_questions as oq
 
 NAMES = (
     "Abernethy Brightwater Calloway Dunmore Ellesmere Fairbairn Glenrothes Harcourt Inverary Jedburgh "
@@ -95,7 +96,7 @@ def desk(tmp_path: Path) -> Iterator[DesktopApp]:
 
 
 def idle(desk: DesktopApp) -> bool:
-    return not desk.eval_job().kind
+    return not desk.evaluation_job.state().kind
 
 
 def test_make_a_set_run_two_presets_and_compare_them(desk: DesktopApp) -> None:
@@ -120,7 +121,7 @@ def test_make_a_set_run_two_presets_and_compare_them(desk: DesktopApp) -> None:
         assert "Running the test set: 0 / 20 questions" in eh.start_run(desk, preset, 4)
         assert "already going" in eh.make_set(desk, 20)  # one job at a time
         assert wait_for(lambda: idle(desk), 60)
-        assert desk.eval_job().ok, desk.eval_job().message
+        assert desk.evaluation_job.state().ok, desk.evaluation_job.state().message
         assert f"Run '{preset} · scripted-chat' is complete." in eh.poll(desk, None).progress
 
     view = eh.eval_view(desk)
@@ -186,8 +187,12 @@ def test_a_cancelled_run_shows_its_partial_figures(tmp_path: Path) -> None:
     at: list[int] = []  # questions done when the model was held
 
     def held(messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
-        if opened and opened[0].eval_job().kind == "run" and opened[0].eval_job().done >= 1:
-            at.append(opened[0].eval_job().done)
+        if (
+            opened
+            and opened[0].evaluation_job.state().kind == "run"
+            and opened[0].evaluation_job.state().done >= 1
+        ):
+            at.append(opened[0].evaluation_job.state().done)
             entered.set()  # the run is asking the model about a question: cancel now
             release.wait(30)
         return answer(messages, schema)
@@ -203,7 +208,7 @@ def test_a_cancelled_run_shows_its_partial_figures(tmp_path: Path) -> None:
         assert "stopping; the figures measured so far are kept" in stopping
         release.set()
         assert wait_for(lambda: idle(desk), 60)
-        job = desk.eval_job()
+        job = desk.evaluation_job.state()
         done = at[0]
         assert f"was cancelled after {done} of 20 questions; its partial figures are shown" in job.message
         view = eh.eval_view(desk)
@@ -237,31 +242,31 @@ def test_runs_are_named_so_that_the_charts_keep_their_order() -> None:
 
 
 def test_retrieval_testing_shows_each_stage(desk: DesktopApp) -> None:
-    summary, table = eh.inspect(desk, "Which signal box was rebuilt by a cooper called Dunmore?", "turbo")
+    summary, table = oq.inspect(desk, "Which signal box was rebuilt by a cooper called Dunmore?", "turbo")
     assert summary.startswith("**Query:** searched as asked") and "searched: " in summary
-    assert list(table.columns) == eh.INSPECT_HEADERS and len(table) >= 3
+    assert list(table.columns) == oq.INSPECT_HEADERS and len(table) >= 3
     assert table["final"].iloc[0] == "1. " + table["final"].iloc[0].split(". ", 1)[1]  # best first
     assert any(cell.startswith("1. ") for cell in table["dense"]) and any(
         cell.startswith("1. ") for cell in table["full text"]
     )
     assert all(p.endswith(".md") or ".md: " in p for p in table["passage"])
-    refused, empty = eh.inspect(desk, "   ", "configured")
+    refused, empty = oq.inspect(desk, "   ", "configured")
     assert refused.startswith("⚠ type a question") and empty.empty
 
 
 def test_a_question_of_ones_own_is_added_to_the_test_set(desk: DesktopApp) -> None:
-    assert eh.add_question(desk, "Who rebuilt the signal box?", "x", "").startswith("⚠ Make a test set first")
+    assert oq.add_question(desk, "Who rebuilt the signal box?", "x", "").startswith("⚠ Make a test set first")
     assert "Making a test set" in eh.make_set(desk, 20)
     assert wait_for(lambda: idle(desk))
-    files = eh.question_files(desk)
+    files = oq.question_files(desk)
     assert len(files) == 6 and files[0][0].startswith("orchard: ")
     path = dict(files)["railway: railway-1.md"]
-    assert eh.add_question(desk, "Who rebuilt the signal box?", None, "").startswith("⚠ Choose the file")
-    line = eh.add_question(desk, "Who rebuilt the Calloway signal box?", path, "Oakhampton")
+    assert oq.add_question(desk, "Who rebuilt the signal box?", None, "").startswith("⚠ Choose the file")
+    line = oq.add_question(desk, "Who rebuilt the Calloway signal box?", path, "Oakhampton")
     assert line.startswith("Added. The test set has 21 questions, 1 of them yours")
     mine = desk.evaluation.latest_set().questions[-1]  # type: ignore[union-attr]
     assert (mine.origin, mine.collection, mine.source, mine.answer) == ("user", "railway", path, "Oakhampton")
-    assert eh.add_question(desk, "  ", path, "").startswith("⚠ type the question")
+    assert oq.add_question(desk, "  ", path, "").startswith("⚠ type the question")
 
 
 def test_a_good_answer_in_the_chat_joins_the_test_set(tmp_path: Path) -> None:
