@@ -25,9 +25,8 @@ from typing import Any
 
 from app.evaluation.questions import generate
 from bench.devkit import DEVKIT, kimas_batch, rate, read_jsonl
-from bench.languages import ROOT, asked, chunks_of, debian, hindi
-from bench.lexical import half
-from bench.seed_papers import holds
+from bench.language_sets import ROOT, asked, chunks_of, debian, hindi
+from bench.lexical import half, holds
 
 
 def _rows(data: Path, items: dict[str, str], gold: dict[str, list[str]]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-__all__ = ["BM25", "Tokenize", "char_bigrams", "half", "whitespace"]
+__all__ = ["BM25", "Tokenize", "char_bigrams", "half", "holds", "whitespace"]
 
 Tokenize = Callable[[str], list[str]]
 _RUN = re.compile(r"\w+")
@@ -64,3 +64,9 @@ def char_bigrams(text: str) -> list[str]:
 
 def half(qid: str) -> str:
     return "tune" if hashlib.sha256(qid.encode()).digest()[0] % 2 == 0 else "held-out"
+
+
+def holds(text: str, answers: list[str]) -> bool:
+    """One of ``answers`` is in ``text``, case folded."""
+    low = text.casefold()
+    return any(a.casefold() in low for a in answers)

@@ -21,16 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.devkit import kimas_batch, rate
+from bench.lexical import holds
 from bench.workspace import configure, old_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPERS = ROOT.parent / "shared" / "papers"
 QUESTIONS = Path(__file__).resolve().parent / "chinese_questions.json"
-
-
-def holds(text: str, answers: list[str]) -> bool:
-    low = text.casefold()
-    return any(a.casefold() in low for a in answers)
 
 
 def index(data: Path, folder: Path, root: Path | None) -> None:
