@@ -161,7 +161,7 @@ def run_eval(args: argparse.Namespace) -> int:
             )
         finally:
             signal.signal(signal.SIGINT, previous)
-            sys.stderr.write("\n")
+            say(file=sys.stderr)  # the progress line ends
         if args.json:
             out: dict[str, Any] = asdict(run)
             say(dumps(out))

@@ -28,7 +28,12 @@ from app.settings.settings import Settings
 from kimas_desktop.config import Config
 from kimas_desktop.errors import ModelUnavailableError
 from kimas_desktop.text.language import LanguageDetector
+from kimas_desktop.text.words import words
 from local_models.catalog.catalog import MULTILINGUAL_EMBEDDER
+
+# A question in a script many languages share (Latin, Cyrillic) needs this many words before its language is
+# told apart: "Hi?" reads as Afrikaans to the detector. A script of one language (Chinese, Hindi) is sure.
+SURE_WORDS = 6
 
 __all__ = ["MultilingualSwitch", "SwitchState"]
 
@@ -120,7 +125,10 @@ class MultilingualSwitch:
     def question_note(self, question: str) -> str:
         """Why and how to switch, when ``question`` is not English and the embedding model reads English
         only; "" otherwise."""
-        language = self._detector.detect(question) if question.strip() else ""
+        found = self._detector.identify(question) if question.strip() else None
+        if found is None or not (found.by_script or len(words(question)) >= SURE_WORDS):
+            return ""  # a short question in a shared script is too short to tell its language
+        language = found.code
         if not question_needs_multilingual(language, self._config().embedding):
             return ""
         return (

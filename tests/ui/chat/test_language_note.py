@@ -34,6 +34,9 @@ def test_a_chinese_question_gets_the_note_once_per_conversation(tmp_path: Path) 
     try:
         messages, conv = _ask(rig, None, "What is the launch code of Project Heliotrope?")
         assert _notes(messages) == [] and not chat_handlers.multilingual_offered(desk, conv)
+        assert desk.multilingual.question_note("Hi?") == ""  # too short to tell ("af" to the detector)
+        assert desk.multilingual.question_note("And the plants?") == ""
+        assert "(de)" in desk.multilingual.question_note("Wie heißt die Hauptstadt von Kenia eigentlich?")
         messages, conv = _ask(rig, conv, "Heliotrope 项目的发射代码是什么?")
         assert _notes(messages) == [_answer(messages, 1)]  # under the answer to the Chinese question
         assert (
