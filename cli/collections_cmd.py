@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from app.knowledge.collections import Knowledge
 from app.knowledge.indexing import describe_report
-from app.models.languages import multilingual_advice
+from app.models.languages import collection_languages, multilingual_advice
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
 from app.settings.config_store import ConfigStore
@@ -170,8 +170,7 @@ def _languages(runtime: Runtime, info: CollectionInfo) -> Counter[str]:
     """Documents per language (each file's, told at indexing: its card); files indexed before have none."""
     if not info.files:
         return Counter()
-    cards = runtime.store(runtime.config).cards(info.name)
-    return Counter(c.language for c in cards if c.language and c.language != "und")
+    return collection_languages(runtime.store(runtime.config), info.name)
 
 
 def run_collections(args: argparse.Namespace) -> int:
