@@ -122,7 +122,10 @@ def _write_named(doc: Any, key: str, entries: Mapping[str, Mapping[str, Any]]) -
         if name not in table or not isinstance(table[name], Table):
             table[name] = tomlkit.table()
         for k, value in values.items():
-            _put(table[name], k, value)
+            if k == "title" and not value:  # untitled: the file stays readable by versions before titles
+                table[name].pop(k, None)
+            else:
+                _put(table[name], k, value)
 
 
 def save_config(config: Config, path: Path) -> None:

@@ -57,3 +57,20 @@ def test_a_change_written_by_another_process_is_kept(tmp_path: Path) -> None:
     app.update(adding("from-app-again"))
     assert set(load_config(path).collections) == {"from-app", "from-cli", "from-app-again"}
     assert set(app.current.collections) == {"from-app", "from-cli", "from-app-again"}
+
+
+def test_an_untitled_collection_writes_no_title(tmp_path: Path) -> None:
+    """A collection named by its id keeps the file readable by versions before titles (the answers
+    benchmark's older side refused "unknown key 'collections.docs.title'"); a titled one keeps its title."""
+    from app.settings.config_store import save_config
+
+    path = tmp_path / "config.toml"
+    config = Config(
+        collections={"docs": CollectionConfig(), "notes": CollectionConfig(title="研究资料 2026")}
+    )
+    save_config(config, path)
+    text = path.read_text("utf-8")
+    assert text.count("title") == 1 and "研究资料 2026" in text
+    assert load_config(path).collections["notes"].title == "研究资料 2026"
+    save_config(config.model_copy(update={"collections": {"docs": CollectionConfig()}}), path)
+    assert "title" not in path.read_text("utf-8")
