@@ -5,8 +5,9 @@ The files of the evidence's top passages are asked for their tables (``TableShel
 question names most is planned over (``TablePlanner``: from its header, kinds, samples and the text of
 the rows the search found), the plan runs (``TableEngine``), and the answer is the computed value, the
 query in plain words and the rows it used, with the file, sheet and row numbers. A plan whose filters
-select no row is an empty result: the answer policy declines it (rule ``table``). No plan: the question
-goes the usual way.
+select no row is an empty result: the answer policy declines it (rule ``table``), and so is a question that
+names what the table lacks (a name, a kind of row, a thing to count: ``TablePlanner.absent``). No plan
+otherwise: the question goes the usual way.
 """
 
 from __future__ import annotations
@@ -95,10 +96,10 @@ class TableAnswerer:
         if query is not None:
             result = self._engine.run(table, query)
         else:
-            lacking = self._planner.missing(question, table, rows)
-            if not lacking:
+            absent = self._planner.absent(question, table, rows)
+            if not absent:
                 return None
-            result = TableResult(None, "", f"no row for {' '.join(lacking)}", (), 0)
+            result = TableResult(None, "", absent, (), 0)
         hit = hits[n - 1]
         cited = Citation(n, hit.chunk, hit.chunk.text[:200])
         op = query.operation if query is not None else ""
