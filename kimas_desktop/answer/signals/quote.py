@@ -10,7 +10,8 @@ Every sentence of the best ``sources`` reranked hits is scored by
 - **rerank**: its chunk's rerank score relative to the best chunk's;
 - **position**: earlier sentences of a chunk first (1 / (1 + index));
 - **answer type**: a "when/how many" question wants a number or date, a "who/where" question a name the
-  question does not already hold;
+  question does not already hold (the question words of English, Chinese and Hindi: ``text/question_words.py``;
+  a number may be a word: "twelve", "三个", "तीन");
 and a sentence that only repeats the question's words (no word of its own) counts for less. The weights
 are ``grounding.*_weight`` in the config, tuned on the development kit (bench/RESULTS.md).
 
@@ -24,7 +25,6 @@ A ``Quote`` is always a slice of its chunk's text (``chunk.text[start:end]``), n
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -32,6 +32,7 @@ import numpy as np
 
 from kimas_desktop.answer.signals.instructions import steering, unlisted
 from kimas_desktop.protocols import Embedder
+from kimas_desktop.text.question_words import NUMBER_WORDS, answer_kind, is_number_word
 from kimas_desktop.text.sentences import Sentence, chunk_sentences
 from kimas_desktop.text.terms import TermWeights, coverage
 from kimas_desktop.text.words import content_words, names, numbers, stem, stems, words
@@ -48,22 +49,7 @@ __all__ = [
     "renumber_quotes",
 ]
 
-_NUMERIC_Q = re.compile(
-    r"\b(how (many|much|long|old|far|big|large|tall|often)|what (year|date|percentage|percent|number|age)"
-    r"|when|which year|in what year|population|percentage|price|cost|temperature|height|length|weight"
-    r"|distance|salary|speed)\b",
-    re.IGNORECASE,
-)
-_NAME_Q = re.compile(r"\b(who|whom|whose|where|which (city|country|company|team|person|state))\b", re.I)
 _OBEYED = 0.01  # what a sentence addressed to the assistant keeps of its score
-# Words that give a number, a date or a frequency without digits ("the tenth century", "in March", "daily").
-NUMBER_WORDS = frozenset(
-    """one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty
-    seventy eighty ninety hundred thousand million billion first second third fourth fifth sixth seventh
-    eighth ninth tenth eleventh twelfth half dozen january february march april may june july august
-    september october november december century centuries decade decades once twice thrice hourly daily
-    nightly weekly fortnightly monthly quarterly yearly annually""".split()
-)
 
 
 @dataclass(frozen=True)
@@ -117,17 +103,14 @@ class ScoredSentence:
 
 
 def answer_type(question: str) -> str:
-    """``number`` for when/how-many questions, ``name`` for who/where ones, else ``""``."""
-    if _NUMERIC_Q.search(question):
-        return "number"
-    if _NAME_Q.search(question):
-        return "name"
-    return ""
+    """``number`` for when/how-many questions, ``name`` for who/where ones, else ``""``, in English,
+    Chinese and Hindi (the text layer's ``question_words.answer_kind``)."""
+    return answer_kind(question)
 
 
 def _has_type(kind: str, sentence: str, question_stems: set[str]) -> bool:
     if kind == "number":
-        return bool(numbers(sentence)) or any(w.lower() in NUMBER_WORDS for w in words(sentence))
+        return bool(numbers(sentence)) or any(is_number_word(w) for w in words(sentence))
     if kind == "name":
         return any(stem(name) not in question_stems for name in names(sentence))
     return False
