@@ -3,9 +3,12 @@ gold, per language, with the embedded models (`kimas ask --batch --json`, preset
 
 - **Hindi**: the first ``--size`` questions of the held-out half of ``hindi_qa_bigbench_even`` (halves as
   ``bench.lexical.half``), over the collection ``bench.languages`` indexes; gold: any of its answers.
-- **Debian Reference**, English, German, Japanese, Chinese (zh-cn): the known-item questions
-  ``bench.languages`` asks (``kimas eval``'s generator, seed 42), the first ``--size`` of them; gold: the
-  evidence sentence's word that the question leaves out (``EvalQuestion.answer``).
+- **Debian Reference**, English, German, Japanese, Chinese (zh-cn): the known-item questions of ``kimas
+  eval``'s generator (seed 42; the sentences ``bench.languages`` asks about), the first ``--size`` of them,
+  asked as the generator writes them: "What do the documents say about <a phrase of the sentence>?", in
+  Chinese and Japanese for a Chinese or Japanese phrase ("文档中关于{}是怎么说的？"), in English otherwise
+  (German too: the generator has no German template); gold: the evidence sentence's word that the question
+  leaves out (``EvalQuestion.answer``).
 - **Chinese seed papers**: ``python -m bench.seed_papers`` (22 frozen questions), not repeated here.
 
 A question **holds** when the quote or the answer contains the gold (case-insensitive); ``retrieved``
@@ -25,7 +28,7 @@ from typing import Any
 
 from app.evaluation.questions import generate
 from bench.devkit import DEVKIT, kimas_batch, rate, read_jsonl
-from bench.language_sets import ROOT, asked, chunks_of, debian, hindi
+from bench.language_sets import ROOT, chunks_of, debian, hindi
 from bench.lexical import half, holds
 
 
@@ -62,7 +65,7 @@ def debian_answers(cache: Path, lang: str, size: int) -> dict[str, Any]:
         debian(cache, lang, 1)  # indexes the guide
     chunks = chunks_of(data, "debian")
     qs = [q for q in generate({"debian": chunks}, 100, seed=42).questions if q.answerable and q.answer]
-    items = {q.qid: asked(q) for q in qs[:size]}
+    items = {q.qid: q.question for q in qs[:size]}  # a whole question, as a user of the evaluation reads it
     gold = {q.qid: [q.answer] for q in qs[:size]}
     return {"language": lang, **_rows(data, items, gold)}
 

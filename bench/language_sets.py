@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from app.evaluation.phrases import ASK
 from app.evaluation.questions import EvalQuestion, finds, generate
 from bench.devkit import DEVKIT, kimas_batch, rate, read_jsonl
 from bench.grounding import hits_of
@@ -64,8 +65,15 @@ def hindi(cache: Path, which: str, limit: int | None = None) -> dict[str, Any]:
 
 
 def asked(q: EvalQuestion) -> str:
-    """The question's words as the language writes them: no space between two words of an unspaced script."""
-    terms = q.question.removeprefix("What do the documents say about ").removesuffix("?").split()
+    """The phrase the question asks about, alone: the question without its template (``phrases.ASK``, in
+    the phrase's language: "文档中关于{}是怎么说的？"), no space between two words of an unspaced script."""
+    text = q.question
+    for template in ASK.values():
+        head, _, tail = template.partition("{}")
+        if text.startswith(head) and text.endswith(tail) and len(text) > len(head) + len(tail):
+            text = text[len(head) : len(text) - len(tail)]
+            break
+    terms = text.split()
     out = terms[:1]
     for w in terms[1:]:
         out.append(w if has_unspaced(w) and has_unspaced(out[-1]) else " " + w)
