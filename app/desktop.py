@@ -84,6 +84,7 @@ class DesktopApp:
         )
         self.chat = ChatSession(
             pipeline=lambda: runtime.pipeline(config.current),
+            model_alone=lambda: runtime.model_alone(config.current),
             loading=lambda: self.model_loading.state().phase == "loading",
             explain=self.explain,
             on_sources=self.sources.remember,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from app.knowledge.indexing import FolderFeed, IndexService
 from app.paths import Paths
+from kimas_desktop.answer.model_alone import ModelAlone
 from kimas_desktop.answer.tables.answer import TableAnswerer
 from kimas_desktop.config import (
     ChatModelConfig,
@@ -280,6 +281,11 @@ class Runtime:
             ],
             tables=self.table_answerer(config),
         )
+
+    def model_alone(self, config: Config | None = None) -> ModelAlone:
+        """The chat's model-alone mode: the chat model the answer writer uses, with no retrieval."""
+        config = config or self.config
+        return ModelAlone(self.chat(config), config.summarizer)
 
     def table_answerer(self, config: Config) -> TableAnswerer:
         """What answers a question over a table the search found (every pipeline has one: the app's, the

@@ -28,6 +28,8 @@ from cli.render import (
     trace_json,
 )
 from cli.terminal import say
+from kimas_desktop.answer.model_alone import LABEL, ModelAlone
+from kimas_desktop.answer.outcome import ModelAlone as ModelAloneOutcome
 from kimas_desktop.config import PRESETS
 from kimas_desktop.errors import KimasError
 from kimas_desktop.events import (
@@ -68,6 +70,12 @@ def add_parsers(
                 "--try-anyway",
                 action="store_true",
                 help="let the model answer even when your documents do not seem to say",
+            )
+            p.add_argument(
+                "--no-documents",
+                action="store_true",
+                help="the model answers alone, from its own knowledge: no retrieval, no citations "
+                "(labelled as not from your documents)",
             )
             p.add_argument(
                 "--source",
@@ -152,6 +160,8 @@ def _check_sources(args: argparse.Namespace) -> None:
 
 def run_ask(args: argparse.Namespace) -> int:
     stream_text = not args.json and not args.batch
+    if args.no_documents:
+        return _run_model_alone(args, stream_text)
     _check_sources(args)
 
     def one(pipeline: Pipeline, question: str, history: list[Message]) -> dict[str, Any]:
@@ -208,6 +218,59 @@ def run_ask(args: argparse.Namespace) -> int:
         return out
 
     return _batched(args, one)
+
+
+def _run_model_alone(args: argparse.Namespace, stream_text: bool) -> int:
+    """``kimas ask --no-documents``: the chat model alone (``answer.model_alone``); nothing is searched, so
+    no store is opened. The reply says first that it is not from your documents."""
+    if args.source or args.try_anyway:
+        raise KimasError("--no-documents asks the model alone: it takes no --source or --try-anyway")
+    items = _inputs(args)
+    runtime = _runtime(args)
+    try:
+        model = runtime.model_alone()
+        for qid, question, history in items:
+            out: dict[str, Any] = {"id": qid} if args.batch else {}
+            try:
+                out |= _model_alone_one(model, question, history, stream_text)
+            except KimasError as err:
+                if not args.batch:
+                    raise
+                out["error"] = str(err)
+            if args.json or args.batch:
+                say(dumps(out), flush=True)
+    finally:
+        runtime.close()
+    return 0
+
+
+def _model_alone_one(
+    model: ModelAlone, question: str, history: list[Message], stream_text: bool
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "mode": "model alone",
+        "label": LABEL,
+        "answer": "",
+        "answered_from_sources": False,
+        "citations": [],
+        "quote": None,
+        "support": None,
+    }
+    if stream_text:
+        say(f"[{LABEL}]\n")
+    for event in model.ask(question, history):
+        if isinstance(event, AnswerDelta) and stream_text:
+            say(event.text, end="", flush=True)
+        elif isinstance(event, TraceReady):
+            out["timings_ms"] = event.trace.timings_ms
+            out["trace"] = trace_json(event.trace)
+        elif isinstance(event, Done):
+            out["answer"], out["outcome"] = event.answer, event.outcome.kind
+            if isinstance(event.outcome, ModelAloneOutcome):
+                out["model"] = event.outcome.model
+    if stream_text:
+        say()
+    return out
 
 
 def _where(part: dict[str, Any]) -> str:

@@ -18,6 +18,8 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Literal
 
+from kimas_desktop.answer.model_alone import AnswerMode
+from kimas_desktop.answer.outcome import NothingFound
 from kimas_desktop.answer.tables.answer import TableAnswer
 from kimas_desktop.answer.writing.budget import Pace
 from kimas_desktop.control import CancelToken
@@ -67,6 +69,8 @@ class Turn:
     stopped_because: str = ""  # why it stopped, when not by the Stop button ("you asked a new question")
     attempt: int = 0  # 0: first answer; n: the n-th Regenerate (sampled warmer each time)
     earlier: list[Turn] = field(default_factory=list)  # the answers Regenerate replaced, oldest first
+    mode: AnswerMode = "documents"  # "model": the model answered alone, not from the documents (issue 45)
+    no_knowledge: bool = False  # asked from the documents while there were none (the model alone is offered)
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -106,6 +110,8 @@ class Turn:
         elif isinstance(event, Done):
             self.answer = event.answer or self.answer
             self.answered_from_sources = event.answered_from_sources
+            outcome = event.outcome
+            self.no_knowledge = isinstance(outcome, NothingFound) and outcome.reason == "no knowledge"
             self.state = "done"
             self.status = ""
 
@@ -117,12 +123,14 @@ def new_id() -> str:
 @dataclass
 class Conversation:
     """A chat: its turns in order. ``history`` is what the context manager sees. ``title`` is the first
-    question until the user renames it."""
+    question until the user renames it. ``mode``: where its next answer comes from, the documents or the
+    model alone (the user's choice, kept with the chat)."""
 
     id: str = field(default_factory=new_id)
     turns: list[Turn] = field(default_factory=list)
     title: str = ""
     created_at: float = field(default_factory=time.time)
+    mode: AnswerMode = "documents"
 
     @property
     def display_title(self) -> str:
@@ -131,15 +139,17 @@ class Conversation:
         first = " ".join(self.turns[0].question.split()) if self.turns else ""
         return (first[:77] + "…" if len(first) > 80 else first) or "New chat"
 
-    def history(self) -> list[Message]:
+    def history(self, mode: AnswerMode = "documents") -> list[Message]:
         """Finished turns with an answer, as user/assistant messages (failed turns are left out). A
         declined answer, or one with a sentence the sources do not back, is left out too (its question
-        stays): its words would otherwise pad the next turns' query rewrites (issue 12)."""
+        stays): its words would otherwise pad the next turns' query rewrites (issue 12). A model-alone
+        answer is such an answer for the documents; for the model alone (``mode`` "model") its own
+        answers stay too: it is a conversation with the model."""
         out: list[Message] = []
         for t in self.turns:
             if t.state in ("done", "stopped") and t.answer.strip():
                 out.append(Message("user", t.question))
-                if t.trusted:
+                if (t.trusted and t.mode == "documents") or mode == t.mode == "model":
                     out.append(Message("assistant", t.answer.strip(), t.sources))
         return out
 

@@ -44,7 +44,10 @@ def salvage(damaged: Path, into: sqlite3.Connection) -> Salvage:
             turns = _turns(src, row[0])
             if turns is None:
                 continue
-            into.execute("INSERT OR IGNORE INTO conversations VALUES (?, ?, ?, ?)", row)
+            into.execute(
+                "INSERT OR IGNORE INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                row,
+            )
             into.executemany("INSERT OR IGNORE INTO turns VALUES (?, ?, ?, ?, ?)", turns)
             recovered += 1
         _copy_open(src, into)

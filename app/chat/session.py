@@ -6,6 +6,9 @@ answer quotes or cites are handed to ``on_sources`` as they arrive (the app serv
 keeps a conversation (the app stores it): called when a question is asked, every ``persist_every_s`` while
 its answer streams, and when the answer ends however it ends.
 Errors reach people through ``explain``: a sentence, with the details in the log.
+
+A conversation in the model-alone mode (``Conversation.mode`` "model", issue 45) is answered by
+``model_alone`` (``answer.model_alone.ModelAlone``) instead of the pipeline: same run, stop and saving.
 """
 
 from __future__ import annotations
@@ -16,8 +19,11 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 
 from app.chat.conversation import AnswerRun, Conversation, Turn
-from kimas_desktop.events import CitationsReady, QuoteReady, TraceReady
+from kimas_desktop.answer.model_alone import AnswerMode, ModelAlone
+from kimas_desktop.control import CancelToken
+from kimas_desktop.events import CitationsReady, Event, QuoteReady, TraceReady
 from kimas_desktop.pipeline import AskOptions, Pipeline
+from kimas_desktop.types import Message
 
 __all__ = ["ChatSession", "attempt_options"]
 
@@ -47,8 +53,10 @@ class ChatSession:
         persist: Callable[[Conversation], None] = lambda conv: None,
         persist_every_s: float = 2.0,
         answering: Callable[[], AbstractContextManager[None]] = nullcontext,
+        model_alone: Callable[[], ModelAlone] | None = None,
     ) -> None:
         self._pipeline = pipeline
+        self._model_alone = model_alone
         self._loading = loading
         self._explain = explain
         self._on_sources = on_sources
@@ -79,17 +87,19 @@ class ChatSession:
         if conv.turns and not conv.turns[-1].finished and conv.id in self._runs:
             conv.turns[-1].stopped_because = "you asked a new question"
         self.stop(conv)
-        history = conv.history()
+        mode = conv.mode if self._model_alone is not None else "documents"
+        history = conv.history(mode)
         turn = self._new_turn(question, replacing)
+        turn.mode = mode
         conv.turns.append(turn)
         self._persist(conv)
         saved_at = time.monotonic()
         yield turn
         options = attempt_options(turn.attempt, try_anyway=try_anyway, sources=sources)
         run = AnswerRun(
-            lambda cancel: self._pipeline().ask(question, history, cancel=cancel, options=options),
-            self._answering,
-        ).start()
+            lambda cancel: self._answer(mode, question, history, cancel, options), self._answering
+        )
+        run.start()
         self._runs[conv.id] = run
         try:
             yield from self._follow(conv, turn, run, saved_at)
@@ -99,6 +109,25 @@ class ChatSession:
                 del self._runs[conv.id]
             if turn.state == "running":  # the reader went away (a new question, or the page closed)
                 turn.state, turn.status = "stopped", ""
+            self._persist(conv)
+
+    def _answer(
+        self,
+        mode: AnswerMode,
+        question: str,
+        history: list[Message],
+        cancel: CancelToken,
+        options: AskOptions,
+    ) -> Iterator[Event]:
+        """The pipeline's answer, or the model alone's in that mode."""
+        if mode == "model" and self._model_alone is not None:
+            return self._model_alone().ask(question, history, cancel=cancel, temperature=options.temperature)
+        return self._pipeline().ask(question, history, cancel=cancel, options=options)
+
+    def set_mode(self, conv: Conversation, mode: AnswerMode) -> None:
+        """Where ``conv``'s next answers come from; kept with it (an answer being written goes on)."""
+        if conv.mode != mode:
+            conv.mode = mode
             self._persist(conv)
 
     def _new_turn(self, question: str, replacing: Turn | None) -> Turn:
@@ -143,6 +172,14 @@ class ChatSession:
         last = conv.turns.pop()
         declined = last.answerability is not None and not last.answerability.answerable
         yield from self.ask(conv, last.question, try_anyway=declined, replacing=last, sources=sources)
+
+    def ask_model_alone(self, conv: Conversation) -> Iterator[Turn]:
+        """The one click offered under a "no knowledge yet" reply: the chat switches to the model alone
+        and its last question is asked again that way (the reply that offered it makes way)."""
+        self.stop(conv)
+        self.set_mode(conv, "model")
+        if conv.turns and conv.turns[-1].no_knowledge:
+            yield from self.ask(conv, conv.turns.pop().question)
 
     def stop(self, conv: Conversation) -> None:
         run = self._runs.get(conv.id)

@@ -1,6 +1,6 @@
 """``ConversationStore``: the chats of one installation, kept in ``conversations.sqlite3`` in the data dir.
 
-Each conversation is a row (id, title, dates) and each of its turns a row holding the whole ``Turn``:
+Each conversation is a row (id, title, dates, where its answers come from: ``mode``) and each of its turns a row holding the whole ``Turn``:
 question, answer, citations, quote, support marks and trace, as JSON written by ``app.chat.record_codec``.
 The question and answer are also columns of their own, so search does not parse JSON.
 
@@ -29,6 +29,7 @@ from pathlib import Path
 from app.chat.conversation import Conversation, Turn
 from app.chat.record_codec import RecordError, dumps, loads
 from app.chat.salvage import Salvage, salvage
+from kimas_desktop.answer.model_alone import AnswerMode
 from kimas_desktop.errors import KimasError
 
 __all__ = ["MIGRATIONS", "ConversationStore", "ConversationSummary", "StoreVersionError"]
@@ -68,7 +69,12 @@ def _v2(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS conversations_updated ON conversations(updated_at DESC)")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2]
+def _v3(db: sqlite3.Connection) -> None:
+    """Where a chat's answers come from: ``documents`` or ``model`` (the model alone, issue 45)."""
+    db.execute("ALTER TABLE conversations ADD COLUMN mode TEXT NOT NULL DEFAULT 'documents'")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3]
 
 
 @dataclass(frozen=True)
@@ -157,9 +163,9 @@ class ConversationStore:
         rows = [(conv.id, i, t.question, t.answer, dumps(t)) for i, t in enumerate(conv.turns)]
         with self._write() as db:
             db.execute(
-                "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at",
-                (conv.id, conv.title, conv.created_at, now),
+                "INSERT INTO conversations (id, title, created_at, updated_at, mode) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at, mode = excluded.mode",
+                (conv.id, conv.title, conv.created_at, now, conv.mode),
             )
             db.execute("DELETE FROM turns WHERE conversation_id = ? AND position >= ?", (conv.id, len(rows)))
             db.executemany(
@@ -171,7 +177,7 @@ class ConversationStore:
     def load(self, conv_id: str) -> Conversation | None:
         with self._db() as db:
             row = db.execute(
-                "SELECT title, created_at FROM conversations WHERE id = ?", (conv_id,)
+                "SELECT title, created_at, mode FROM conversations WHERE id = ?", (conv_id,)
             ).fetchone()
             if row is None:
                 return None
@@ -179,7 +185,8 @@ class ConversationStore:
                 "SELECT question, answer, data FROM turns WHERE conversation_id = ? ORDER BY position",
                 (conv_id,),
             ).fetchall()
-        return Conversation(id=conv_id, title=row[0], created_at=row[1], turns=[_turn(*t) for t in turns])
+        mode: AnswerMode = "model" if row[2] == "model" else "documents"
+        return Conversation(conv_id, [_turn(*t) for t in turns], row[0], row[1], mode)
 
     def list(self, search: str = "", limit: int = 200) -> list[ConversationSummary]:
         """Newest first; ``search`` matches titles, questions and answers (case-insensitive)."""

@@ -23,7 +23,7 @@ __all__ = [
     "TableRowUsed",
 ]
 
-Decision = Literal["answered", "declined", "nothing found", "stopped", "quote only"]
+Decision = Literal["answered", "declined", "nothing found", "stopped", "quote only", "model alone"]
 
 
 def passage_id(chunk: Chunk) -> str:

@@ -5,6 +5,7 @@
                   no source backed (``AnswerPolicy.sets_aside``)
     Declined      the evidence does not answer: say so and point at the closest passages
     NothingFound  no knowledge yet, or nothing came close: a fixed sentence, not the model's
+    ModelAlone    the chat's model-alone mode: the model answered from its own knowledge, no retrieval ran
     Stopped       the user stopped it; ``text`` is what was written until then
 
 The pipeline ends every answer with ``Pipeline._finish(outcome)``, which emits the trailing events. No
@@ -32,6 +33,7 @@ __all__ = [
     "SET_ASIDE",
     "Answered",
     "Declined",
+    "ModelAlone",
     "NothingFound",
     "Outcome",
     "Stopped",
@@ -80,7 +82,16 @@ class Stopped:
     kind: Literal["stopped"] = "stopped"
 
 
-Outcome = Answered | Declined | NothingFound | Stopped
+@dataclass(frozen=True)
+class ModelAlone:
+    """Not from the documents: the chat model alone answered (``answer.model_alone``)."""
+
+    text: str
+    model: str  # its model_id
+    kind: Literal["model alone"] = "model alone"
+
+
+Outcome = Answered | Declined | NothingFound | Stopped | ModelAlone
 
 
 def decline_text(question: str, quotes: Sequence[Quote], *, may_answer: bool = False) -> str:

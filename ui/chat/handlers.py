@@ -16,21 +16,27 @@ from typing import Any
 from app.chat.conversation import Conversation
 from app.chat.served_files import shown_sources
 from app.desktop import DesktopApp
+from kimas_desktop.answer.model_alone import MODES, AnswerMode
 from kimas_desktop.errors import KimasError
 from ui.chat import render
+from ui.chat.model_alone_view import offer_markdown
 from ui.markup import esc, store_problem
 
 __all__ = [
     "ChatUpdate",
     "Drawn",
     "Sidebar",
+    "ask_model_alone",
     "chat_hint",
+    "chat_mode",
     "delete_chat",
+    "model_alone_offered",
     "new_chat",
     "open_chat",
     "regenerate",
     "rename_chat",
     "restore",
+    "set_mode",
     "sidebar",
     "stop",
     "submit",
@@ -150,11 +156,15 @@ def submit(
     search: str = "",
     page: str = "",
     sources: Sequence[str] = (),
+    mode: AnswerMode | None = None,
 ) -> Iterator[Drawn]:
     """Ask ``text`` in the open conversation: yields the whole chat after every streamed change (never the
     question box, which the page clears when the question is sent, so a question typed meanwhile stays). An answer still streaming in this conversation is stopped first (it keeps
-    what it had) and the new question is asked."""
+    what it had) and the new question is asked. ``mode``: the mode the page shows (what the user sees is
+    what is asked), kept with the conversation."""
     conv = desk.history.get(conv_id)
+    if mode is not None:
+        desk.chat.set_mode(conv, mode)
     if not text.strip():
         yield render.chat_messages(conv), conv.id, None
         return
@@ -167,6 +177,36 @@ def regenerate(
     conv = desk.history.get(conv_id)
     yield render.chat_messages(conv), conv.id, None
     yield from _stream(desk, conv, desk.chat.regenerate(conv, sources), search, page)
+
+
+def chat_mode(desk: DesktopApp, conv_id: str | None) -> AnswerMode:
+    """Where the open conversation's answers come from (the mode selector's value)."""
+    return desk.history.get(conv_id).mode if conv_id else "documents"
+
+
+def set_mode(desk: DesktopApp, conv_id: str | None, mode: str) -> AnswerMode:
+    """The mode selector moved: keep the choice with the conversation (a reload, a second tab or a
+    restart shows it). An unknown value leaves the mode as it was."""
+    conv = desk.history.get(conv_id)
+    if mode in MODES:
+        desk.chat.set_mode(conv, "model" if mode == "model" else "documents")
+    return conv.mode
+
+
+def model_alone_offered(desk: DesktopApp, conv_id: str | None) -> bool:
+    """Whether the chat's last reply said there is no knowledge yet (its one-click switch shows)."""
+    turns = desk.history.get(conv_id).turns if conv_id else []
+    return bool(turns) and offer_markdown(turns[-1]) != ""
+
+
+def ask_model_alone(
+    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = ""
+) -> Iterator[Drawn]:
+    """The one click under a "no knowledge yet" reply: the chat switches to the model alone and asks its
+    last question again that way."""
+    conv = desk.history.get(conv_id)
+    yield render.chat_messages(conv), conv.id, None
+    yield from _stream(desk, conv, desk.chat.ask_model_alone(conv), search, page)
 
 
 def stop(desk: DesktopApp, conv_id: str | None) -> None:

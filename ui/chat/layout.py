@@ -11,8 +11,10 @@ import gradio as gr
 
 from app.desktop import DesktopApp
 from app.models.languages import SWITCH_BUTTON
+from kimas_desktop.answer.model_alone import AnswerMode
 from ui.chat import handlers as chat_handlers
 from ui.chat import render
+from ui.chat.model_alone_view import ASK_MODEL_ALONE, MODE_CHOICES, MODE_LABEL
 from ui.i18n import t
 from ui.knowledge import sources_handlers
 from ui.markup import model_markdown, outcome_markdown
@@ -61,6 +63,8 @@ class _Talk:
     stop: gr.Button
     again: gr.Button
     multilingual: gr.Button  # shown with the chat's language note (issue 42)
+    mode: gr.Radio  # answer from my documents / the model alone (issue 45)
+    model_alone: gr.Button  # shown under a "no knowledge yet" reply: one click to the model alone
 
 
 def _page(request: gr.Request | None) -> str:
@@ -96,7 +100,15 @@ def _sidebar() -> _Sidebar:
     return _Sidebar(new, search, chats, note, title, rename, delete, confirm_row, confirm, cancel)
 
 
-def _question_box(desk: DesktopApp) -> tuple[gr.Textbox, gr.Button, gr.CheckboxGroup]:
+def _question_box(desk: DesktopApp) -> tuple[gr.Textbox, gr.Button, gr.CheckboxGroup, gr.Radio]:
+    mode = gr.Radio(
+        choices=MODE_CHOICES,
+        value="documents",
+        label=MODE_LABEL,
+        elem_id="answer-mode",
+        container=False,
+        info="The model alone answers from its own knowledge, not from your documents.",
+    )
     with gr.Row():
         question = gr.Textbox(
             elem_id="question",
@@ -114,7 +126,7 @@ def _question_box(desk: DesktopApp) -> tuple[gr.Textbox, gr.Button, gr.CheckboxG
         visible=bool(also),
         elem_id="also-ask",
     )
-    return question, send, also_ask
+    return question, send, also_ask, mode
 
 
 def _talk(desk: DesktopApp) -> _Talk:
@@ -132,13 +144,25 @@ def _talk(desk: DesktopApp) -> _Talk:
         )
         feedback_line = gr.Markdown("", elem_id="chat-feedback")
         multilingual = gr.Button(SWITCH_BUTTON, size="sm", visible=False, elem_id="chat-use-multilingual")
-        question, send, also_ask = _question_box(desk)
+        model_alone = gr.Button(ASK_MODEL_ALONE, size="sm", visible=False, elem_id="ask-model-alone")
+        question, send, also_ask, mode = _question_box(desk)
         with gr.Row():
             stop = gr.Button(t("stop"), variant="stop", size="sm", elem_id="stop")
             again = gr.Button(t("regenerate"), size="sm", elem_id="regenerate")
         gr.Markdown(render.SEND_WHILE_ANSWERING, elem_id="send-note", elem_classes=["kimas-note"])
     return _Talk(
-        model_status, hint, chatbot, feedback_line, question, send, also_ask, stop, again, multilingual
+        model_status,
+        hint,
+        chatbot,
+        feedback_line,
+        question,
+        send,
+        also_ask,
+        stop,
+        again,
+        multilingual,
+        mode,
+        model_alone,
     )
 
 
@@ -155,9 +179,10 @@ def _bind_asking(desk: DesktopApp, conv: gr.State, side: _Sidebar, talk: _Talk) 
             yield (messages, conv_id, *side_values)
 
     def on_submit(
-        c: str | None, text: str, q: str, online: list[str] | None, request: gr.Request
+        c: str | None, text: str, q: str, online: list[str] | None, mode: str | None, request: gr.Request
     ) -> Iterator[tuple[Any, ...]]:
-        yield from streamed(chat_handlers.submit(desk, c, text, q, _page(request), online or ()))
+        shown: AnswerMode = "model" if mode == "model" else "documents"
+        yield from streamed(chat_handlers.submit(desk, c, text, q, _page(request), online or (), shown))
 
     def on_regenerate(
         c: str | None, q: str, online: list[str] | None, request: gr.Request
@@ -170,7 +195,7 @@ def _bind_asking(desk: DesktopApp, conv: gr.State, side: _Sidebar, talk: _Talk) 
     # ("multiple", no concurrency limit).
     outputs = [talk.chatbot, conv, *side.listing]
     sent = gr.State("")
-    asked = [conv, sent, side.search, talk.also_ask]
+    asked = [conv, sent, side.search, talk.also_ask, talk.mode]
     for trigger in (talk.question.submit, talk.send.click):
         trigger(
             lambda text: ("", text),
@@ -194,14 +219,41 @@ def _bind_asking(desk: DesktopApp, conv: gr.State, side: _Sidebar, talk: _Talk) 
         return chat_handlers.feedback(desk, c, data.index, data.liked)
 
     talk.chatbot.like(on_like, [conv], [talk.feedback_line])
-    talk.chatbot.change(  # the language note's one click (``chat_handlers.language_note``)
-        lambda c: gr.update(visible=chat_handlers.multilingual_offered(desk, c)), [conv], [talk.multilingual]
-    )
+    _bind_mode(desk, conv, side, talk, outputs, streamed)
     talk.multilingual.click(
         lambda: (gr.update(visible=False), outcome_markdown(desk.multilingual.start())),
         None,
         [talk.multilingual, talk.feedback_line],
     )
+
+
+def _bind_mode(
+    desk: DesktopApp,
+    conv: gr.State,
+    side: _Sidebar,
+    talk: _Talk,
+    outputs: list[Any],
+    streamed: Callable[[Iterator[chat_handlers.Drawn]], Iterator[tuple[Any, ...]]],
+) -> None:
+    """The mode selector, kept with the chat (shown again whenever another chat opens), and the one click
+    from a "no knowledge yet" reply to the model alone."""
+    talk.chatbot.change(  # the language note's and the no-knowledge reply's one click
+        lambda c: (
+            gr.update(visible=chat_handlers.multilingual_offered(desk, c)),
+            gr.update(visible=chat_handlers.model_alone_offered(desk, c)),
+        ),
+        [conv],
+        [talk.multilingual, talk.model_alone],
+    )
+    talk.mode.input(lambda c, m: chat_handlers.set_mode(desk, c, m), [conv, talk.mode], [talk.mode])
+    conv.change(lambda c: chat_handlers.chat_mode(desk, c), [conv], [talk.mode])
+
+    def on_model_alone(c: str | None, q: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
+        yield from streamed(chat_handlers.ask_model_alone(desk, c, q, _page(request)))
+
+    talk.model_alone.click(
+        lambda: ("model", gr.update(visible=False)), None, [talk.mode, talk.model_alone], queue=False
+    ).then(on_model_alone, [conv, side.search], outputs, show_progress="hidden", concurrency_limit=None)
 
 
 def _bind_sidebar(desk: DesktopApp, conv: gr.State, side: _Sidebar, chatbot: gr.Chatbot) -> None:

@@ -21,6 +21,7 @@ from app.chat.viewer import viewable
 from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.markers import Marker, place_markers
 from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
+from ui.chat.model_alone_view import model_alone_markdown, model_alone_trace, offer_markdown
 from ui.chat.trace_view import status_line, trace_markdown
 from ui.i18n import said
 from ui.markup import esc, source_url, viewer_url
@@ -224,6 +225,9 @@ def quote_answers(turn: Turn) -> bool:
 def answer_markdown(turn: Turn, key: str = "") -> str:
     """One answer as the chat shows it; ``key`` (unique on the page) links its [n] markers to its
     sources."""
+    if turn.mode == "model":  # labelled, never shown as grounded (issue 45)
+        earlier = [earlier_html(turn.earlier)] if turn.earlier else []
+        return "\n\n".join([model_alone_markdown(turn), *earlier])
     parts = []
     if turn.quotes:
         parts.append(quote_html(turn.quotes, quote_answers(turn), turn.question))
@@ -271,7 +275,8 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
         parts.append("**Sources found before it stopped**\n\n" + "\n".join(found))
     if turn.earlier:
         parts.append(earlier_html(turn.earlier))
-    return "\n\n".join(parts)
+    offer = offer_markdown(turn)
+    return "\n\n".join([*parts, offer] if offer else parts)
 
 
 def earlier_html(earlier: Sequence[Turn]) -> str:
@@ -301,11 +306,16 @@ def chat_messages(conv: Conversation | None) -> list[dict[str, Any]]:
             out.append(
                 {
                     "role": "assistant",
-                    "content": trace_markdown(turn.trace),
+                    "content": _trace(turn),
                     "metadata": {"title": said("how made", turn.question), "status": "done"},
                 }
             )
     return out
+
+
+def _trace(turn: Turn) -> str:
+    assert turn.trace is not None
+    return model_alone_trace(turn.trace) if turn.mode == "model" else trace_markdown(turn.trace)
 
 
 def conversation_choices(items: Sequence[ConversationSummary]) -> list[tuple[str, str]]:

@@ -171,11 +171,12 @@ def test_a_version_1_file_is_migrated_and_older_turn_records_still_read(tmp_path
         )
     store = ConversationStore(path)
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 3
         indexes = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert "conversations_updated" in indexes
     conv = store.load("c1")
     assert conv is not None and conv.display_title == "Old question?"
+    assert conv.mode == "documents"  # chats from before the model-alone mode answer from the documents
     assert conv.turns[0].answer == "Old answer." and conv.turns[0].support == ()
     assert (conv.turns[1].question, conv.turns[1].answer) == ("Broken?", "Its text survives.")
     assert "could not be read back" in conv.turns[1].citations_note
