@@ -32,6 +32,7 @@ def documents_view(
         return DocumentsView(documents_html("", [], problems_only=False, total=0), [], None)
     try:
         docs = desk.list_documents(collection)
+        title = desk.knowledge.title(collection)
     except KimasError as err:
         message = desk.explain(err, "listing the files")
         return DocumentsView(store_problem(message, str(desk.log_file)), [], None)
@@ -41,7 +42,7 @@ def documents_view(
     choices = document_choices(shown)
     if selected not in {path for _, path in choices}:
         selected = choices[0][1] if choices else None
-    body = documents_html(collection, shown, problems_only=problems_only, total=len(docs))
+    body = documents_html(collection, shown, problems_only=problems_only, total=len(docs), title=title)
     body += card_html(next((d for d in shown if d.path == selected), None))
     return DocumentsView(body, choices, selected)
 

@@ -6,9 +6,10 @@ import html
 import time
 from collections.abc import Sequence
 
+from app.chat.viewer import viewable
 from app.knowledge.documents import Document
 from kimas_desktop.types import CardTable
-from ui.markup import source_url
+from ui.markup import source_url, viewer_url
 
 __all__ = ["STATUS_LABELS", "card_html", "document_choices", "documents_html"]
 
@@ -29,8 +30,16 @@ def _status(d: Document) -> str:
     return f"<span class='kimas-doc-problem'>⚠ {label}{why}</span>"
 
 
-def documents_html(collection: str, docs: Sequence[Document], *, problems_only: bool, total: int) -> str:
-    """``docs``: the rows to show (already filtered); ``total``: files in the collection."""
+def _file_url(path: str) -> str:
+    """A file opens in the viewer page when its kind is viewed there, else as itself (sandboxed)."""
+    return viewer_url(path) if viewable(path) else source_url(path)
+
+
+def documents_html(
+    collection: str, docs: Sequence[Document], *, problems_only: bool, total: int, title: str = ""
+) -> str:
+    """``docs``: the rows to show (already filtered); ``total``: files in the collection; ``title``: the
+    collection's name as the user wrote it (its id when empty)."""
     if not collection:
         return "<p class='kimas-docs-empty'>Choose a collection to see its files.</p>"
     if not docs:
@@ -41,7 +50,7 @@ def documents_html(collection: str, docs: Sequence[Document], *, problems_only: 
         )
         return f"<p class='kimas-docs-empty'>{html.escape(text)}</p>"
     rows = "".join(
-        f"<tr data-path='{html.escape(d.path)}'><td><a href='{source_url(d.path)}' target='_blank' "
+        f"<tr data-path='{html.escape(d.path)}'><td><a href='{_file_url(d.path)}' target='_blank' "
         f"title='{html.escape(d.path)}'>{html.escape(d.name)}</a>"
         f"{' <small>(uploaded)</small>' if d.uploaded else ''}</td>"
         f"<td>{_status(d)}</td><td class='num'>{d.chunks}</td><td>{_when(d.indexed_at)}</td></tr>"
@@ -50,7 +59,7 @@ def documents_html(collection: str, docs: Sequence[Document], *, problems_only: 
     shown = f"{len(docs)} of {total} files" if problems_only else f"{total} file{'s' if total != 1 else ''}"
     return (
         f"<div class='kimas-docs' data-collection='{html.escape(collection)}'>"
-        f"<div class='kimas-docs-count'>{shown} in <b>{html.escape(collection)}</b></div>"
+        f"<div class='kimas-docs-count'>{shown} in <b>{html.escape(title or collection)}</b></div>"
         "<table><thead><tr><th>File</th><th>Status</th><th>Chunks</th><th>Last indexed</th></tr></thead>"
         f"<tbody>{rows}</tbody></table></div>"
     )

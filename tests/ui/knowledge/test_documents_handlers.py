@@ -40,7 +40,7 @@ def test_folder_upload_list_filter_and_remove(desk: DesktopApp, tmp_path: Path) 
     view = dh.documents_view(desk, "docs")
     assert [label for label, _ in view.choices] == ["proj/a/README.md", "proj/b/README.md", "⚠ proj/scan.pdf"]
     assert "3 files in <b>docs</b>" in view.html and "⚠ failed" in view.html
-    assert view.html.count("<tr data-path=") == 3 and "href='/kimas/source/" in view.html
+    assert view.html.count("<tr data-path=") == 3 and "href='/kimas/view/" in view.html
     problems = dh.documents_view(desk, "docs", dh.PROBLEMS_ONLY)
     assert [label for label, _ in problems.choices] == ["⚠ proj/scan.pdf"] and "1 of 3 files" in problems.html
 
