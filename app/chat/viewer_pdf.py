@@ -85,7 +85,8 @@ class PdfPageReader:
             hit = find_passage(drawn.text, passage) if passage else None
             boxes: tuple[Box, ...] = ()
             if hit is not None:
-                reply = self._ask({"path": str(path), "draw": drawn.number, "span": list(hit), "width": 0})
+                request = {"path": str(path), "draw": drawn.number, "span": list(hit), "width": 0}
+                reply = self._ask(request, f"finding the passage on page {drawn.number}")
                 boxes = tuple(Box(*(float(v) for v in b)) for b in reply["boxes"])
         return PdfPageView(
             path.name, drawn.number, drawn.pages, drawn.png, drawn.size, drawn.text, hit, boxes
@@ -97,7 +98,7 @@ class PdfPageReader:
         if key in self._kept:
             self._kept.move_to_end(key)
             return self._kept[key]
-        reply = self._ask({"path": str(path), "draw": page, "width": WIDTH_PX})
+        reply = self._ask({"path": str(path), "draw": page, "width": WIDTH_PX}, f"drawing page {page}")
         width, height = reply["size"]
         drawn = _Drawn(
             int(reply["page"]),
@@ -111,8 +112,9 @@ class PdfPageReader:
             self._kept.popitem(last=False)
         return drawn
 
-    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _ask(self, request: dict[str, Any], what: str) -> dict[str, Any]:
+        """The worker's reply; ``UndrawnPage`` saying what timed out or failed ("… while drawing page 3")."""
         try:
-            return self._worker.draw(request, self._timeout_s)
+            return self._worker.draw(request, self._timeout_s, what)
         except Exception as err:  # crashed, over its memory cap, timed out, unreadable: said, never raised on
             raise UndrawnPage(str(err) or type(err).__name__) from err

@@ -176,9 +176,10 @@ class ParserWorker:
                     table=tuple(tuple(str(c) for c in row) for row in message.get("table") or ()),
                 )
 
-    def draw(self, request: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        """The reply to a viewer's draw request (``indexer.parse.page_draw``), within ``timeout_s``."""
-        replies = [m for m in self._stream(request, [], timeout_s) if m["t"] != "done"]
+    def draw(self, request: dict[str, Any], timeout_s: float, what: str = "drawing a page") -> dict[str, Any]:
+        """The reply to a viewer's draw request (``indexer.parse.page_draw``), within ``timeout_s``; ``what``:
+        the request in words, for its error ("the parser timed out after 10 s while drawing page 3")."""
+        replies = [m for m in self._stream(request, [], timeout_s, where=f"while {what}") if m["t"] != "done"]
         return replies[0]
 
     def _pages(
@@ -203,6 +204,7 @@ class ParserWorker:
         notes: list[str],
         timeout_s: float,
         outline: list[Bookmark] | None = None,
+        where: str = "while opening the file",
     ) -> Iterator[dict[str, Any]]:
         """The worker's "pages", "page", "block" and finally "done" messages for one request."""
         if self._worker is None or not self._worker.alive():
@@ -216,7 +218,6 @@ class ParserWorker:
         except OSError:
             self.close()
             raise ParserWorkerError("the parser worker could not be started") from None
-        where = "while opening the file"
         clean = False  # the worker finished this request and is ready for the next one
         try:
             while True:
