@@ -18,6 +18,8 @@ __all__ = ["CSS", "bind", "build"]
 CSS = """
 #eval-figures .block { min-width: 0; }
 #eval-failed .cell-wrap, #eval-failed .cell-wrap span.text { white-space: pre-wrap; }
+#eval-runs th, #eval-runs th * { word-break: normal !important; overflow-wrap: normal !important;
+  hyphens: auto; font-size: var(--text-sm); }
 .eval-note p { margin: 0.2em 0; opacity: 0.8; font-size: 0.9em; }
 """
 
@@ -233,7 +235,9 @@ def _plot(data: Any, draws: bool) -> Any:
 
 
 def view_outputs(view: eh.EvalView) -> tuple[Any, ...]:
-    """Values for the ``view_components``: a chart with nothing to draw is hidden, its note shown."""
+    """Values for the ``view_components``: a chart with nothing to draw is hidden, its note shown; the two
+    tables wait for the first run (before it they were boxes of column names only)."""
+    ran = not view.runs.empty
     return (
         view.set_line,
         view.easiness,
@@ -241,8 +245,8 @@ def view_outputs(view: eh.EvalView) -> tuple[Any, ...]:
         _plot(view.by_collection, not view.by_collection.empty),
         _plot(view.over_time, len(view.over_time) > 1),
         *(view.notes[key] for key in NOTED),
-        view.runs,
-        gr.update(value=view.failed, label=view.failed_title),
+        gr.update(value=view.runs, visible=ran),
+        gr.update(value=view.failed, label=view.failed_title, visible=ran),
     )
 
 
