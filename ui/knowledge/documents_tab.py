@@ -23,8 +23,8 @@ def build() -> dict[str, Any]:
             elem_id="documents-filter",
         )
         listing = gr.HTML(elem_id="document-list")
-        with gr.Row():
-            pick = gr.Dropdown(choices=[], label="File", scale=3, elem_id="document-select")
+        pick = gr.Dropdown(choices=[], label="File", elem_id="document-select")
+        with gr.Row():  # under the picker: in the Knowledge tab's half-width column they keep one line
             remove = gr.Button("Remove from collection", size="sm", variant="stop", elem_id="remove-document")
             reindex = gr.Button("Re-index file", size="sm", elem_id="reindex-document")
             dismiss = gr.Button("Dismiss problem", size="sm", elem_id="dismiss-problem")

@@ -1,7 +1,8 @@
-"""The Knowledge tab: the collections with their indexing on the left; on the right the selected
-collection (create, drop files or a folder, watch a folder, rename, stop watching a folder, routing
-settings, re-index, re-embed, remove),
-then the files in it and the online sources. Layout and wiring only; the handlers are
+"""The Knowledge tab: on the left the collections with their indexing, the selected collection's files and
+the recent activity; on the right the selected collection (choose, create, drop files or a folder, watch a
+folder, then rename, stop watching a folder, routing settings, re-index, re-embed, remove) and the online
+sources. Both columns fit the window and scroll inside (``ui.style``), so the main actions and the file
+list are in view on a laptop screen without scrolling the page. Layout and wiring only; the handlers are
 ``ui.knowledge.handlers``, ``ui.knowledge.documents_handlers`` and ``ui.knowledge.sources_handlers``."""
 
 from __future__ import annotations
@@ -46,7 +47,6 @@ class _Overview:
     pause: gr.Button
     resume: gr.Button
     cancel_indexing: gr.Button
-    activity: gr.Markdown
     multilingual: gr.Button  # the one click to the multilingual embedder (issue 42)
     multilingual_status: gr.Markdown
 
@@ -85,21 +85,19 @@ class _Actions:
 
 
 def _overview(desk: DesktopApp) -> _Overview:
-    """The collections, the indexing progress with its buttons, and the recent activity."""
-    with gr.Column(scale=3):
-        gr.Markdown(t("your_collections"))
-        collections_md = gr.Markdown(kh.collections_view(desk), elem_id="collections")
-        shown, status = kh.multilingual_status(desk)
-        multilingual = gr.Button(SWITCH_BUTTON, size="sm", visible=shown, elem_id="use-multilingual")
-        multilingual_status = gr.Markdown(status, elem_id="multilingual-status")
-        progress = gr.HTML(progress_html(*kh.progress_states(desk)), elem_id="index-progress")
-        with gr.Row():
-            pause = gr.Button(t("pause_indexing"), size="sm", elem_id="pause-indexing")
-            resume = gr.Button(t("resume"), size="sm", elem_id="resume-indexing")
-            cancel_indexing = gr.Button(t("cancel_indexing"), size="sm", elem_id="cancel-indexing")
-        activity = gr.Markdown(kh.activity_view(desk), elem_id="activity")
+    """The collections, and the indexing progress with its buttons."""
+    gr.Markdown(t("your_collections"), elem_id="collections-heading")
+    collections_md = gr.Markdown(kh.collections_view(desk), elem_id="collections")
+    shown, status = kh.multilingual_status(desk)
+    multilingual = gr.Button(SWITCH_BUTTON, size="sm", visible=shown, elem_id="use-multilingual")
+    multilingual_status = gr.Markdown(status, elem_id="multilingual-status")
+    progress = gr.HTML(progress_html(*kh.progress_states(desk)), elem_id="index-progress")
+    with gr.Row():
+        pause = gr.Button(t("pause_indexing"), size="sm", elem_id="pause-indexing")
+        resume = gr.Button(t("resume"), size="sm", elem_id="resume-indexing")
+        cancel_indexing = gr.Button(t("cancel_indexing"), size="sm", elem_id="cancel-indexing")
     return _Overview(
-        collections_md, progress, pause, resume, cancel_indexing, activity, multilingual, multilingual_status
+        collections_md, progress, pause, resume, cancel_indexing, multilingual, multilingual_status
     )
 
 
@@ -147,9 +145,13 @@ def _adding(desk: DesktopApp) -> _Adding:
             elem_id="new-collection",
         )
         create = gr.Button(t("create"), scale=1, elem_id="create-collection")
-    gr.Markdown(DROP_NOTE)
-    folder_drop = gr.File(file_count="directory", label=t("drop_folder"), elem_id="upload-folder", height=110)
-    files_drop = gr.File(file_count="multiple", label=t("drop_files"), elem_id="upload-files", height=110)
+    with gr.Row(elem_id="drop-zones"):
+        folder_drop = gr.File(
+            file_count="directory", label=t("drop_folder"), elem_id="upload-folder", height=125, min_width=200
+        )
+        files_drop = gr.File(
+            file_count="multiple", label=t("drop_files"), elem_id="upload-files", height=125, min_width=200
+        )
     folder_paths = gr.Textbox(elem_id="upload-folder-paths", elem_classes=["kimas-hidden"])
     with gr.Row():
         folder_path = gr.Textbox(
@@ -159,6 +161,7 @@ def _adding(desk: DesktopApp) -> _Adding:
             elem_id="folder-path",
         )
         add_folder = gr.Button(t("watch_folder"), scale=1, elem_id="add-folder")
+    gr.Markdown(DROP_NOTE, elem_classes=["kimas-note"])
     return _Adding(
         selected, message, new_name, create, folder_drop, files_drop, folder_paths, folder_path, add_folder
     )
@@ -307,24 +310,24 @@ def _bind_settings(desk: DesktopApp, add: _Adding, fields: list[Any], save: gr.B
 def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> KnowledgeTab:
     """Lay the tab out inside the current ``gr.Tab`` and wire it; ``also_ask`` is the Chat tab's online
     sources checkboxes, which change with the sources."""
-    with gr.Row():
-        overview = _overview(desk)
-        with gr.Column(scale=2):
+    with gr.Row(elem_id="knowledge-main"):
+        with gr.Column(scale=1, elem_id="knowledge-left"):
+            overview = _overview(desk)
+            docs = documents_tab.build()
+            activity = gr.Markdown(kh.activity_view(desk), elem_id="activity")
+        with gr.Column(scale=1, elem_id="knowledge-right"):
             add = _adding(desk)
             naming = _naming(desk, add.selected.value)
             fields, save = _collection_settings(desk)
             act = _actions()
-    docs = documents_tab.build()
-    sources_tab.build(desk, also_ask)
+            sources_tab.build(desk, also_ask)
     _bind_adding(desk, add)
     _bind_naming(desk, add, naming)
     _bind_actions(desk, add, overview, act)
     _bind_multilingual(desk, overview)
     _bind_settings(desk, add, fields, save)
     documents_tab.bind(desk, docs, add.selected, add.message)
-    return KnowledgeTab(
-        overview.collections, overview.progress, overview.activity, add.selected, fields, docs
-    )
+    return KnowledgeTab(overview.collections, overview.progress, activity, add.selected, fields, docs)
 
 
 def bind_load(desk: DesktopApp, tab: KnowledgeTab, demo: gr.Blocks) -> None:
