@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
+from app.chat.viewer import viewable
 from kimas_desktop.answer.writing.budget import Pace, first_word_s
 from kimas_desktop.text.words import truncate
 from kimas_desktop.trace import (
@@ -24,7 +26,8 @@ from kimas_desktop.trace import (
     Trace,
 )
 from kimas_desktop.types import Hit
-from ui.markup import esc
+from ui.i18n import said
+from ui.markup import esc, viewer_url
 
 # What each timed stage is called on the page (the trace's own names are for `kimas ask --json`).
 STAGE_LABELS = {
@@ -54,11 +57,15 @@ __all__ = ["budget_line", "status_line", "trace_markdown"]
 
 
 def _hit_line(n: int, h: Hit) -> str:
+    """One piece of evidence; a file the viewer shows links to its page at the passage (``/kimas/view``)."""
     c = h.chunk
     where = f" · {c.locator}" if c.locator else ""
-    name = c.source if c.online else Path(c.source).name
+    name = f"**{esc(c.source if c.online else Path(c.source).name)}**"
+    if not c.online and viewable(c.source):
+        at = html.escape(viewer_url(c.source, c.page, c.lines, c.text), quote=True)
+        name = f"<a class='kimas-evidence' href='{at}' target='_blank' rel='noopener'>{name}</a>"
     return (
-        f"{n}. **{esc(name)}**{esc(where)} · {esc(c.collection)} · score {h.score:.3f}"
+        f"{n}. {name}{esc(where)} · {esc(c.collection)} · score {h.score:.3f}"
         f" — {esc(truncate(' '.join(c.text.split()), 160))}"
     )
 
@@ -88,21 +95,24 @@ def conversation_use(rewrite: RewriteStage) -> str:
     return f"used the earlier question {asked}: {esc(rewrite.reason)}{both}"
 
 
-def status_line(message: str, pace: Pace | None) -> str:
-    """The answer's status line while it runs: the step, and the model's speed (issue 46). No due time:
-    the page redraws when the answer moves, so a promised second would stand there after it had passed."""
-    if pace is None:
+def status_line(message: str, pace: Pace | None, question: str = "") -> str:
+    """The answer's status line while it runs: the step, and the model's speed (issue 46), in the
+    language of ``question`` (else of ``message``, the step already said in it: ``ui.i18n.said``). No due
+    time: the page redraws when the answer moves, so a promised second would stand there after it had passed."""
+    if pace is None or (pace.step == "writing" and not pace.words_per_s):
         return message
+    lang = question or message
     if pace.step == "writing":
-        if not pace.words_per_s:
-            return message
-        return f"{message} {pace.words:,} words so far, {pace.words_per_s:.1f} words/s."
-    if pace.tokens_per_s:
-        return (
-            f"{message} The model reads its sources first: {pace.prompt_tokens:,} prompt tokens at about "
-            f"{pace.tokens_per_s:.0f} tokens/s ({pace.speed_from})."
+        pace_text = said("pace writing", lang).format(words=f"{pace.words:,}", rate=f"{pace.words_per_s:.1f}")
+    elif pace.tokens_per_s:
+        pace_text = said("pace reading at", lang).format(
+            tokens=f"{pace.prompt_tokens:,}",
+            rate=f"{pace.tokens_per_s:.0f}",
+            source=said(pace.speed_from, lang),
         )
-    return f"{message} The model reads its sources first: {pace.prompt_tokens:,} prompt tokens."
+    else:
+        pace_text = said("pace reading", lang).format(tokens=f"{pace.prompt_tokens:,}")
+    return f"{message} {pace_text}"
 
 
 def budget_line(b: BudgetStage, first: FirstTokenStage | None = None) -> str:
