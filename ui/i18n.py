@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from kimas_desktop.answer.phrases import language_of
+from app.models.languages import SWITCH_BUTTON
+from kimas_desktop.answer.phrases import language_of, phrase_in
 
 __all__ = ["I18N", "LANGUAGES", "apply_language", "new_i18n", "said", "t"]
 
@@ -67,6 +68,8 @@ _WORDS: dict[str, tuple[str, str]] = {
     "models_here": ("### Models on this computer", "### 这台电脑上的模型"),
     "look_again": ("Look again", "重新查找"),
     "use_model": ("Use", "使用"),
+    # the one click to the multilingual embedder (Chat and Knowledge tabs); the chat's note names it too
+    "use_multilingual": (SWITCH_BUTTON, phrase_in("switch button", "zh")),
 }
 # The Settings choice: config value → what the radio shows (each in its own language).
 LANGUAGES: dict[str, str] = {"auto": "Automatic / 自动", "en": "English", "zh-CN": "简体中文"}
@@ -118,10 +121,24 @@ _SAID: dict[str, tuple[str, str]] = {
         "_Press **Regenerate** to let the model try anyway._",
         "_按 **重新生成** 让模型仍然尝试回答。_",
     ),
+    # the status line while the model answers (``ui/chat/trace_view.status_line``), filled with str.format
+    "pace writing": ("{words} words so far, {rate} words/s.", "已写 {words} 个词，每秒 {rate} 个词。"),
+    "pace reading": (
+        "The model reads its sources first: {tokens} prompt tokens.",
+        "模型先阅读来源：{tokens} 个提示词元。",
+    ),
+    "pace reading at": (
+        "The model reads its sources first: {tokens} prompt tokens at about {rate} tokens/s ({source}).",
+        "模型先阅读来源：{tokens} 个提示词元，约每秒 {rate} 个（{source}）。",
+    ),
+    # where the prompt speed comes from (``budget.PromptSpeed``)
+    "measured at load": ("measured at load", "加载时测得"),
+    "recent answers": ("recent answers", "根据最近的回答"),
+    "unknown": ("unknown", "未知"),
 }
 
 
 def said(key: str, question: str) -> str:
-    """The chat's own words ``key`` in ``question``'s language."""
-    english, chinese = _SAID[key]
+    """The chat's own words ``key`` in ``question``'s language (a key it does not know: ``key`` itself)."""
+    english, chinese = _SAID.get(key, (key, key))
     return chinese if language_of(question) == "zh" else english

@@ -6,7 +6,7 @@
 2. switches the embedder the way the Settings tab does (``Settings.save``: loaded beside the one in use,
    saved only once it loads), which re-embeds the collections built with the old one in the background.
 ``state()`` is what the Knowledge tab and the chat show. ``question_note(question)``: the chat's note for a
-question the embedding model in use cannot read ("" when it can).
+question the embedding model in use cannot read ("" when it can), in the question's language (``phrases``: English, Chinese).
 
 ``target``: a catalog embedder name (``MULTILINGUAL_EMBEDDER``), or a folder holding a model (what the
 Settings tab's embedding field also takes); ``base_url``: where the hub layout is served ("" : the hub).
@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Literal
 
 from app.models import catalog
-from app.models.languages import SWITCH_BUTTON, question_needs_multilingual
+from app.models.languages import question_needs_multilingual
 from app.outcomes import ActionResult, ModelState
 from app.paths import Paths
 from app.settings.settings import Settings
+from kimas_desktop.answer.phrases import phrase
 from kimas_desktop.config import Config
 from kimas_desktop.errors import ModelUnavailableError
 from kimas_desktop.text.language import LanguageDetector
@@ -131,10 +132,9 @@ class MultilingualSwitch:
         language = found.code
         if not question_needs_multilingual(language, self._config().embedding):
             return ""
-        return (
-            f"This question is not in English ({language}) and the embedding model reads English only, so "
-            f"documents are found poorly. '{SWITCH_BUTTON}' downloads {self.target} when needed, switches to "
-            "it and re-embeds your collections in the background."
+        button = phrase("switch button", question)  # the button's label in the note's language
+        return phrase("multilingual note", question).format(
+            language=language, button=button, model=self.target
         )
 
     def close(self, timeout: float = 5.0) -> None:

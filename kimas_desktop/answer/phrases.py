@@ -13,7 +13,7 @@ from typing import Literal
 
 from kimas_desktop.text.language import script_language
 
-__all__ = ["Phrase", "language_of", "phrase"]
+__all__ = ["Phrase", "language_of", "phrase", "phrase_in"]
 
 Phrase = Literal[
     "no knowledge",
@@ -30,6 +30,8 @@ Phrase = Literal[
     "checking",
     "searching again",
     "writing",
+    "switch button",
+    "multilingual note",
 ]
 
 _ENGLISH: dict[Phrase, str] = {
@@ -50,6 +52,12 @@ _ENGLISH: dict[Phrase, str] = {
     "checking": "Checking that your documents answer this…",
     "searching again": "Searching again for what the evidence misses…",
     "writing": "Writing the answer…",
+    "switch button": "Use the multilingual embedding model",
+    "multilingual note": (
+        "This question is not in English ({language}) and the embedding model reads English only, so "
+        "documents are found poorly. '{button}' downloads {model} when needed, switches to it and "
+        "re-embeds your collections in the background."
+    ),
 }
 _CHINESE: dict[Phrase, str] = {
     "no knowledge": "还没有可以用来回答的知识。请打开“知识库”标签页添加文件夹或拖入文件（或运行 `kimas index PATH`），然后再问。",
@@ -66,6 +74,11 @@ _CHINESE: dict[Phrase, str] = {
     "checking": "正在检查你的文档能否回答…",
     "searching again": "正在为缺少的证据再次搜索…",
     "writing": "正在撰写回答…",
+    "switch button": "使用多语言嵌入模型",
+    "multilingual note": (
+        "这个问题不是英文（{language}），而当前的嵌入模型只读得懂英文，所以很难找到相关的文档。"
+        "“{button}”会在需要时下载 {model}，切换到它，并在后台重新嵌入你的知识库。"
+    ),
 }
 _PHRASES = {"en": _ENGLISH, "zh": _CHINESE}
 
@@ -78,4 +91,9 @@ def language_of(question: str) -> str:
 
 def phrase(key: Phrase, question: str = "") -> str:
     """The sentence ``key`` in ``question``'s language."""
-    return _PHRASES[language_of(question)].get(key, _ENGLISH[key])
+    return phrase_in(key, language_of(question))
+
+
+def phrase_in(key: Phrase, language: str) -> str:
+    """The sentence ``key`` in ``language`` ("en", "zh"; English for any other)."""
+    return _PHRASES.get(language, _ENGLISH).get(key, _ENGLISH[key])
