@@ -9,7 +9,7 @@ from typing import Any
 from tests.rigs import Rig, indexed_rig
 from ui.chat import handlers as chat_handlers
 
-NOTE = "embedding model reads English only"
+NOTES = ("embedding model reads English only", "嵌入模型只读得懂英文")  # in the question's language
 
 
 def _ask(rig: Rig, conv_id: str | None, question: str) -> tuple[list[dict[str, Any]], str]:
@@ -25,7 +25,7 @@ def _answer(messages: list[dict[str, Any]], n: int) -> int:
 
 
 def _notes(messages: list[dict[str, Any]]) -> list[int]:
-    return [i for i, m in enumerate(messages) if NOTE in str(m["content"])]
+    return [i for i, m in enumerate(messages) if any(note in str(m["content"]) for note in NOTES)]
 
 
 def test_a_chinese_question_gets_the_note_once_per_conversation(tmp_path: Path) -> None:
@@ -40,8 +40,9 @@ def test_a_chinese_question_gets_the_note_once_per_conversation(tmp_path: Path) 
         messages, conv = _ask(rig, conv, "Heliotrope 项目的发射代码是什么?")
         assert _notes(messages) == [_answer(messages, 1)]  # under the answer to the Chinese question
         assert (
-            "(zh)" in messages[_answer(messages, 1)]["content"]
-            and "Use the multilingual embedding model" in messages[_answer(messages, 1)]["content"]
+            "（zh）" in messages[_answer(messages, 1)]["content"]
+            and "“使用多语言嵌入模型”"
+            in messages[_answer(messages, 1)]["content"]  # the button, as named in Chinese
         )
         assert chat_handlers.multilingual_offered(desk, conv)
         messages, conv = _ask(rig, conv, "हेलिओट्रोप परियोजना का लॉन्च कोड क्या है?")
