@@ -95,3 +95,46 @@ def test_what_the_table_cannot_honour_is_no_plan_and_is_named(
 def test_what_the_table_holds_still_plans(question: str, table: TableInfo, query: TableQuery) -> None:
     assert planner.plan(question, table) == query
     assert planner.missing(question, table) == ()
+
+
+# Headers and values in scripts without spaces (Chinese, cut by jieba) and with combining marks (Hindi);
+# the operation's words are English (the planner reads only those).
+FLOWERS_ZH = TableInfo(
+    "zh",
+    "c",
+    "/k/花卉.xlsx",
+    "Data",
+    1,
+    (
+        TableColumn("品种", "text", ("山鸢尾", "变色鸢尾")),
+        TableColumn("花瓣长度", "number", ("1.4", "4.7")),
+    ),
+    100,
+)
+FLOWERS_HI = TableInfo(
+    "hi",
+    "c",
+    "/k/phool.xlsx",
+    "Data",
+    1,
+    (TableColumn("किस्म", "text", ("गुलाब", "कमल")), TableColumn("लंबाई", "number", ("1.4", "4.7"))),
+    100,
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "table", "lacking", "query"),
+    [
+        ("What is the average 花瓣长度 of the 玫瑰 flowers?", FLOWERS_ZH, ("玫瑰",), None),
+        ("What is the average 花瓣长度 of the 山鸢尾 flowers?", FLOWERS_ZH, (), TableQuery("mean", "花瓣长度", (eq("品种", "山鸢尾"),))),
+        ("山鸢尾的花瓣长度是多少?", FLOWERS_ZH, (), TableQuery("lookup", "花瓣长度", (eq("品种", "山鸢尾"),))),
+        ("What is the average लंबाई of the सूरजमुखी flowers?", FLOWERS_HI, ("सूरजमुखी",), None),
+        ("What is the average लंबाई of the गुलाब flowers?", FLOWERS_HI, (), TableQuery("mean", "लंबाई", (eq("किस्म", "गुलाब"),))),
+        ("गुलाब की लंबाई क्या है?", FLOWERS_HI, (), TableQuery("lookup", "लंबाई", (eq("किस्म", "गुलाब"),))),
+    ],
+)  # fmt: skip
+def test_a_kind_the_table_lacks_in_chinese_and_hindi(
+    question: str, table: TableInfo, lacking: tuple[str, ...], query: TableQuery | None
+) -> None:
+    assert planner.plan(question, table) == query
+    assert planner.missing(question, table) == lacking
