@@ -16,9 +16,9 @@ What it reads, in this order:
 No plan (None) when the question names something the table does not hold (a name, a number or a date the
 plan does not use; what "how many" counts in rows a key names, when that is no column, value or name of the
 table: "executions" in "How many executions did Ohio have?" over a table of crime rates; a kind of row the
-table does not list: "daisy" in "the daisy flowers" where a column names the rows' kinds) or asks nothing
-the plan can compute: such a question goes the usual way, or is declined when ``missing`` names what it
-lacks, and a plan whose filters select no row is declined by the engine's empty result.
+table does not list: "daisy" in "the daisy flowers" where a column names the rows' kinds; ``unasked.py``)
+or asks nothing the plan can compute: such a question goes the usual way, or is declined when ``absent``
+names what it lacks; a plan whose filters select no row is declined by the engine's empty result.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from kimas_desktop.answer.tables.named import (
     value_filters,
 )
 from kimas_desktop.answer.tables.reading import Token, keys, row_values, tokens
+from kimas_desktop.answer.tables.unasked import uncounted, unkinded
 from kimas_desktop.tables import (
     Aggregate,
     Operation,
@@ -101,7 +102,12 @@ class TablePlanner:
         if r is None:
             return None
         query = _operation(question, table, r)
-        if query is None or _lacking(r, table) or _uncounted(r, table) or _unkinded(r, table, query):
+        if (
+            query is None
+            or _lacking(r, table)
+            or uncounted(r.toks, r.used, r.filters, table, _FRAME)
+            or unkinded(r.toks, r.used, query, table, _FRAME)
+        ):
             return None
         return query
 
@@ -128,8 +134,8 @@ class TablePlanner:
             return (), ()
         names = _lacking(r, table) if r.mentions else []
         query = _operation(question, table, r)
-        kinds = _unkinded(r, table, query) if query is not None else []
-        return tuple(names + kinds), tuple(_uncounted(r, table))
+        kinds = unkinded(r.toks, r.used, query, table, _FRAME) if query is not None else []
+        return tuple(names + kinds), tuple(uncounted(r.toks, r.used, r.filters, table, _FRAME))
 
     def _read(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> _Reading | None:
         toks = tokens(question)
@@ -322,7 +328,7 @@ def _how_many(question: str, table: TableInfo, r: _Reading) -> TableQuery | None
         return TableQuery("lookup", target.name, tuple(r.filters))
     if not r.filters and _unknown_words(r, table, i + 2):
         return None  # "how many tulip flowers": a word that names no column or value narrows the rows
-    if _uncounted(r, table):
+    if uncounted(r.toks, r.used, r.filters, table, _FRAME):
         return None
     return TableQuery("count", "", tuple(r.filters))
 
@@ -395,72 +401,4 @@ def _lacking(r: _Reading, table: TableInfo) -> list[str]:
         counted = t.date is not None or (t.number is not None and not (k and t.number == k))
         if counted or (t.key and is_name(t.text, i) and t.key not in STOPWORDS):
             out.append(t.text)
-    return out
-
-
-def _phrases(r: _Reading) -> list[list[int]]:
-    """The runs of words between stopwords, numbers and dates ("the daisy flowers" → [daisy, flowers])."""
-    runs: list[list[int]] = [[]]
-    for i, t in enumerate(r.toks):
-        if t.key and t.number is None and t.date is None and t.text.lower() not in STOPWORDS:
-            runs[-1].append(i)
-        elif runs[-1]:
-            runs.append([])
-    return [run for run in runs if run]
-
-
-def _table_words(table: TableInfo) -> set[str]:
-    """The keys of the table's file name, sheet, headers and sampled values (stems: "states" is "state")."""
-    out = set(keys(Path(table.source).stem)) | set(keys(table.sheet)) | _FRAME
-    for c in table.columns:
-        out.update(keys(c.name))
-        if c.kind == "text":
-            out.update(k for v in c.samples for k in keys(v))
-    return out
-
-
-def _is_key(table: TableInfo, column: str) -> bool:
-    """Whether ``column`` is a text column whose values are (nearly) all distinct: one row each."""
-    for c in table.columns:
-        if c.name == column and c.kind == "text":
-            return len(c.samples) >= min(table.rows, 50) * 0.9
-    return False
-
-
-def _uncounted(r: _Reading, table: TableInfo) -> list[str]:
-    """What "how many X" counts, when the rows are named by a key (one row each: counting them would
-    answer 1) and a word of X's phrase is no column, value or word of the table's name: ["executions"]
-    for "How many executions did Ohio have?" over a table of states' crime rates (the first such word;
-    the phrase runs to the next stopword, so it may hold a verb: "hurricanes hit")."""
-    i = _has(r, {"how"})
-    if i is None or i + 2 >= len(r.toks) or r.toks[i + 1].text.lower() != "many":
-        return []
-    if not any(f.op == "=" and _is_key(table, f.column) for f in r.filters):
-        return []
-    run = next((p for p in _phrases(r) if p[0] == i + 2), [])
-    known = _table_words(table)
-    lacking = [r.toks[j].text for j in run if j not in r.used and r.toks[j].key not in known]
-    return lacking[:1]
-
-
-def _unkinded(r: _Reading, table: TableInfo, query: TableQuery) -> list[str]:
-    """Words that pick a kind of row the table does not list: when a text column names the rows' kinds
-    (a few values, each on many rows) and the plan does not filter on it, the words before a phrase's
-    noun ("daisy" in "the daisy flowers") that are no column, value or word of the table's name. A
-    phrase holding a column or a value ("the murder crime rate", "the setosa flowers") is left alone."""
-    used = {f.column for f in query.filters} | {query.by}
-    kinds = [
-        c
-        for c in table.columns
-        if c.kind == "text" and 2 <= len(c.samples) < 50 and 2 * len(c.samples) <= table.rows
-    ]
-    if not kinds or any(c.name in used for c in kinds):
-        return []
-    known = _table_words(table)
-    headers = {k for c in table.columns for k in keys(c.name)}
-    out = []
-    for run in _phrases(r):
-        if len(run) < 2 or r.used & set(run) or r.toks[run[-1]].key in headers:
-            continue
-        out += [r.toks[i].text for i in run[:-1] if r.toks[i].key not in known]
     return out

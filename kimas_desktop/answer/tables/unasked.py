@@ -1,0 +1,88 @@
+"""What a table question asks that its table cannot honour, for the planner (``planner.py``): the thing a
+count counts in rows a key names, when that is no column, value or name of the table ("executions" in "How
+many executions did Ohio have?" over a table of states' crime rates: counting Ohio's row answers 1), and
+a kind of row the table does not list ("daisy" in "the daisy flowers", where a column names the rows'
+kinds: averaging every flower is not what was asked). Words are matched by their stems (the one text
+layer: "states" is "state"), phrases run between stopwords, numbers and dates in any script.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from kimas_desktop.answer.tables.reading import Token, keys
+from kimas_desktop.tables import TableFilter, TableInfo, TableQuery
+from kimas_desktop.text.words import STOPWORDS
+
+__all__ = ["phrases", "uncounted", "unkinded"]
+
+
+def phrases(toks: Sequence[Token]) -> list[list[int]]:
+    """The runs of words between stopwords, numbers and dates ("the daisy flowers" → [daisy, flowers])."""
+    runs: list[list[int]] = [[]]
+    for i, t in enumerate(toks):
+        if t.key and t.number is None and t.date is None and t.text.lower() not in STOPWORDS:
+            runs[-1].append(i)
+        elif runs[-1]:
+            runs.append([])
+    return [run for run in runs if run]
+
+
+def _table_words(table: TableInfo, frame: set[str]) -> set[str]:
+    """The keys of the table's file name, sheet, headers and sampled values, and the question's frame."""
+    out = set(keys(Path(table.source).stem)) | set(keys(table.sheet)) | frame
+    for c in table.columns:
+        out.update(keys(c.name))
+        if c.kind == "text":
+            out.update(k for v in c.samples for k in keys(v))
+    return out
+
+
+def _is_key(table: TableInfo, column: str) -> bool:
+    """Whether ``column`` is a text column whose values are (nearly) all distinct: one row each."""
+    for c in table.columns:
+        if c.name == column and c.kind == "text":
+            return len(c.samples) >= min(table.rows, 50) * 0.9
+    return False
+
+
+def uncounted(
+    toks: Sequence[Token], used: set[int], filters: Sequence[TableFilter], table: TableInfo, frame: set[str]
+) -> list[str]:
+    """What "how many X" counts, when the rows are named by a key (one row each: counting them would
+    answer 1) and a word of X's phrase is no column, value or word of the table's name: ["executions"]
+    for "How many executions did Ohio have?" over a table of states' crime rates (the first such word;
+    the phrase runs to the next stopword, so it may hold a verb: "hurricanes hit")."""
+    low = [t.text.lower() for t in toks]
+    at = [i for i in range(len(toks) - 2) if low[i : i + 2] == ["how", "many"] and i not in used]
+    if not at or not any(f.op == "=" and _is_key(table, f.column) for f in filters):
+        return []
+    run = next((p for p in phrases(toks) if p[0] == at[0] + 2), [])
+    known = _table_words(table, frame)
+    return [toks[j].text for j in run if j not in used and toks[j].key not in known][:1]
+
+
+def unkinded(
+    toks: Sequence[Token], used: set[int], query: TableQuery, table: TableInfo, frame: set[str]
+) -> list[str]:
+    """Words that pick a kind of row the table does not list: when a text column names the rows' kinds
+    (a few values, each on many rows) and the plan does not filter or group on it, the words before a
+    phrase's noun ("daisy" in "the daisy flowers") that are no column, value or word of the table's name.
+    A phrase holding a column or a value ("the murder crime rate", "the setosa flowers") is left alone."""
+    planned = {f.column for f in query.filters} | {query.by}
+    kinds = [
+        c
+        for c in table.columns
+        if c.kind == "text" and 2 <= len(c.samples) < 50 and 2 * len(c.samples) <= table.rows
+    ]
+    if not kinds or any(c.name in planned for c in kinds):
+        return []
+    known = _table_words(table, frame)
+    headers = {k for c in table.columns for k in keys(c.name)}
+    out = []
+    for run in phrases(toks):
+        if len(run) < 2 or used & set(run) or toks[run[-1]].key in headers:
+            continue
+        out += [toks[i].text for i in run[:-1] if toks[i].key not in known]
+    return out
