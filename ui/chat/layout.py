@@ -14,7 +14,7 @@ from app.models.languages import SWITCH_BUTTON
 from kimas_desktop.answer.model_alone import AnswerMode
 from ui.chat import handlers as chat_handlers
 from ui.chat import render
-from ui.chat.model_alone_view import ASK_MODEL_ALONE, MODE_CHOICES, MODE_LABEL
+from ui.chat.model_alone_view import ASK_MODEL_ALONE, MODE_CHOICES, MODE_INFO, MODE_LABEL
 from ui.i18n import t
 from ui.knowledge import sources_handlers
 from ui.markup import model_markdown, outcome_markdown
@@ -107,7 +107,7 @@ def _question_box(desk: DesktopApp) -> tuple[gr.Textbox, gr.Button, gr.CheckboxG
         label=MODE_LABEL,
         elem_id="answer-mode",
         container=False,
-        info="The model alone answers from its own knowledge, not from your documents.",
+        info=MODE_INFO,
     )
     with gr.Row():
         question = gr.Textbox(

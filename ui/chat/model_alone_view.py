@@ -13,6 +13,7 @@ from ui.markup import esc
 __all__ = [
     "ASK_MODEL_ALONE",
     "MODE_CHOICES",
+    "MODE_INFO",
     "MODE_LABEL",
     "NO_RETRIEVAL",
     "OFFER",
@@ -23,6 +24,7 @@ __all__ = [
 
 MODE_LABEL = "Answer from"
 MODE_CHOICES: list[tuple[str, AnswerMode]] = [("my documents", "documents"), ("the model alone", "model")]
+MODE_INFO = f"{MODE_LABEL}: the model alone answers from its own knowledge, not from your documents."
 ASK_MODEL_ALONE = "Ask the model alone instead"
 OFFER = (
     "You can also ask the model alone: it answers from its own knowledge, not from your documents. "

@@ -29,7 +29,8 @@ from ui.markup import esc, source_url, viewer_url
 TRACE_TITLE = "How this answer was made"
 NO_KNOWLEDGE_HINT = (
     "**No knowledge yet.** Open the **Knowledge** tab, create a collection and drop files or a whole "
-    "folder onto it (or add a folder to watch). Then ask your questions here."
+    "folder onto it (or add a folder to watch). Then ask your questions here. Or choose **Answer from: "
+    "the model alone** below: it answers from its own knowledge, labelled as not from your documents."
 )
 READY_HINT = "Ask a question about your documents. Answers cite the files they come from."
 SEND_WHILE_ANSWERING = (
