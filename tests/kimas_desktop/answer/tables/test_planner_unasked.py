@@ -138,3 +138,23 @@ def test_a_kind_the_table_lacks_in_chinese_and_hindi(
 ) -> None:
     assert planner.plan(question, table) == query
     assert planner.missing(question, table) == lacking
+
+
+def test_a_long_table_whose_names_may_repeat_still_counts() -> None:
+    """50 distinct customers among 1,000 orders do not make the customer a key: counting Acme's rows is
+    what "How many orders did Acme place?" asks."""
+    orders = TableInfo(
+        "o",
+        "c",
+        "/k/sales.xlsx",
+        "Data",
+        1,
+        (
+            TableColumn("customer", "text", ("Acme", *(f"Client {i}" for i in range(49)))),
+            TableColumn("amount", "number", ("10", "20")),
+        ),
+        1000,
+    )
+    question = "How many orders did Acme place?"
+    assert planner.plan(question, orders) == TableQuery("count", filters=(eq("customer", "Acme"),))
+    assert planner.missing(question, orders) == ()
