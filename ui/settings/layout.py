@@ -1,5 +1,5 @@
-"""The Settings tab: the models on this computer, the model catalog with downloads and switching, then the
-answering settings.
+"""The Settings tab: the app's language, the models on this computer, the answering settings with Save
+(in view on first open), then the model catalog with downloads and switching, and the other tools.
 Layout and wiring only; the handlers are ``ui.settings.handlers``."""
 
 from __future__ import annotations
@@ -22,6 +22,11 @@ CSS = (
 .kimas-catalog { width: 100%; font-size: 0.9em; margin-bottom: 0.8em; }
 .kimas-catalog td, .kimas-catalog th { padding: 0.25em 0.5em; vertical-align: top; text-align: left; }
 .kimas-download { padding: 0.3em 0; }
+/* Save and Restore belong to the answering settings just above them: the row sticks to the window's
+   bottom until it scrolls into its place, so it is in view on first open at 1366x768 too. */
+.gradio-container { overflow: clip !important; }  /* hidden made it a scroll box, where nothing sticks */
+#settings-save-row { position: sticky; bottom: 0; z-index: 1000; background: var(--body-background-fill);
+  padding: 6px 0; }
 """
     + local_layout.CSS
 )
@@ -168,12 +173,12 @@ def build(desk: DesktopApp, opened: gr.Tab | None = None) -> gr.Markdown:
     language_view.build(desk)
     model_status = gr.Markdown(model_markdown(desk.model_state()), elem_id="settings-model-status")
     local_layout.build(desk, model_status, opened)
-    models = _models(desk)
     inputs = _answering(form)
-    with gr.Row():
+    with gr.Row(elem_id="settings-save-row"):  # kept in the window until it scrolls into place (CSS)
         save = gr.Button("Save settings", variant="primary", elem_id="save-settings")
         restore = gr.Button("Restore defaults", elem_id="restore-defaults")
     message = gr.Markdown("", elem_id="settings-message")
+    models = _models(desk)
     other_tools.build(ToolsAccess(desk.config_store))
     gr.Markdown(f"Config file: {code(str(desk.config_path))} · Log file: {code(str(desk.log_file))}")
     _bind_models(desk, models, model_status)

@@ -1,7 +1,8 @@
 """The Knowledge tab on a laptop screen (1366×768), as a new user opens it (issue 47): choosing or creating
 a collection, dropping files or a folder, watching a folder and the collection's file list are all in the
 window without scrolling the page, on first open and once a collection holds files; a file in the list
-opens in the viewer page (``/kimas/view``), not as a raw file. The real app (real embedded models) in
+opens in the viewer page (``/kimas/view``), not as a raw file. The Evaluation tab's Run and the Settings
+tab's Save are in the window on their first open. The real app (real embedded models) in
 headless Chromium; screenshots go to ``test-artifacts/browser/``.
 """
 
@@ -87,6 +88,16 @@ def test_the_knowledge_tab_fits_a_laptop_screen(app: App, tmp_path: Path) -> Non
                 link.click()
             viewer = opened.value
             expect(viewer.locator("body")).to_contain_text("The harbour ferry leaves at nine.")
+            viewer.close()
+
+            # The other tabs' primary buttons are in the window on their first open too.
+            page.get_by_role("tab", name="Evaluation").click()
+            expect(page.locator("#eval-set")).to_contain_text("No test set yet")
+            _in_window(page, "#eval-run")
+            page.get_by_role("tab", name="Settings").click()
+            expect(page.locator("#save-settings")).to_be_visible()
+            _in_window(page, "#save-settings")
+            page.screenshot(path=str(ARTIFACTS / "47-1366-settings-first-open.png"))
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "47-1366-knowledge-failure.png"))
             raise
