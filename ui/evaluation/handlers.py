@@ -62,10 +62,10 @@ CHARTED = (
 NO_DATA = {
     "recall@5": "no run has finished a question yet",
     "mrr": "no run has finished a question yet",
-    "quote_has_answer": "no answerable question was answered by the model yet (set 'Questions also "
-    "answered' above 0)",
-    "declined_controls": "no unanswerable control was answered by the model yet (set 'Questions also "
-    "answered' above 0)",
+    "quote_has_answer": "none of the questions the model answered was an answerable one yet (raise "
+    "'Questions also answered' for more)",
+    "declined_controls": "none of the questions the model answered was an unanswerable control yet (raise "
+    "'Questions also answered' for more)",
     "by_collection": "no run has finished a question yet",
     "over_time": "no run has finished a question yet",
 }

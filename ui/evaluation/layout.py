@@ -18,8 +18,8 @@ __all__ = ["CSS", "bind", "build"]
 CSS = """
 #eval-figures .block { min-width: 0; }
 #eval-failed .cell-wrap, #eval-failed .cell-wrap span.text { white-space: pre-wrap; }
-#eval-runs th, #eval-runs th * { word-break: normal !important; overflow-wrap: normal !important;
-  hyphens: auto; font-size: var(--text-sm); }
+#eval-runs th, #eval-runs th * { word-break: normal !important; overflow-wrap: break-word !important;
+  font-size: var(--text-xs); }
 .eval-note p { margin: 0.2em 0; opacity: 0.8; font-size: 0.9em; }
 """
 

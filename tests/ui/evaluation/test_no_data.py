@@ -69,7 +69,10 @@ def test_no_control_answered_zero_values_and_a_single_run(tmp_path: Path) -> Non
     shown = drawn(view)
     assert shown["visible"]["recall@5"] and shown["notes"]["recall@5"] == "#1 turbo: 0 (bars of no height)"
     assert not shown["visible"]["declined_controls"]
-    assert "No data yet: no unanswerable control was answered" in shown["notes"]["declined_controls"]
+    assert (
+        "No data yet: none of the questions the model answered was an unanswerable control"
+        in shown["notes"]["declined_controls"]
+    )
     assert not shown["visible"]["over_time"]  # one point: no line to draw
     assert "One run so far (#1 turbo: recall@5 0)" in shown["notes"]["over_time"]
     assert view.easiness == f"**Note:** {EASINESS}" and "easier than real questions" in EASINESS
