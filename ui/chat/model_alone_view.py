@@ -24,7 +24,7 @@ __all__ = [
 
 MODE_LABEL = "Answer from"
 MODE_CHOICES: list[tuple[str, AnswerMode]] = [("my documents", "documents"), ("the model alone", "model")]
-MODE_INFO = f"{MODE_LABEL}: the model alone answers from its own knowledge, not from your documents."
+MODE_INFO = "Answer from your documents, or from the model alone: its own knowledge, not your documents."
 ASK_MODEL_ALONE = "Ask the model alone instead"
 OFFER = (
     "You can also ask the model alone: it answers from its own knowledge, not from your documents. "
