@@ -106,7 +106,7 @@ def _history(args: argparse.Namespace) -> list[Message]:
         raise KimasError(
             f"--history {value}: there is no such file, and no stored conversation with that id."
         )
-    return conv.history()
+    return conv.history("model" if getattr(args, "no_documents", False) else "documents")
 
 
 def _inputs(args: argparse.Namespace) -> list[tuple[str, str, list[Message]]]:
