@@ -121,11 +121,12 @@ def _write_named(doc: Any, key: str, entries: Mapping[str, Mapping[str, Any]]) -
     for name, values in entries.items():
         if name not in table or not isinstance(table[name], Table):
             table[name] = tomlkit.table()
+        entry: Any = table[name]
         for k, value in values.items():
             if k == "title" and not value:  # untitled: the file stays readable by versions before titles
-                table[name].pop(k, None)
+                entry.pop(k, None)
             else:
-                _put(table[name], k, value)
+                _put(entry, k, value)
 
 
 def save_config(config: Config, path: Path) -> None:
