@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -108,13 +109,27 @@ def checked(result: dict[str, Any], question: str, checker: SupportChecker | Non
     return [{"text": s.text, "supported": s.supported, "reason": s.reason} for s in report.sentences]
 
 
+def show(question: Question, result: dict[str, Any], sentence: dict[str, Any], right: bool) -> None:
+    """One sentence the check judged against the gold (``--show``): wrong but passed, or right but marked."""
+    quote = (result.get("quote") or {}).get("text", "")
+    verdict = "RIGHT marked" if right else "WRONG passed"
+    print(
+        f"{verdict} [{sentence.get('reason', '')}] {question.text!r} gold={question.answers[:3]!r}",
+        file=sys.stderr,
+    )
+    print(f"    sentence: {sentence['text']!r}\n    quote: {quote[:300]!r}", file=sys.stderr)
+
+
 def score(
-    batches: list[dict[str, dict[str, Any]]], questions: list[Question], checker: SupportChecker | None
+    batches: list[dict[str, dict[str, Any]]],
+    questions: list[Question],
+    checker: SupportChecker | None,
+    shown: bool = False,
 ) -> dict[str, Any]:
     right: list[bool] = []  # marked?
     wrong: list[bool] = []
     reasons: dict[str, int] = {}
-    aside = shown = model_gold = answered = 0
+    aside = in_quote = model_gold = answered = 0
     for results in batches:
         for q in questions:
             r = results.get(q.qid)
@@ -124,12 +139,15 @@ def score(
             sentences = checked(r, q.text, checker)
             for s in sentences:
                 marked = not s["supported"]
-                (right if contains_answer(s["text"], q.answers) else wrong).append(marked)
+                good = contains_answer(s["text"], q.answers)
+                (right if good else wrong).append(marked)
+                if shown and good == marked:
+                    show(q, r, s, good)
                 if marked:
                     reasons[s.get("reason") or "?"] = reasons.get(s.get("reason") or "?", 0) + 1
             if sentences and all(not s["supported"] for s in sentences):
                 aside += 1
-                shown += contains_answer((r.get("quote") or {}).get("text", ""), q.answers)
+                in_quote += contains_answer((r.get("quote") or {}).get("text", ""), q.answers)
                 model_gold += contains_answer(" ".join(s["text"] for s in sentences), q.answers)
     return {
         "answers": answered,
@@ -138,7 +156,7 @@ def score(
         "right marked": rate(right),
         "marks by reason": reasons,
         "quote in the model's place": aside,
-        "... gold in the quote shown / in the model's text set aside": [shown, model_gold],
+        "... gold in the quote shown / in the model's text set aside": [in_quote, model_gold],
     }
 
 
@@ -164,13 +182,16 @@ def main() -> None:
     p.add_argument("--questions", type=int, default=0, help="at most this many (0: all)")
     p.add_argument("--as-run", action="store_true", help="score the batch's own flags, do not re-check")
     p.add_argument("--cache", type=Path, default=CACHE)
+    p.add_argument("--show", action="store_true", help="print the misjudged sentences (tune split only)")
     args = p.parse_args()
     answerable, unanswerable = dev_questions(args.cache)
     qs = split(answerable, args.split)[args.skip :]
     qs = qs[: args.questions] if args.questions else qs
     checker = None if args.as_run else make_checker(args.cache / "squad")
     batches = [load(b) for b in args.batches]
-    report = score(batches, qs, checker)
+    if args.show and args.split != "tune":
+        p.error("--show prints sentences to tune on: the tune split only")
+    report = score(batches, qs, checker, args.show)
     report["answers benchmark"] = declines(batches, qs, split(unanswerable, args.split), checker)
     print(json.dumps({"split": args.split, "skip": args.skip, "questions": len(qs), **report}, indent=2))
 

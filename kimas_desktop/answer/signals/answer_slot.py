@@ -11,6 +11,9 @@ to decline.
 - ``restates``: a sentence that says nothing the question does not ("Kenya is the capital of Kenya.");
 - ``addresses``: a sentence about what the question asks (it holds half of the question's words or
   more, or nothing but words about the answer itself and facts: "The answer is: 1013");
+- ``about_another``: a sentence that takes the question's words to other names, answering a question
+  about something else ("The Hartford Line runs between New Haven and Springfield." asked what line
+  runs between New York and Boston);
 - ``answer_shaped``: a passage that names the question's subject (or, for a follow-up that names
   nothing, the subject its standalone query took from the conversation) and holds an answer part.
 
@@ -25,7 +28,16 @@ import re
 from kimas_desktop.answer.signals.quote import NUMBER_WORDS, answer_type
 from kimas_desktop.text.words import content_words, names, numbers, stem, stems, words
 
-__all__ = ["ABOUT", "MARKER", "addresses", "answer_part", "answer_shaped", "facts", "restates"]
+__all__ = [
+    "ABOUT",
+    "MARKER",
+    "about_another",
+    "addresses",
+    "answer_part",
+    "answer_shaped",
+    "facts",
+    "restates",
+]
 
 MARKER = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")  # "[1]", "[1, 3]": citation markers, not facts
 _SKIP_NAMES = frozenset({"source", "sources", "according"})  # "Source 2 says", "According to"
@@ -86,6 +98,22 @@ def addresses(question: str, sentence: str) -> bool:
         return True
     held = {stem(f) for f in facts(sentence)}
     return bool(facts(sentence)) and said <= held | asked
+
+
+def about_another(question: str, sentence: str) -> bool:
+    """The sentence holds half or more of the question's words that are not names, less than half of
+    the names the question gives (in any case: "New Haven" is not "New York") and other names in their
+    place: it answers the same question asked
+    of another subject. A sentence that names nothing but its answer, or a question that names nothing,
+    says nothing here (nor does a script without capitals: it has no names)."""
+    asked = {n.lower() for n in names(question)}
+    text = MARKER.sub(" ", sentence)
+    if not asked or sum(_holds_name({n}, text) for n in asked) >= len(asked) / 2:
+        return False
+    plain = stems(question) - {stem(n) for n in asked} - ABOUT
+    if not plain or len(plain & stems(text)) < len(plain) / 2:
+        return False
+    return any(n.lower() not in asked and stem(n) not in plain for n in names(text))
 
 
 def answer_shaped(question: str, passage: str, query: str = "") -> bool:

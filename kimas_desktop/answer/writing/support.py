@@ -8,6 +8,8 @@ For every sentence of the finished answer:
   module is named TANGERINE" from a source about the beta module takes the question's premise for a fact;
   a word of the question that no source has at all counts as missing;
 - a sentence that **only restates the question** is no answer, however well the sources hold its words;
+- a sentence that takes the question's words to **other names** (``answer_slot.about_another``) answers
+  another question, however well a source holds it (the quote may be that passage);
 - a sentence that **answers** the question (``answer_slot.addresses``) must hold **what the quote
   answers**: the quote's answer part (``answer_slot.answer_part``: "Nairobi" for "What is the capital of
   Kenya?"), or another fact of the sources in the same slot (the quote may be the wrong passage). "Kenya
@@ -33,6 +35,7 @@ import numpy as np
 from kimas_desktop.answer.signals.answer_slot import (
     ABOUT,
     MARKER,
+    about_another,
     addresses,
     answer_part,
     facts,
@@ -138,6 +141,8 @@ def _answer_reason(
         return ""
     if restates(question, sentence):
         return "restates the question"
+    if about_another(question, sentence):
+        return "misses the answer"  # the question's words, asked of other names
     said = answer_part(question, sentence)
     if not said and _wants_value(question, wanted):
         return "misses the answer"  # "When …?" answered without a number or a date says no when
