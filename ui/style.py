@@ -36,16 +36,12 @@ mark.kimas-cited { background: var(--color-accent-soft); padding: 0 0.1em; }
 #send-note, #send-note p { font-size: var(--text-sm); opacity: 0.85; }
 #chat-main > #chatbot { flex: 1 1 0; min-height: 160px; }
 #chat-main > #chatbot > .wrapper { height: 100%; }
-/* The Knowledge tab fits the window the same way: two columns of the height below the header, each
-   scrolling inside, the main actions at their tops (choose, create, drop, watch; the file list). A narrow
-   or low window stacks them and scrolls the page instead. */
-@media (min-width: 900px) and (min-height: 560px) {
-  #knowledge-main { height: calc(100dvh - 170px); flex-wrap: nowrap; align-items: stretch; }
-  #knowledge-main > .column { height: 100%; overflow-y: auto; flex-wrap: nowrap; gap: 10px;
-    padding: 2px 6px 2px 2px; }
-  #knowledge-main > .column > * { flex: 0 0 auto; }
-}
-#collections-heading h2 { font-size: var(--text-xl) !important; margin: 0 !important; }
+/* The Knowledge tab: the main actions at the tops of its two columns (choose, create, drop, watch on the
+   right; the collections and the selected one's files on the left), in the window at 1366x768 without
+   scrolling; the rest (rename, settings, online sources) follows below. The columns are not scroll boxes:
+   a dropdown opened low in one was clicked through to the wrong option. A long list of collections
+   scrolls inside, so the file list stays near the top. */
+#knowledge-main > .column { gap: 10px; }
 #knowledge-main #collections { max-height: 40dvh; overflow-y: auto; }
 #drop-zones { gap: 10px; }
 footer { display: none !important; }

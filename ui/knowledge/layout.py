@@ -1,8 +1,8 @@
 """The Knowledge tab: on the left the collections with their indexing, the selected collection's files and
 the recent activity; on the right the selected collection (choose, create, drop files or a folder, watch a
 folder, then rename, stop watching a folder, routing settings, re-index, re-embed, remove) and the online
-sources. Both columns fit the window and scroll inside (``ui.style``), so the main actions and the file
-list are in view on a laptop screen without scrolling the page. Layout and wiring only; the handlers are
+sources. The main actions and the head of the file list are in view on a laptop screen (1366x768) without
+scrolling the page (``ui.style``). Layout and wiring only; the handlers are
 ``ui.knowledge.handlers``, ``ui.knowledge.documents_handlers`` and ``ui.knowledge.sources_handlers``."""
 
 from __future__ import annotations
