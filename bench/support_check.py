@@ -129,6 +129,7 @@ def score(
     right: list[bool] = []  # marked?
     wrong: list[bool] = []
     reasons: dict[str, int] = {}
+    right_reasons: dict[str, int] = {}  # why right sentences were marked
     aside = in_quote = model_gold = answered = 0
     for results in batches:
         for q in questions:
@@ -145,6 +146,8 @@ def score(
                     show(q, r, s, good)
                 if marked:
                     reasons[s.get("reason") or "?"] = reasons.get(s.get("reason") or "?", 0) + 1
+                if marked and good:
+                    right_reasons[s.get("reason") or "?"] = right_reasons.get(s.get("reason") or "?", 0) + 1
             if sentences and all(not s["supported"] for s in sentences):
                 aside += 1
                 in_quote += contains_answer((r.get("quote") or {}).get("text", ""), q.answers)
@@ -155,6 +158,7 @@ def score(
         "wrong marked": rate(wrong),
         "right marked": rate(right),
         "marks by reason": reasons,
+        "right sentences marked, by reason": right_reasons,
         "quote in the model's place": aside,
         "... gold in the quote shown / in the model's text set aside": [in_quote, model_gold],
     }
