@@ -19,6 +19,7 @@ from kimas_desktop.types import Message
 from local_models import LlamaChatModel, build_chat_model
 from local_models.fake import ScriptedChatModel
 from tests.local_models.contracts import ASK, HELLO, SCHEMA, ChatModelContract, matches_schema
+from tests.ui.patience import HANG_MS
 
 
 def _script(messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
@@ -77,7 +78,7 @@ class TestLlamaChatModel(ChatModelContract):
         for t in threads:
             t.start()
         for t in threads:
-            t.join(60)
+            t.join(HANG_MS / 1000)  # a wait for the answers, not a time budget (issue 46)
         assert len(results) == 3
         assert all(matches_schema(json.loads(r)) for r in results)
         assert len(set(results)) == 1
@@ -152,7 +153,7 @@ class TestTheWorkerProcess:
             pid = model.worker_pid()
             assert pid is not None
             os.kill(pid, signal.SIGKILL)
-            thread.join(30)
+            thread.join(HANG_MS / 1000)  # waits for the crash report, not a time budget (issue 46)
             assert len(errors) == 1 and isinstance(errors[0], ModelCrashedError), errors
             assert "SIGKILL" in str(errors[0]) and "out of memory" in str(errors[0])
             assert model.count_tokens("Hello there.") > 0
