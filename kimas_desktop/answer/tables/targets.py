@@ -1,0 +1,180 @@
+"""What a table question's words point at, for the planner (``planner.py``): the words of its frame
+("highest", "total", "how many"), the column an operation computes over (``target_column``), the column that names
+the answer's row (``label_column``: "which state", "when"), the column of "for each X" (``grouped_by``), the k of
+"top 5" (``top_k``) and whether the question wants a row or a value (``asks_row``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from kimas_desktop.answer.tables.named import Span
+from kimas_desktop.answer.tables.reading import Token, keys
+from kimas_desktop.tables import TableColumn, TableFilter, TableInfo
+
+__all__ = [
+    "FRAME",
+    "MAX",
+    "MEAN",
+    "MIN",
+    "SUM",
+    "Reading",
+    "asks_row",
+    "grouped_by",
+    "has",
+    "label_column",
+    "superlative",
+    "target_column",
+    "top_k",
+    "which_column",
+    "without",
+]
+
+MAX = {
+    "highest",
+    "largest",
+    "most",
+    "maximum",
+    "max",
+    "biggest",
+    "greatest",
+    "peak",
+    "top",
+    "best",
+    "longest",
+}
+MIN = {"lowest", "smallest", "least", "minimum", "min", "fewest", "worst", "shortest"}
+SUM = {"total", "sum", "combined", "altogether", "overall"}
+MEAN = {"average", "mean", "avg"}
+_GROUP = re.compile(r"\b(?:for each|for every|in each|per|by|broken down by|across)\s+(?:the\s+)?$", re.I)
+_COUNT_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "ten": 10,
+}
+# Words of the question's frame: never a sign that it names something the table lacks.
+FRAME = MAX | MIN | SUM | MEAN | {"how", "many", "much", "number", "count", "difference", "value", "row"}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the question names: its tokens, the filters and which tokens they used, the columns it names."""
+
+    toks: list[Token]
+    filters: list[TableFilter]
+    used: set[int]
+    mentions: list[Span]
+    values: list[tuple[TableFilter, int]]  # value filters and where they start
+
+
+def has(r: Reading, words_: set[str]) -> int | None:
+    """The index of the first token among ``words_``, or None."""
+    for i, t in enumerate(r.toks):
+        if t.text.lower() in words_ and i not in r.used:
+            return i
+    return None
+
+
+def top_k(r: Reading) -> int:
+    for i, t in enumerate(r.toks):
+        low = t.text.lower()
+        nxt = r.toks[i + 1] if i + 1 < len(r.toks) else None
+        if low in ("top", "first", "bottom") and nxt is not None:
+            if nxt.number is not None:
+                return int(nxt.number)
+            if nxt.text.lower() in _COUNT_WORDS:
+                return _COUNT_WORDS[nxt.text.lower()]
+        small = low in _COUNT_WORDS or t.number is not None
+        if small and nxt is not None and nxt.text.lower() in MAX | MIN and i not in r.used:
+            return _COUNT_WORDS.get(low) or int(t.number or 0)
+    return 0
+
+
+def target_column(r: Reading, after: int | None, numeric: bool = True) -> TableColumn | None:
+    """The column computed over: named, not filtered on, a number column when ``numeric``; the first after
+    the operation's word when there is one."""
+    filtered = {f.column for f in r.filters}
+    cands = [m for m in r.mentions if m.column.name not in filtered]
+    if numeric:
+        cands = [m for m in cands if m.column.kind == "number"]
+    if not cands:
+        return None
+    if after is not None:
+        later = [m for m in cands if m.start > after]
+        if later:
+            return later[0].column
+    return cands[0].column
+
+
+def which_column(table: TableInfo, r: Reading) -> TableColumn | None:
+    """The column "which <noun>" / "what <noun>" names ("which state", "in which year"), if any."""
+    q = [t.text.lower() for t in r.toks]
+    for i, w in enumerate(q[:-1]):
+        if w in ("which", "what"):
+            nxt = r.toks[i + 1].key
+            for c in table.columns:
+                if c.kind != "number" and nxt in keys(c.name):
+                    return c
+            for c in table.columns:
+                if nxt in keys(c.name):
+                    return c
+    return None
+
+
+def without(r: Reading, column: TableColumn | None) -> Reading:
+    if column is None:
+        return r
+    return replace(r, mentions=[m for m in r.mentions if m.column.name != column.name])
+
+
+def label_column(table: TableInfo, r: Reading, target: TableColumn) -> TableColumn:
+    """The column that names the answer's row: "which state" → state; "when" → the date or year column;
+    else the first text column whose values are (nearly) all distinct, else the first column."""
+    named = which_column(table, r)
+    if named is not None and named.name != target.name:
+        return named
+    q = [t.text.lower() for t in r.toks]
+    if "when" in q or "year" in [t.key for t in r.toks]:
+        for c in table.columns:
+            if c.kind == "date" or ("year" in keys(c.name) and c.name != target.name):
+                return c
+    texts = [c for c in table.columns if c.kind == "text"]
+    distinct = [c for c in texts if len(c.samples) >= min(table.rows, 50) * 0.9]
+    return (distinct or texts or [table.columns[0]])[0]
+
+
+def grouped_by(r: Reading, question: str) -> TableColumn | None:
+    """The column of "for each X" / "by X" / "per X"."""
+    for m in r.mentions:
+        before = " ".join(t.text for t in r.toks[max(0, m.start - 4) : m.start]) + " "
+        if _GROUP.search(before):
+            return m.column
+    return None
+
+
+def superlative(r: Reading) -> tuple[str, int] | None:
+    i, j = has(r, MAX), has(r, MIN)
+    if i is None and j is None:
+        return None
+    if j is None or (i is not None and i < j):
+        return "max", i or 0
+    return "min", j
+
+
+def asks_row(r: Reading, table: TableInfo) -> bool:
+    """ "which …", "who", "when", "what <column>": the question wants the row, not the value."""
+    q = [t.text.lower() for t in r.toks]
+    if {"which", "who", "when", "whom"} & set(q):
+        return True
+    if "what" in q:
+        i = q.index("what")
+        nxt = r.toks[i + 1].key if i + 1 < len(q) else ""
+        return any(nxt in keys(c.name) and c.kind != "number" for c in table.columns) or nxt == "year"
+    return False
