@@ -185,8 +185,30 @@ def upload(
     return _after(desk, desk.add_uploads(name, pairs, keep_folders=keep), name)
 
 
-def add_folder(desk: DesktopApp, collection: str | None, folder: str) -> KnowledgeAction:
-    name = collection or DEFAULT_COLLECTION
+def watch_target(desk: DesktopApp, collection: str | None, typed: str = "") -> str | ActionResult:
+    """The collection a watched folder goes into: the one the "New collection" field names (a "Watch
+    folder" clicked right after "Create" reads the field before the create's choice arrives), else the
+    chosen one; a refusal when the field names no collection yet or none is chosen (issue 46: never
+    a collection the user did not choose)."""
+    typed = typed.strip()
+    if typed:
+        cid = desk.knowledge.find(typed)
+        if cid is None:
+            return ActionResult(
+                False, f"There is no collection '{typed}' yet: create it first, then watch the folder."
+            )
+        return cid
+    if collection:
+        return collection
+    return ActionResult(False, "Choose a collection or create one first; the folder was not added.")
+
+
+def add_folder(desk: DesktopApp, collection: str | None, folder: str, typed: str = "") -> KnowledgeAction:
+    """Watch ``folder`` in place for the collection ``watch_target`` picks (``typed``: the "New
+    collection" field as the click found it)."""
+    name = watch_target(desk, collection, typed)
+    if isinstance(name, ActionResult):
+        return _after(desk, name, collection)
     return _after(desk, desk.add_folder(name, folder), name)
 
 

@@ -229,6 +229,9 @@ def _kept_if_refused(a: kh.KnowledgeAction) -> Any:
     return "" if a.ok else gr.update()
 
 
+_ADDING = "knowledge-adding"  # the queue slot Create and Watch folder share
+
+
 def _bind_adding(desk: DesktopApp, add: _Adding) -> None:
     """Create a collection; drop files or a folder onto it; watch a folder."""
     picked = [add.message, add.selected]
@@ -237,8 +240,12 @@ def _bind_adding(desk: DesktopApp, add: _Adding) -> None:
         a = kh.create_collection(desk, n)
         return (*_action_outputs(a), _kept_if_refused(a))
 
+    # Create and Watch folder share one queue slot, so a Watch clicked at once runs after the Create; it
+    # reads the "New collection" field too, as the click found it (issue 46).
     for trigger in (add.create.click, add.new_name.submit):
-        trigger(on_create, [add.new_name], [*picked, add.new_name])
+        trigger(
+            on_create, [add.new_name], [*picked, add.new_name], concurrency_id=_ADDING, concurrency_limit=1
+        )
     add.folder_drop.upload(
         lambda c, f, rel: (*_action_outputs(kh.upload(desk, c, f, rel)), None, ""),
         [add.selected, add.folder_drop, add.folder_paths],
@@ -250,7 +257,11 @@ def _bind_adding(desk: DesktopApp, add: _Adding) -> None:
         [*picked, add.files_drop],
     )
     add.add_folder.click(
-        lambda c, p: _action_outputs(kh.add_folder(desk, c, p)), [add.selected, add.folder_path], picked
+        lambda c, p, n: _action_outputs(kh.add_folder(desk, c, p, n)),
+        [add.selected, add.folder_path, add.new_name],
+        picked,
+        concurrency_id=_ADDING,
+        concurrency_limit=1,
     )
 
 

@@ -1,0 +1,47 @@
+"""Issue 46: "Watch folder" clicked right after "Create" read a still-empty "Collection" choice, and the
+folder went into a "documents" collection the user never made. The folder goes into the collection the
+"New collection" field names, and with no collection chosen at all the watch is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.rigs import make_rig
+from ui.knowledge import handlers
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / "notes.md").write_text("# Notes\n\nThe kettle boils at noon.\n", "utf-8")
+    return folder
+
+
+def test_watch_right_after_create_goes_into_the_new_collection(tmp_path: Path) -> None:
+    s = make_rig(tmp_path).session
+    folder = _folder(tmp_path)
+    assert handlers.create_collection(s, "研究资料").ok
+    # The click sent the values the page showed: no collection chosen yet, the name still in its field.
+    action = handlers.add_folder(s, None, str(folder), "研究资料")
+    cid = s.knowledge.find("研究资料")
+    assert action.ok, action.message
+    assert cid is not None and action.selected == cid
+    assert handlers.watched_folders(s, cid) == [str(folder.resolve())]
+    assert handlers.collection_names(s) == [cid]  # no "documents" beside it
+
+
+def test_watch_with_no_collection_chosen_is_refused(tmp_path: Path) -> None:
+    s = make_rig(tmp_path).session
+    action = handlers.add_folder(s, None, str(_folder(tmp_path)))
+    assert not action.ok
+    assert action.message.startswith("⚠ Choose a collection or create one first")
+    assert handlers.collection_names(s) == []
+
+
+def test_watch_with_a_name_not_created_is_refused(tmp_path: Path) -> None:
+    """A name refused by Create stays in its field; Watch must not put the folder elsewhere."""
+    s = make_rig(tmp_path).session
+    assert handlers.create_collection(s, "kept").ok
+    action = handlers.add_folder(s, "kept", str(_folder(tmp_path)), "My docs")
+    assert not action.ok and "'My docs'" in action.message
+    assert handlers.watched_folders(s, "kept") == []
