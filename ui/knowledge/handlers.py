@@ -186,18 +186,17 @@ def upload(
 
 
 def watch_target(desk: DesktopApp, collection: str | None, typed: str = "") -> str | ActionResult:
-    """The collection a watched folder goes into: the one the "New collection" field names (a "Watch
-    folder" clicked right after "Create" reads the field before the create's choice arrives), else the
-    chosen one; a refusal when the field names no collection yet or none is chosen (issue 46: never
-    a collection the user did not choose)."""
+    """The collection a watched folder goes into: the one the "New collection" field names, made now if
+    its Create has not run yet (a Watch clicked with Create can reach the app first), else the chosen
+    one; a refusal when the typed name is refused or no collection is chosen (issue 46: never a
+    collection the user did not choose, never a "documents" one)."""
     typed = typed.strip()
     if typed:
         cid = desk.knowledge.find(typed)
-        if cid is None:
-            return ActionResult(
-                False, f"There is no collection '{typed}' yet: create it first, then watch the folder."
-            )
-        return cid
+        if cid is not None:
+            return cid
+        made = desk.create_collection(typed)
+        return (desk.knowledge.find(typed) or typed) if made.ok else made
     if collection:
         return collection
     return ActionResult(False, "Choose a collection or create one first; the folder was not added.")

@@ -235,13 +235,24 @@ _ADDING = "knowledge-adding"  # the queue slot Create and Watch folder share
 def _bind_adding(desk: DesktopApp, add: _Adding) -> None:
     """Create a collection; drop files or a folder onto it; watch a folder."""
     picked = [add.message, add.selected]
+    made_by_watch: set[str] = set()  # names a Watch made before the Create clicked with it arrived
 
     def on_create(n: str) -> tuple[Any, ...]:
+        if n.strip() in made_by_watch and desk.knowledge.find(n.strip()) is not None:
+            made_by_watch.discard(n.strip())
+            return gr.update(), gr.update(), ""  # the Watch made it and said so: no "already exists"
         a = kh.create_collection(desk, n)
         return (*_action_outputs(a), _kept_if_refused(a))
 
-    # Create and Watch folder share one queue slot, so a Watch clicked at once runs after the Create; it
-    # reads the "New collection" field too, as the click found it (issue 46).
+    def on_watch(c: str | None, p: str, n: str) -> tuple[Any, ...]:
+        fresh = bool(n.strip()) and desk.knowledge.find(n.strip()) is None
+        a = kh.add_folder(desk, c, p, n)
+        if fresh and a.ok:
+            made_by_watch.add(n.strip())
+        return _action_outputs(a)
+
+    # Create and Watch folder share one queue slot (never at once); a Watch clicked with Create reads the
+    # "New collection" field as the click found it, and makes that collection when it arrives first (issue 46).
     for trigger in (add.create.click, add.new_name.submit):
         trigger(
             on_create, [add.new_name], [*picked, add.new_name], concurrency_id=_ADDING, concurrency_limit=1
@@ -257,7 +268,7 @@ def _bind_adding(desk: DesktopApp, add: _Adding) -> None:
         [*picked, add.files_drop],
     )
     add.add_folder.click(
-        lambda c, p, n: _action_outputs(kh.add_folder(desk, c, p, n)),
+        on_watch,
         [add.selected, add.folder_path, add.new_name],
         picked,
         concurrency_id=_ADDING,

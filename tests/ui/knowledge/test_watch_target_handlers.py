@@ -38,10 +38,22 @@ def test_watch_with_no_collection_chosen_is_refused(tmp_path: Path) -> None:
     assert handlers.collection_names(s) == []
 
 
-def test_watch_with_a_name_not_created_is_refused(tmp_path: Path) -> None:
-    """A name refused by Create stays in its field; Watch must not put the folder elsewhere."""
+def test_watch_before_its_create_makes_the_named_collection(tmp_path: Path) -> None:
+    """The Watch request can reach the app before the Create clicked with it: the typed name is used."""
+    s = make_rig(tmp_path).session
+    folder = _folder(tmp_path)
+    action = handlers.add_folder(s, None, str(folder), "My docs")
+    cid = s.knowledge.find("My docs")
+    assert action.ok and cid is not None and action.selected == cid
+    assert handlers.watched_folders(s, cid) == [str(folder.resolve())]
+    assert handlers.collection_names(s) == [cid]
+
+
+def test_watch_with_a_refused_name_adds_nothing(tmp_path: Path) -> None:
+    """A name Create refused stays in its field; Watch must not put the folder elsewhere."""
     s = make_rig(tmp_path).session
     assert handlers.create_collection(s, "kept").ok
-    action = handlers.add_folder(s, "kept", str(_folder(tmp_path)), "My docs")
-    assert not action.ok and "'My docs'" in action.message
+    action = handlers.add_folder(s, "kept", str(_folder(tmp_path)), "x" * 81)
+    assert not action.ok and "at most 80" in action.message
     assert handlers.watched_folders(s, "kept") == []
+    assert handlers.collection_names(s) == ["kept"]
