@@ -10,7 +10,6 @@ from typing import Any
 import gradio as gr
 
 from app.desktop import DesktopApp
-from app.models.languages import SWITCH_BUTTON
 from kimas_desktop.answer.model_alone import AnswerMode
 from ui.chat import handlers as chat_handlers
 from ui.chat import render
@@ -143,7 +142,9 @@ def _talk(desk: DesktopApp) -> _Talk:
             feedback_options=("Like", "Dislike"),
         )
         feedback_line = gr.Markdown("", elem_id="chat-feedback")
-        multilingual = gr.Button(SWITCH_BUTTON, size="sm", visible=False, elem_id="chat-use-multilingual")
+        multilingual = gr.Button(
+            t("use_multilingual"), size="sm", visible=False, elem_id="chat-use-multilingual"
+        )
         model_alone = gr.Button(ASK_MODEL_ALONE, size="sm", visible=False, elem_id="ask-model-alone")
         question, send, also_ask, mode = _question_box(desk)
         with gr.Row():

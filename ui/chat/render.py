@@ -255,9 +255,11 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
                 "could not be found in the sources.</div>"
             )
         if turn.state == "running" and turn.pace is not None and turn.pace.step == "writing":
-            parts.append(f"_{esc(status_line('', turn.pace).strip())}_")  # the model's speed (issue 46)
+            parts.append(
+                f"_{esc(status_line('', turn.pace, turn.question).strip())}_"
+            )  # the model's speed (issue 46)
     elif turn.state == "running":
-        parts.append(f"_{esc(status_line(turn.status or 'Thinking…', turn.pace))}_")
+        parts.append(f"_{esc(status_line(turn.status or 'Thinking…', turn.pace, turn.question))}_")
     if turn.finished and not turn.answered_from_sources and turn.quotes:
         parts.append(said("try anyway", turn.question))
     if turn.state == "stopped":

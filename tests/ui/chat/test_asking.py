@@ -70,7 +70,8 @@ def test_without_knowledge_the_chat_says_how_to_add_some(tmp_path: Path) -> None
     rig = make_rig(tmp_path)
     assert "No knowledge yet" in chat_handlers.chat_hint(rig.session)
     messages = list(chat_handlers.submit(rig.session, None, "Hi?"))[-1][0]
-    assert messages[1]["content"] == NO_KNOWLEDGE
+    assert messages[1]["content"].startswith(NO_KNOWLEDGE)
+    assert "Ask the model alone instead" in messages[1]["content"]  # the one-click offer (issue 45)
     assert chat_handlers.chat_hint(_indexed(tmp_path / "later").session) == ""
 
 

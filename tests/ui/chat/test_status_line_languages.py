@@ -33,3 +33,14 @@ def test_the_switch_button_reads_chinese_in_a_chinese_browser() -> None:
         language="zh", button=phrase("switch button", QUESTION), model="m"
     )
     assert "“使用多语言嵌入模型”" in note and "m" in note
+
+
+def test_the_chat_shows_a_chinese_question_s_pace_in_chinese() -> None:
+    """The running answer under a Chinese question (``ui.chat.render``) says its pace in Chinese."""
+    from app.chat.conversation import Turn
+    from ui.chat.render import answer_markdown
+
+    writing = Turn(QUESTION, answer="KAG", state="running", pace=Pace("writing", words=42, words_per_s=5.25))
+    assert "已写 42 个词" in answer_markdown(writing)
+    reading = Turn(QUESTION, state="running", status=phrase("writing", QUESTION), pace=Pace("reading", 900))
+    assert "模型先阅读来源" in answer_markdown(reading)
