@@ -117,7 +117,7 @@ def test_browser_api_and_mcp_ask_at_once(tmp_path: Path) -> None:
         expect = sync_api.expect
         expect.set_options(timeout=HANG_MS)
         try:
-            page.goto(url)
+            page.goto(url, timeout=HANG_MS)
             expect(page.locator("#model-status")).to_contain_text("Ready", timeout=HANG_MS)
             [(question, expected)] = BROWSER.items()
             box = page.locator("#question textarea, #question input").first

@@ -50,12 +50,12 @@ def test_a_chinese_question_in_a_chinese_browser(tmp_path: Path) -> None:
         expect.set_options(timeout=HANG_MS)
         try:
             english = browser.new_context(locale="en-US").new_page()
-            english.goto(url)
+            english.goto(url, timeout=HANG_MS)
             expect(english.locator("#send")).to_have_text("Send")
             expect(english.get_by_role("tab", name="Knowledge")).to_be_visible()
 
             page = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 1000}).new_page()
-            page.goto(url)
+            page.goto(url, timeout=HANG_MS)
             expect(page.locator("#send")).to_have_text("发送")
             expect(page.get_by_role("tab", name="知识库")).to_be_visible()
             expect(page.locator("#model-status")).to_contain_text("Ready", timeout=HANG_MS)

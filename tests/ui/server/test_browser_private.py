@@ -88,21 +88,23 @@ def test_a_page_on_a_mapped_foreign_name_can_do_nothing(tmp_path: Path) -> None:
         )
         try:
             attack_page = browser.new_page()
-            attack_page.goto(f"http://evil.example:{port}/cats.html")  # the attacker's server holds PORT
+            attack_page.goto(
+                f"http://evil.example:{port}/cats.html", timeout=HANG_MS
+            )  # the attacker's server holds PORT
             _stop(rebinder)
             with running_app(data, ARTIFACTS, port=port):  # ... and now the app does
                 app_page = browser.new_page()
-                response = app_page.goto(f"http://evil.example:{port}/")
+                response = app_page.goto(f"http://evil.example:{port}/", timeout=HANG_MS)
                 assert response is not None and response.status == 403
                 assert "Forbidden" in app_page.content() and app_page.locator("#question").count() == 0
                 app_page.screenshot(path=str(ARTIFACTS / "01-rebound-app.png"))
                 rebound = attack_page.evaluate(f"attack('http://evil.example:{port}')")
                 direct = attack_page.evaluate(f"attack('http://127.0.0.1:{port}')")
                 local = browser.new_page()
-                local.goto(f"http://localhost:{other}/")
+                local.goto(f"http://localhost:{other}/", timeout=HANG_MS)
                 from_local = local.evaluate(f"attack('http://127.0.0.1:{port}')")
                 own = browser.new_page()
-                own.goto(f"http://127.0.0.1:{port}/")  # the app's own page still works
+                own.goto(f"http://127.0.0.1:{port}/", timeout=HANG_MS)  # the app's own page still works
                 sync_api.expect(own.locator("#question")).to_be_visible(timeout=HANG_MS)
         finally:
             browser.close()

@@ -251,7 +251,7 @@ def test_a_page_on_another_port_cannot_frame_the_app(tmp_path: Path) -> None:
             page = browser.new_page()
             console: list[str] = []
             page.on("console", lambda m: console.append(m.text))
-            page.goto(f"http://127.0.0.1:{framer.server_address[1]}/")
+            page.goto(f"http://127.0.0.1:{framer.server_address[1]}/", timeout=HANG_MS)
             page.wait_for_function("window.appFrameLoaded === true", timeout=HANG_MS)
             frame = page.frame_locator("#app")
             page.screenshot(path=str(ARTIFACTS / "01-framed.png"))
@@ -263,7 +263,7 @@ def test_a_page_on_another_port_cannot_frame_the_app(tmp_path: Path) -> None:
             own = browser.new_page()  # the app's own page still loads under its content policy
             complaints: list[str] = []
             own.on("console", lambda m: complaints.append(m.text))
-            own.goto(url)
+            own.goto(url, timeout=HANG_MS)
             sync_api.expect(own.locator("#question")).to_be_visible(timeout=HANG_MS)
             sync_api.expect(own.locator("#model-status")).to_contain_text("Ready", timeout=HANG_MS)
             assert not [c for c in complaints if "Content Security Policy" in c], complaints

@@ -70,7 +70,7 @@ def test_open_settings_use_the_served_model_ask_and_the_trace_names_it(
             page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
         try:
-            page.goto(app_url)
+            page.goto(app_url, timeout=HANG_MS)
             expect(page.locator("#model-status")).to_contain_text("Ready")
             if QWEN.exists():
                 expect(page.locator("#first-start-text")).to_contain_text("qwen2.5-coder-0.5b-instruct")

@@ -71,7 +71,7 @@ def test_download_a_catalog_model_switch_to_it_and_ask(
             page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
         try:
-            page.goto(app_url)
+            page.goto(app_url, timeout=HANG_MS)
             expect(page.locator("#model-status")).to_contain_text("Ready", timeout=HANG_MS)
 
             # Knowledge to ask about.

@@ -48,7 +48,7 @@ def test_settings_shows_the_addresses_the_token_and_switches_the_api(tmp_path: P
         expect = sync_api.expect
         expect.set_options(timeout=HANG_MS)
         try:
-            page.goto(url)
+            page.goto(url, timeout=HANG_MS)
             page.get_by_role("tab", name="Settings").click()
             command = page.locator("#mcp-command textarea, #mcp-command input").first
             assert command.input_value().endswith(" mcp")

@@ -66,7 +66,7 @@ def test_an_english_browser_shows_chinese_labels_once_chosen_and_back(tmp_path: 
         expect = sync_api.expect
         expect.set_options(timeout=HANG_MS)
         try:
-            page.goto(url)
+            page.goto(url, timeout=HANG_MS)
             expect(page.get_by_role("tab", name="Chat")).to_be_visible()
             page.get_by_role("tab", name="Settings").click()
             page.locator("#ui-language").get_by_text("简体中文").click()
