@@ -101,8 +101,8 @@ def test_a_run_measures_and_never_changes_the_collections(evaluation: Evaluation
     figures = run.metrics["all"]
     assert figures["questions"] == 16 and figures["controls"] == 4
     # Known items are findable: far above chance (5 of several hundred passages). On these two documents
-    # the same commit scored 0.438 on two fresh clones and at least 0.5 in this tree (which passages the
-    # set asks about is not the same from one index to the next), so 0.5 was a coin toss.
+    # the same commit scored 0.438 on two fresh clones and at least 0.5 in this tree (the figure is not
+    # the same from one run to the next; cause not found), so 0.5 was a coin toss.
     assert figures["recall@5"] is not None and figures["recall@5"] >= 0.25
     assert figures["routing"] == 1.0  # one collection
     asked = [r for r in run.results if r.asked]
