@@ -93,7 +93,7 @@ def test_a_run_measures_and_never_changes_the_collections(evaluation: Evaluation
     assert run.complete and [p.done for p in seen] == list(range(1, 21))
     assert all(r.seconds is not None and r.seconds > 0 for r in run.results)
     # The time left, from the measured speed: known once an answered and a plain question were measured
-    # (which questions come first follows the index's chunk order), and it goes down to 0.
+    # (the set decides which come first), and it goes down to 0.
     left = [p.seconds_left for p in seen]
     kinds = [r.asked for r in run.results]
     assert left[-1] == 0 and kinds[0]  # the run's first question is an answered one
