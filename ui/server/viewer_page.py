@@ -29,8 +29,9 @@ main{max-width:1100px;margin:16px auto;padding:0 12px}
 mark{background:#fde047;scroll-margin-top:40vh}
 .text,.prose{background:#fff;padding:12px 16px;margin-top:16px;white-space:pre-wrap}
 .lines{background:#fff;font:13px/1.45 ui-monospace,monospace;padding:8px 0;overflow-x:auto}
-.line{display:flex;white-space:pre}
-.line .no{color:#71717a;min-width:5em;text-align:right;padding-right:1em;user-select:none}
+.line{display:flex}
+.line span:last-child{white-space:pre-wrap;overflow-wrap:anywhere;min-width:0}
+.line .no{color:#71717a;min-width:5em;flex:none;text-align:right;padding-right:1em;user-select:none}
 .line.cited{background:#fef9c3}
 .line.hit{background:#fde047}
 .line.hit,.line.cited{scroll-margin-top:40vh}

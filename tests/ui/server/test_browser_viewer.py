@@ -66,8 +66,9 @@ def _files(folder: Path) -> tuple[Path, Path]:
     drawn.save()
     notes = folder / "notes.md"
     filler = "\n".join(f"- item {i} of the inventory" for i in range(1, 120))
+    long = " ".join(["A paragraph written on one long line, as Markdown editors save it."] * 12)
     notes.write_text(
-        f"# Team notes\n\n{filler}\n\nThe office plants are watered\non Mondays by Dana.\n", "utf-8"
+        f"# Team notes\n\n{filler}\n\n{long}\n\nThe office plants are watered\non Mondays by Dana.\n", "utf-8"
     )
     return pdf, notes
 
@@ -167,6 +168,8 @@ def test_a_citation_opens_at_its_page_and_lines(tmp_path: Path) -> None:
             _on_screen(notes, "#kimas-hit")
             assert notes.evaluate("window.scrollY") > 0
             assert notes.locator(".line.hit").all_inner_texts()[1].endswith("on Mondays by Dana.")
+            wide = "[document.documentElement.scrollWidth, document.querySelector('.lines').scrollWidth]"
+            assert max(notes.evaluate(wide)) <= VIEWPORT["width"]  # a long line wraps, no sideways scrolling
             notes.screenshot(path=str(ARTIFACTS / "03-markdown-at-lines.png"))
             letter = _open(context, page, "harbour.docx")
             sync_api.expect(letter.locator("mark#kimas-hit")).to_have_text(
