@@ -37,6 +37,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "confirm_delete_chat": ("Yes, delete it", "确定删除"),
     "cancel": ("Cancel", "取消"),
     "ask_placeholder": ("Ask about your documents…", "询问你的文档…"),
+    "ask_placeholder_model": ("Ask the model alone (not your documents)…", "只问模型（不读你的文档）…"),
     "send": ("Send", "发送"),
     "also_ask": ("Also ask online (this question)", "同时在线询问（仅此问题）"),
     "stop": ("Stop", "停止"),

@@ -248,6 +248,12 @@ def _bind_mode(
     )
     talk.mode.input(lambda c, m: chat_handlers.set_mode(desk, c, m), [conv, talk.mode], [talk.mode])
     conv.change(lambda c: chat_handlers.chat_mode(desk, c), [conv], [talk.mode])
+    talk.mode.change(  # the question box says where the answer will come from
+        lambda m: gr.update(placeholder=t("ask_placeholder_model" if m == "model" else "ask_placeholder")),
+        [talk.mode],
+        [talk.question],
+        queue=False,
+    )
 
     def on_model_alone(c: str | None, q: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
         yield from streamed(chat_handlers.ask_model_alone(desk, c, q, _page(request)))

@@ -69,6 +69,8 @@ def test_switch_to_the_model_alone_ask_and_see_the_label(server: Server) -> None
             page.goto(server.url)
             expect(page.locator("#model-status")).to_contain_text("Ready")
             expect(mode.locator("input[value='documents']")).to_be_checked()
+            box = page.locator("#question textarea, #question input").first
+            expect(box).to_have_attribute("placeholder", "Ask about your documents…")
 
             # 1. No collection yet: the reply says so and offers the model alone; nothing is switched.
             ask(page, Q1)
@@ -81,6 +83,7 @@ def test_switch_to_the_model_alone_ask_and_see_the_label(server: Server) -> None
             # 2. One click: the model alone answers the same question, labelled, citing nothing.
             offer.click()
             expect(mode.locator("input[value='model']")).to_be_checked()
+            expect(box).to_have_attribute("placeholder", "Ask the model alone (not your documents)…")
             expect(chat).to_contain_text(LABEL_START)
             expect(chat).to_contain_text("How this answer was made")  # its trace: the answer has ended
             expect(chat).not_to_contain_text("You can also ask the model alone")
@@ -92,6 +95,7 @@ def test_switch_to_the_model_alone_ask_and_see_the_label(server: Server) -> None
             page.locator("#new-chat").click()
             expect(chat).not_to_contain_text(Q1)
             expect(mode.locator("input[value='documents']")).to_be_checked()
+            expect(box).to_have_attribute("placeholder", "Ask about your documents…")
             mode.locator("label", has_text="the model alone").click()
             expect(mode.locator("input[value='model']")).to_be_checked()
             ask(page, Q2)
