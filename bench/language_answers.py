@@ -6,8 +6,9 @@ gold, per language, with the embedded models (`kimas ask --batch --json`, preset
 - **Debian Reference**, English, German, Japanese, Chinese (zh-cn): the known-item questions of ``kimas
   eval``'s generator (seed 42; the sentences ``bench.languages`` asks about), the first ``--size`` of them,
   asked as the generator writes them: "What do the documents say about <a phrase of the sentence>?", in
-  Chinese and Japanese for a Chinese or Japanese phrase ("文档中关于{}是怎么说的？"), in English otherwise
-  (German too: the generator has no German template); gold: the evidence sentence's word that the question
+  Chinese and Japanese for a Chinese or Japanese phrase ("文档中关于{}是怎么说的？"), in German for a
+  sentence py3langid finds German ("Was steht in den Dokumenten über {}?"; English before 2026-11-27),
+  in English otherwise; gold: the evidence sentence's word that the question
   leaves out (``EvalQuestion.answer``).
 - **Chinese seed papers**: ``python -m bench.seed_papers`` (22 frozen questions), not repeated here.
 

@@ -11,6 +11,14 @@ the answer out, the most distinctive (inverse document frequency, summed; a sing
 is asked about, a run after an article or at the sentence's start (a noun phrase, the subject as a
 rule) a third more, the earlier one on a tie. The question is written in the sentence's script's language (Chinese, Japanese, Hindi), English
 otherwise. All word rules go through the shared text layer (``kimas_desktop.text.words``).
+
+German (issue 42): a sentence in Latin script is asked in German when ``LanguageDetector`` (py3langid)
+finds it German, in English otherwise (another language, or none found). Its phrase is picked with the
+German stopwords too (``stopwords_for("de")``, never applied to an English sentence), two runs may be
+joined by "von", "für" or a genitive article ("Format einer Textdatei"), a run's last lower-case
+words after a capitalised one are cut (the verb a German clause puts last: "Liste bekommen" → "Liste"),
+and the question names the phrase bare, without the article before it ("Was steht in den Dokumenten
+über Format einer Textdatei?"): a German article agrees in case with the words around it.
 """
 
 from __future__ import annotations
@@ -20,11 +28,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
-from kimas_desktop.text.language import script_language
-from kimas_desktop.text.words import STOPWORDS, words
+from kimas_desktop.text.language import LanguageDetector, script_language
+from kimas_desktop.text.stopwords import stopwords_for
+from kimas_desktop.text.words import words
 
 MAX_WORDS = 4  # content words in a phrase
 LINKS = ("of", "的")  # one of these may join two runs into one phrase
+GERMAN_LINKS = ("von", "für", "des", "der", "einer", "eines")  # and, in a German sentence, one of these
 ARTICLES = ("the", "a", "an")
 EDGES = frozenset(
     "near called named among across around behind beside beyond toward towards per since along using "
@@ -35,7 +45,24 @@ ASK = {
     "zh": "文档中关于{}是怎么说的？",
     "ja": "文書では{}について何と書かれていますか？",
     "hi": "दस्तावेज़ {} के बारे में क्या कहते हैं?",
+    "de": "Was steht in den Dokumenten über {}?",
 }
+LATIN = ("de",)  # languages in Latin script with a template of their own (English is the default)
+GERMAN_ARTICLES = (
+    "der",
+    "die",
+    "das",
+    "den",
+    "dem",
+    "des",
+    "ein",
+    "eine",
+    "einen",
+    "einem",
+    "einer",
+    "eines",
+)
+_DETECTOR = LanguageDetector()  # cheap; its model loads the first time a Latin sentence is asked about
 
 
 @dataclass(frozen=True)
@@ -43,6 +70,30 @@ class Phrase:
     text: str  # as written in the sentence (a contiguous part of it)
     words: tuple[str, ...]  # its content words, in order
     language: str  # the question's template: a key of ASK
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """The word rules of the sentence's language."""
+
+    language: str  # a key of ASK
+    stop: frozenset[str]
+    links: tuple[str, ...]
+    articles: tuple[str, ...]
+    named_with_article: bool  # the phrase is asked about with its article ("the Calloway signal box")
+    verb_final: bool = False  # a run's last lower-case words are cut after a capitalised one (German)
+
+
+def _rules(sentence: str) -> _Rules:
+    found = script_language(sentence)
+    if found is None:  # Latin, Cyrillic, Arabic letters: py3langid votes
+        code = _DETECTOR.detect(sentence)
+        language = code if code in LATIN else "en"
+    else:
+        language = found.code if found.code in ASK else "en"
+    if language == "de":
+        return _Rules("de", stopwords_for("de"), LINKS + GERMAN_LINKS, GERMAN_ARTICLES, False, True)
+    return _Rules(language, stopwords_for(language), LINKS, ARTICLES, True)
 
 
 def _spans(sentence: str) -> list[tuple[str, int, int]]:
@@ -57,9 +108,9 @@ def _spans(sentence: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def _content(word: str) -> bool:
+def _content(word: str, rules: _Rules) -> bool:
     low = word.lower()
-    return low not in STOPWORDS and low not in EDGES and (len(word) > 1 or not word.isascii())
+    return low not in rules.stop and low not in EDGES and (len(word) > 1 or not word.isascii())
 
 
 def _verb(spans: list[tuple[str, int, int]], i: int) -> bool:
@@ -74,7 +125,7 @@ def _verb(spans: list[tuple[str, int, int]], i: int) -> bool:
     return word.endswith("s") and not word.endswith(("ss", "us", "is")) and following in ARTICLES
 
 
-def _runs(sentence: str, spans: list[tuple[str, int, int]]) -> list[list[int]]:
+def _runs(sentence: str, spans: list[tuple[str, int, int]], rules: _Rules) -> list[list[int]]:
     """Token indexes of the runs of content words (a stopword, punctuation or a verb ends one); two runs
     joined by a single ``LINKS`` word are a run too."""
     runs: list[list[int]] = []
@@ -82,19 +133,41 @@ def _runs(sentence: str, spans: list[tuple[str, int, int]]) -> list[list[int]]:
     for i, (w, start, _) in enumerate(spans):
         gap = sentence[spans[i - 1][2] : start] if i else ""
         verb = _verb(spans, i)
-        if current and (not _content(w) or gap.strip() or verb):
+        if current and (not _content(w, rules) or gap.strip() or verb):
             runs.append(current)
             current = []
-        if _content(w) and not verb:
+        if _content(w, rules) and not verb:
             current.append(i)
     if current:
         runs.append(current)
+    if rules.verb_final:
+        runs = [_without_verb(spans, run) for run in runs]
     joined = []
     for a, b in pairwise(runs):
         link = a[-1] + 1
-        if b[0] == link + 1 and spans[link][0].lower() in LINKS and _plain(sentence, spans, a[-1], b[0]):
+        if (
+            b[0] == link + 1
+            and spans[link][0].lower() in rules.links
+            and _plain(sentence, spans, a[-1], b[0])
+        ):
             joined.append([*a, link, *b])
     return runs + joined
+
+
+def _without_verb(spans: list[tuple[str, int, int]], run: list[int]) -> list[int]:
+    """A German run without the lower-case words that end it after a capitalised word ("Liste
+    bekommen" → "Liste", "Basis genutzt" → "Basis"): a German clause puts its verb last, and a noun
+    phrase ends with its noun, which is capitalised. A word with a digit or a sign stays ("qemu-utils")."""
+    end = len(run)
+    while (
+        end > 1 and _lower(spans[run[end - 1]][0]) and any(spans[i][0][:1].isupper() for i in run[: end - 1])
+    ):
+        end -= 1
+    return run[:end]
+
+
+def _lower(word: str) -> bool:
+    return word.isalpha() and word.islower()
 
 
 def _plain(sentence: str, spans: list[tuple[str, int, int]], first: int, last: int) -> bool:
@@ -102,15 +175,17 @@ def _plain(sentence: str, spans: list[tuple[str, int, int]], first: int, last: i
     return not any(sentence[spans[i][2] : spans[i + 1][1]].strip() for i in range(first, last))
 
 
-def _article(sentence: str, spans: list[tuple[str, int, int]], run: list[int]) -> bool:
+def _article(sentence: str, spans: list[tuple[str, int, int]], run: list[int], rules: _Rules) -> bool:
     before = run[0] - 1
-    return before >= 0 and spans[before][0].lower() in ARTICLES and _plain(sentence, spans, before, run[0])
+    return (
+        before >= 0 and spans[before][0].lower() in rules.articles and _plain(sentence, spans, before, run[0])
+    )
 
 
-def _text(sentence: str, spans: list[tuple[str, int, int]], run: list[int]) -> str:
+def _text(sentence: str, spans: list[tuple[str, int, int]], run: list[int], rules: _Rules) -> str:
     first, last = run[0], run[-1]
     text = " ".join(sentence[spans[first][1] : spans[last][2]].split())
-    if _article(sentence, spans, run):
+    if rules.named_with_article and _article(sentence, spans, run, rules):
         text = f"{spans[first - 1][0].lower()} {text}"
     return text
 
@@ -121,27 +196,27 @@ def _score(
     run: list[int],
     content: list[str],
     idf: Callable[[str], float],
+    rules: _Rules,
 ) -> float:
     score = sum(idf(w) for w in content) * (0.5 if len(content) == 1 else 1.0)
-    return score * (4 / 3 if run[0] == 0 or _article(sentence, spans, run) else 1.0)
+    return score * (4 / 3 if run[0] == 0 or _article(sentence, spans, run, rules) else 1.0)
 
 
 def best_phrase(sentence: str, idf: Callable[[str], float], answer: str = "") -> Phrase | None:
     """The phrase of ``sentence`` to ask about (see the module docstring), or None when no run of one
     to four content words leaves ``answer`` out."""
     spans = _spans(sentence)
+    rules = _rules(sentence)
     best: tuple[float, Phrase] | None = None
-    for run in _runs(sentence, spans):
-        content = [spans[i][0] for i in run if _content(spans[i][0])]
+    for run in _runs(sentence, spans, rules):
+        content = [spans[i][0] for i in run if _content(spans[i][0], rules)]
         if not 1 <= len(content) <= MAX_WORDS or answer in content:
             continue
         if not any(ch.isalpha() for w in content for ch in w):
             continue
-        score = _score(sentence, spans, run, content, idf)
+        score = _score(sentence, spans, run, content, idf, rules)
         if best is None or score > best[0] + 1e-9:
-            found = script_language(sentence)
-            language = found.code if found is not None and found.code in ASK else "en"
-            best = (score, Phrase(_text(sentence, spans, run), tuple(content), language))
+            best = (score, Phrase(_text(sentence, spans, run, rules), tuple(content), rules.language))
     return best[1] if best else None
 
 

@@ -3,12 +3,18 @@
 English is the list the project has always used (question words, auxiliaries, pronouns, "explain",
 "describe"…). Chinese and Hindi are small hand lists of particles, postpositions, pronouns, auxiliaries
 and question words, as jieba (Chinese) and the word pattern (Hindi, marks kept) cut them. A word of one
-language never looks like a word of another, so ``STOPWORDS`` is their union.
+of these never looks like a word of another, so ``STOPWORDS`` is their union.
+
+German (issue 42) is a hand list of articles, pronouns, prepositions, conjunctions, auxiliaries, modal
+verbs, question words and particles, lower case. It is **not** in the union: German function words are
+English content words ("die", "war", "man", "also", "bin", "hat"), so it applies only to a text whose
+language is German: ``stopwords_for("de")`` (the union, for the English words a German text quotes, and
+German). Every other code gives ``STOPWORDS``.
 """
 
 from __future__ import annotations
 
-__all__ = ["CHINESE", "ENGLISH", "HINDI", "STOPWORDS"]
+__all__ = ["CHINESE", "ENGLISH", "GERMAN", "HINDI", "STOPWORDS", "stopwords_for"]
 
 ENGLISH = frozenset(
     """a about above after again against all also am an and any are aren't as at be because been before
@@ -45,3 +51,32 @@ HINDI = frozenset(
 )
 
 STOPWORDS = ENGLISH | CHINESE | HINDI
+
+GERMAN = frozenset(
+    """der die das den dem des ein eine einen einem einer eines kein keine keinen keinem keiner keines ich
+    du er sie es wir ihr mich dich sich uns euch mir dir ihm ihn ihnen ihre ihren ihrem ihrer ihres mein
+    meine meinen meinem meiner dein deine deinen deinem deiner sein seine seinen seinem seiner seines
+    unser unsere unseren unserem euer eure dies diese dieser dieses diesen diesem jene jener jenes jenen
+    welche welcher welches welchen welchem man jemand etwas nichts alle alles allen aller jede jeder
+    jedes jeden jedem selbst an am auf aus bei beim bis durch für fuer gegen hinter im in ins mit nach
+    neben ohne seit über ueber um unter von vom vor während wegen zu zum zur zwischen innerhalb außerhalb
+    statt anstatt trotz gemäß per ab und oder aber denn sondern dass daß ob wenn als wie weil da damit
+    sodass obwohl bevor nachdem indem sowie sowohl weder noch entweder falls bin bist ist sind seid war
+    waren gewesen wird werden wirst werdet wurde wurden worden hat habe hast haben habt hatte hatten
+    gehabt kann kannst können könnt konnte konnten könnte könnten muss musst müssen müsst musste mussten
+    müsste soll sollst sollen sollte sollten darf dürfen durfte will willst wollen wollte wollten mag
+    möchte möchten was wer wen wem wessen wo wohin woher wann warum weshalb wieso womit wofür worüber
+    wozu wodurch nicht nur auch noch schon sehr so dann dort hier dabei dafür dagegen daher danach darauf
+    darin darüber davon dazu dadurch doch eben etwa ganz gar gerade immer ja jetzt mal mehr meist meistens
+    nun oft sogar somit sonst wieder zudem zusammen also bereits bitte siehe z.b usw bzw dessen deren
+    denen jedoch hingegen einerseits andererseits erst jeweils zwar""".split()
+)
+
+
+def stopwords_for(language: str) -> frozenset[str]:
+    """The stopwords of a text in ``language`` (an ISO 639-1 code): ``STOPWORDS``, with ``GERMAN`` for
+    "de" (see the module docstring)."""
+    return _GERMAN_TEXT if language == "de" else STOPWORDS
+
+
+_GERMAN_TEXT = STOPWORDS | GERMAN
