@@ -15,7 +15,13 @@ to decline.
   about something else ("The Hartford Line runs between New Haven and Springfield." asked what line
   runs between New York and Boston);
 - ``answer_shaped``: a passage that names the question's subject (or, for a follow-up that names
-  nothing, the subject its standalone query took from the conversation) and holds an answer part.
+  nothing, the subject its standalone query took from the conversation) and holds an answer part;
+- ``slot_kind``: the question's kind (``quote.answer_type``) as the support check reads it: a "when"
+  inside a question another question word opens ("Why … when asked …?") asks no date.
+
+A count ("How many …?", "How much …?") is no date: a month, or a year after a month or "in", "since",
+"until", "by", "during", "from", answers "when", not "how many" ("In March 2013 he gave a report" holds no
+count of reforms). That rule is English only; in Chinese and Hindi every number stays in the slot.
 
 Every rule looks at words through the text layer (``text/words.py``), so it follows its tokenizer: in a
 script without capitals there are no names, and only numbers and words count.
@@ -37,6 +43,7 @@ __all__ = [
     "answer_shaped",
     "facts",
     "restates",
+    "slot_kind",
 ]
 
 MARKER = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")  # "[1]", "[1, 3]": citation markers, not facts
@@ -64,15 +71,40 @@ def _asked(question: str) -> set[str]:
     return {f.lower() for f in facts(question)} | {stem(w) for w in words(question)}
 
 
-def answer_part(question: str, text: str) -> tuple[str, ...]:
-    """The facts of ``text`` in the slot ``question`` asks for, that the question does not hold."""
-    kind = answer_type(question)
+_OTHER_WH = re.compile(r"\b(what|which|who|whom|whose|where|why|how)\b", re.IGNORECASE)
+_WHEN = re.compile(r"\bwhen\b", re.IGNORECASE)
+_COUNT = re.compile(r"\bhow (many|much)\b", re.IGNORECASE)
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+_DATE_YEAR = re.compile(
+    r"\b(?:in|since|until|by|during|from|" + "|".join(_MONTHS) + r")\s+(1\d{3}|20\d{2})\b", re.IGNORECASE
+)
+
+
+def slot_kind(question: str) -> str:
+    """``quote.answer_type``, but a "when" after another question word is a clause, not the question
+    ("Why do they not respond when asked?", "What can it cost when it fails?"): the rest decides."""
+    first = _OTHER_WH.search(question)
+    when = _WHEN.search(question)
+    if when and first and first.start() < when.start():
+        return answer_type(_WHEN.sub(" ", question))
+    return answer_type(question)
+
+
+def answer_part(question: str, text: str, kind: str | None = None) -> tuple[str, ...]:
+    """The facts of ``text`` in the slot ``question`` asks for, that the question does not hold;
+    ``kind``: the slot's kind when the caller read it otherwise (``slot_kind``), else ``answer_type``."""
+    kind = answer_type(question) if kind is None else kind
     asked = _asked(question)
     found = [f for f in facts(text) if f.lower() not in asked and stem(f) not in asked]
     if kind == "number":
         found = [f for f in found if f[0].isdigit()] + [
             w for w in words(text) if w.lower() in NUMBER_WORDS and stem(w) not in asked
         ]
+        if _COUNT.search(question):  # a count: a date is no answer
+            dates = set(_DATE_YEAR.findall(text))
+            found = [f for f in found if f not in dates and f.lower() not in _MONTHS]
     elif kind == "name":
         found = [f for f in found if not f[0].isdigit()]
     return tuple(dict.fromkeys(found))

@@ -14,9 +14,11 @@ For every sentence of the finished answer:
   answers**: the quote's answer part (``answer_slot.answer_part``: "Nairobi" for "What is the capital of
   Kenya?"), or another fact of the sources in the same slot (the quote may be the wrong passage). "Kenya
   is the capital of Kenya." shares every word with the sources and still misses it;
-- a sentence of an answer to a **when or how-many** question holds a number or a date, and one to a
-  **who or where** question whose quote gives a name holds a name: "They gave their name to a region in
-  France." answers no "When …?", however well a source holds its words;
+- a sentence of an answer to a **when or how-many** question holds a number or a date (a count no date:
+  "In March 2013" answers no "How many …?"), and one to a **who or where** question whose quote gives a
+  name holds a name: "They gave their name to a region in France." answers no "When …?", however well a
+  source holds its words. The slot is the question's own question word (``answer_slot.slot_kind``:
+  "Why … when asked?" asks no date);
 - otherwise it is supported when a source sentence contains enough of its words (``lexical``: the share
   of its content words in the best source sentence, by a light stem) or means nearly the same
   (``cosine``: embedding similarity to the best source sentence).
@@ -40,8 +42,8 @@ from kimas_desktop.answer.signals.answer_slot import (
     answer_part,
     facts,
     restates,
+    slot_kind,
 )
-from kimas_desktop.answer.signals.quote import answer_type
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.text.sentences import Sentence, chunk_sentences, split_sentences
 from kimas_desktop.text.words import content_words, numbers, stem, stems, words
@@ -122,10 +124,10 @@ class _Sources:
         return _contains_fact(fact, self.all_lower, self.all_numbers)
 
 
-def _wants_value(question: str, wanted: Sequence[str]) -> bool:
-    """The question's slot takes a value no sentence can answer it without: a number or a date for a
-    when or how-many question, a name for a who or where question whose quote gives one."""
-    kind = answer_type(question)
+def _wants_value(kind: str, wanted: Sequence[str]) -> bool:
+    """The question's slot (``kind``: ``answer_slot.slot_kind``) takes a value no sentence can answer it
+    without: a number or a date for a when or how-many question, a name for a who or where question
+    whose quote gives one."""
     return kind == "number" or (kind == "name" and bool(wanted))
 
 
@@ -143,8 +145,9 @@ def _answer_reason(
         return "restates the question"
     if about_another(question, sentence):
         return "misses the answer"  # the question's words, asked of other names
-    said = answer_part(question, sentence)
-    if not said and _wants_value(question, wanted):
+    kind = slot_kind(question)
+    said = answer_part(question, sentence, kind)
+    if not said and _wants_value(kind, wanted):
         return "misses the answer"  # "When …?" answered without a number or a date says no when
     if not wanted or not addresses(question, sentence):
         return ""
@@ -158,7 +161,7 @@ def _answer_reason(
         ):
             return ""
     told = stems(quote) - stems(question) - ABOUT
-    if not answer_type(question) and len(told & stems(sentence)) >= len(told) / 2:
+    if not kind and len(told & stems(sentence)) >= len(told) / 2:
         return ""  # an open question: the sentence retells most of what the quote adds to it
     return "misses the answer"
 
@@ -186,7 +189,7 @@ class SupportChecker:
         sims = np.asarray(avec @ pvec.T, dtype=np.float64)
         unsourced = {stem(w): w for w in content_words(question) if stem(w) not in sources.everywhere}
         quote = " ".join(q.text for q in quotes)
-        wanted = answer_part(question, quote) if quote else ()
+        wanted = answer_part(question, quote, slot_kind(question)) if quote else ()
         out = []
         for i, sentence in enumerate(sentences):
             reason = _answer_reason(question, sentence.text, wanted, quote, sources)
