@@ -110,6 +110,15 @@ def model_choices(desk: DesktopApp) -> list[tuple[str, str]]:
     return [(f"{ROLE_TITLES[e.role][:-1]}: {e.title}", e.name) for e in entries]
 
 
+def model_in_use(desk: DesktopApp) -> str | None:
+    """The catalog name of the chat model in use, for the picker's value (None: one outside the catalog)."""
+    try:
+        rows = desk.models.status()
+    except KimasError:
+        return None
+    return next((s.entry.name for s in rows if s.entry.role == "chat" and _in_use(desk, s)), None)
+
+
 def _progress_line(p: DownloadProgress) -> str:
     if p.phase == "connecting":
         return "connecting…"

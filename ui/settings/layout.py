@@ -59,7 +59,7 @@ def _models(desk: DesktopApp) -> _Models:
     with gr.Row():
         pick = gr.Dropdown(
             choices=sh.model_choices(desk),
-            value=None,
+            value=lambda: sh.model_in_use(desk),  # read at each page load: the model in use now
             label="Model",
             scale=3,
             elem_id="model-pick",
