@@ -52,6 +52,21 @@ _WORDS: dict[str, tuple[str, str]] = {
     "create": ("Create", "创建"),
     "drop_folder": ("Drop a folder", "拖入文件夹"),
     "drop_files": ("Drop files", "拖入文件"),
+    "drop_folder_caption": (
+        "Drop a folder here (its subfolders are kept), or click to choose one",
+        "把文件夹拖到这里（保留其中的子文件夹），或点击选择",
+    ),
+    "drop_files_caption": ("Drop files here, or click to choose some", "把文件拖到这里，或点击选择"),
+    "drop_note": (
+        "Drop a whole folder or some files onto the selected collection (or click to choose). They are "
+        "copied into KIMAs' data folder and indexed in the background; you can keep chatting meanwhile.",
+        "把整个文件夹或几个文件拖到所选的知识库上（或点击选择）。它们会被复制到 KIMAs 的数据文件夹，"
+        "并在后台建立索引；其间你可以继续对话。",
+    ),
+    "rename_or_unwatch": ("Rename, or stop watching a folder", "重命名，或停止监视某个文件夹"),
+    "new_collection_name": ("New name (any words, in any language)", "新名称（任何文字、任何语言都可以）"),
+    "watched_folder": ("Folder watched in place", "原位监视的文件夹"),
+    "stop_watching": ("Stop watching", "停止监视"),
     "watch_folder_label": ("…or watch a folder on this computer in place", "…或直接监视这台电脑上的文件夹"),
     "watch_folder": ("Watch folder", "监视文件夹"),
     "collection_settings": ("Collection settings (routing and rewriting)", "知识库设置（路由与改写）"),

@@ -47,9 +47,10 @@ mark.kimas-cited { background: var(--color-accent-soft); padding: 0 0.1em; }
 footer { display: none !important; }
 .kimas-hidden { display: none !important; }
 #upload-folder button .wrap, #upload-files button .wrap { font-size: 0; }
-#upload-folder button .wrap::after { content: "Drop a folder here (its subfolders are kept), or click to choose one";
-  font-size: var(--text-md); }
-#upload-files button .wrap::after { content: "Drop files here, or click to choose some";
+/* The zones' captions come from the hidden translated #upload-*-caption (ui.i18n; copied by the script) */
+#upload-folder button .wrap::after { content: var(--kimas-caption,
+  "Drop a folder here (its subfolders are kept), or click to choose one"); font-size: var(--text-md); }
+#upload-files button .wrap::after { content: var(--kimas-caption, "Drop files here, or click to choose some");
   font-size: var(--text-md); }
 .kimas-docs table { width: 100%; border-collapse: collapse; font-size: 0.92em; }
 .kimas-docs th, .kimas-docs td { text-align: left; padding: 0.2em 0.5em;
@@ -75,6 +76,16 @@ DROP_FOLDERS_JS = """
     box.value = JSON.stringify(paths);
     box.dispatchEvent(new Event("input", { bubbles: true }));
   }
+  function caption() {  // each drop zone shows its translated caption (a hidden Markdown holds it)
+    for (const zone of document.querySelectorAll(ZONES)) {
+      const text = (document.getElementById(zone.id + "-caption") || {}).textContent || "";
+      const value = JSON.stringify(text.trim());
+      if (text.trim() && zone.style.getPropertyValue("--kimas-caption") !== value)
+        zone.style.setProperty("--kimas-caption", value);
+    }
+  }
+  caption();
+  new MutationObserver(caption).observe(document.body, { childList: true, subtree: true });
   document.addEventListener("click", (event) => {  // an inline [n] opens the source it points to
     const link = event.target instanceof Element ? event.target.closest(".kimas-marker a") : null;
     const target = link ? document.getElementById((link.getAttribute("href") || "").slice(1)) : null;

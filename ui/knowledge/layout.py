@@ -21,12 +21,6 @@ from ui.knowledge.collections_view import progress_html
 
 __all__ = ["KnowledgeTab", "bind_load", "build"]
 
-DROP_NOTE = (
-    "Drop a whole folder or some files onto the selected collection (or click to choose). "
-    "They are copied into "
-    "KIMAs' data folder and indexed in the background; you can keep chatting meanwhile."
-)
-
 
 @dataclass(frozen=True)
 class KnowledgeTab:
@@ -161,7 +155,13 @@ def _adding(desk: DesktopApp) -> _Adding:
             elem_id="folder-path",
         )
         add_folder = gr.Button(t("watch_folder"), scale=1, elem_id="add-folder")
-    gr.Markdown(DROP_NOTE, elem_classes=["kimas-note"])
+    gr.Markdown(t("drop_note"), elem_classes=["kimas-note"])
+    for zone, caption in (("upload-folder", "drop_folder_caption"), ("upload-files", "drop_files_caption")):
+        gr.Markdown(  # the zone's caption, translated (the page's script shows it in the zone: ui.style)
+            t(caption),
+            elem_id=f"{zone}-caption",
+            elem_classes=["kimas-hidden"],
+        )
     return _Adding(
         selected, message, new_name, create, folder_drop, files_drop, folder_paths, folder_path, add_folder
     )
@@ -169,22 +169,20 @@ def _adding(desk: DesktopApp) -> _Adding:
 
 def _naming(desk: DesktopApp, first: str | None) -> _Naming:
     """Rename the collection; stop watching a folder of it (the collection and its other files stay)."""
-    with gr.Accordion("Rename, or stop watching a folder", open=False, elem_id="collection-naming"):
+    with gr.Accordion(t("rename_or_unwatch"), open=False, elem_id="collection-naming"):
         with gr.Row():
-            new_title = gr.Textbox(
-                label="New name (any words, in any language)", scale=3, elem_id="rename-collection-name"
-            )
-            rename = gr.Button("Rename", scale=1, elem_id="rename-collection")
+            new_title = gr.Textbox(label=t("new_collection_name"), scale=3, elem_id="rename-collection-name")
+            rename = gr.Button(t("rename"), scale=1, elem_id="rename-collection")
         folders = kh.watched_folders(desk, first)
         with gr.Row():
             watched = gr.Dropdown(
                 choices=folders,
                 value=folders[0] if folders else None,
-                label="Folder watched in place",
+                label=t("watched_folder"),
                 scale=3,
                 elem_id="watched-folders",
             )
-            unwatch = gr.Button("Stop watching", scale=1, elem_id="unwatch-folder")
+            unwatch = gr.Button(t("stop_watching"), scale=1, elem_id="unwatch-folder")
     return _Naming(new_title, rename, watched, unwatch)
 
 

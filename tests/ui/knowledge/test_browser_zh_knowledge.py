@@ -1,0 +1,80 @@
+"""The Knowledge tab in a Chinese browser (issue 46): the drop zones' captions, the note under them and the
+rename panel are Chinese like the tab's other labels; in an English browser the captions stay English. The
+real app on a fresh data dir in headless Chromium at 1366×768; a screenshot goes to
+``test-artifacts/browser-zh-knowledge/``."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ui.patience import HANG_MS
+from tests.ui.test_browser import CHROMIUM, ROOT, running_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ARTIFACTS = ROOT / "test-artifacts" / "browser-zh-knowledge"
+LAPTOP = {"width": 1366, "height": 768}
+CAPTION = "getComputedStyle(document.querySelector('#{} button .wrap'), '::after').content"
+
+
+def _captions(page: Any) -> tuple[str, str]:
+    return tuple(page.evaluate(CAPTION.format(zone)) for zone in ("upload-folder", "upload-files"))  # type: ignore[return-value]
+
+
+def check_knowledge_in_chinese(url: str, browser: Any, expect: Any, wait_ms: int = HANG_MS) -> None:
+    """What a zh-CN reader sees on the Knowledge tab (and an en-US one's captions)."""
+    page = browser.new_context(locale="zh-CN", viewport=LAPTOP).new_page()
+    try:
+        page.goto(url, timeout=HANG_MS)
+        page.get_by_role("tab", name="知识库").click()
+        expect(page.locator("#upload-files")).to_be_visible()
+        page.wait_for_function(
+            "getComputedStyle(document.querySelector('#upload-files button .wrap'), '::after')"
+            ".content.includes('把文件拖到这里')",
+            timeout=wait_ms,
+        )
+        folder, files = _captions(page)
+        assert "把文件夹拖到这里" in folder and "子文件夹" in folder, folder
+        assert "把文件拖到这里" in files, files
+        expect(page.locator("#knowledge-right")).to_contain_text("复制到 KIMAs 的数据文件夹")
+        naming = page.locator("#collection-naming")
+        expect(naming).to_contain_text("重命名，或停止监视某个文件夹")
+        naming.get_by_text("重命名，或停止监视某个文件夹").click()
+        expect(naming).to_contain_text("新名称")
+        expect(naming).to_contain_text("原位监视的文件夹")
+        expect(page.locator("#rename-collection")).to_have_text("重命名")
+        expect(page.locator("#unwatch-folder")).to_have_text("停止监视")
+        right = page.locator("#knowledge-right").inner_text()
+        for english in ("Drop a whole folder", "Rename", "Stop watching", "Folder watched", "New name"):
+            assert english not in right, (english, right)
+    finally:
+        with contextlib.suppress(Exception):
+            page.screenshot(path=str(ARTIFACTS / "zh-knowledge.png"), full_page=True)
+    english = browser.new_context(locale="en-US", viewport=LAPTOP).new_page()
+    english.goto(url, timeout=HANG_MS)
+    english.get_by_role("tab", name="Knowledge").click()
+    english.wait_for_function(
+        "getComputedStyle(document.querySelector('#upload-files button .wrap'), '::after')"
+        ".content.includes('Drop files here')",
+        timeout=wait_ms,
+    )
+    assert re.search("subfolders are kept", _captions(english)[0])
+    expect(english.locator("#collection-naming")).to_contain_text("Rename, or stop watching a folder")
+
+
+def test_the_knowledge_tab_speaks_chinese_to_a_chinese_browser(tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/test.sh installs Debian's chromium)")
+    with running_app(tmp_path / "data", ARTIFACTS) as url, sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+        sync_api.expect.set_options(timeout=HANG_MS)
+        try:
+            check_knowledge_in_chinese(url, browser, sync_api.expect)
+        finally:
+            browser.close()
