@@ -157,6 +157,10 @@ def remove_collection(desk: DesktopApp, name: str | None) -> KnowledgeAction:
 
 
 DEFAULT_COLLECTION = "documents"
+NO_COLLECTION_CHOSEN = (
+    "No collection was chosen, so the files went into '{name}' (to give it another name, open "
+    '"Rename, or stop watching a folder" below; nothing is indexed again). '
+)
 
 
 def upload(
@@ -182,7 +186,10 @@ def upload(
         and all(isinstance(r, str) and "/" in r for r in inside)
     )
     pairs = [(p, r) for p, r in zip(paths, inside, strict=True)] if keep else [(p, p.name) for p in paths]
-    return _after(desk, desk.add_uploads(name, pairs, keep_folders=keep), name)
+    outcome = desk.add_uploads(name, pairs, keep_folders=keep)
+    if outcome.ok and not collection:  # said, not silent: where they went and how to name it (issue 46)
+        outcome = replace(outcome, message=NO_COLLECTION_CHOSEN.format(name=name) + outcome.message)
+    return _after(desk, outcome, desk.knowledge.find(name) or name)
 
 
 def watch_target(desk: DesktopApp, collection: str | None, typed: str = "") -> str | ActionResult:
