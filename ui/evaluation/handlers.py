@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from app.desktop import ActionResult, DesktopApp, EvalJob
-from app.evaluation.evaluation import DEFAULT_QUESTIONS
+from app.evaluation.evaluation import DEFAULT_ANSWERS, DEFAULT_QUESTIONS
 from app.evaluation.questions import EASINESS, TestSet
 from app.evaluation.run import EvalRun, QuestionResult, time_left_text
 from kimas_desktop.config import PRESETS
@@ -36,6 +36,7 @@ __all__ = [
     "TIME_COLUMNS",
     "EvalPoll",
     "EvalView",
+    "answered",
     "cancel",
     "chart_note",
     "eval_view",
@@ -101,6 +102,7 @@ class EvalView:
     failed_title: str
     notes: dict[str, str]  # per chart (CHARTED keys, "by_collection", "over_time"): "" when it draws
     easiness: str = ""  # Markdown next to the figures: how hard the set's questions are
+    size: int = 0  # questions in the latest test set (0: none yet)
 
 
 @dataclass(frozen=True)
@@ -281,7 +283,15 @@ def eval_view(desk: DesktopApp) -> EvalView:
         f"Failed questions of run {title} ({len(failed)})" if latest else "Failed questions (no run yet)",
         _notes(figures, per_collection, over_time),
         easiness(test_set),
+        len(test_set.questions) if test_set else 0,
     )
+
+
+def answered(size: int, asked: float | None) -> int:
+    """'Questions also answered' for a test set of ``size`` questions: the number in the field (the
+    default when it is empty), never more than the set holds (issue 46: 20 of a 10-question set)."""
+    wanted = DEFAULT_ANSWERS if asked is None else max(0, int(asked))
+    return min(wanted, size) if size else wanted
 
 
 def _time_left(job: EvalJob) -> str:

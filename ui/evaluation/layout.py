@@ -250,6 +250,11 @@ def view_outputs(view: eh.EvalView) -> tuple[Any, ...]:
     )
 
 
+def answers_output(view: eh.EvalView | None, asked: float | None) -> Any:
+    """The 'Questions also answered' field once the view is read: never more than the test set holds."""
+    return gr.skip() if view is None else gr.update(value=eh.answered(view.size, asked))
+
+
 def view_components(tab: dict[str, Any]) -> list[Any]:
     return [
         tab["set"],
@@ -283,11 +288,12 @@ def bind(desk: DesktopApp, tab: dict[str, Any], timer: gr.Timer, demo: gr.Blocks
     for trigger in (tab["inspect"].click, tab["query"].submit):
         trigger(lambda q, p: oq.inspect(desk, q, p), [tab["query"], tab["preset"]], tested)
 
-    def tick(seen: str) -> tuple[Any, ...]:
+    def tick(seen: str, asked: float | None) -> tuple[Any, ...]:
         p = eh.poll(desk, seen)
         drawn = view_outputs(p.view) if p.view is not None else (gr.skip(),) * len(shown)
-        return (p.key, p.progress, *drawn)
+        return (p.key, p.progress, answers_output(p.view, asked), *drawn)
 
-    polled = [tab["seen"], tab["progress"], *shown]
-    timer.tick(tick, [tab["seen"]], polled, show_progress="hidden", queue=False)
-    demo.load(tick, [tab["seen"]], polled)  # the page's first view
+    read = [tab["seen"], tab["answers"]]
+    polled = [tab["seen"], tab["progress"], tab["answers"], *shown]
+    timer.tick(tick, read, polled, show_progress="hidden", queue=False)
+    demo.load(tick, read, polled)  # the page's first view
