@@ -53,6 +53,7 @@ __all__ = ["SentenceSupport", "SupportChecker", "SupportReport", "facts", "uses_
 
 _ABOUT = ABOUT
 _MARKER = MARKER  # a sentence of citation markers alone ("[1]") is no claim
+_ABBREVIATION = re.compile(r"(?<!\w)(\w{3,})\.")  # "Tex.", "Calif.", "Str.": capitalized ones (``_Sources``)
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ class _Sources:
     all_lower: str
     all_numbers: set[str]
     everywhere: set[str]
+    abbreviations: frozenset[str]
 
     @classmethod
     def of(cls, hits: Sequence[Hit]) -> _Sources:
@@ -118,10 +120,16 @@ class _Sources:
             _lower(all_text),
             set(numbers(all_text)),
             set().union(*(stems(_lower(h.chunk.text)) for h in hits)),
+            frozenset(_lower(m) for m in _ABBREVIATION.findall(all_text) if m[0].isupper() and m.isalpha()),
         )
 
     def hold(self, fact: str) -> bool:
-        return _contains_fact(fact, self.all_lower, self.all_numbers)
+        """A source holds the fact, or a name's abbreviation ("Tex." for "Texas", "Calif." for
+        "California": a capitalized word of three letters or more and a period, that the name begins with)."""
+        if _contains_fact(fact, self.all_lower, self.all_numbers):
+            return True
+        low = _lower(fact)
+        return not fact[0].isdigit() and any(low.startswith(a) and low != a for a in self.abbreviations)
 
 
 def _wants_value(kind: str, wanted: Sequence[str]) -> bool:
@@ -129,6 +137,20 @@ def _wants_value(kind: str, wanted: Sequence[str]) -> bool:
     without: a number or a date for a when or how-many question, a name for a who or where question
     whose quote gives one."""
     return kind == "number" or (kind == "name" and bool(wanted))
+
+
+def _words_from_quote(question: str, sentence: str, quote: str, sources: _Sources) -> bool:
+    """Half or more of what the sentence adds to the question is what the quote adds to it, or is in a
+    source sentence at least as close to the question as the quote (the quote may be the wrong passage):
+    "Structural engineers are responsible for design and analysis." does not answer who designs the
+    elements of a structure from "Entry-level structural engineers may design the individual elements"."""
+    own = stems(MARKER.sub(" ", sentence)) - stems(question) - ABOUT
+    told = stems(quote) - stems(question) - ABOUT
+    if len(own & told) >= len(own) / 2:
+        return True
+    asked = stems(question) - ABOUT
+    bar = len(asked & stems(quote))
+    return any(len(asked & held) >= bar and len(own & held) >= len(own) / 2 for held in sources.stems)
 
 
 def _answer_reason(
@@ -149,8 +171,10 @@ def _answer_reason(
     said = answer_part(question, sentence, kind)
     if not said and _wants_value(kind, wanted):
         return "misses the answer"  # "When …?" answered without a number or a date says no when
-    if not wanted or not addresses(question, sentence):
+    if not quote or not addresses(question, sentence):
         return ""
+    if not wanted:  # the quote answers in common words: the sentence must take its words from there
+        return "" if _words_from_quote(question, sentence, quote, sources) else "misses the answer"
     if {f.lower() for f in said} & {f.lower() for f in wanted}:
         return ""
     asked = stems(question) - ABOUT
