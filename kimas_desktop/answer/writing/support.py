@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -190,6 +191,20 @@ def _answer_reason(
     return "misses the answer"
 
 
+def _premises(sentence: str, unsourced: dict[str, str], asked: set[str]) -> tuple[str, ...]:
+    """The question's words no source has (``unsourced``, by stem) that the sentence puts right before
+    another of the question's words, not a name: a word of the question's subject ("the alpha module",
+    where the sources name only the beta one), taken for a fact. Elsewhere such a word is the relation the
+    question asks about, which a source may say in other words ("Conservatives endorse supply-side
+    economics." from "… advocate …"; "obtained" for "attain")."""
+    found = [
+        unsourced[stem(a)]
+        for a, b in pairwise(words(_MARKER.sub(" ", sentence)))
+        if stem(a) in unsourced and stem(b) in asked and stem(b) not in unsourced and not b[0].isupper()
+    ]
+    return tuple(dict.fromkeys(found))
+
+
 class SupportChecker:
     """Checks answer sentences against numbered sources (``hits[n - 1]`` is source ``n``)."""
 
@@ -217,7 +232,8 @@ class SupportChecker:
         out = []
         for i, sentence in enumerate(sentences):
             reason = _answer_reason(question, sentence.text, wanted, quote, sources)
-            out.append(self._one(sentence, sims[i], sources, unsourced, reason, wanted))
+            premises = _premises(sentence.text, unsourced, stems(question))
+            out.append(self._one(sentence, sims[i], sources, premises, reason, wanted))
         return SupportReport(tuple(out))
 
     def _one(
@@ -225,7 +241,7 @@ class SupportChecker:
         sentence: Sentence,
         sims: np.ndarray,
         sources: _Sources,
-        unsourced: dict[str, str],
+        premises: tuple[str, ...],
         reason: SupportReason,
         wanted: Sequence[str],
     ) -> SentenceSupport:
@@ -238,9 +254,7 @@ class SupportChecker:
                 held = sum(_contains_fact(f, sources.lower[k], sources.numbers[k]) for f in own_facts)
                 combined[k] += held / len(own_facts)
         j = int(np.argmax(combined))
-        missing = tuple(f for f in own_facts if not sources.hold(f)) + tuple(
-            w for st, w in unsourced.items() if st in own
-        )
+        missing = tuple(f for f in own_facts if not sources.hold(f)) + premises
         best_lex, best_cos = max(lexical), float(sims.max())
         if missing:
             reason = "not in the sources"
