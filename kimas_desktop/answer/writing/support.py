@@ -31,7 +31,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 import numpy as np
 
@@ -191,20 +190,6 @@ def _answer_reason(
     return "misses the answer"
 
 
-def _premises(sentence: str, unsourced: dict[str, str], asked: set[str]) -> tuple[str, ...]:
-    """The question's words no source has (``unsourced``, by stem) that the sentence puts right before
-    another of the question's words, not a name: a word of the question's subject ("the alpha module",
-    where the sources name only the beta one), taken for a fact. Elsewhere such a word is the relation the
-    question asks about, which a source may say in other words ("Conservatives endorse supply-side
-    economics." from "… advocate …"; "obtained" for "attain")."""
-    found = [
-        unsourced[stem(a)]
-        for a, b in pairwise(words(_MARKER.sub(" ", sentence)))
-        if stem(a) in unsourced and stem(b) in asked and stem(b) not in unsourced and not b[0].isupper()
-    ]
-    return tuple(dict.fromkeys(found))
-
-
 class SupportChecker:
     """Checks answer sentences against numbered sources (``hits[n - 1]`` is source ``n``)."""
 
@@ -232,8 +217,7 @@ class SupportChecker:
         out = []
         for i, sentence in enumerate(sentences):
             reason = _answer_reason(question, sentence.text, wanted, quote, sources)
-            premises = _premises(sentence.text, unsourced, stems(question))
-            out.append(self._one(sentence, sims[i], sources, premises, reason, wanted))
+            out.append(self._one(sentence, sims[i], sources, unsourced, reason, wanted))
         return SupportReport(tuple(out))
 
     def _one(
@@ -241,7 +225,7 @@ class SupportChecker:
         sentence: Sentence,
         sims: np.ndarray,
         sources: _Sources,
-        premises: tuple[str, ...],
+        unsourced: dict[str, str],
         reason: SupportReason,
         wanted: Sequence[str],
     ) -> SentenceSupport:
@@ -254,7 +238,9 @@ class SupportChecker:
                 held = sum(_contains_fact(f, sources.lower[k], sources.numbers[k]) for f in own_facts)
                 combined[k] += held / len(own_facts)
         j = int(np.argmax(combined))
-        missing = tuple(f for f in own_facts if not sources.hold(f)) + premises
+        missing = tuple(f for f in own_facts if not sources.hold(f)) + tuple(
+            w for st, w in unsourced.items() if st in own
+        )
         best_lex, best_cos = max(lexical), float(sims.max())
         if missing:
             reason = "not in the sources"
