@@ -5,8 +5,7 @@ collections routing left out are searched too, and the evidence of them all is d
 Why: with one collection routed (the ``routed`` preset), a question routed to the wrong collection finds
 nothing there and was declined while another collection held the answer: on the dev kit's tune half it
 declined 0.22 of the answerable questions against 0.153 with two collections (``full``), 12 more, 5 of
-them with the answer in the other preset's quote (bench/answers.py Part 1; bench/RESULTS.md, "Declines
-near the threshold (issue 45)").
+them with the answer in the other preset's quote (bench/answers.py Part 1; notes/results-declines.md).
 
 The widened evidence answers only by the policy's rule ``widened`` (``policy.py``): a decline stands
 unless the wider search makes the answer likely. The search runs every left-out collection's agent on the
