@@ -103,102 +103,13 @@ def grid(runs: list[dict[str, Any]], golds: list[tuple[str, ...]]) -> list[tuple
     return results[:5]
 
 
-def keep_records(
-    path: Path, answerable: list[Any], unanswerable: list[Any], runs_a: list[Any], runs_u: list[Any]
-) -> None:
-    """Each question's decision, score, quote and top hits, for reading what was declined and why."""
-    rows = [
-        {
-            "qid": q.qid,
-            "kind": kind,
-            "question": q.text,
-            "gold": list(q.answers),
-            "answerable": r["answerable"],
-            "score": r["score"],
-            "features": list(r["features"]),
-            "quote": r["quote"],
-            "gold_in_quote": contains_answer(r["quote"], q.answers),
-            "gold_in_top3": any(contains_answer(h.chunk.text, q.answers) for h in r["hits"][:3]),
-            "hits": [
-                [h.chunk.collection, Path(h.chunk.source).name, round(h.score, 4)] for h in r["hits"][:5]
-            ],
-        }
-        for kind, qs, runs in (("answerable", answerable, runs_a), ("unanswerable", unanswerable, runs_u))
-        for q, r in zip(qs, runs, strict=True)
-    ]
-    path.write_text(json.dumps(rows, indent=1))
-
-
-def decided_again(data: Path, preset: str, questions: list[Any]) -> dict[str, dict[str, Any]]:
-    """Each question's decisions through the product's pipeline under ``preset``, with a scripted chat
-    model that does not judge (as the embedded one): the first (the lexical rule over the routed search)
-    and, where it declined with collections left out, the wider search's score (rule ``widened``, which
-    answers from ``grounding.widen_from``). Run for the questions part 1 declined only: the wider search
-    never turns an answer into a decline."""
-    from app.paths import read_config, resolve_paths
-    from app.runtime import Runtime
-    from kimas_desktop.events import QuoteReady, TraceReady
-    from kimas_desktop.pipeline import Pipeline
-    from kimas_desktop.trace import DecisionStage
-    from local_models.fake import ScriptedChatModel
-
-    paths = resolve_paths(str(data), None)
-    config = read_config(paths, preset=preset or None)
-    # every wider search's evidence answers here (its quote shows); its score decides by any bar offline
-    config = config.updated(grounding={**config.grounding.model_dump(), "widen_from": 0.0})
-    rt = Runtime(paths, config)
-    chat = ScriptedChatModel(lambda messages, schema: "Unused." if schema is None else '{"sources": [1]}')
-    pipe = Pipeline(
-        config=config,
-        chat=chat,
-        embedder=rt.embedder(config),
-        reranker=rt.reranker(config),
-        searcher=rt.store(config),
-        tables=rt.table_answerer(config),
-    )
-    out: dict[str, dict[str, Any]] = {}
-    try:
-        for q in questions:
-            events = list(pipe.ask(q.text))
-            trace = [e.trace for e in events if isinstance(e, TraceReady)][-1]
-            ds = [s for s in trace.stages if isinstance(s, DecisionStage)]
-            wide = [s.lexical_score for s in ds if s.rule == "widened"]
-            quotes = [e.quotes for e in events if isinstance(e, QuoteReady)]
-            out[q.qid] = {
-                "quote": " ".join(x.text for x in quotes[-1]) if quotes else "",
-                "first": ds[0].answer if ds else None,
-                "first_score": ds[0].lexical_score if ds else None,
-                "widened_score": wide[0] if wide else None,
-            }
-    finally:
-        pipe.close()
-        rt.close()
-    return out
-
-
-def after_widening(
-    runs: list[dict[str, Any]], questions: list[Any], again: dict[str, dict[str, Any]], bar: float
-) -> float | None:
-    """The share declined once a wider search whose score reaches ``bar`` answers."""
-    declined = [
-        not r["answerable"] and not ((again.get(q.qid) or {}).get("widened_score") or 0.0) >= bar
-        for q, r in zip(questions, runs, strict=True)
-    ]
-    return rate(declined)
-
-
-def part1(args: argparse.Namespace, cache: Path, config: GroundingConfig, preset: str = "") -> dict[str, Any]:
-    """Part 1 under ``preset`` (`kimas retrieve --preset P`; "" = the data dir's configured one), on
-    ``--split``'s half of the questions. Every question's record is kept in ``part1-PRESET-SPLIT.json``."""
+def part1(args: argparse.Namespace, cache: Path, config: GroundingConfig) -> dict[str, Any]:
     precision = args.embedding_precision
     data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable, precision)
     qdata, turns = prepare_quac(cache, args.quac, precision)
-    answerable, unanswerable = split(answerable, args.split), split(unanswerable, args.split)
-    turns = split(turns, args.split)
-    flags = ("--preset", preset) if preset else ()
     t = time.perf_counter()
-    results = kimas_batch("retrieve", data, squad_items([*answerable, *unanswerable]), *flags)
-    qresults = kimas_batch("retrieve", qdata, quac_items(turns, cache / "docs" / "quac"), *flags)
+    results = kimas_batch("retrieve", data, squad_items([*answerable, *unanswerable]))
+    qresults = kimas_batch("retrieve", qdata, quac_items(turns, cache / "docs" / "quac"))
     retrieve_s = time.perf_counter() - t
     (cache / "retrieved.json").write_text(json.dumps({"squad": results, "quac": qresults}))
     g = Grounding1(data, config)
@@ -209,20 +120,8 @@ def part1(args: argparse.Namespace, cache: Path, config: GroundingConfig, preset
     q_un = [t for t in turns if t.unanswerable]
     runs_qa = [gq.run(t.question, qresults[t.qid]) for t in q_ans]
     runs_qu = [gq.run(t.question, qresults[t.qid]) for t in q_un]
-    keep_records(
-        cache / f"part1-{preset or 'config'}-{args.split}.json", answerable, unanswerable, runs_a, runs_u
-    )
-    again: dict[str, dict[str, Any]] = {}
-    if args.widened:
-        both = zip([*answerable, *unanswerable], runs_a + runs_u, strict=True)
-        again = decided_again(data, preset, [q for q, r in both if not r["answerable"]])
-        (cache / f"part1-{preset or 'config'}-{args.split}-again.json").write_text(
-            json.dumps(again, indent=1)
-        )
     golds = [q.answers for q in answerable]
     report: dict[str, Any] = {
-        "preset": preset or "configured",
-        "split": args.split,
         "squad_answerable": len(answerable),
         "squad_unanswerable": len(unanswerable),
         "quac_answerable": len(q_ans),
@@ -249,18 +148,6 @@ def part1(args: argparse.Namespace, cache: Path, config: GroundingConfig, preset
         ),
         "retrieve_seconds": round(retrieve_s, 1),
     }
-    if again:
-        report["declined by part 1, answered by the pipeline's first decision"] = sum(
-            bool(a["first"]) for a in again.values()
-        )
-        report["widened"] = sum(a["widened_score"] is not None for a in again.values())
-        for bar in sorted({config.widen_from, 0.5}):
-            report[f"widened from {bar}: unanswerable_declined"] = after_widening(
-                runs_u, unanswerable, again, bar
-            )
-            report[f"widened from {bar}: answerable_falsely_declined"] = after_widening(
-                runs_a, answerable, again, bar
-            )
     for sentences in (1, 2, 3):
         report[f"quote_contains_gold_{sentences}_sentences_max"] = round(
             quote_hit_rate(runs_a, golds, weights_of(config), sentences, config.second_ratio), 3
@@ -543,7 +430,7 @@ def main() -> None:
         "--split",
         choices=["all", "tune", "holdout"],
         default="all",
-        help="the questions of both parts: all, or the half the answer policy was (tune) or was not (holdout) chosen on",
+        help="part 2's questions: all, or the half the answer policy was (tune) or was not (holdout) chosen on",
     )
     p.add_argument(
         "--new-key", default="", help="the label of the new side's kept batches (default: HEAD's short hash)"
@@ -555,19 +442,13 @@ def main() -> None:
         help="the embedded embedder's precision for both sides (the kept index was built with fp32)",
     )
     p.add_argument("--fit", action="store_true", help="grid-search quote weights, fit answerability")
-    p.add_argument(
-        "--widened",
-        action="store_true",
-        help="part 1: decide the declined questions again through the pipeline (the wider search's scores)",
-    )
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "answers"))
     args = p.parse_args()
     cache = Path(args.cache)
     report: dict[str, Any] = {}
     if "quote" in args.parts:
-        for preset in args.presets:
-            report[f"quote/{preset}"] = part1(args, cache, GroundingConfig(), preset)
-            print("quote", json.dumps(report[f"quote/{preset}"]), file=sys.stderr, flush=True)
+        report["quote"] = part1(args, cache, GroundingConfig())
+        print("quote", json.dumps(report["quote"]), file=sys.stderr, flush=True)
     if "ask" in args.parts:
         report["ask"] = part2(args, cache)
     print(json.dumps(report, indent=2, default=str))

@@ -264,11 +264,6 @@ class GroundingConfig(_Section):
     llm_check: Literal["auto", "on", "off"] = "auto"
     model_rescues_from: float = Field(0.4, ge=0, le=1)
     model_doubts_below: float = Field(0.4, ge=0, le=1)
-    # Before declining, search the collections routing left out (answer/widening.py); their evidence
-    # answers from this score up (the policy's rule ``widened``). 0.65: the lowest bar that kept every
-    # correct decline on the dev kit's tune half in all three presets (notes/results-declines.md).
-    widen: bool = True
-    widen_from: float = Field(0.65, ge=0, le=1)
     support: bool = True  # check each answer sentence against the sources
 
 

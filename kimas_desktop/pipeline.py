@@ -32,7 +32,6 @@ from kimas_desktop.answer.signals.agentic import SufficiencyJudge
 from kimas_desktop.answer.signals.grounding import Grounder
 from kimas_desktop.answer.signals.verify import AnswerCheck
 from kimas_desktop.answer.tables.answer import TableAnswerer
-from kimas_desktop.answer.widening import WiderSearch
 from kimas_desktop.answer.writer import AnswerWriter, finish
 from kimas_desktop.answer.writing.budget import PromptSpeed
 from kimas_desktop.answer.writing.summarizer import Summarizer
@@ -103,7 +102,6 @@ class Pipeline:
             second_round=AgenticRound(config.agentic, self._search.agents, filter_.rerank, self._pool),
             online=OnlineJoin(filter_.rerank),
             tables=tables,
-            wider=WiderSearch(self._search.agents, filter_.rerank, self._pool),
         )
         planner = PromptPlanner(config.summarizer, chat.count_tokens, self._speed)
         self._writer = AnswerWriter(planner, SupportChecker(embedder), self._speed)

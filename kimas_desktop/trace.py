@@ -42,7 +42,6 @@ __all__ = [
     "TotalStage",
     "Trace",
     "TraceBuilder",
-    "WidenStage",
     "stage_fields",
 ]
 
@@ -205,17 +204,6 @@ class AgenticStage:
 
 
 @dataclass(frozen=True)
-class WidenStage:
-    """Before a decline, the collections routing left out searched too (``answer/widening.py``)."""
-
-    stage: ClassVar[str] = "widen"
-    ms: float
-    collections: tuple[str, ...]
-    found: int | None = None  # their hits, reranked with the first search's
-    fallback: str = ""  # the search failed: the first evidence (and its decline) stands
-
-
-@dataclass(frozen=True)
 class OnlineStage:
     """An online source asked for this question: with which query, what came back, or why nothing did."""
 
@@ -323,7 +311,6 @@ StageRecord = (
     | DocumentStage
     | HopStage
     | AgenticStage
-    | WidenStage
     | OnlineStage
     | QuoteStage
     | AnswerCheckStage

@@ -18,7 +18,6 @@ from kimas_desktop.answer.signals.documents import card_quote
 from kimas_desktop.answer.signals.grounding import Grounder, Grounding
 from kimas_desktop.answer.signals.verify import Verdict
 from kimas_desktop.answer.tables.answer import TableAnswer, TableAnswerer
-from kimas_desktop.answer.widening import WiderSearch, left_out
 from kimas_desktop.clock import Clock
 from kimas_desktop.config import Config
 from kimas_desktop.events import Event, QuoteReady, Status
@@ -52,7 +51,6 @@ class Decider:
         second_round: AgenticRound,
         online: OnlineJoin,
         tables: TableAnswerer | None = None,
-        wider: WiderSearch | None = None,
     ) -> None:
         self._config = config
         self._packer = packer
@@ -61,7 +59,6 @@ class Decider:
         self._second_round = second_round
         self._online = online
         self._tables = tables
-        self._wider = wider
 
     def decide(
         self, run: Run, first: RetrievalResult, online: OnlineRound
@@ -73,7 +70,6 @@ class Decider:
         if evidence.hits:
             decided = yield from self._on(run, first, evidence)
             decided = yield from self._search_again(run, first, decided)
-            decided = yield from self._widen(run, first, decided)
         answers = decided is not None and decided.decision.answer
         hits = yield from self._online.join(run, first, online, answers)
         if hits is None:
@@ -176,32 +172,6 @@ class Decider:
         grounding = self._ground(run, first, evidence)
         run.table = self._table(run, evidence.hits)
         return Decided(evidence, grounding, (yield from self._decide(run, evidence, grounding)))
-
-    def _widen(self, run: Run, first: RetrievalResult, decided: Decided) -> Generator[Event, None, Decided]:
-        """A decline the lexical score made while routing left collections out: search them too, and
-        decide on the evidence of them all (the policy's rule ``widened``). A decline that stands keeps
-        its own evidence and quote."""
-        policy = run.policy
-        if self._wider is None or policy is None or run.table is not None or run.computed is not None:
-            return decided
-        if not policy.widens(decided.decision) or not left_out(first):
-            return decided
-        yield Status("widen", phrase("searching wider", run.question))
-        hits = self._wider.search(run, first)
-        wide = replace(first, active=(*first.active, *left_out(first)))  # words weighed over them all
-        evidence = self._packer.pack(run, wide, hits) if hits else None
-        if evidence is None or not evidence.hits:
-            run.trace.evidence = list(decided.evidence.hits)
-            return decided
-        grounding = self._ground(run, wide, evidence)
-        decision = policy.widened(decided.decision, grounding.answerability)
-        score = grounding.answerability.score
-        run.trace.add(DecisionStage(0.0, decision.rule == "widened", "widened", score))
-        if decision.rule != "widened":
-            run.trace.evidence = list(decided.evidence.hits)
-            return decided
-        yield QuoteReady(grounding.quotes, grounding.answerability)
-        return Decided(evidence, grounding, decision)
 
 
 def _asked(question: str, first: RetrievalResult) -> str:

@@ -29,7 +29,6 @@ Phrase = Literal[
     "understanding",
     "checking",
     "searching again",
-    "searching wider",
     "writing",
     "switch button",
     "multilingual note",
@@ -52,7 +51,6 @@ _ENGLISH: dict[Phrase, str] = {
     "understanding": "Understanding the question…",
     "checking": "Checking that your documents answer this…",
     "searching again": "Searching again for what the evidence misses…",
-    "searching wider": "Searching the other collections too…",
     "writing": "Writing the answer…",
     "switch button": "Use the multilingual embedding model",
     "multilingual note": (
@@ -75,7 +73,6 @@ _CHINESE: dict[Phrase, str] = {
     "understanding": "正在理解问题…",
     "checking": "正在检查你的文档能否回答…",
     "searching again": "正在为缺少的证据再次搜索…",
-    "searching wider": "也在其他知识库中搜索…",
     "writing": "正在撰写回答…",
     "switch button": "使用多语言嵌入模型",
     "multilingual note": (

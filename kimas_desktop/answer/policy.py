@@ -31,12 +31,6 @@ policy (issue 22)"). The rules stay, tested, for a model whose check measures be
     document      the question asks what a whole document is about, and the evidence holds that
                   document's card (``retrieval/documents.py``): answer from the card. Such a question names
                   no fact, so the lexical score has nothing to look for.
-    widened       the lexical rule declined while routing had left collections out; they were searched
-                  too (``widening.py``), and the evidence of them all scores ``widen_from`` (0.65) or
-                  more: answer from it. Below that the first decline stands: a wider search brings more
-                  candidates, so more chance words, and at the decline threshold itself it let through
-                  7 of the 31 unanswerable questions the routed preset declined on the tune half; 0.65
-                  kept all 31 and answered 4 of its 33 false declines, each from a quote with the answer.
 
 Not a rule: answering from the quote a little below the threshold when it names the question's subject and
 holds an answer-shaped span. On the dev kit's tune half it let through 0.08 of the unanswerable questions
@@ -79,7 +73,7 @@ DeclineWording = Literal["silent", "may answer"]
 @dataclass(frozen=True)
 class Decision:
     answer: bool
-    rule: str  # "lexical", "rescued", "doubted", "try anyway", "computed", "table", "document", "widened"
+    rule: str  # "lexical", "rescued", "doubted", "try anyway", "computed", "table", "document"
     lexical: Answerability
     verdict: Verdict | None = None
 
@@ -99,8 +93,6 @@ class Decision:
             return "the table in the sources holds no row the question asks for"
         if self.rule == "document":
             return "the question is about a whole document, and its card is in the sources"
-        if self.rule == "widened":
-            return f"{score}, after searching the collections routing had left out"
         return score
 
 
@@ -111,8 +103,6 @@ class AnswerPolicy:
         self._decline = config.decline
         self._rescue_from = config.model_rescues_from
         self._doubt_below = config.model_doubts_below
-        self._widen = config.widen and config.decline
-        self._widen_from = config.widen_from
 
     def asks_model(self, lexical: Answerability, *, try_anyway: bool = False) -> bool:
         """Whether the chat model's check could change the decision for this evidence."""
@@ -146,18 +136,6 @@ class AnswerPolicy:
             if lexical.answerable and verdict.kind == "none":
                 return Decision(False, "doubted", lexical, verdict)
         return Decision(lexical.answerable, "lexical", lexical, verdict)
-
-    def widens(self, decision: Decision) -> bool:
-        """Whether a decline is worth searching the collections routing left out: the lexical score made
-        it (not a table, the model's check, or the user's choice)."""
-        return self._widen and not decision.answer and decision.rule == "lexical"
-
-    def widened(self, first: Decision, wider: Answerability) -> Decision:
-        """The rule ``widened``: the wider evidence answers from ``widen_from``; below it, the first
-        decline stands."""
-        if wider.score >= self._widen_from:
-            return Decision(True, "widened", wider)
-        return first
 
     def form(self, decision: Decision, *, computed: bool, focus: bool) -> AnswerForm:
         """How the answer is written (the module's second list). ``focus``: the question is about a whole
