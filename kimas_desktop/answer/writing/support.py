@@ -53,7 +53,9 @@ __all__ = ["SentenceSupport", "SupportChecker", "SupportReport", "facts", "uses_
 
 _ABOUT = ABOUT
 _MARKER = MARKER  # a sentence of citation markers alone ("[1]") is no claim
-_ABBREVIATION = re.compile(r"(?<!\w)(\w{3,})\.")  # "Tex.", "Calif.", "Str.": capitalized ones (``_Sources``)
+# "Tex.", "Calif.": a capitalized word and a period the sentence goes on after ("Burkburnett, Tex., about"),
+# not the word that ends a sentence ("in Kent. It was": no abbreviation of "Kentucky"); see ``_Sources``
+_ABBREVIATION = re.compile(r"(?<!\w)(\w{3,})\.(?=,|\s+[a-z0-9])")
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,8 @@ class _Sources:
 
     def hold(self, fact: str) -> bool:
         """A source holds the fact, or a name's abbreviation ("Tex." for "Texas", "Calif." for
-        "California": a capitalized word of three letters or more and a period, that the name begins with)."""
+        "California": a capitalized word of three letters or more and a period inside a sentence, that the
+        name begins with)."""
         if _contains_fact(fact, self.all_lower, self.all_numbers):
             return True
         low = _lower(fact)

@@ -34,3 +34,10 @@ def test_scripts_without_capitals_have_no_abbreviations_and_keep_their_facts() -
     assert not zh.supported and zh.missing == ("25",)
     hi = check("दूसरा तूफ़ान बर्कबर्नेट से 25 मील दूर आया।", "दूसरा तूफ़ान बर्कबर्नेट से 15 मील दूर आया।")
     assert not hi.supported and hi.missing == ("25",)
+
+
+def test_a_name_ending_a_source_sentence_is_no_abbreviation_of_a_longer_name() -> None:
+    # "Kent." ends a sentence: it is the county, not "Kentucky" abbreviated; the longer name is invented.
+    source = "A second tornado struck the village of Ash in Kent. It was seen about noon."
+    assert check("A second tornado struck Ash in Kentucky.", source).missing == ("Kentucky",)
+    assert check("A second tornado struck Ash, Kent.", source).missing == ()
