@@ -289,8 +289,10 @@ def _bind_naming(desk: DesktopApp, add: _Adding, naming: _Naming) -> None:
         [add.selected, naming.watched],
         [*picked, naming.watched],
     )
-    add.selected.change(lambda c: _folders_update(desk, c), [add.selected], [naming.watched])
-    add.add_folder.click(lambda c: _folders_update(desk, c), [add.selected], [naming.watched])
+    # Instant reads into a folded panel show no spinner: Gradio can leave a folded component's spinner on
+    # after its update arrived, and it then covers the dropdown (one CI run, issue 46).
+    for trigger in (add.selected.change, add.add_folder.click):
+        trigger(lambda c: _folders_update(desk, c), [add.selected], [naming.watched], show_progress="hidden")
 
 
 def _bind_actions(desk: DesktopApp, add: _Adding, overview: _Overview, act: _Actions) -> None:
@@ -319,7 +321,12 @@ def _bind_actions(desk: DesktopApp, add: _Adding, overview: _Overview, act: _Act
 
 
 def _bind_settings(desk: DesktopApp, add: _Adding, fields: list[Any], save: gr.Button) -> None:
-    add.selected.change(lambda c: astuple(kh.load_collection_settings(desk, c)), [add.selected], fields)
+    add.selected.change(
+        lambda c: astuple(kh.load_collection_settings(desk, c)),
+        [add.selected],
+        fields,
+        show_progress="hidden",
+    )
     save.click(
         lambda c, *v: kh.save_collection_settings(desk, c, kh.CollectionFields(*v)),
         [add.selected, *fields],
