@@ -63,7 +63,9 @@ def test_a_question_the_documents_answer_stays_local(site: Site, tmp_path: Path)
 
 
 def test_a_question_they_cannot_answer_asks_the_web_and_cites_the_page(site: Site, tmp_path: Path) -> None:
-    p = make(site, tmp_path)
+    # The slow result's page answers after 5 s: a 4 s limit leaves it out however busy the machine is, and
+    # gives the article twice the time it had (a busy machine read nothing within 2 s, 1 of 8 runs).
+    p = make(site, tmp_path, timeout_s=4.0)
     events, trace = ask(p, WEB_Q)
     p.close()
     record = online(trace)
@@ -71,7 +73,7 @@ def test_a_question_they_cannot_answer_asks_the_web_and_cites_the_page(site: Sit
         record.why == "local knowledge was weak"
         and record.results == 3
         and record.pages_read == 1
-        and record.ms < 3000
+        and record.ms < 5000  # the slow page was not waited for
     )
     assert record.query == "tonnes goods barges rhine move 2019"  # the keyword rewrite
     assert site.requests[0]["query"]["q"] == record.query  # the trace says what left the machine
@@ -84,9 +86,9 @@ def test_a_question_they_cannot_answer_asks_the_web_and_cites_the_page(site: Sit
 
 
 def test_a_slow_source_does_not_delay_the_local_quote(site: Site, tmp_path: Path) -> None:
-    """Asked always, with its server 5 s slow and a 1 s limit: the local quote comes first, the answer
+    """Asked always, with its server 30 s slow and a 3 s limit: the local quote comes first, the answer
     follows at the limit with the local evidence, and the trace says why."""
-    slow = {"base_url": f"{site.base}/slow-search?s=5&", "use": "always", "timeout_s": 1.0}
+    slow = {"base_url": f"{site.base}/slow-search?s=30&", "use": "always", "timeout_s": 3.0}
     p = make(site, tmp_path, answer="The engine oil must be changed every 10000 km.", **slow)
     t = time.monotonic()
     quote_at = None
@@ -96,8 +98,8 @@ def test_a_slow_source_does_not_delay_the_local_quote(site: Site, tmp_path: Path
         last = e
     total = time.monotonic() - t
     p.close()
-    assert quote_at is not None and quote_at < 0.8
-    assert 0.9 < total < 3.5
+    assert quote_at is not None and quote_at < 2.5
+    assert 2.9 < total < 30
     assert isinstance(last, Done) and last.outcome.kind == "answered"
 
 
