@@ -104,9 +104,9 @@ def decline_text(question: str, quotes: Sequence[Quote], *, may_answer: bool = F
         q = quotes[0]
         return f"{say('may answer')} “{truncate(q.display, 400)}” ([{q.n}] {_where(q)}). {say('not sure')}"
     if not quotes:
-        return f"{say('decline start')} {say('decline anything')} “{asked}”."
+        return say("decline bare").format(asked=asked)
     places = list(dict.fromkeys(f"[{q.n}] {_where(q)}" for q in quotes))[:2]  # a source once (issue 46)
-    return f"{say('decline start')} “{asked}”; {say('closest passages')} {say('and').join(places)}."
+    return say("decline").format(asked=asked, places=say("and").join(places))
 
 
 def quote_text(quotes: Sequence[Quote], *, set_aside: bool = False, question: str = "") -> str:

@@ -1,5 +1,5 @@
 """The app's own sentences follow the question's language (issue 42): a Chinese question is declined in
-Chinese, an English one word for word as before."""
+Chinese, a Japanese one in Japanese, a Hindi one in Hindi, an English one word for word as before."""
 
 from __future__ import annotations
 
@@ -35,7 +35,15 @@ def test_an_english_question_reads_as_before() -> None:
     assert quote_text([QUOTE]).startswith("Your documents say: “KAG")
 
 
-def test_japanese_and_hindi_questions_keep_english_for_now() -> None:
-    assert language_of("図書館はいつ開いていますか？") == "en"  # kana: Japanese, no translation yet
-    assert language_of("भारत की राजधानी क्या है?") == "en"
+def test_japanese_and_hindi_questions_are_answered_in_their_language() -> None:
+    assert language_of("図書館はいつ開いていますか？") == "ja"
+    assert language_of("भारत की राजधानी क्या है?") == "hi"
     assert language_of("什么是混合搜索?") == "zh"
+    assert language_of("Wann öffnet die Bibliothek?") == "en"  # Latin script: no translation yet
+    hindi = decline_text("KAG किसने लिखा?", [QUOTE])
+    assert hindi == "आपके दस्तावेज़ यह नहीं बताते: “KAG किसने लिखा”; सबसे नज़दीकी अंश [1] kag.zh.txt हैं।"
+    assert decline_text("KAG किसने लिखा?", []) == "आपके दस्तावेज़ों में “KAG किसने लिखा” के बारे में कुछ भी नहीं है।"
+    assert quote_text([QUOTE], question="KAG के तीन भाग कौन से हैं?").startswith("आपके दस्तावेज़ों में लिखा है: “KAG")
+    japanese = decline_text("KAG の作者は誰ですか？", [QUOTE])
+    assert japanese.startswith("あなたの文書には「KAG の作者は誰ですか」についての記載がありません。")
+    assert phrase("writing", "KAG の作者は誰ですか？") == "回答を書いています…"

@@ -9,7 +9,11 @@ from typing import Any
 from tests.rigs import Rig, indexed_rig
 from ui.chat import handlers as chat_handlers
 
-NOTES = ("embedding model reads English only", "嵌入模型只读得懂英文")  # in the question's language
+NOTES = (  # in the question's language
+    "embedding model reads English only",
+    "嵌入模型只读得懂英文",
+    "एम्बेडिंग मॉडल केवल अंग्रेज़ी पढ़ता है",
+)
 
 
 def _ask(rig: Rig, conv_id: str | None, question: str) -> tuple[list[dict[str, Any]], str]:
@@ -50,7 +54,9 @@ def test_a_chinese_question_gets_the_note_once_per_conversation(tmp_path: Path) 
         reopened, _, _ = chat_handlers.open_chat(desk, None, conv)
         assert _notes(reopened) == [_answer(reopened, 1)]  # drawn again: still once
         fresh, _ = _ask(rig, chat_handlers.new_chat(desk, conv)[1], "हेलिओट्रोप परियोजना का लॉन्च कोड क्या है?")
-        assert len(_notes(fresh)) == 1 and "(hi)" in str(fresh[_notes(fresh)[0]]["content"])
+        note = str(fresh[_notes(fresh)[0]]["content"])
+        assert len(_notes(fresh)) == 1 and "(hi)" in note and "एम्बेडिंग मॉडल" in note
+        assert "'Use the multilingual embedding model'" in note  # the button as the UI labels it
     finally:
         desk.close()
 
