@@ -72,6 +72,23 @@ _WORDS: dict[str, tuple[str, str]] = {
     "collection_settings": ("Collection settings (routing and rewriting)", "知识库设置（路由与改写）"),
     "save_collection_settings": ("Save collection settings", "保存知识库设置"),
     "reindex": ("Re-index", "重新索引"),
+    "coll_description": ("Description (what this collection is about)", "描述（这个知识库讲什么）"),
+    "coll_examples": ("Example questions or text, one per line", "示例问题或文本，每行一个"),
+    "coll_mixin": ("Weight of description and examples in routing", "描述和示例在路由中的权重"),
+    "coll_scale": ("Scaling weight (multiplies the routing score)", "缩放权重（乘以路由分数）"),
+    "coll_language": ("Language of the documents (for translation rewrite)", "文档的语言（用于翻译改写）"),
+    "coll_strategy": ("Query rewrite strategy", "查询改写策略"),
+    "files_in_collection": ("Files in the selected collection", "所选知识库中的文件"),
+    "file": ("File", "文件"),
+    "remove_from_collection": ("Remove from collection", "从知识库中移除"),
+    "reindex_file": ("Re-index file", "重新索引文件"),
+    "dismiss_problem": ("Dismiss problem", "忽略问题"),
+    "documents_note": (
+        "Removing an uploaded file deletes KIMAs' copy; a file in a watched folder stays on disk and "
+        "comes back when it changes. A dismissed problem stops warning until the file fails differently.",
+        "移除上传的文件会删除 KIMAs 保存的副本；监视文件夹中的文件仍留在磁盘上，文件改变时会重新加入。"
+        "忽略的问题不再提醒，直到该文件出现不同的错误。",
+    ),
     "reembed": ("Re-embed", "重新嵌入"),
     "remove_collection": ("Remove collection…", "删除知识库…"),
     "confirm_remove": ("Yes, remove it and its index", "确定删除它及其索引"),

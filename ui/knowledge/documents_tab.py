@@ -7,6 +7,7 @@ from typing import Any
 import gradio as gr
 
 from app.desktop import DesktopApp
+from ui.i18n import t
 from ui.knowledge import documents_handlers
 
 __all__ = ["bind", "build", "outputs"]
@@ -14,7 +15,7 @@ __all__ = ["bind", "build", "outputs"]
 
 def build() -> dict[str, Any]:
     """The document manager: the selected collection's files, and actions on one of them."""
-    with gr.Accordion("Files in the selected collection", open=True, elem_id="documents"):
+    with gr.Accordion(t("files_in_collection"), open=True, elem_id="documents"):
         show = gr.Radio(
             [documents_handlers.SHOW_ALL, documents_handlers.PROBLEMS_ONLY],
             value=documents_handlers.SHOW_ALL,
@@ -23,16 +24,14 @@ def build() -> dict[str, Any]:
             elem_id="documents-filter",
         )
         listing = gr.HTML(elem_id="document-list")
-        pick = gr.Dropdown(choices=[], label="File", elem_id="document-select")
+        pick = gr.Dropdown(choices=[], label=t("file"), elem_id="document-select")
         with gr.Row():  # under the picker: in the Knowledge tab's half-width column they keep one line
-            remove = gr.Button("Remove from collection", size="sm", variant="stop", elem_id="remove-document")
-            reindex = gr.Button("Re-index file", size="sm", elem_id="reindex-document")
-            dismiss = gr.Button("Dismiss problem", size="sm", elem_id="dismiss-problem")
-        gr.Markdown(
-            "Removing an uploaded file deletes KIMAs' copy; a file in a watched folder stays on disk and "
-            "comes back when it changes. A dismissed problem stops warning until the file fails differently.",
-            elem_classes=["kimas-note"],
-        )
+            remove = gr.Button(
+                t("remove_from_collection"), size="sm", variant="stop", elem_id="remove-document"
+            )
+            reindex = gr.Button(t("reindex_file"), size="sm", elem_id="reindex-document")
+            dismiss = gr.Button(t("dismiss_problem"), size="sm", elem_id="dismiss-problem")
+        gr.Markdown(t("documents_note"), elem_classes=["kimas-note"])
     return {"show": show, "list": listing, "pick": pick, "buttons": (remove, reindex, dismiss)}
 
 

@@ -189,14 +189,14 @@ def _naming(desk: DesktopApp, first: str | None) -> _Naming:
 def _collection_settings(desk: DesktopApp) -> tuple[list[Any], gr.Button]:
     """The routing and rewriting settings of the selected collection, and their Save button."""
     with gr.Accordion(t("collection_settings"), open=False):
-        description = gr.Textbox(label="Description (what this collection is about)", lines=2)
-        examples = gr.Textbox(label="Example questions or text, one per line", lines=3)
-        mixin = gr.Slider(0, 1, step=0.05, label="Weight of description and examples in routing")
-        scale = gr.Number(label="Scaling weight (multiplies the routing score)", minimum=0.01)
-        language = gr.Textbox(label="Language of the documents (for translation rewrite)")
+        description = gr.Textbox(label=t("coll_description"), lines=2)
+        examples = gr.Textbox(label=t("coll_examples"), lines=3)
+        mixin = gr.Slider(0, 1, step=0.05, label=t("coll_mixin"))
+        scale = gr.Number(label=t("coll_scale"), minimum=0.01)
+        language = gr.Textbox(label=t("coll_language"))
         strategy = gr.Dropdown(
             choices=[(c or "default", c) for c in desk.strategy_choices()],
-            label="Query rewrite strategy",
+            label=t("coll_strategy"),
         )
         save_coll = gr.Button(t("save_collection_settings"))
     return [description, examples, mixin, scale, language, strategy], save_coll

@@ -49,6 +49,13 @@ def check_knowledge_in_chinese(url: str, browser: Any, expect: Any, wait_ms: int
         expect(naming).to_contain_text("原位监视的文件夹")
         expect(page.locator("#rename-collection")).to_have_text("重命名")
         expect(page.locator("#unwatch-folder")).to_have_text("停止监视")
+        documents = page.locator("#documents")  # the files pane and its actions
+        expect(documents).to_contain_text("所选知识库中的文件")
+        expect(page.locator("#remove-document")).to_have_text("从知识库中移除")
+        expect(page.locator("#reindex-document")).to_have_text("重新索引文件")
+        expect(documents).to_contain_text("忽略的问题不再提醒")
+        for english in ("Files in the selected collection", "Remove from collection", "Re-index file"):
+            assert english not in documents.inner_text(), english
         right = page.locator("#knowledge-right").inner_text()
         for english in ("Drop a whole folder", "Rename", "Stop watching", "Folder watched", "New name"):
             assert english not in right, (english, right)
