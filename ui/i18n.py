@@ -79,7 +79,8 @@ _WORDS: dict[str, tuple[str, str]] = {
     "coll_language": ("Language of the documents (for translation rewrite)", "文档的语言（用于翻译改写）"),
     "coll_strategy": ("Query rewrite strategy", "查询改写策略"),
     "files_in_collection": ("Files in the selected collection", "所选知识库中的文件"),
-    "file": ("File", "文件"),
+    "file_picked": ("File", "文件"),  # not "file": Gradio's own table has a "file" group ("[object Object]")
+    "online_sources": ("Online sources (web search, HTTP APIs)", "在线来源（网络搜索、HTTP API）"),
     "remove_from_collection": ("Remove from collection", "从知识库中移除"),
     "reindex_file": ("Re-index file", "重新索引文件"),
     "dismiss_problem": ("Dismiss problem", "忽略问题"),

@@ -24,7 +24,7 @@ def build() -> dict[str, Any]:
             elem_id="documents-filter",
         )
         listing = gr.HTML(elem_id="document-list")
-        pick = gr.Dropdown(choices=[], label=t("file"), elem_id="document-select")
+        pick = gr.Dropdown(choices=[], label=t("file_picked"), elem_id="document-select")
         with gr.Row():  # under the picker: in the Knowledge tab's half-width column they keep one line
             remove = gr.Button(
                 t("remove_from_collection"), size="sm", variant="stop", elem_id="remove-document"

@@ -8,6 +8,7 @@ from typing import Any
 import gradio as gr
 
 from app.desktop import DesktopApp
+from ui.i18n import t
 from ui.knowledge import sources_handlers as sh
 
 __all__ = ["also_ask_update", "build"]
@@ -93,7 +94,7 @@ def _source_fields() -> list[Any]:
 
 
 def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> None:
-    with gr.Accordion("Online sources (web search, HTTP APIs)", open=False, elem_id="online-sources"):
+    with gr.Accordion(t("online_sources"), open=False, elem_id="online-sources"):
         gr.Markdown(PRIVACY, elem_classes=["kimas-note"])
         pick = gr.Dropdown(
             choices=sh.source_choices(desk), value=sh.NEW, label="Source", elem_id="source-select"

@@ -54,8 +54,12 @@ def check_knowledge_in_chinese(url: str, browser: Any, expect: Any, wait_ms: int
         expect(page.locator("#remove-document")).to_have_text("从知识库中移除")
         expect(page.locator("#reindex-document")).to_have_text("重新索引文件")
         expect(documents).to_contain_text("忽略的问题不再提醒")
+        expect(page.locator("#document-select")).to_contain_text("文件")  # the picker's label
+        expect(page.locator("#online-sources")).to_contain_text("在线来源")
         for english in ("Files in the selected collection", "Remove from collection", "Re-index file"):
             assert english not in documents.inner_text(), english
+        for side in ("#knowledge-left", "#knowledge-right"):  # a key Gradio's own table also has
+            assert "[object Object]" not in page.locator(side).inner_text(), side
         right = page.locator("#knowledge-right").inner_text()
         for english in ("Drop a whole folder", "Rename", "Stop watching", "Folder watched", "New name"):
             assert english not in right, (english, right)
@@ -72,6 +76,8 @@ def check_knowledge_in_chinese(url: str, browser: Any, expect: Any, wait_ms: int
     )
     assert re.search("subfolders are kept", _captions(english)[0])
     expect(english.locator("#collection-naming")).to_contain_text("Rename, or stop watching a folder")
+    expect(english.locator("#document-select")).to_contain_text("File")
+    assert "[object Object]" not in english.locator("#knowledge-left").inner_text()
 
 
 def test_the_knowledge_tab_speaks_chinese_to_a_chinese_browser(tmp_path: Path) -> None:
