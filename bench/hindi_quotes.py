@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from pathlib import Path
 
 from bench.devkit import DEVKIT, read_jsonl
 from bench.language_sets import ROOT, hindi
@@ -41,7 +40,7 @@ def main() -> None:
         q for q in read_jsonl(kit / "queries.jsonl") if gold.get(q["_id"]) and half(q["_id"]) == "held-out"
     ]
     sample = random.Random(args.seed).sample(held, min(args.size, len(held)))
-    paths = resolve_paths(str(Path(cache / "hindi" / "data")), None)
+    paths = resolve_paths(str(cache / "hindi" / "data"), None)
     config = read_config(paths, preset="full")
     runtime = Runtime(paths, config)
     pipeline, store = runtime.pipeline(), runtime.store()
