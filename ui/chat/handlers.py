@@ -77,10 +77,15 @@ def sidebar(desk: DesktopApp, conv_id: str | None, search: str = "") -> Sidebar:
     )
 
 
+def _messages(desk: DesktopApp, conv: Conversation | None) -> Messages:
+    """The chat as drawn, its traces naming each collection as the user named it."""
+    return render.chat_messages(conv, desk.knowledge.title)
+
+
 def _shown(desk: DesktopApp, conv: Conversation) -> Messages:
     """A stored chat drawn again: the files it cites may be opened from it (in this run)."""
     desk.sources.remember(shown_sources(conv))
-    return with_language_note(desk, conv, render.chat_messages(conv))
+    return with_language_note(desk, conv, _messages(desk, conv))
 
 
 def language_note(desk: DesktopApp, conv: Conversation) -> tuple[int, str]:
@@ -134,7 +139,7 @@ def _stream(
                     return
                 # The sidebar once the question is stored (a new chat appears in it), and at the end.
                 side = sidebar(desk, conv.id, search) if first else None
-                yield render.chat_messages(conv), conv.id, side
+                yield _messages(desk, conv), conv.id, side
             first = False
     finally:
         close = getattr(turns, "close", None)
@@ -143,7 +148,7 @@ def _stream(
     with desk.history.drawing(page, conv.id) as shown:
         if shown:
             yield (
-                with_language_note(desk, conv, render.chat_messages(conv)),
+                with_language_note(desk, conv, _messages(desk, conv)),
                 conv.id,
                 sidebar(desk, conv.id, search),
             )
@@ -166,7 +171,7 @@ def submit(
     if mode is not None:
         desk.chat.set_mode(conv, mode)
     if not text.strip():
-        yield render.chat_messages(conv), conv.id, None
+        yield _messages(desk, conv), conv.id, None
         return
     yield from _stream(desk, conv, desk.chat.ask(conv, text, sources=sources), search, page)
 
@@ -175,7 +180,7 @@ def regenerate(
     desk: DesktopApp, conv_id: str | None, search: str = "", page: str = "", sources: Sequence[str] = ()
 ) -> Iterator[Drawn]:
     conv = desk.history.get(conv_id)
-    yield render.chat_messages(conv), conv.id, None
+    yield _messages(desk, conv), conv.id, None
     yield from _stream(desk, conv, desk.chat.regenerate(conv, sources), search, page)
 
 
@@ -205,7 +210,7 @@ def ask_model_alone(
     """The one click under a "no knowledge yet" reply: the chat switches to the model alone and asks its
     last question again that way."""
     conv = desk.history.get(conv_id)
-    yield render.chat_messages(conv), conv.id, None
+    yield _messages(desk, conv), conv.id, None
     yield from _stream(desk, conv, desk.chat.ask_model_alone(conv), search, page)
 
 
@@ -257,7 +262,7 @@ def feedback(desk: DesktopApp, conv_id: str | None, index: Any, liked: Any) -> s
     file the answer cited first. Wrong: where to add it with the file that does answer it."""
     conv = desk.history.get(conv_id)
     at = index[0] if isinstance(index, list | tuple) else index
-    messages = render.chat_messages(conv)
+    messages = _messages(desk, conv)
     if not isinstance(at, int) or not 0 <= at < len(messages) or messages[at]["role"] != "assistant":
         return ""
     turn_no = sum(1 for m in messages[: at + 1] if m["role"] == "user") - 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
@@ -299,8 +299,9 @@ def earlier_html(earlier: Sequence[Turn]) -> str:
     )
 
 
-def chat_messages(conv: Conversation | None) -> list[dict[str, Any]]:
-    """The Chatbot's value: each turn's question, answer (with sources) and, once done, its trace."""
+def chat_messages(conv: Conversation | None, name_of: Callable[[str], str] = str) -> list[dict[str, Any]]:
+    """The Chatbot's value: each turn's question, answer (with sources) and, once done, its trace
+    (``name_of``: collection id → the name it shows)."""
     out: list[dict[str, Any]] = []
     for i, turn in enumerate(conv.turns if conv else []):
         out.append({"role": "user", "content": turn.question})
@@ -309,16 +310,16 @@ def chat_messages(conv: Conversation | None) -> list[dict[str, Any]]:
             out.append(
                 {
                     "role": "assistant",
-                    "content": _trace(turn),
+                    "content": _trace(turn, name_of),
                     "metadata": {"title": said("how made", turn.question), "status": "done"},
                 }
             )
     return out
 
 
-def _trace(turn: Turn) -> str:
+def _trace(turn: Turn, name_of: Callable[[str], str]) -> str:
     assert turn.trace is not None
-    return model_alone_trace(turn.trace) if turn.mode == "model" else trace_markdown(turn.trace)
+    return model_alone_trace(turn.trace) if turn.mode == "model" else trace_markdown(turn.trace, name_of)
 
 
 def conversation_choices(items: Sequence[ConversationSummary]) -> list[tuple[str, str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from pathlib import Path
 
 from app.chat.viewer import viewable
@@ -56,7 +57,7 @@ STAGE_LABELS = {
 __all__ = ["budget_line", "status_line", "trace_markdown"]
 
 
-def _hit_line(n: int, h: Hit) -> str:
+def _hit_line(n: int, h: Hit, name_of: Callable[[str], str]) -> str:
     """One piece of evidence; a file the viewer shows links to its page at the passage (``/kimas/view``)."""
     c = h.chunk
     where = f" · {c.locator}" if c.locator else ""
@@ -65,7 +66,7 @@ def _hit_line(n: int, h: Hit) -> str:
         at = html.escape(viewer_url(c.source, c.page, c.lines, c.text), quote=True)
         name = f"<a class='kimas-evidence' href='{at}' target='_blank' rel='noopener'>{name}</a>"
     return (
-        f"{n}. {name}{esc(where)} · {esc(c.collection)} · score {h.score:.3f}"
+        f"{n}. {name}{esc(where)} · {esc(name_of(c.collection))} · score {h.score:.3f}"
         f" — {esc(truncate(' '.join(c.text.split()), 160))}"
     )
 
@@ -167,7 +168,7 @@ def online_lines(trace: Trace) -> list[str]:
     return out
 
 
-def _question_lines(trace: Trace) -> list[str]:
+def _question_lines(trace: Trace, name_of: Callable[[str], str]) -> list[str]:
     """The search query, what the conversation added, and collections that need re-embedding."""
     lines: list[str] = []
     rewrite = trace.find(RewriteStage)
@@ -178,14 +179,15 @@ def _question_lines(trace: Trace) -> list[str]:
     stale = trace.find(ReembedStage)
     if stale is not None:
         lines.append(
-            f"\n**Needs re-embedding:** {esc(', '.join(stale.collections))} (built with another embedding "
+            f"\n**Needs re-embedding:** {esc(', '.join(name_of(c) for c in stale.collections))} (built with another embedding "
             "model: not searched by meaning until re-embedded in the Knowledge tab)"
         )
     return lines
 
 
-def _search_lines(trace: Trace) -> list[str]:
-    """Routing, the retrieval agents' queries, and the evidence given to the model."""
+def _search_lines(trace: Trace, name_of: Callable[[str], str]) -> list[str]:
+    """Routing, the retrieval agents' queries, and the evidence given to the model; each collection by
+    the name it shows (``name_of``: id → name)."""
     lines: list[str] = []
     if trace.routes:
         searched = set(trace.agent_queries)
@@ -202,16 +204,16 @@ def _search_lines(trace: Trace) -> list[str]:
             lexical = "–" if r.lexical_score is None else f"{r.lexical_score:+.2f}"
             mark = "yes" if r.collection in searched else ""
             lines.append(
-                f"| {esc(r.collection)} | {r.score:.3f} | {r.centroid_score:.3f} | {mixin} "
+                f"| {esc(name_of(r.collection))} | {r.score:.3f} | {r.centroid_score:.3f} | {mixin} "
                 f"| {r.dense_score:.3f} | {lexical} | {mark} |"
             )
     if trace.agent_queries:
         lines.append("\n**Queries of each retrieval agent**\n")
         for name, queries in trace.agent_queries.items():
-            lines.append(f"- {esc(name)}: " + "; ".join(f"“{esc(q)}”" for q in queries))
+            lines.append(f"- {esc(name_of(name))}: " + "; ".join(f"“{esc(q)}”" for q in queries))
     if trace.evidence:
         lines.append("\n**Evidence given to the model**\n")
-        lines += [_hit_line(i + 1, h) for i, h in enumerate(trace.evidence)]
+        lines += [_hit_line(i + 1, h, name_of) for i, h in enumerate(trace.evidence)]
     return lines
 
 
@@ -323,11 +325,12 @@ def _timing_lines(trace: Trace) -> list[str]:
     return lines
 
 
-def trace_markdown(trace: Trace) -> str:
-    """The trace: rewritten query, routing, agents' queries, evidence, agentic round, timings."""
+def trace_markdown(trace: Trace, name_of: Callable[[str], str] = str) -> str:
+    """The trace: rewritten query, routing, agents' queries, evidence, agentic round, timings; ``name_of``
+    (collection id → the name the user gave it) names the collections as the Knowledge tab does."""
     lines = [
-        *_question_lines(trace),
-        *_search_lines(trace),
+        *_question_lines(trace, name_of),
+        *_search_lines(trace, name_of),
         *_evidence_lines(trace),
         *_agentic_lines(trace),
         *online_lines(trace),

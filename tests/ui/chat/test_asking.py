@@ -148,3 +148,20 @@ def test_markup_escapes_document_text() -> None:
     trace = Trace("q", "*bold* | pipe", (Route("docs", 0.5, 0.5),), {"docs": ("q",)}, (Hit(chunk, 0.9),))
     md = render.trace_markdown(trace)
     assert "\\*bold\\* \\| pipe" in md and "<script>" not in md and "| docs | 0.500 |" in md
+
+
+def test_the_trace_names_a_collection_as_the_user_named_it(tmp_path: Path) -> None:
+    """A collection named "研究资料 2026" has an ASCII id; the trace's routing table, agent queries and
+    evidence show the name the user gave it (as the Knowledge tab does), not the id."""
+    rig = make_rig(tmp_path)
+    rig.session.start()
+    docs = write_docs(tmp_path / "upload-temp")
+    action = handlers.upload(rig.session, "研究资料 2026", [str(docs / "heliotrope.pdf")])
+    cid = action.selected
+    assert cid and cid != "研究资料 2026"
+    rig.wait_idle()
+    final = list(chat_handlers.submit(rig.session, None, "What is the launch code of Project Heliotrope?"))[-1]
+    trace = final[0][2]["content"]
+    assert "Evidence given to the model" in trace
+    assert "| 研究资料 2026 | " in trace and "· 研究资料 2026 · score" in trace, trace
+    assert f"| {cid} |" not in trace and f"· {cid} ·" not in trace
