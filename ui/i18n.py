@@ -78,7 +78,14 @@ _WORDS: dict[str, tuple[str, str]] = {
     "coll_scale": ("Scaling weight (multiplies the routing score)", "缩放权重（乘以路由分数）"),
     "coll_language": ("Language of the documents (for translation rewrite)", "文档的语言（用于翻译改写）"),
     "coll_strategy": ("Query rewrite strategy", "查询改写策略"),
+    "no_collections": (
+        "_No collections yet._ Create one on the right, then drop files or a folder onto it, or add a "
+        "folder on this computer to watch.",
+        "_还没有知识库。_ 在右侧新建一个，再把文件或文件夹拖到上面，或添加这台电脑上要监视的文件夹。",
+    ),
     "files_in_collection": ("Files in the selected collection", "所选知识库中的文件"),
+    "show_all_files": ("All files", "所有文件"),
+    "show_problems_only": ("Problems only", "仅显示有问题的文件"),
     "file_picked": ("File", "文件"),  # not "file": Gradio's own table has a "file" group ("[object Object]")
     "online_sources": ("Online sources (web search, HTTP APIs)", "在线来源（网络搜索、HTTP API）"),
     "remove_from_collection": ("Remove from collection", "从知识库中移除"),

@@ -5,6 +5,7 @@ hint, indexing progress and activity, and the model status line (no Gradio here)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.desktop import DesktopApp
 from ui.chat.handlers import chat_hint
@@ -12,13 +13,16 @@ from ui.knowledge.collections_view import progress_html
 from ui.knowledge.handlers import activity_view, collection_choices, collections_view, progress_states
 from ui.markup import model_markdown
 
+if TYPE_CHECKING:
+    from gradio.i18n import I18nData
+
 __all__ = ["Poll", "poll"]
 
 
 @dataclass(frozen=True)
 class Poll:
     version: int
-    collections_md: str | None  # None: unchanged since the version the page has seen
+    collections_md: str | I18nData | None  # None: unchanged since the version the page has seen
     names: list[str] | None  # the collections' ids
     choices: list[tuple[str, str]] | None  # (name shown, id) for the collection pickers
     chat_hint: str | None

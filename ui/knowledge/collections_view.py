@@ -24,12 +24,8 @@ def _when(ts: float | None) -> str:
 
 
 def collections_markdown(items: list[CollectionStatus], advice: Mapping[str, str] = {}) -> str:
-    """``advice``: collection id → the multilingual embedder's recommendation, for those that need it."""
-    if not items:
-        return (
-            "_No collections yet._ Create one on the right, then drop files or a folder onto it, "
-            "or add a folder on this computer to watch."
-        )
+    """``advice``: collection id → the multilingual embedder's recommendation, for those that need it.
+    No collections: ``ui.knowledge.handlers.collections_view`` says so in the page's language."""
     blocks = []
     for c in items:
         state = (

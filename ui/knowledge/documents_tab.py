@@ -17,7 +17,10 @@ def build() -> dict[str, Any]:
     """The document manager: the selected collection's files, and actions on one of them."""
     with gr.Accordion(t("files_in_collection"), open=True, elem_id="documents"):
         show = gr.Radio(
-            [documents_handlers.SHOW_ALL, documents_handlers.PROBLEMS_ONLY],
+            [
+                (t("show_all_files"), documents_handlers.SHOW_ALL),
+                (t("show_problems_only"), documents_handlers.PROBLEMS_ONLY),
+            ],
             value=documents_handlers.SHOW_ALL,
             show_label=False,
             container=False,

@@ -12,11 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from gradio.i18n import I18nData
+
 from app.desktop import ActionResult, DesktopApp
 from app.knowledge.collections import CollectionStatus
 from app.knowledge.indexing import IndexingState
 from app.models.languages import collections_advice
 from kimas_desktop.errors import KimasError
+from ui.i18n import t
 from ui.knowledge.collections_view import activity_markdown, collections_markdown
 from ui.markup import esc, outcome_markdown, store_problem
 
@@ -43,10 +46,13 @@ def collection_names(desk: DesktopApp) -> list[str]:
     return [cid for _, cid in collection_choices(desk)]
 
 
-def collections_view(desk: DesktopApp) -> str:
+def collections_view(desk: DesktopApp) -> str | I18nData:
+    """The collections as Markdown; none yet: how to begin, in the page's language (``ui.i18n``)."""
     items, problem = _collections(desk)
     if items is None:
         return problem
+    if not items:
+        return t("no_collections")
     return collections_markdown(items, multilingual_advice(desk, [c.name for c in items if c.indexed]))
 
 

@@ -56,7 +56,14 @@ def check_knowledge_in_chinese(url: str, browser: Any, expect: Any, wait_ms: int
         expect(documents).to_contain_text("忽略的问题不再提醒")
         expect(page.locator("#document-select")).to_contain_text("文件")  # the picker's label
         expect(page.locator("#online-sources")).to_contain_text("在线来源")
-        for english in ("Files in the selected collection", "Remove from collection", "Re-index file"):
+        expect(page.locator("#collections")).to_contain_text("还没有知识库")  # the data dir is empty
+        expect(page.locator("#documents-filter")).to_contain_text("仅显示有问题的文件")
+        for english in (
+            "Files in the selected collection",
+            "Remove from collection",
+            "Re-index file",
+            "Problems",
+        ):
             assert english not in documents.inner_text(), english
         for side in ("#knowledge-left", "#knowledge-right"):  # a key Gradio's own table also has
             assert "[object Object]" not in page.locator(side).inner_text(), side
@@ -77,6 +84,8 @@ def check_knowledge_in_chinese(url: str, browser: Any, expect: Any, wait_ms: int
     assert re.search("subfolders are kept", _captions(english)[0])
     expect(english.locator("#collection-naming")).to_contain_text("Rename, or stop watching a folder")
     expect(english.locator("#document-select")).to_contain_text("File")
+    expect(english.locator("#collections")).to_contain_text("No collections yet")
+    expect(english.locator("#documents-filter")).to_contain_text("Problems only")
     assert "[object Object]" not in english.locator("#knowledge-left").inner_text()
 
 
