@@ -160,8 +160,8 @@ def test_the_trace_names_a_collection_as_the_user_named_it(tmp_path: Path) -> No
     cid = action.selected
     assert cid and cid != "研究资料 2026"
     rig.wait_idle()
-    final = list(chat_handlers.submit(rig.session, None, "What is the launch code of Project Heliotrope?"))[-1]
-    trace = final[0][2]["content"]
+    asked = "What is the launch code of Project Heliotrope?"
+    trace = list(chat_handlers.submit(rig.session, None, asked))[-1][0][2]["content"]
     assert "Evidence given to the model" in trace
     assert "| 研究资料 2026 | " in trace and "· 研究资料 2026 · score" in trace, trace
     assert f"| {cid} |" not in trace and f"· {cid} ·" not in trace
