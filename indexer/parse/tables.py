@@ -32,13 +32,21 @@ def table_lines(rows: list[list[str]]) -> list[str]:
 
 def table_cells(rows: list[list[str]]) -> tuple[tuple[str, ...], ...]:
     """A table's cells as ``Block.table`` keeps them: spaces tidied, empty rows left out, every row as wide
-    as the widest (missing cells empty). Empty when it has no row under its first."""
+    as the widest (missing cells empty). Empty when it has no row under its first, or when it is text laid
+    out with a table: no row fills two cells and the filled ones are not one column (a manual's "Note"
+    box: its label in one cell, its text in another row's other cell), so no value belongs to a column;
+    its lines stay in the text. A one-column list stays a table."""
     cells = [[_cell(c) for c in row] for row in rows]
     cells = [row for row in cells if any(row)]
-    if len(cells) < 2:
+    if len(cells) < 2 or _laid_out(cells):
         return ()
     width = max(len(row) for row in cells)
     return tuple(tuple(row + [""] * (width - len(row))) for row in cells)
+
+
+def _laid_out(cells: list[list[str]]) -> bool:
+    filled = [[i for i, c in enumerate(row) if c] for row in cells]
+    return all(len(f) == 1 for f in filled) and len({f[0] for f in filled}) > 1
 
 
 def row_line(header: Sequence[str] | None, row: Sequence[str]) -> str:

@@ -225,3 +225,25 @@ def test_html_and_markdown_tables_become_readable_rows(tmp_path: Path) -> None:
     table = parse(md)[1]
     assert table.text == "Plan | Price\n\nPlan: Basic; Price: 9 EUR\nPlan: Pro; Price: 29 EUR"
     assert table.line_start == 3  # rows keep their source lines: "Pro" is line 6
+
+
+def test_a_manuals_note_boxes_are_text_not_tables() -> None:
+    """The Debian Reference (real DocBook HTML, ``debian-reference-en``) lays out each Note/Tip/Warning as
+    a table: its label, then its text. Such a box keeps its lines in the text but is no table (no row
+    fills two cells), so a table question never reads it; the chapter's real tables stay tables."""
+    chapter = Path("/usr/share/debian-reference/ch02.en.html")
+    if not chapter.exists():
+        pytest.skip("debian-reference-en is not installed")
+    blocks = parse(chapter)
+    notes = [b for b in blocks if b.text.startswith(("Note\n", "Tip\n", "Warning\n", "Caution\n"))]
+    assert len(notes) >= 10 and not any(b.table for b in notes)
+    packages = [b for b in blocks if b.table and b.table[0][:2] == ("package", "popcon")]
+    assert len(packages) >= 2 and all(len(b.table) >= 3 for b in packages)
+    caution = next(b for b in notes if b.text.startswith("Caution\n"))
+    assert caution.text.splitlines()[1].startswith("For your production server")
+
+
+def test_a_one_column_list_stays_a_table(tmp_path: Path) -> None:
+    page = tmp_path / "fruit.html"
+    page.write_text("<table><tr><th>Fruit</th></tr><tr><td>Apple</td></tr><tr><td>Pear</td></tr></table>")
+    assert parse(page)[0].table == (("Fruit",), ("Apple",), ("Pear",))
