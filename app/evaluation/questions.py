@@ -100,10 +100,19 @@ def _prose(text: str) -> bool:
     return letters > 0.6 * len(text) and not text.lstrip().startswith(("|", "```", "#"))
 
 
+def _unlabelled(sentence: str) -> str:
+    """The sentence without a label line before it (a manual's "Tip" or "Note" box; a table's caption):
+    one or two words with no sentence end, then the sentence on the next line."""
+    label, _, rest = sentence.partition("\n")
+    if rest.strip() and len(label.split()) <= 2 and not label.rstrip().endswith((".", "!", "?", "。")):
+        return rest
+    return sentence
+
+
 def _best_sentence(chunk: Chunk, idf: _Idf) -> str | None:
     best, best_score = None, 0.0
     for s in chunk_sentences(chunk):
-        text = " ".join(s.text.split())
+        text = " ".join(_unlabelled(s.text).split())
         n = len(words(text))
         if not (EVIDENCE_WORDS[0] <= n <= EVIDENCE_WORDS[1]) or not _prose(text):
             continue

@@ -75,3 +75,20 @@ def test_an_english_sentence_gets_the_question_it_got_before_german() -> None:
 def test_german_stopwords_stay_out_of_the_union_english_text_reads() -> None:
     assert {"die", "war", "man", "hat", "bin"} <= GERMAN
     assert not {"die", "war", "man", "hat", "bin"} & STOPWORDS
+
+
+def test_a_note_boxs_label_is_not_the_sentence_asked_about() -> None:
+    """The Debian Reference's Tip/Note/Caution boxes start with their label on a line of its own ("Tipp",
+    then the text): the evidence is the sentence after it, and no question is about the label."""
+    labels = {"Tipp", "Tip", "Anmerkung", "Note", "Achtung", "Caution", "Warnung", "Warning"}
+    for lang in ("de", "en"):
+        chapters = [CHAPTER.with_name(f"ch0{n}.{lang}.html") for n in (2, 5)]
+        blocks = [(c, b.text) for c in chapters for b in parse_html(c.read_bytes())]
+        boxes = [(c, t) for c, t in blocks if t.split("\n", 1)[0] in labels]
+        chunks = [Chunk(f"{lang}{i}", "debian", str(c), t) for i, (c, t) in enumerate(boxes)]
+        made = generate({"debian": chunks}, 60, seed=7)
+        asked = [q for q in made.questions if q.answerable]
+        assert len(asked) >= 20, (lang, len(asked))
+        for q in asked:
+            assert q.evidence.split()[0] not in labels, q
+            assert not any(label in q.question.split() for label in labels), q
