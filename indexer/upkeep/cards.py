@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -53,13 +54,15 @@ _ENDS = re.compile(r"[.!?…。！？；｡।॥؟۔።][\"'”’）)\]」』]
 # snake_case or a path, a brace, an operator, a tag.
 _DEFINES = re.compile(
     r"^\s*((def|class|function|func|fn|async|import|from|return|public|private|static|const|let|var)\s+\w"
-    r"|\"\"\"|\'\'\'|//|/\*|#!)"
+    r"|\"\"\"|\'\'\'|//|/\*|#!|[A-Za-z_][\w.]*\s*=\s)"
 )
 _CODE_MARKS = re.compile(
     r"->|=>|::|[=!<>:]=|[{};]|</?[A-Za-z]+>|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z0-9]/[A-Za-z0-9]|\w\.\w|[A-Za-z]\("
 )
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)", re.MULTILINE)
 _CELLS = re.compile(r"\t|\s\|\s| {3,}\S")  # a table row's cell breaks
+# A list runs through the sentence: a later line opens with an item's number or bullet ("…failure\n  2.").
+_LIST_LINE = re.compile(r"\n\s*(\d{1,3}[.)]|[-*+•·▪◦‣●○■□➢➤✓✔])(\s|$)")
 
 
 class CardBuilder:
@@ -163,11 +166,14 @@ class CardBuilder:
 def _prose(text: str) -> bool:
     """A sentence of prose: 6–60 words (jieba's words in Chinese, bigrams in Japanese, up to 100 of them:
     a sentence written without spaces is no one-word sentence), ending as a sentence ends in its script,
-    and neither code nor a table row nor a list item."""
+    and neither code (an assignment opening it too: ``query = "…"``) nor a table row nor a list item (one that opens
+    with a symbol, "❌ …", or runs into the next item's number)."""
     unspaced = has_unspaced(text)
     n = len(words(text)) if unspaced else len(text.split())
     most = _MAX_UNSPACED if unspaced else _MAX_WORDS
     if not (_MIN_WORDS <= n <= most and _ENDS.search(text)) or _NOT_PROSE.match(text):
+        return False
+    if unicodedata.category(text.lstrip()[0]) == "So" or _LIST_LINE.search(text):  # "❌ …": a list's mark
         return False
     return not _code(text, n) and not _CELLS.search(text)
 

@@ -117,3 +117,15 @@ def test_a_hindi_texts_card_is_whole_sentences_ending_in_a_danda(tmp_path: Path)
     assert len(texts) == 3 and card.language == "hi", texts
     for t in texts:
         assert t.endswith("।") and t in whole, t
+
+
+def test_a_guide_of_lists_and_code_keeps_only_its_prose(tmp_path: Path) -> None:
+    """../shared/papers/agentic-retrieval-guide.txt, a README saved as text: mostly lists and code. Before,
+    its card held a list item run into the next item's number ("❌ LLM API call failure\\n  2.") and a line
+    of code ('query = "What foods does the user like?'), so the Knowledge tab showed them as its summary."""
+    guide = SHARED / "papers" / "agentic-retrieval-guide.txt"
+    card = _cards(tmp_path, {guide.name: guide.read_text("utf-8")})[guide.name]
+    texts = [s.text for s in card.synopsis]
+    assert texts and texts[0].startswith("Agentic retrieval is an LLM-guided multi-round retrieval method")
+    for text in texts:
+        assert text[0].isupper() and "\n" not in text and " = " not in text and "❌" not in text, texts
