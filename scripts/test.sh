@@ -3,15 +3,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh test
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "Installing Debian's Chromium for the browser test..." >&2
-  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null
-  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi
-fi
-if ! command -v strace >/dev/null 2>&1; then
-  echo "Installing Debian's strace for the network guard (tests/test_no_network.py)..." >&2
-  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq strace >/dev/null
-  else sudo apt-get update -qq && sudo apt-get install -y -qq strace >/dev/null; fi
+# Debian packages the tests read: Chromium (the browser tests), strace (the network guard,
+# tests/test_no_network.py), the Debian Reference in English and German (real DocBook HTML).
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v strace >/dev/null 2>&1 || need+=(strace)
+[ -f /usr/share/debian-reference/ch01.en.html ] || need+=(debian-reference-en)
+[ -f /usr/share/debian-reference/ch01.de.html ] || need+=(debian-reference-de)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "Installing Debian's ${need[*]} for the tests..." >&2
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq && $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 export GRADIO_ANALYTICS_ENABLED=False
 .venv/bin/ruff check .

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.evaluation.phrases import Phrase, ask_about, best_phrase, swapped
-from kimas_desktop.text.sentences import chunk_sentences
+from kimas_desktop.text.sentences import chunk_sentences, ends_sentence
 from kimas_desktop.text.words import STOPWORDS, is_name, numbers, stem, stems, words
 from kimas_desktop.types import Chunk
 
@@ -104,7 +104,7 @@ def _unlabelled(sentence: str) -> str:
     """The sentence without a label line before it (a manual's "Tip" or "Note" box; a table's caption):
     one or two words with no sentence end, then the sentence on the next line."""
     label, _, rest = sentence.partition("\n")
-    if rest.strip() and len(label.split()) <= 2 and not label.rstrip().endswith((".", "!", "?", "。")):
+    if rest.strip() and len(label.split()) <= 2 and not ends_sentence(label):
         return rest
     return sentence
 

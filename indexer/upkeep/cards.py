@@ -31,7 +31,7 @@ from pathlib import Path
 from indexer.chunking import CHUNKING, ChunkDraft
 from kimas_desktop.text.language import LanguageDetector
 from kimas_desktop.text.scripts import has_unspaced
-from kimas_desktop.text.sentences import split_sentences, text_kind
+from kimas_desktop.text.sentences import ends_sentence, split_sentences, text_kind
 from kimas_desktop.text.words import content_words, stem, words
 from kimas_desktop.types import CardSentence, CardTable, DocumentCard, Section
 
@@ -48,8 +48,6 @@ _DETECTOR = LanguageDetector()
 _MIN_WORDS, _MAX_WORDS = 6, 60
 _MAX_UNSPACED = 100  # jieba's words: a Chinese sentence of 60 of them is common
 _NOT_PROSE = re.compile(r"^\s*(#|\||[-*+>•·▪◦‣●○■□➢➤✓✔]\s?|```|~~~|\d{1,3}[.)]\s|[-\d]{1,3}\s*[:：])")
-# A sentence end of any script the splitter knows, then closing quotes or brackets.
-_ENDS = re.compile(r"[.!?…。！？；｡।॥؟۔።][\"'”’）)\]」』]*\s*$")
 # Marks of code in a sentence: a keyword that opens a definition, an arrow, a call, an identifier in
 # snake_case or a path, a brace, an operator, a tag.
 _DEFINES = re.compile(
@@ -171,7 +169,7 @@ def _prose(text: str) -> bool:
     unspaced = has_unspaced(text)
     n = len(words(text)) if unspaced else len(text.split())
     most = _MAX_UNSPACED if unspaced else _MAX_WORDS
-    if not (_MIN_WORDS <= n <= most and _ENDS.search(text)) or _NOT_PROSE.match(text):
+    if not (_MIN_WORDS <= n <= most and ends_sentence(text)) or _NOT_PROSE.match(text):
         return False
     if unicodedata.category(text.lstrip()[0]) == "So" or _LIST_LINE.search(text):  # "❌ …": a list's mark
         return False
@@ -208,7 +206,7 @@ def _without_label_lines(text: str) -> tuple[str, int]:
     skipped = 0
     while skipped < len(lines) - 1:
         line = lines[skipped].strip()
-        if _ENDS.search(line) or 2 * len(line) >= longest:
+        if ends_sentence(line) or 2 * len(line) >= longest:
             break
         skipped += 1
     return "\n".join(lines[skipped:]).strip(), skipped

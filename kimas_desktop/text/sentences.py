@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from kimas_desktop.text.file_types import TextKind, text_kind
 from kimas_desktop.types import Chunk
 
-__all__ = ["Sentence", "TextKind", "chunk_sentences", "split_sentences", "text_kind"]
+__all__ = ["Sentence", "TextKind", "chunk_sentences", "ends_sentence", "split_sentences", "text_kind"]
 
 # Words that end with a period without ending the sentence (compared lower-case, without the period).
 _ABBREVIATIONS = frozenset(
@@ -43,6 +43,8 @@ _END = re.compile(
     r"|[。！？；｡।॥؟۔።]+[」』”’）)\]\"']*"
     rf"|[!?]+[」』”’）)\]\"']*(?=[{_CJK}])"
 )
+# A text that ends as a sentence does, in any script: its last mark and any closing quotes or brackets.
+_ENDS = re.compile(r"[.!?…。！？；｡।॥؟۔።][\"'”’）)\]」』]*\s*$")
 _MD_STANDALONE = re.compile(r"^\s{0,3}(#{1,6}\s|[-*+]\s|\d{1,3}[.)]\s|>|\|)")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _LONG_CUT = re.compile(rf"[;:](?=\s)|[，、：；]|[,;:](?=[{_CJK}])")  # the last two: clauses of unspaced text
@@ -56,6 +58,12 @@ class Sentence:
     start: int
     end: int
     index: int = 0
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether ``text`` ends with a sentence's end mark of any script ("." "？" "।" …), not a label
+    ("Tip", "Note") or a heading written without one."""
+    return _ENDS.search(text) is not None
 
 
 def _is_sentence_end(text: str, match: re.Match[str]) -> bool:

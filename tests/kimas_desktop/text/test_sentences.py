@@ -1,4 +1,4 @@
-from kimas_desktop.text.sentences import split_sentences, text_kind
+from kimas_desktop.text.sentences import ends_sentence, split_sentences, text_kind
 
 
 def texts(text: str, kind: str = "prose") -> list[str]:
@@ -70,3 +70,12 @@ def test_text_kind_by_file_name() -> None:
     assert text_kind("/docs/a.py") == "code"
     assert text_kind("/docs/README.md") == "markdown"
     assert text_kind("/docs/manual.pdf") == "prose"
+
+
+def test_a_sentence_ends_with_any_scripts_mark_and_a_label_does_not() -> None:
+    """The file cards and the evaluation's known-item questions both read a line without an end mark as a
+    label ("Tipp", "Note") and drop it; a Hindi or Chinese line that ends as a sentence is no label."""
+    for text in ("It runs.", "यह सही है।", "这是什么？", "见下文。」", "Wirklich?\n", "هل هذا صحيح؟"):
+        assert ends_sentence(text), text
+    for text in ("Tipp", "Note:", "सावधानी", "注意", "Chapter 2"):
+        assert not ends_sentence(text), text
