@@ -1,6 +1,7 @@
 """Follow-ups regained (issue 45): an in-process replay of ``bench/topic_shift.py``'s three retrieval sets.
 
-    nice .venv/bin/python -m bench.followup_replay [--variant product|kept-rewrite] [--turns all|changed|unchanged]
+    nice .venv/bin/python -m bench.followup_replay [--variant product|kept-rewrite|decline-files|decline-kept]
+        [--turns all|changed|unchanged]
         [--sets shift quac100 quac501] [--cache bench/.cache/topic]
 
 Runs ``Pipeline.retrieve`` of today's product over the index ``bench/topic_shift.py`` builds (same items,
@@ -8,7 +9,8 @@ same halves) and keeps each turn's top-5 files and hit flag in ``<cache>/replay-
 policy can be compared with another on the turns it can change (``--turns changed``: follow-ups with no
 reading of their own whose answers name files). ``--variant kept-rewrite`` replays the
 variant tried for issue 45 and not kept (a follow-up that refers back also searches its rewrite within the
-files its answers came from).
+files its answers came from). ``decline-files``: a declined turn of the history ("I don't know.") names
+the file its own search put first, as the app's decline shows that passage; ``decline-kept``: both.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.conversation_sets import DOMAIN, ROOT, K, conversation_halves, conversations, quac_docs
-from bench.devkit import contains_answer, history_messages, quac_turns, squad_questions
+from bench.devkit import NO_ANSWER, contains_answer, history_messages, quac_turns, squad_questions
 
 
 def _items(cache: Path, where: dict[str, str], sets: list[str]) -> dict[str, list[dict[str, Any]]]:
@@ -83,8 +85,37 @@ def _row(item: dict[str, Any], result: Any) -> dict[str, Any]:
     }
 
 
+class DeclineFiles:
+    """A declined turn of the history ("I don't know.") names the file of the passage its own search put
+    first, as the app's decline shows it (the variant ``decline-files``): each such turn is searched
+    with the history before it (itself filled the same way), once."""
+
+    def __init__(self, pipeline: Any) -> None:
+        self._pipeline = pipeline
+        self._top: dict[str, list[str]] = {}
+
+    def fill(self, history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        from cli.render import parse_history
+
+        out: list[dict[str, Any]] = []
+        for m in history:
+            if m["role"] == "assistant" and m["content"] == NO_ANSWER and not m.get("sources"):
+                before, question = out[:-1], out[-1]["content"]
+                key = json.dumps([before, question])
+                if key not in self._top:
+                    hits = self._pipeline.retrieve(question, parse_history(before, "declined")).hits
+                    self._top[key] = [hits[0].chunk.source] if hits else []
+                m = {**m, "sources": self._top[key]}
+            out.append(m)
+        return out
+
+
 def run(
-    pipeline: Any, items: list[dict[str, Any]], changed_only: bool | None, done: dict[str, Any]
+    pipeline: Any,
+    items: list[dict[str, Any]],
+    changed_only: bool | None,
+    done: dict[str, Any],
+    declines: DeclineFiles | None = None,
 ) -> dict[str, Any]:
     from cli.render import parse_history
 
@@ -94,7 +125,8 @@ def run(
         if item["id"] in done:
             out[item["id"]] = done[item["id"]]
             continue
-        history = parse_history(item["history"], item["id"])
+        raw = declines.fill(item["history"]) if declines else item["history"]
+        history = parse_history(raw, item["id"])
         if changed_only is not None and changed_only != _changes(item["question"], history, pipeline):
             continue
         out[item["id"]] = _row(item, pipeline.retrieve(item["question"], history))
@@ -123,7 +155,9 @@ def figures(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--variant", default="product", choices=["product", "kept-rewrite"])
+    p.add_argument(
+        "--variant", default="product", choices=["product", "kept-rewrite", "decline-files", "decline-kept"]
+    )
     p.add_argument("--sets", nargs="+", default=["shift", "quac100", "quac501"])
     p.add_argument(
         "--turns",
@@ -142,8 +176,9 @@ def main() -> None:
     where = write_squad(DOMAIN, cache / "docs" / "wiki")
     paths = resolve_paths(str(cache / "data"), None)
     pipeline = Runtime(paths, read_config(paths, preset=None)).pipeline()
-    if args.variant == "kept-rewrite":
+    if args.variant in ("kept-rewrite", "decline-kept"):
         _keep_rewrites_to_answer_files()
+    declines = DeclineFiles(pipeline) if args.variant.startswith("decline") else None
     store = cache / f"replay-{args.variant}.json"
     done: dict[str, Any] = json.loads(store.read_text()) if store.exists() else {}
     for name, items in _items(cache, where, args.sets).items():
@@ -155,6 +190,7 @@ def main() -> None:
                 items,
                 {"all": None, "changed": True, "unchanged": False}[args.turns],
                 done.get(name, {}),
+                declines,
             ),
         }
         store.write_text(json.dumps(done))
