@@ -12,7 +12,9 @@ is measured on the same model output without asking the model again (the model's
 the check). ``--as-run``: the ``supported`` flags the batch holds, not re-checked.
 
 Every sentence is **right** when it contains a gold answer string (bench.devkit.contains_answer) and
-**wrong** when it does not: it misses or contradicts the gold. Reported: the share of wrong sentences
+**wrong** when it does not: it misses or contradicts the gold. ``--labels beyond-question``: only gold
+strings the question does not already hold count (a question whose every gold string it holds is left
+unlabelled), so a restated question is not "right" by the gold's words that are the question's own. Reported: the share of wrong sentences
 marked (target ≥ 0.8), of right ones marked (target ≤ 0.1), and for answers whose every sentence is
 marked (the quote takes the model's place), how often the quote shown holds the gold against the model's
 text set aside. ``--split``/``--skip``/``--questions`` keep only those answerable questions of the dev kit
@@ -27,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.devkit import SQUAD, Question, contains_answer, rate, split, write_squad_holdout
+from bench.devkit import SQUAD, Question, contains_answer, normalize, rate, split, write_squad_holdout
 from kimas_desktop.answer.writing.support import SupportChecker
 from kimas_desktop.types import Chunk, Hit, Quote
 
@@ -120,13 +122,23 @@ def show(question: Question, result: dict[str, Any], sentence: dict[str, Any], r
     print(f"    sentence: {sentence['text']!r}\n    quote: {quote[:300]!r}", file=sys.stderr)
 
 
+def telling(question: Question) -> tuple[str, ...]:
+    """The gold strings that say more than the question (``--labels beyond-question``): "days before
+    refrigeration", asked "Where did pie safes … come into use in the days before refrigeration?", is in
+    every sentence that restates the question, right or wrong ("In Australia, pie safes …")."""
+    asked = normalize(question.text)
+    return tuple(a for a in question.answers if normalize(a) and normalize(a) not in asked)
+
+
 def score(
     batches: list[dict[str, dict[str, Any]]],
     questions: list[Question],
     checker: SupportChecker | None,
     shown: bool = False,
+    beyond_question: bool = False,
 ) -> dict[str, Any]:
     right: list[bool] = []  # marked?
+    unlabelled = 0  # sentences of questions whose every gold string is in the question
     wrong: list[bool] = []
     reasons: dict[str, int] = {}
     right_reasons: dict[str, int] = {}  # why right sentences were marked
@@ -138,9 +150,13 @@ def score(
                 continue
             answered += 1
             sentences = checked(r, q.text, checker)
+            gold = telling(q) if beyond_question else q.answers
+            if not gold:
+                unlabelled += len(sentences)
+                continue
             for s in sentences:
                 marked = not s["supported"]
-                good = contains_answer(s["text"], q.answers)
+                good = contains_answer(s["text"], gold)
                 (right if good else wrong).append(marked)
                 if shown and good == marked:
                     show(q, r, s, good)
@@ -155,6 +171,7 @@ def score(
     return {
         "answers": answered,
         "sentences right / wrong": [len(right), len(wrong)],
+        "sentences not labelled (every gold string is in the question)": unlabelled,
         "wrong marked": rate(wrong),
         "right marked": rate(right),
         "marks by reason": reasons,
@@ -187,6 +204,12 @@ def main() -> None:
     p.add_argument("--as-run", action="store_true", help="score the batch's own flags, do not re-check")
     p.add_argument("--cache", type=Path, default=CACHE)
     p.add_argument("--show", action="store_true", help="print the misjudged sentences (tune split only)")
+    p.add_argument(
+        "--labels",
+        choices=["any", "beyond-question"],
+        default="any",
+        help="a sentence is right when it holds any gold string, or only one that is not in the question",
+    )
     args = p.parse_args()
     answerable, unanswerable = dev_questions(args.cache)
     qs = split(answerable, args.split)[args.skip :]
@@ -195,7 +218,7 @@ def main() -> None:
     batches = [load(b) for b in args.batches]
     if args.show and args.split != "tune":
         p.error("--show prints sentences to tune on: the tune split only")
-    report = score(batches, qs, checker, args.show)
+    report = score(batches, qs, checker, args.show, args.labels == "beyond-question")
     report["answers benchmark"] = declines(batches, qs, split(unanswerable, args.split), checker)
     print(json.dumps({"split": args.split, "skip": args.skip, "questions": len(qs), **report}, indent=2))
 

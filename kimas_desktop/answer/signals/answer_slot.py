@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 from kimas_desktop.answer.signals.quote import NUMBER_WORDS, answer_type
-from kimas_desktop.text.words import content_words, names, numbers, stem, stems, words
+from kimas_desktop.text.words import STOPWORDS, content_words, names, numbers, stem, stems, words
 
 __all__ = [
     "ABOUT",
@@ -44,6 +44,7 @@ __all__ = [
     "facts",
     "restates",
     "slot_kind",
+    "slot_noun",
 ]
 
 MARKER = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")  # "[1]", "[1, 3]": citation markers, not facts
@@ -69,6 +70,24 @@ def facts(sentence: str) -> list[str]:
 
 def _asked(question: str) -> set[str]:
     return {f.lower() for f in facts(question)} | {stem(w) for w in words(question)}
+
+
+# "What month …?", "Which department …?", "How many people …?": the noun that names what kind of thing is
+# asked for, right after the question word (and "type/kind/sort of" before it: "What type of economics").
+_SLOT_NOUN = re.compile(
+    r"\b(?:what|which|how many|how much)\s+(?:(?:type|types|kind|kinds|sort|sorts)\s+of\s+)?([^\W\d_]+)",
+    re.IGNORECASE,
+)
+
+
+def slot_noun(question: str) -> set[str]:
+    """The stems of the words that name the answer's kind ("month" in "What month did the prison break
+    occur?", "type" and "economics" in "What type of economics …"): an answer repeats them ("in the month of
+    June") though the sources say only "June", so they are no premise a source must hold."""
+    m = _SLOT_NOUN.search(question)
+    if not m or m.group(1).lower() in STOPWORDS:
+        return set()
+    return stems(m.group(0)) - stems(m.group(0).split()[0])
 
 
 _OTHER_WH = re.compile(r"\b(what|which|who|whom|whose|where|why|how)\b", re.IGNORECASE)

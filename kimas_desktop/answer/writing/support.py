@@ -6,7 +6,9 @@ For every sentence of the finished answer:
   nowhere makes the sentence unsupported, whatever else it shares with the sources ("The answer is: 1013");
 - so must the **question's words it repeats**: "What is the alpha module named?" answered "The alpha
   module is named TANGERINE" from a source about the beta module takes the question's premise for a fact;
-  a word of the question that no source has at all counts as missing;
+  a word of the question that no source has at all counts as missing, except the word it asks by
+  ("month" in "What month …?", ``answer_slot.slot_noun``: "in the month of June" from a source saying
+  "June" claims nothing more);
 - a sentence that **only restates the question** is no answer, however well the sources hold its words;
 - a sentence that takes the question's words to **other names** (``answer_slot.about_another``) answers
   another question, however well a source holds it (the quote may be that passage);
@@ -43,6 +45,7 @@ from kimas_desktop.answer.signals.answer_slot import (
     facts,
     restates,
     slot_kind,
+    slot_noun,
 )
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.text.sentences import Sentence, chunk_sentences, split_sentences
@@ -214,7 +217,12 @@ class SupportChecker:
         avec = self._embedder.embed_query([s.text for s in sentences])
         pvec = self._embedder.embed_passages([s.text for _, s in sources.pool])
         sims = np.asarray(avec @ pvec.T, dtype=np.float64)
-        unsourced = {stem(w): w for w in content_words(question) if stem(w) not in sources.everywhere}
+        kind_words = slot_noun(question)  # "month" in "What month …?": the slot's name, not a premise
+        unsourced = {
+            stem(w): w
+            for w in content_words(question)
+            if stem(w) not in sources.everywhere and stem(w) not in kind_words
+        }
         quote = " ".join(q.text for q in quotes)
         wanted = answer_part(question, quote, slot_kind(question)) if quote else ()
         out = []

@@ -69,6 +69,21 @@ def test_an_answer_that_takes_the_questions_premise_for_a_fact_is_unsupported() 
     assert checker.check("It is named TANGERINE.", source, question).sentences[0].supported
 
 
+def test_the_word_that_names_what_is_asked_for_is_no_premise() -> None:
+    """ "What month …?" answered "… in the month of June": the sources say "June", never "month"; the word
+    the question asks by is the slot's name, not a claim (a SQuAD-Shifts NYT question, issue 45)."""
+    text = "The prison break occurred in June. For days after it, officers searched the honor block."
+    source = [Hit(Chunk("p", "news", "/news/prison.txt", text), 0.9)]
+    checker = SupportChecker(HashEmbedder())
+    month = "What month did the prison break occur?"
+    said = checker.check("The prison break occurred in the month of June.", source, month).sentences[0]
+    assert said.supported and said.missing == (), said
+    # A word of the question the sources lack is still a premise when it is not the slot's name.
+    week = "What month did the prison break occur in the first week?"
+    taken = checker.check("The prison break occurred in the first week of June.", source, week).sentences[0]
+    assert not taken.supported and taken.missing == ("first", "week")
+
+
 def test_the_citations_are_the_sources_that_back_each_sentence_at_that_sentence() -> None:
     from kimas_desktop.answer.writing.citations import supported_citations
 
