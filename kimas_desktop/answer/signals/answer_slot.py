@@ -48,6 +48,7 @@ __all__ = [
 ]
 
 MARKER = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")  # "[1]", "[1, 3]": citation markers, not facts
+_POSSESSIVE = re.compile(r"'s?$")  # "Canby's column": the name is "Canby" ("Canby’s" splits so already)
 _SKIP_NAMES = frozenset({"source", "sources", "according"})  # "Source 2 says", "According to"
 # Words about the sources and the answer itself ("The answer is: 30", "the document mentions …"): they
 # make no claim, so a source need not hold them.
@@ -64,8 +65,8 @@ ABOUT = frozenset(
 def facts(sentence: str) -> list[str]:
     """Numbers and names (capitalized words not starting the sentence) that a source must contain."""
     sentence = MARKER.sub(" ", sentence)
-    found = numbers(sentence) + [w for w in names(sentence) if w.lower() not in _SKIP_NAMES]
-    return list(dict.fromkeys(found))
+    named = [_POSSESSIVE.sub("", w) for w in names(sentence) if w.lower() not in _SKIP_NAMES]
+    return list(dict.fromkeys(numbers(sentence) + [w for w in named if w]))
 
 
 def _asked(question: str) -> set[str]:

@@ -22,6 +22,17 @@ def test_facts_are_numbers_and_names_not_citation_markers() -> None:
     assert facts("Copies are kept for 30 days [1, 2].") == ["30"]
 
 
+def test_a_name_in_the_possessive_is_the_name_a_source_holds() -> None:
+    """ "Mr. Canby's Sunday column" from a source naming Mr. Canby (a SQuAD-Shifts NYT answer the check
+    marked "not in the sources" for "Canby's"); an apostrophe written straight or curly alike."""
+    assert facts("It ran in Mr. Canby's Sunday column.") == facts("It ran in Mr. Canby’s Sunday column.")
+    assert "Canby" in facts("It ran in Mr. Canby's Sunday column.")
+    text = "Vincent Canby wrote a second article defending the film. Mr. Canby wrote it for the Sunday paper."
+    source = [Hit(Chunk("n", "news", "/news/film.txt", text), 0.9)]
+    said = SupportChecker(HashEmbedder()).check("Mr. Canby's Sunday article defended the film.", source)
+    assert said.sentences[0].supported and said.sentences[0].missing == ()
+
+
 def test_a_fabricated_name_or_number_is_unsupported_and_a_faithful_sentence_is_supported() -> None:
     checker = SupportChecker(HashEmbedder())
     answer = (
