@@ -106,6 +106,48 @@ _WORDS: dict[str, tuple[str, str]] = {
         "always follow the browser.",
         "自动：跟随浏览器的语言。Gradio 自身控件的文字（如上传框）始终跟随浏览器。",
     ),
+    # the Knowledge tab's online sources form (ui/knowledge/sources_tab.py)
+    "src_privacy": (
+        "An online source sends the question's keywords to the address below, so it is **off until you "
+        "enable it**. Each answer's trace says which source was asked and with what. Pages are fetched only "
+        "from the addresses the source returns, never from this computer's or your network's private "
+        "addresses (except the source's own, for an internal API).",
+        "在线来源会把问题的关键词发送到下面的地址，所以它**在你启用之前是关闭的**。每个回答的过程记录都会说明"
+        "询问了哪个来源、发送了什么。网页只从该来源返回的地址获取，绝不从这台电脑或你所在网络的私有地址获取"
+        "（内部 API 来源自己的地址除外）。",
+    ),
+    "src_pick": ("Source", "来源"),
+    "src_name": ("Name", "名称"),
+    "src_name_example": ("e.g. team-wiki", "例如 team-wiki"),
+    "src_kind": ("Kind", "类型"),
+    "src_address": ("Address (SearXNG instance or API URL)", "地址（SearXNG 实例或 API 网址）"),
+    "src_site": ("Only this site (optional)", "仅限此网站（可选）"),
+    "src_knows": (
+        "What it knows (a question far from this is not sent to it; empty: every question may be)",
+        "它了解什么（与此相去甚远的问题不会发给它；留空：每个问题都可能发给它）",
+    ),
+    "src_enabled": ("Enabled", "已启用"),
+    "src_use": ("Ask it", "何时询问"),
+    "src_use_weak": ("when my documents do not answer", "当我的文档无法回答时"),
+    "src_use_always": ("with every question", "每个问题都问"),
+    "src_use_ask": ("only when I ask for it in the chat", "仅当我在对话中要求时"),
+    "src_timeout": ("Time limit (s)", "时间限制（秒）"),
+    "src_pages": ("Pages read per question", "每个问题读取的网页数"),
+    "src_http": ("HTTP API request and response", "HTTP API 的请求与响应"),
+    "src_method": ("Method", "方法"),
+    "src_query_param": ("Query parameter (GET) or body field (POST)", "查询参数（GET）或请求体字段（POST）"),
+    "src_token_env": ("Environment variable with a bearer token", "保存 bearer 令牌的环境变量"),
+    "src_results_path": (
+        "Where the results list is (dotted path, e.g. data.items)",
+        "结果列表所在的位置（点分路径，例如 data.items）",
+    ),
+    "src_title_field": ("Title field", "标题字段"),
+    "src_url_field": ("URL field", "网址字段"),
+    "src_text_field": ("Text field", "正文字段"),
+    "src_try_query": ("Try a query", "试一个查询"),
+    "src_try": ("Try", "试试"),
+    "src_save": ("Save source", "保存来源"),
+    "src_remove": ("Remove source", "删除来源"),
     "models_here": ("### Models on this computer", "### 这台电脑上的模型"),
     "look_again": ("Look again", "重新查找"),
     "use_model": ("Use", "使用"),

@@ -13,13 +13,6 @@ from ui.knowledge import sources_handlers as sh
 
 __all__ = ["also_ask_update", "build"]
 
-PRIVACY = (
-    "An online source sends the question's keywords to the address below, so it is **off until you "
-    "enable it**. Each answer's trace says which source was asked and with what. Pages are fetched only "
-    "from the addresses the source returns, never from this computer's or your network's private "
-    "addresses (except the source's own, for an internal API)."
-)
-
 
 def also_ask_update(desk: DesktopApp) -> Any:
     choices = sh.also_ask_choices(desk)
@@ -34,17 +27,17 @@ FIELDS = ("name", "kind", "enabled", "use", "base_url", "site", "description", "
 
 def _http_fields() -> dict[str, Any]:
     """How an HTTP API source is asked and where its results are."""
-    with gr.Accordion("HTTP API request and response", open=False):
-        method = gr.Radio(["GET", "POST"], value="GET", label="Method")
-        query_param = gr.Textbox(label="Query parameter (GET) or body field (POST)", value="q")
+    with gr.Accordion(t("src_http"), open=False):
+        method = gr.Radio(["GET", "POST"], value="GET", label=t("src_method"))
+        query_param = gr.Textbox(label=t("src_query_param"), value="q")
         json_body = gr.Textbox(label='JSON body (POST; "{query}" is replaced)', lines=2)
         headers = gr.Textbox(label='Headers as JSON ("${NAME}" reads the environment)', lines=2)
-        token_env = gr.Textbox(label="Environment variable with a bearer token")
-        results_path = gr.Textbox(label="Where the results list is (dotted path, e.g. data.items)")
+        token_env = gr.Textbox(label=t("src_token_env"))
+        results_path = gr.Textbox(label=t("src_results_path"))
         with gr.Row():
-            title_field = gr.Textbox(label="Title field", value="title")
-            url_field = gr.Textbox(label="URL field", value="url")
-            text_field = gr.Textbox(label="Text field", value="text")
+            title_field = gr.Textbox(label=t("src_title_field"), value="title")
+            url_field = gr.Textbox(label=t("src_url_field"), value="url")
+            text_field = gr.Textbox(label=t("src_text_field"), value="text")
     return {
         "method": method,
         "query_param": query_param,
@@ -61,23 +54,18 @@ def _http_fields() -> dict[str, Any]:
 def _source_fields() -> list[Any]:
     """The source's form, returned in ``SourceFields`` order."""
     with gr.Row():
-        name = gr.Textbox(label="Name", placeholder="e.g. team-wiki", elem_id="source-name")
-        kind = gr.Dropdown(choices=sh.KINDS, value="searxng", label="Kind", elem_id="source-kind")
-    base_url = gr.Textbox(label="Address (SearXNG instance or API URL)", elem_id="source-url")
-    site = gr.Textbox(
-        label="Only this site (optional)", placeholder="docs.example.org", elem_id="source-site"
-    )
-    description = gr.Textbox(
-        label="What it knows (a question far from this is not sent to it; empty: every question may be)",
-        lines=2,
-        elem_id="source-description",
-    )
+        name = gr.Textbox(label=t("src_name"), placeholder=t("src_name_example"), elem_id="source-name")
+        kind = gr.Dropdown(choices=sh.KINDS, value="searxng", label=t("src_kind"), elem_id="source-kind")
+    base_url = gr.Textbox(label=t("src_address"), elem_id="source-url")
+    site = gr.Textbox(label=t("src_site"), placeholder="docs.example.org", elem_id="source-site")
+    description = gr.Textbox(label=t("src_knows"), lines=2, elem_id="source-description")
     with gr.Row():
-        enabled = gr.Checkbox(label="Enabled", value=False, elem_id="source-enabled")
-        use = gr.Radio(choices=sh.USES, value="weak", label="Ask it", elem_id="source-use")
+        enabled = gr.Checkbox(label=t("src_enabled"), value=False, elem_id="source-enabled")
+        uses = [(t(f"src_use_{value}"), value) for _, value in sh.USES]
+        use = gr.Radio(choices=uses, value="weak", label=t("src_use"), elem_id="source-use")
     with gr.Row():
-        timeout = gr.Number(label="Time limit (s)", value=8, minimum=1, maximum=120, elem_id="source-timeout")
-        pages = gr.Number(label="Pages read per question", value=3, minimum=0, maximum=10, precision=0)
+        timeout = gr.Number(label=t("src_timeout"), value=8, minimum=1, maximum=120, elem_id="source-timeout")
+        pages = gr.Number(label=t("src_pages"), value=3, minimum=0, maximum=10, precision=0)
     form = {
         "name": name,
         "kind": kind,
@@ -95,19 +83,19 @@ def _source_fields() -> list[Any]:
 
 def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> None:
     with gr.Accordion(t("online_sources"), open=False, elem_id="online-sources"):
-        gr.Markdown(PRIVACY, elem_classes=["kimas-note"])
+        gr.Markdown(t("src_privacy"), elem_classes=["kimas-note"])
         pick = gr.Dropdown(
-            choices=sh.source_choices(desk), value=sh.NEW, label="Source", elem_id="source-select"
+            choices=sh.source_choices(desk), value=sh.NEW, label=t("src_pick"), elem_id="source-select"
         )
         message = gr.Markdown("", elem_id="source-message")
         fields = _source_fields()
         with gr.Row():
-            query = gr.Textbox(label="Try a query", scale=3, elem_id="source-query")
-            try_it = gr.Button("Try", scale=1, elem_id="source-try")
+            query = gr.Textbox(label=t("src_try_query"), scale=3, elem_id="source-query")
+            try_it = gr.Button(t("src_try"), scale=1, elem_id="source-try")
         tried = gr.Markdown("", elem_id="source-results")
         with gr.Row():
-            save = gr.Button("Save source", variant="primary", elem_id="source-save")
-            remove = gr.Button("Remove source", variant="stop", size="sm", elem_id="source-remove")
+            save = gr.Button(t("src_save"), variant="primary", elem_id="source-save")
+            remove = gr.Button(t("src_remove"), variant="stop", size="sm", elem_id="source-remove")
 
     def action(a: sh.SourceAction) -> tuple[Any, ...]:
         return (a.message, gr.update(choices=a.choices, value=a.selected), also_ask_update(desk))

@@ -1,5 +1,5 @@
-"""The Knowledge tab in a Chinese browser (issue 46): the drop zones' captions, the note under them and the
-rename panel are Chinese like the tab's other labels; in an English browser the captions stay English. The
+"""The Knowledge tab in a Chinese browser (issue 46): the drop zones' captions, the note under them, the
+rename panel and the online sources form are Chinese like the tab's other labels; in an English browser the captions stay English. The
 real app on a fresh data dir in headless Chromium at 1366×768; a screenshot goes to
 ``test-artifacts/browser-zh-knowledge/``."""
 
@@ -65,6 +65,25 @@ def check_knowledge_in_chinese(url: str, browser: Any, expect: Any, wait_ms: int
             "Problems",
         ):
             assert english not in documents.inner_text(), english
+        sources = page.locator("#online-sources")  # the online sources form, opened
+        sources.get_by_text("在线来源（网络搜索、HTTP API）").click()
+        for chinese in (
+            "在你启用之前是关闭的",
+            "名称",
+            "何时询问",
+            "当我的文档无法回答时",
+            "每个问题读取的网页数",
+        ):
+            expect(sources).to_contain_text(chinese)
+        expect(page.locator("#source-save")).to_have_text("保存来源")
+        expect(page.locator("#source-try")).to_have_text("试试")
+        for english in (
+            "Ask it",
+            "Pages read per question",
+            "when my documents do not answer",
+            "off until you",
+        ):
+            assert english not in sources.inner_text(), english
         for side in ("#knowledge-left", "#knowledge-right"):  # a key Gradio's own table also has
             assert "[object Object]" not in page.locator(side).inner_text(), side
         right = page.locator("#knowledge-right").inner_text()
@@ -87,6 +106,10 @@ def check_knowledge_in_chinese(url: str, browser: Any, expect: Any, wait_ms: int
     expect(english.locator("#collections")).to_contain_text("No collections yet")
     expect(english.locator("#documents-filter")).to_contain_text("Problems only")
     assert "[object Object]" not in english.locator("#knowledge-left").inner_text()
+    english_sources = english.locator("#online-sources")
+    english_sources.get_by_text("Online sources (web search, HTTP APIs)").click()
+    expect(english_sources).to_contain_text("when my documents do not answer")
+    expect(english.locator("#source-save")).to_have_text("Save source")
 
 
 def test_the_knowledge_tab_speaks_chinese_to_a_chinese_browser(tmp_path: Path) -> None:
