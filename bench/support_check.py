@@ -14,10 +14,10 @@ the check). ``--as-run``: the ``supported`` flags the batch holds, not re-checke
 Every sentence is **right** when it contains a gold answer string (bench.devkit.contains_answer) and
 **wrong** when it does not: it misses or contradicts the gold. ``--labels beyond-question``: only gold
 strings the question does not already hold count (a question whose every gold string it holds is left
-unlabelled), so a restated question is not "right" by the gold's words that are the question's own. Reported: the share of wrong sentences
-marked (target ≥ 0.8), of right ones marked (target ≤ 0.1), and for answers whose every sentence is
-marked (the quote takes the model's place), how often the quote shown holds the gold against the model's
-text set aside. ``--split``/``--skip``/``--questions`` keep only those answerable questions of the dev kit
+unlabelled), so a restated question is not "right" by the gold's words that are the question's own.
+Reported: the share of wrong sentences marked (target ≥ 0.8), of right ones marked (target ≤ 0.1), and
+for answers whose every sentence is marked (the quote takes the model's place), how often the quote shown
+holds the gold against the model's text set aside. ``--split``/``--skip``/``--questions`` keep only those answerable questions of the dev kit
 (bench/answers.py's hold-out, split as ``devkit.split``), so a tuning slice is never scored as held out.
 """
 

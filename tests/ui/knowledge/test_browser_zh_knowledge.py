@@ -1,6 +1,6 @@
 """The Knowledge tab in a Chinese browser (issue 46): the drop zones' captions, the note under them, the
-rename panel and the online sources form are Chinese like the tab's other labels; in an English browser the captions stay English. The
-real app on a fresh data dir in headless Chromium at 1366×768; a screenshot goes to
+rename panel and the online sources form are Chinese like the tab's other labels; in an English browser
+they stay English. The real app on a fresh data dir in headless Chromium at 1366×768; a screenshot goes to
 ``test-artifacts/browser-zh-knowledge/``."""
 
 from __future__ import annotations
