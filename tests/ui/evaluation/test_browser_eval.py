@@ -120,14 +120,8 @@ def test_make_a_test_set_run_it_twice_and_compare(app_url: str) -> None:
             _choose(page, "eval-preset", "routed")
             t = time.monotonic()
             page.locator("#eval-run").click()
-            expect(progress).to_contain_text("Running the test set")
-            expect(progress.locator(".kimas-bar")).to_be_visible()
-            # The line follows the run (the app's timer polls it): questions done, the time left at the
-            # measured speed, the last one asked.
-            expect(progress).to_contain_text(
-                re.compile(rf"Running the test set: [1-9]\d* / 20 questions · ({LEFT}) · last: ")
-            )
-            shot(page, "03-running")
+            # (a run of 4 answers can end within the timer's second on a quiet machine: the line during a
+            # run is checked on the longer run below, which is stopped while it runs)
             expect(progress).to_contain_text("Run 'routed · SmolLM2")
             expect(progress).to_contain_text("is complete")
             timings["routed run"] = time.monotonic() - t
@@ -145,7 +139,13 @@ def test_make_a_test_set_run_it_twice_and_compare(app_url: str) -> None:
             # figures are listed and plotted as partial.
             _fill(page, "eval-answers", "20")
             page.locator("#eval-run").click()
-            expect(progress).to_contain_text(re.compile(r"Running the test set: [1-9]\d* / 20 questions"))
+            expect(progress.locator(".kimas-bar")).to_be_visible()
+            # The line follows the run (the app's timer polls it): questions done, the time left at the
+            # measured speed, the last one asked.
+            expect(progress).to_contain_text(
+                re.compile(rf"Running the test set: [1-9]\d* / 20 questions · ({LEFT}) · last: ")
+            )
+            shot(page, "03-running")
             page.locator("#eval-cancel").click()
             expect(progress).to_contain_text("its partial figures are shown")
             expect(runs).to_contain_text("cancelled · partial")
