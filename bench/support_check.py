@@ -15,6 +15,10 @@ Every sentence is **right** when it contains a gold answer string (bench.devkit.
 **wrong** when it does not: it misses or contradicts the gold. ``--labels beyond-question``: only gold
 strings the question does not already hold count (a question whose every gold string it holds is left
 unlabelled), so a restated question is not "right" by the gold's words that are the question's own.
+``--labels faithful``: as ``beyond-question``, and a right sentence also states no number or capitalized
+word (past its first) that neither the question nor the gold passage's file holds: "The Paz miño is a
+branch … a small island in the Pacific Ocean." holds the gold "Paz Miño" and invents the rest. The gold
+file is the dev kit's, not the sources the check was given, so the label does not follow the check.
 Reported: the share of wrong sentences marked (target ≥ 0.8), of right ones marked (target ≤ 0.1), and
 for answers whose every sentence is marked (the quote takes the model's place), how often the quote shown
 holds the gold against the model's text set aside. ``--split``/``--skip``/``--questions`` keep only those answerable questions of the dev kit
@@ -25,11 +29,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from bench.devkit import SQUAD, Question, contains_answer, normalize, rate, split, write_squad_holdout
+from kimas_desktop.answer.signals.answer_slot import MARKER
 from kimas_desktop.answer.writing.support import SupportChecker
 from kimas_desktop.types import Chunk, Hit, Quote
 
@@ -130,12 +136,29 @@ def telling(question: Question) -> tuple[str, ...]:
     return tuple(a for a in question.answers if normalize(a) and normalize(a) not in asked)
 
 
+_STATED = re.compile(r"(?<![\w'’])(?:\d[\d.,]*\d|\d|[A-Z][\w'’-]*)")
+
+
+def invents(sentence: str, question: Question, cache: Path) -> bool:
+    """The sentence states a number or a capitalized word (not its first word) that neither the question
+    nor the gold passage's file holds (``--labels faithful``)."""
+    held = set(normalize(question.text + " " + _gold_text(cache, question)).split())
+    text = MARKER.sub(" ", sentence).strip()
+    stated = [m.group() for m in _STATED.finditer(text) if m.start() > 0 and m.group() != "I"]
+    return any(not set(normalize(w).split()) <= held for w in stated)
+
+
+def _gold_text(cache: Path, question: Question) -> str:
+    return (cache / "docs" / question.collection / question.gold_file).read_text("utf-8")
+
+
 def score(
     batches: list[dict[str, dict[str, Any]]],
     questions: list[Question],
     checker: SupportChecker | None,
     shown: bool = False,
-    beyond_question: bool = False,
+    labels: str = "any",
+    cache: Path = CACHE,
 ) -> dict[str, Any]:
     right: list[bool] = []  # marked?
     unlabelled = 0  # sentences of questions whose every gold string is in the question
@@ -150,13 +173,15 @@ def score(
                 continue
             answered += 1
             sentences = checked(r, q.text, checker)
-            gold = telling(q) if beyond_question else q.answers
+            gold = q.answers if labels == "any" else telling(q)
             if not gold:
                 unlabelled += len(sentences)
                 continue
             for s in sentences:
                 marked = not s["supported"]
                 good = contains_answer(s["text"], gold)
+                if good and labels == "faithful" and invents(s["text"], q, cache):
+                    good = False
                 (right if good else wrong).append(marked)
                 if shown and good == marked:
                     show(q, r, s, good)
@@ -206,9 +231,10 @@ def main() -> None:
     p.add_argument("--show", action="store_true", help="print the misjudged sentences (tune split only)")
     p.add_argument(
         "--labels",
-        choices=["any", "beyond-question"],
+        choices=["any", "beyond-question", "faithful"],
         default="any",
-        help="a sentence is right when it holds any gold string, or only one that is not in the question",
+        help="a sentence is right when it holds any gold string, only one that is not in the question, or "
+        "such a string and nothing named or numbered that neither the question nor the gold file holds",
     )
     args = p.parse_args()
     answerable, unanswerable = dev_questions(args.cache)
@@ -218,7 +244,7 @@ def main() -> None:
     batches = [load(b) for b in args.batches]
     if args.show and args.split != "tune":
         p.error("--show prints sentences to tune on: the tune split only")
-    report = score(batches, qs, checker, args.show, args.labels == "beyond-question")
+    report = score(batches, qs, checker, args.show, args.labels, args.cache)
     report["answers benchmark"] = declines(batches, qs, split(unanswerable, args.split), checker)
     print(json.dumps({"split": args.split, "skip": args.skip, "questions": len(qs), **report}, indent=2))
 
