@@ -97,9 +97,24 @@ def hits_of(result: dict[str, Any]) -> list[Hit]:
     """The numbered sources the model was given (``hits[n - 1]`` is source ``n``)."""
     evidence = sorted(result["trace"]["evidence"], key=lambda e: e["n"])
     return [
-        Hit(Chunk(e["chunk_id"], e["collection"], e["source"], e["text"], page=e["page"]), 1.0)
+        Hit(
+            Chunk(
+                e["chunk_id"], e["collection"], e["source"], e["text"], page=e["page"], heading=_heading(e)
+            ),
+            1.0,
+        )
         for e in evidence
     ]
+
+
+def _heading(evidence: dict[str, Any]) -> str:
+    """The source's heading, as the model read it; a batch kept before the trace gave it: the file's first
+    Markdown heading (a dev-kit file has one, its title)."""
+    if "heading" in evidence:
+        return str(evidence["heading"])
+    path = Path(evidence["source"])
+    lines = path.read_text("utf-8").splitlines() if path.is_file() else []
+    return next((line.lstrip("#").strip() for line in lines if line.startswith("#")), "")
 
 
 def quotes_of(result: dict[str, Any], hits: list[Hit]) -> list[Quote]:

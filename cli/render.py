@@ -37,6 +37,7 @@ def hit_json(h: Hit) -> dict[str, Any]:
         "ocr": c.ocr,
         "lines": _lines(c),
         "chunk_id": c.chunk_id,
+        "heading": c.heading,
         "text": c.text,
         "score": round(h.score, 5),
     }

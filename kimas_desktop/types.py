@@ -66,6 +66,11 @@ class Chunk:
         return (self.line_start, self.line_end)
 
     @property
+    def file_name(self) -> str:
+        """The file's name, as the model's sources are labelled (a web passage: its address's last part)."""
+        return self.source.replace("\\", "/").rsplit("/", 1)[-1]
+
+    @property
     def online(self) -> bool:
         """The chunk is a passage of a web page an online source returned (``source`` is its address)."""
         return self.source.startswith(("http://", "https://"))

@@ -59,8 +59,7 @@ class EvidenceFilter:
 def format_source(n: int, hit: Hit) -> str:
     """One numbered source as the summarizer reads it."""
     c = hit.chunk
-    name = c.source.rsplit("/", 1)[-1]
-    where = ", ".join(x for x in (name, c.locator, c.heading) if x)
+    where = ", ".join(x for x in (c.file_name, c.locator, c.heading) if x)
     return f"[{n}] ({where})\n{c.text.strip()}"
 
 

@@ -78,7 +78,17 @@ def test_retrieve_json_contract_and_routing(data_dir: Path) -> None:
     }
     assert result["routes"][0]["collection"] == "baking"
     top = result["hits"][0]
-    assert set(top) == {"collection", "source", "page", "ocr", "lines", "chunk_id", "text", "score"}
+    assert set(top) == {
+        "collection",
+        "source",
+        "page",
+        "ocr",
+        "lines",
+        "chunk_id",
+        "heading",
+        "text",
+        "score",
+    }
     assert "250 degrees" in top["text"]
     assert Path(top["source"]).is_absolute() and top["source"].endswith("baking.md")
     assert [h["score"] for h in result["hits"]] == sorted((h["score"] for h in result["hits"]), reverse=True)

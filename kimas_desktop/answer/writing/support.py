@@ -8,7 +8,7 @@ For every sentence of the finished answer:
   module is named TANGERINE" from a source about the beta module takes the question's premise for a fact;
   a word of the question that no source has at all counts as missing, except the word it asks by
   ("month" in "What month …?", ``answer_slot.slot_noun``: "in the month of June" from a source saying
-  "June" claims nothing more);
+  "June" claims nothing more) and its name for a source's own voice ("the writer" of a source saying "I");
 - a sentence that **only restates the question** is no answer, however well the sources hold its words;
 - a sentence that takes the question's words to **other names** (``answer_slot.about_another``) answers
   another question, however well a source holds it (the quote may be that passage);
@@ -59,6 +59,14 @@ _MARKER = MARKER  # a sentence of citation markers alone ("[1]") is no claim
 # "Tex.", "Calif.": a capitalized word and a period the sentence goes on after ("Burkburnett, Tex., about"),
 # not the word that ends a sentence ("in Kent. It was": no abbreviation of "Kentucky"); see ``_Sources``
 _ABBREVIATION = re.compile(r"(?<!\w)(\w{3,})\.(?=,|\s+[a-z0-9])")
+
+
+# What a question calls the one who says "I" or "we" in a source ("What coupon does the writer have?" of "I
+# have a 20% off coupon"): no premise a source must hold when a source speaks in the first person.
+_VOICE = frozenset(
+    stem(w) for w in "writer author poster reviewer user speaker narrator person customer buyer owner".split()
+)
+_FIRST_PERSON = re.compile(r"(?<![\w.])(?:i|me|my|we|our)(?![\w.])")
 
 
 @dataclass(frozen=True)
@@ -112,20 +120,26 @@ class _Sources:
     all_numbers: set[str]
     everywhere: set[str]
     abbreviations: frozenset[str]
+    labels: set[str]  # the words of the file names and headings that no source sentence holds
 
     @classmethod
     def of(cls, hits: Sequence[Hit]) -> _Sources:
         pool = [(n, s) for n, hit in enumerate(hits, 1) for s in chunk_sentences(hit.chunk)]
-        all_text = " ".join(h.chunk.text for h in hits)
+        # what the model read of each source: its text, and the file name and heading it was labelled by
+        # ("Based on Amazon Reviews 1585, …" names the source's heading, no fact of its own)
+        all_text = " ".join(f"{h.chunk.text} {h.chunk.file_name} {h.chunk.heading}" for h in hits)
+        sentence_stems = [stems(s.text) for _, s in pool]
+        labels = stems(" ".join(f"{h.chunk.file_name} {h.chunk.heading}" for h in hits))
         return cls(
             pool,
             [_lower(s.text) for _, s in pool],
             [set(numbers(s.text)) for _, s in pool],
-            [stems(s.text) for _, s in pool],
+            sentence_stems,
             _lower(all_text),
             set(numbers(all_text)),
-            set().union(*(stems(_lower(h.chunk.text)) for h in hits)),
+            stems(_lower(all_text)),
             frozenset(_lower(m) for m in _ABBREVIATION.findall(all_text) if m[0].isupper() and m.isalpha()),
+            labels.difference(*sentence_stems),
         )
 
     def hold(self, fact: str) -> bool:
@@ -136,6 +150,12 @@ class _Sources:
             return True
         low = _lower(fact)
         return not fact[0].isdigit() and any(low.startswith(a) and low != a for a in self.abbreviations)
+
+
+def _held(word: str, stems_held: set[str]) -> bool:
+    """A word's stem is held; a short "-ed" word's is also held by its base ("used" by "use": the light stem
+    cuts no ending that would leave fewer than three letters)."""
+    return stem(word) in stems_held or (word.lower().endswith("ed") and stem(word[:-1]) in stems_held)
 
 
 def _wants_value(kind: str, wanted: Sequence[str]) -> bool:
@@ -217,12 +237,11 @@ class SupportChecker:
         avec = self._embedder.embed_query([s.text for s in sentences])
         pvec = self._embedder.embed_passages([s.text for _, s in sources.pool])
         sims = np.asarray(avec @ pvec.T, dtype=np.float64)
-        kind_words = slot_noun(question)  # "month" in "What month …?": the slot's name, not a premise
-        unsourced = {
-            stem(w): w
-            for w in content_words(question)
-            if stem(w) not in sources.everywhere and stem(w) not in kind_words
-        }
+        named = slot_noun(question)  # "month" in "What month …?": the slot's name, not a premise
+        if _FIRST_PERSON.search(sources.all_lower):
+            named |= _VOICE  # "the writer", "the poster": whoever says "I" in a source
+        held = sources.everywhere | named
+        unsourced = {stem(w): w for w in content_words(question) if not _held(w, held)}
         quote = " ".join(q.text for q in quotes)
         wanted = answer_part(question, quote, slot_kind(question)) if quote else ()
         out = []
@@ -240,7 +259,7 @@ class SupportChecker:
         reason: SupportReason,
         wanted: Sequence[str],
     ) -> SentenceSupport:
-        own = stems(sentence.text) - _ABOUT
+        own = stems(sentence.text) - _ABOUT - sources.labels  # naming a source's label is no claim to back
         lexical = [len(own & ps) / len(own) if own else 0.0 for ps in sources.stems]
         combined = [max(lx, float(c)) for lx, c in zip(lexical, sims, strict=True)]
         own_facts = facts(sentence.text)

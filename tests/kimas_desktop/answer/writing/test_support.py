@@ -95,6 +95,47 @@ def test_the_word_that_names_what_is_asked_for_is_no_premise() -> None:
     assert not taken.supported and taken.missing == ("first", "week")
 
 
+def test_the_questions_name_for_a_first_person_source_is_no_premise() -> None:
+    """ "What coupon does the writer have?" of a post saying "I have …": "the writer" is who says "I", not a
+    word the model took from the question (a SQuAD-Shifts Reddit question, issue 45)."""
+    checker = SupportChecker(HashEmbedder())
+    question = "What coupon does the writer currently have to use for the next hour?"
+    post = [
+        Hit(Chunk("r", "posts", "/posts/m3.txt", "I currently have a 20% off coupon for the next hour."), 0.9)
+    ]
+    said = checker.check("The writer currently has a 20% off coupon for the next hour.", post, question)
+    assert said.sentences[0].supported and said.sentences[0].missing == (), said
+    # A source about someone else does not speak as "the writer": the word is still a premise there.
+    text = "Shoppers currently have a 20% off coupon for the next hour."
+    news = [Hit(Chunk("n", "news", "/news/sale.txt", text), 0.9)]
+    taken = checker.check("The writer currently has a 20% off coupon for the next hour.", news, question)
+    assert not taken.sentences[0].supported and taken.sentences[0].missing == ("writer",)
+
+
+def test_a_sources_heading_and_file_name_are_what_the_model_read() -> None:
+    """The model reads each source labelled by its file name and heading ("[1] (a136.md, Amazon Reviews
+    1585)"): a sentence that names them invents nothing (0.5B model, SQuAD-Shifts, issue 45)."""
+    text = "For me, easiyo is especially good in winter, when I don't have the help of the warmer weather."
+    chunk = Chunk("e", "reviews", "/reviews/a136.md", text, heading="Amazon Reviews 1585")
+    checker = SupportChecker(HashEmbedder())
+    said = "Based on Amazon Reviews 1585 in a136.md, easiyo is especially good in winter."
+    found = checker.check(said, [Hit(chunk, 0.9)], "What season is easiyo best to use?").sentences[0]
+    assert found.supported and found.missing == (), found
+    # A name the heading does not hold is still in no source.
+    other = "Based on Amazon Reviews 1587, easiyo is especially good in winter."
+    assert checker.check(other, [Hit(chunk, 0.9)]).sentences[0].missing == ("1587",)
+
+
+def test_a_question_word_is_held_by_its_base_form() -> None:
+    """ "… to be used?" of a source saying "use": the light stem keeps "used" and "use" apart."""
+    text = "I'm struggling to figure out how to use them in our save the dates, in a subtle way."
+    post = [Hit(Chunk("w", "posts", "/posts/w.txt", text), 0.9)]
+    checker = SupportChecker(HashEmbedder())
+    question = "How would they like the photos to be used?"
+    said = checker.check("They would like them to be used in a subtle way.", post, question).sentences[0]
+    assert "used" not in said.missing, said
+
+
 def test_the_citations_are_the_sources_that_back_each_sentence_at_that_sentence() -> None:
     from kimas_desktop.answer.writing.citations import supported_citations
 
