@@ -13,7 +13,7 @@ import gradio as gr
 from app.desktop import DesktopApp
 from ui.chat import layout as chat_layout
 from ui.evaluation import layout as eval_layout
-from ui.i18n import I18N, apply_language, t
+from ui.i18n import I18N, apply_language, page_language, t
 from ui.knowledge import documents_handlers, documents_tab, sources_tab
 from ui.knowledge import layout as knowledge_layout
 from ui.poll import poll
@@ -38,12 +38,15 @@ def _bind_timer(
 ) -> None:
     """Every second: what changed in the collections, indexing and models, on every tab."""
 
-    def tick(version: int, current: str | None, show: str, path: str | None) -> tuple[Any, ...]:
-        p = poll(desk, version)
+    def tick(
+        version: int, current: str | None, show: str, path: str | None, request: gr.Request
+    ) -> tuple[Any, ...]:
+        language = page_language(desk.config.ui.language, request)
+        p = poll(desk, version, language)
         files = (
             (gr.skip(), gr.skip())
             if p.names is None or current not in p.names
-            else documents_tab.outputs(documents_handlers.documents_view(desk, current, show, path))
+            else documents_tab.outputs(documents_handlers.documents_view(desk, current, show, path, language))
         )
         if p.names is None:
             names_update = gr.skip()

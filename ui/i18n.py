@@ -5,18 +5,35 @@ the translation on the page (Gradio's frontend), English for any language withou
 is the first translation. Settings can override the browser (``[ui] language``; ``apply_language``): the
 override swaps the tables Gradio serves with each page, so it covers every label here, on the next page
 load; the words of Gradio's own widgets (an upload box's "Drop File Here", "Clear") still follow the
-browser's language, which the server cannot set. Text the app writes while it runs (answers, declines, progress) is not a label:
-its language follows the question's (``ui/chat/render.py``).
+browser's language, which the server cannot set. Text the app writes while it runs is not a label: the chat's
+(answers, declines, its status line) follows the question's language (``said``); the Knowledge tab's
+(indexing progress, the file list, the online sources' outcomes) follows the page's (``page_language``,
+``word``).
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import gradio as gr
 
 from app.models.languages import SWITCH_BUTTON
 from kimas_desktop.answer.phrases import language_of, phrase_in
 
-__all__ = ["I18N", "LANGUAGES", "apply_language", "new_i18n", "said", "t"]
+__all__ = [
+    "I18N",
+    "LANGUAGES",
+    "Language",
+    "apply_language",
+    "browser_language",
+    "new_i18n",
+    "page_language",
+    "said",
+    "t",
+    "word",
+]
+
+Language = Literal["en", "zh"]  # the table's two columns: English, Simplified Chinese
 
 # key → (English, Simplified Chinese). Keys hold no "." (Gradio's frontend reads it as nesting).
 _WORDS: dict[str, tuple[str, str]] = {
@@ -148,6 +165,46 @@ _WORDS: dict[str, tuple[str, str]] = {
     "src_try": ("Try", "试试"),
     "src_save": ("Save source", "保存来源"),
     "src_remove": ("Remove source", "删除来源"),
+    "src_kind_searxng": ("SearXNG instance (JSON API)", "SearXNG 实例（JSON API）"),
+    "src_kind_ddgs": ("Web search (ddgs, no key)", "网络搜索（ddgs，无需密钥）"),
+    "src_kind_http": ("HTTP API", "HTTP API"),
+    # Written by the server in the page's language (``word``): the page translates labels, not the HTML and
+    # Markdown the app writes. ``{…}`` are filled with ``str.format``; "{s}" is the English plural's "s".
+    "src_new": ("(new source)", "（新来源）"),
+    "src_on": ("{name} (on)", "{name}（已启用）"),
+    "src_off": ("{name} (off)", "{name}（未启用）"),
+    "src_saved_on": ("Saved **{name}** (on: asked {use}).", "已保存 **{name}**（已启用，何时询问：{use}）。"),
+    "src_saved_off": (
+        "Saved **{name}** (off). It is off: no question leaves this computer until you enable it.",
+        "已保存 **{name}**（未启用）。它处于关闭状态：在你启用之前，不会有任何问题离开这台电脑。",
+    ),
+    "src_not_saved": ("**Not saved.** {why}", "**未保存。** {why}"),
+    "src_choose": ("Choose a source first.", "请先选择一个来源。"),
+    "src_removed": ("Removed **{name}**.", "已删除 **{name}**。"),
+    "src_not_removed": ("**Not removed.** {why}", "**未删除。** {why}"),
+    "src_failed": ("**The source failed:** {why}", "**来源出错：** {why}"),
+    "src_no_results": ("The source answered with no results.", "来源没有返回任何结果。"),
+    "src_results": ("**{n} results** for “{query}”:", "“{query}”的 **{n} 条结果**："),
+    "src_page_read": ("page read", "已读取网页"),
+    "src_snippet_only": ("snippet only", "仅摘要"),
+    "idx_idle": ("Idle: all collections are up to date.", "空闲：所有知识库都是最新的。"),
+    "idx_queued": ("Indexing queued…", "索引排队中…"),
+    "idx_paused": ("Indexing paused.", "索引已暂停。"),
+    "idx_active": ("Indexing {name}{why}: {files}", "正在索引 {name}{why}：{files}"),
+    "idx_paused_in": ("Paused while indexing {name}{why}: {files}", "索引 {name}{why}时已暂停：{files}"),
+    "idx_also": ("Also indexing {name}: {files}", "同时在索引 {name}：{files}"),
+    "idx_files": ("{done} / {total} files", "{done} / {total} 个文件"),
+    "idx_scanning": ("scanning files…", "正在扫描文件…"),
+    "idx_now": (" · now: {name}", " · 当前：{name}"),
+    "idx_eta": (" · about {s} s left", " · 约剩 {s} 秒"),
+    "idx_ocr": (" · {n} page{s} waiting for OCR", " · {n} 页等待 OCR"),
+    "idx_waiting": ("Waiting: {names}", "等待中：{names}"),
+    "docs_choose": ("Choose a collection to see its files.", "选择一个知识库以查看其中的文件。"),
+    "docs_no_problems": ("No problems: every file is indexed.", "没有问题：每个文件都已索引。"),
+    "docs_none": (
+        "No files indexed yet: drop some onto the collection or watch a folder.",
+        "还没有已索引的文件：把文件拖到知识库上，或监视一个文件夹。",
+    ),
     "models_here": ("### Models on this computer", "### 这台电脑上的模型"),
     "look_again": ("Look again", "重新查找"),
     "use_model": ("Use", "使用"),
@@ -191,6 +248,29 @@ def t(key: str) -> gr.i18n.I18nData:
     if key not in _WORDS:
         raise KeyError(f"no label {key!r} in ui/i18n.py")
     return I18N(key)
+
+
+def word(key: str, language: Language, **values: object) -> str:
+    """The words ``key`` (of ``_WORDS``) in ``language`` with ``values`` filled in, for the HTML and Markdown
+    the server writes."""
+    english, chinese = _WORDS[key]
+    text = chinese if language == "zh" else english
+    return text.format(**values) if values else text
+
+
+def browser_language(accept_language: str | None) -> Language:
+    """Chinese when the browser's first language is ("zh", "zh-CN", …), else English: the choice Gradio's
+    frontend makes for the labels (its ``navigator.language`` is the Accept-Language header's first)."""
+    first = (accept_language or "").split(",")[0].split(";")[0].strip().lower()
+    return "zh" if first.split("-")[0] == "zh" else "en"
+
+
+def page_language(setting: str, request: gr.Request | None) -> Language:
+    """The language of the page ``request`` comes from: ``setting`` (``[ui] language``), or with "auto" the
+    browser's."""
+    if setting != "auto":
+        return "zh" if setting == "zh-CN" else "en"
+    return browser_language(request.headers.get("accept-language") if request is not None else None)
 
 
 # What the chat writes around an answer, in the question's language (not a label: the page cannot

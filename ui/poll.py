@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from app.desktop import DesktopApp
 from ui.chat.handlers import chat_hint
+from ui.i18n import Language
 from ui.knowledge.collections_view import progress_html
 from ui.knowledge.handlers import activity_view, collection_choices, collections_view, progress_states
 from ui.markup import model_markdown
@@ -31,10 +32,11 @@ class Poll:
     model_md: str
 
 
-def poll(desk: DesktopApp, seen_version: int | None) -> Poll:
-    """What the page shows about knowledge, indexing and models (cheap when nothing changed)."""
+def poll(desk: DesktopApp, seen_version: int | None, language: Language = "en") -> Poll:
+    """What the page shows about knowledge, indexing and models (cheap when nothing changed); the progress
+    line in ``language``."""
     version = desk.version
-    progress = progress_html(*progress_states(desk))
+    progress = progress_html(*progress_states(desk), language=language)
     model = model_markdown(desk.model_state())
     if version == seen_version:
         return Poll(version, None, None, None, None, None, progress, model)

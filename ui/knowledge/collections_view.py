@@ -12,6 +12,7 @@ from app.knowledge.collections import CollectionStatus
 from app.knowledge.indexing import Activity, IndexingState
 from app.models.languages import SWITCH_BUTTON
 from kimas_desktop.text.words import truncate
+from ui.i18n import Language, word
 from ui.markup import code, esc
 
 __all__ = ["activity_markdown", "collections_markdown", "progress_html"]
@@ -78,40 +79,53 @@ def collections_markdown(items: list[CollectionStatus], advice: Mapping[str, str
     return "\n\n".join(blocks)
 
 
-def progress_html(state: IndexingState, others: Sequence[IndexingState] = ()) -> str:
+def progress_html(
+    state: IndexingState, others: Sequence[IndexingState] = (), language: Language = "en"
+) -> str:
     """``state``: the longest-running sync (or idle); ``others``: syncs of other collections beside it."""
+
+    def files(s: IndexingState) -> str:
+        return word("idx_files", language, done=s.files_done, total=s.files_total) + _ocr(s, language)
+
     also = "".join(
-        f"<div class='kimas-also'>Also indexing <b>{html.escape(o.collection)}</b>: "
-        f"{o.files_done} / {o.files_total} files{_ocr_waiting(o)}</div>"
+        f"<div class='kimas-also'>{word('idx_also', language, name=_bold(o.collection), files=files(o))}</div>"
         for o in others
         if o.active
     )
     waiting = also + (
-        f"<div class='kimas-waiting'>Waiting: {html.escape(', '.join(state.waiting))}</div>"
+        f"<div class='kimas-waiting'>{word('idx_waiting', language, names=html.escape(', '.join(state.waiting)))}</div>"
         if state.waiting
         else ""
     )
     if state.paused and not state.active:
-        return f"<div class='kimas-progress idle' data-state='paused'>Indexing paused.{waiting}</div>"
+        return f"<div class='kimas-progress idle' data-state='paused'>{word('idx_paused', language)}{waiting}</div>"
     if not state.active:
-        label = "Indexing queued…" if state.waiting else "Idle: all collections are up to date."
-        return f"<div class='kimas-progress idle' data-state='idle'>{html.escape(label)}{waiting}</div>"
+        label = word("idx_queued" if state.waiting else "idx_idle", language)
+        return f"<div class='kimas-progress idle' data-state='idle'>{label}{waiting}</div>"
     pct = round(100 * state.fraction)
-    total = f"{state.files_done} / {state.files_total} files" if state.files_total else "scanning files…"
-    now = f" · now: {html.escape(Path(state.current_file).name)}" if state.current_file else ""
-    eta = f" · about {state.eta_s:.0f} s left" if state.eta_s is not None else ""
+    total = files(state) if state.files_total else word("idx_scanning", language) + _ocr(state, language)
+    now = (
+        word("idx_now", language, name=html.escape(Path(state.current_file).name))
+        if state.current_file
+        else ""
+    )
+    eta = word("idx_eta", language, s=f"{state.eta_s:.0f}") if state.eta_s is not None else ""
     why = f" ({html.escape(state.trigger)})" if state.trigger else ""
-    doing, phase = ("Paused while indexing", "paused") if state.paused else ("Indexing", "active")
+    doing, phase = ("idx_paused_in", "paused") if state.paused else ("idx_active", "active")
+    line = word(doing, language, name=_bold(state.collection), why=why, files=total)
     return (
-        f"<div class='kimas-progress' data-state='{phase}'><div>{doing} <b>{html.escape(state.collection)}</b>"
-        f"{why}: {total}{_ocr_waiting(state)}{now}{eta}</div><div class='kimas-bar'><div style='width:{pct}%'></div></div>"
-        f"{waiting}</div>"
+        f"<div class='kimas-progress' data-state='{phase}'><div>{line}{now}{eta}</div>"
+        f"<div class='kimas-bar'><div style='width:{pct}%'></div></div>{waiting}</div>"
     )
 
 
-def _ocr_waiting(state: IndexingState) -> str:
+def _bold(name: str) -> str:
+    return f"<b>{html.escape(name)}</b>"
+
+
+def _ocr(state: IndexingState, language: Language) -> str:
     n = state.ocr_pages_waiting
-    return f" · {n} page{'' if n == 1 else 's'} waiting for OCR" if n else ""
+    return word("idx_ocr", language, n=n, s="" if n == 1 else "s") if n else ""
 
 
 def activity_markdown(items: list[Activity], limit: int = 8) -> str:

@@ -7,6 +7,7 @@ from typing import Literal
 
 from app.desktop import ActionResult, DesktopApp
 from kimas_desktop.errors import KimasError
+from ui.i18n import Language
 from ui.knowledge.documents_view import card_html, document_choices, documents_html
 from ui.markup import outcome_markdown, store_problem
 
@@ -25,11 +26,17 @@ class DocumentsView:
 
 
 def documents_view(
-    desk: DesktopApp, collection: str | None, show: str = SHOW_ALL, selected: str | None = None
+    desk: DesktopApp,
+    collection: str | None,
+    show: str = SHOW_ALL,
+    selected: str | None = None,
+    language: Language = "en",
 ) -> DocumentsView:
     """The files of ``collection`` (only those with a problem when ``show`` is ``PROBLEMS_ONLY``)."""
     if not collection:
-        return DocumentsView(documents_html("", [], problems_only=False, total=0), [], None)
+        return DocumentsView(
+            documents_html("", [], problems_only=False, total=0, language=language), [], None
+        )
     try:
         docs = desk.list_documents(collection)
         title = desk.knowledge.title(collection)
@@ -42,7 +49,9 @@ def documents_view(
     choices = document_choices(shown)
     if selected not in {path for _, path in choices}:
         selected = choices[0][1] if choices else None
-    body = documents_html(collection, shown, problems_only=problems_only, total=len(docs), title=title)
+    body = documents_html(
+        collection, shown, problems_only=problems_only, total=len(docs), title=title, language=language
+    )
     body += card_html(next((d for d in shown if d.path == selected), None))
     return DocumentsView(body, choices, selected)
 
@@ -53,6 +62,7 @@ def act(
     collection: str | None,
     path: str | None,
     show: str = SHOW_ALL,
+    language: Language = "en",
 ) -> DocumentsView:
     """``what``: "remove", "reindex" or "dismiss" the file ``path`` of ``collection``."""
     if not collection or not path:
@@ -63,5 +73,5 @@ def act(
         outcome = desk.reindex_document(collection, path)
     else:
         outcome = desk.dismiss_problem(collection, path)
-    view = documents_view(desk, collection, show, path)
+    view = documents_view(desk, collection, show, path, language)
     return DocumentsView(view.html, view.choices, view.selected, outcome_markdown(outcome))

@@ -7,7 +7,7 @@ from typing import Any
 import gradio as gr
 
 from app.desktop import DesktopApp
-from ui.i18n import t
+from ui.i18n import page_language, t
 from ui.knowledge import documents_handlers
 
 __all__ = ["bind", "build", "outputs"]
@@ -46,16 +46,21 @@ def outputs(view: documents_handlers.DocumentsView) -> tuple[Any, ...]:
 def bind(desk: DesktopApp, docs: dict[str, Any], selected: gr.Dropdown, message: gr.Markdown) -> None:
     shown = [docs["list"], docs["pick"]]
 
-    def refresh(c: str | None, show: str, path: str | None) -> tuple[Any, ...]:
-        return outputs(documents_handlers.documents_view(desk, c, show, path))
+    def refresh(c: str | None, show: str, path: str | None, request: gr.Request) -> tuple[Any, ...]:
+        language = page_language(desk.config.ui.language, request)
+        return outputs(documents_handlers.documents_view(desk, c, show, path, language))
 
     selected.change(refresh, [selected, docs["show"], docs["pick"]], shown)
     docs["pick"].input(refresh, [selected, docs["show"], docs["pick"]], shown)  # its card below the list
     docs["show"].change(refresh, [selected, docs["show"], docs["pick"]], shown)
     for button, what in zip(docs["buttons"], ("remove", "reindex", "dismiss"), strict=True):
 
-        def on_click(c: str | None, path: str | None, show: str, what: Any = what) -> tuple[Any, ...]:
-            view = documents_handlers.act(desk, what, c, path, show)
+        def on_click(
+            c: str | None, path: str | None, show: str, request: gr.Request, what: Any = what
+        ) -> tuple[Any, ...]:
+            view = documents_handlers.act(
+                desk, what, c, path, show, page_language(desk.config.ui.language, request)
+            )
             return (*outputs(view), view.message)
 
         button.click(on_click, [selected, docs["pick"], docs["show"]], [*shown, message])

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from app.chat.viewer import viewable
 from app.knowledge.documents import Document
 from kimas_desktop.types import CardTable
+from ui.i18n import Language, word
 from ui.markup import source_url, viewer_url
 
 __all__ = ["STATUS_LABELS", "card_html", "document_choices", "documents_html"]
@@ -36,19 +37,25 @@ def _file_url(path: str) -> str:
 
 
 def documents_html(
-    collection: str, docs: Sequence[Document], *, problems_only: bool, total: int, title: str = ""
+    collection: str,
+    docs: Sequence[Document],
+    *,
+    problems_only: bool,
+    total: int,
+    title: str = "",
+    language: Language = "en",
 ) -> str:
     """``docs``: the rows to show (already filtered); ``total``: files in the collection; ``title``: the
     collection's name as the user wrote it (its id when empty)."""
-    if not collection:
-        return "<p class='kimas-docs-empty'>Choose a collection to see its files.</p>"
-    if not docs:
-        text = (
-            "No problems: every file is indexed."
+    if not collection or not docs:
+        empty = (
+            "docs_choose"
+            if not collection
+            else "docs_no_problems"
             if problems_only and total
-            else "No files indexed yet: drop some onto the collection or watch a folder."
+            else "docs_none"
         )
-        return f"<p class='kimas-docs-empty'>{html.escape(text)}</p>"
+        return f"<p class='kimas-docs-empty'>{word(empty, language)}</p>"
     rows = "".join(
         f"<tr data-path='{html.escape(d.path)}'><td><a href='{_file_url(d.path)}' target='_blank' "
         f"title='{html.escape(d.path)}'>{html.escape(d.name)}</a>"

@@ -14,7 +14,7 @@ import gradio as gr
 
 from app.desktop import DesktopApp
 from app.models.languages import SWITCH_BUTTON
-from ui.i18n import t
+from ui.i18n import page_language, t
 from ui.knowledge import documents_handlers, documents_tab, sources_tab
 from ui.knowledge import handlers as kh
 from ui.knowledge.collections_view import progress_html
@@ -360,8 +360,9 @@ def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> KnowledgeTab:
 def bind_load(desk: DesktopApp, tab: KnowledgeTab, demo: gr.Blocks) -> None:
     """The page's first view: the selected collection's settings and files."""
     demo.load(lambda c: astuple(kh.load_collection_settings(desk, c)), [tab.selected], tab.fields)
-    demo.load(
-        lambda c, show: documents_tab.outputs(documents_handlers.documents_view(desk, c, show)),
-        [tab.selected, tab.documents["show"]],
-        [tab.documents["list"], tab.documents["pick"]],
-    )
+
+    def files(c: str | None, show: str, request: gr.Request) -> tuple[Any, ...]:
+        language = page_language(desk.config.ui.language, request)
+        return documents_tab.outputs(documents_handlers.documents_view(desk, c, show, None, language))
+
+    demo.load(files, [tab.selected, tab.documents["show"]], [tab.documents["list"], tab.documents["pick"]])

@@ -9,19 +9,12 @@ from typing import Any
 from app.desktop import DesktopApp
 from kimas_desktop.config import SourceConfig
 from kimas_desktop.errors import KimasError
+from ui.i18n import Language, word
 from ui.markup import esc
 
 NEW = ""  # the dropdown's value for "a new source"
-USES = [
-    ("when my documents do not answer", "weak"),
-    ("with every question", "always"),
-    ("only when I ask for it in the chat", "ask"),
-]
-KINDS = [
-    ("SearXNG instance (JSON API)", "searxng"),
-    ("Web search (ddgs, no key)", "ddgs"),
-    ("HTTP API", "http"),
-]
+USES = ("weak", "always", "ask")  # labelled ``src_use_<use>`` in ``ui.i18n``
+KINDS = ("searxng", "ddgs", "http")  # labelled ``src_kind_<kind>``
 
 
 @dataclass(frozen=True)
@@ -86,10 +79,10 @@ def _json(text: str, what: str) -> dict[str, Any]:
     return value
 
 
-def source_choices(desk: DesktopApp) -> list[tuple[str, str]]:
+def source_choices(desk: DesktopApp, language: Language = "en") -> list[tuple[str, str]]:
     rows = desk.online.rows()
-    return [("(new source)", NEW)] + [
-        (f"{r.name} ({'on' if r.spec.enabled else 'off'})", r.name) for r in rows
+    return [(word("src_new", language), NEW)] + [
+        (word("src_on" if r.spec.enabled else "src_off", language, name=r.name), r.name) for r in rows
     ]
 
 
@@ -127,37 +120,45 @@ class SourceAction:
     selected: str
 
 
-def save_source(desk: DesktopApp, original: str | None, fields: SourceFields) -> SourceAction:
+def save_source(
+    desk: DesktopApp, original: str | None, fields: SourceFields, language: Language = "en"
+) -> SourceAction:
     try:
         row = desk.online.save(fields.name, fields.values(), replaces=original or "")
     except KimasError as err:
-        return SourceAction(f"**Not saved.** {esc(str(err))}", source_choices(desk), original or NEW)
-    state = f"on: asked {dict((v, k) for k, v in USES)[row.spec.use]}" if row.spec.enabled else "off"
-    note = "" if row.spec.enabled else " It is off: no question leaves this computer until you enable it."
-    return SourceAction(f"Saved **{esc(row.name)}** ({state}).{note}", source_choices(desk), row.name)
+        message = word("src_not_saved", language, why=esc(str(err)))
+        return SourceAction(message, source_choices(desk, language), original or NEW)
+    name = esc(row.name)
+    message = (
+        word("src_saved_on", language, name=name, use=word(f"src_use_{row.spec.use}", language))
+        if row.spec.enabled
+        else word("src_saved_off", language, name=name)
+    )
+    return SourceAction(message, source_choices(desk, language), row.name)
 
 
-def remove_source(desk: DesktopApp, name: str | None) -> SourceAction:
+def remove_source(desk: DesktopApp, name: str | None, language: Language = "en") -> SourceAction:
     if not name:
-        return SourceAction("Choose a source first.", source_choices(desk), NEW)
+        return SourceAction(word("src_choose", language), source_choices(desk, language), NEW)
     try:
         desk.online.remove(name)
     except KimasError as err:
-        return SourceAction(f"**Not removed.** {esc(str(err))}", source_choices(desk), name)
-    return SourceAction(f"Removed **{esc(name)}**.", source_choices(desk), NEW)
+        message = word("src_not_removed", language, why=esc(str(err)))
+        return SourceAction(message, source_choices(desk, language), name)
+    return SourceAction(word("src_removed", language, name=esc(name)), source_choices(desk, language), NEW)
 
 
-def try_source(desk: DesktopApp, fields: SourceFields, query: str) -> str:
+def try_source(desk: DesktopApp, fields: SourceFields, query: str, language: Language = "en") -> str:
     """Ask the source as the form describes it, once (the user asked for this request)."""
     try:
         docs = desk.online.try_query(query, name=fields.name.strip() or "trial", values=fields.values())
     except KimasError as err:
-        return f"**The source failed:** {esc(str(err))}"
+        return word("src_failed", language, why=esc(str(err)))
     if not docs:
-        return "The source answered with no results."
-    lines = [f"**{len(docs)} results** for “{esc(query.strip())}”:\n"]
+        return word("src_no_results", language)
+    lines = [word("src_results", language, n=len(docs), query=esc(query.strip())) + "\n"]
     for i, d in enumerate(docs, 1):
-        kind = "page read" if d.page_read else "snippet only"
+        kind = word("src_page_read" if d.page_read else "src_snippet_only", language)
         text = esc(" ".join(d.text.split())[:240])
         lines.append(f"{i}. **{esc(d.title or d.url)}** · `{esc(d.url)}` · {kind}\n   {text}")
     return "\n".join(lines)

@@ -8,7 +8,7 @@ from typing import Any
 import gradio as gr
 
 from app.desktop import DesktopApp
-from ui.i18n import t
+from ui.i18n import Language, page_language, t
 from ui.knowledge import sources_handlers as sh
 
 __all__ = ["also_ask_update", "build"]
@@ -55,13 +55,14 @@ def _source_fields() -> list[Any]:
     """The source's form, returned in ``SourceFields`` order."""
     with gr.Row():
         name = gr.Textbox(label=t("src_name"), placeholder=t("src_name_example"), elem_id="source-name")
-        kind = gr.Dropdown(choices=sh.KINDS, value="searxng", label=t("src_kind"), elem_id="source-kind")
+        kinds = [(t(f"src_kind_{value}"), value) for value in sh.KINDS]
+        kind = gr.Dropdown(choices=kinds, value="searxng", label=t("src_kind"), elem_id="source-kind")
     base_url = gr.Textbox(label=t("src_address"), elem_id="source-url")
     site = gr.Textbox(label=t("src_site"), placeholder="docs.example.org", elem_id="source-site")
     description = gr.Textbox(label=t("src_knows"), lines=2, elem_id="source-description")
     with gr.Row():
         enabled = gr.Checkbox(label=t("src_enabled"), value=False, elem_id="source-enabled")
-        uses = [(t(f"src_use_{value}"), value) for _, value in sh.USES]
+        uses = [(t(f"src_use_{value}"), value) for value in sh.USES]
         use = gr.Radio(choices=uses, value="weak", label=t("src_use"), elem_id="source-use")
     with gr.Row():
         timeout = gr.Number(label=t("src_timeout"), value=8, minimum=1, maximum=120, elem_id="source-timeout")
@@ -100,12 +101,25 @@ def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> None:
     def action(a: sh.SourceAction) -> tuple[Any, ...]:
         return (a.message, gr.update(choices=a.choices, value=a.selected), also_ask_update(desk))
 
+    def language(request: gr.Request) -> Language:
+        return page_language(desk.config.ui.language, request)
+
+    # gr.Request first where the form's fields follow: Gradio passes it to positional parameters only
+    def on_save(request: gr.Request, p: str | None, *values: Any) -> tuple[Any, ...]:
+        return action(sh.save_source(desk, p, sh.SourceFields(*values), language(request)))
+
+    def on_remove(p: str | None, request: gr.Request) -> tuple[Any, ...]:
+        return action(sh.remove_source(desk, p, language(request)))
+
+    def on_try(request: gr.Request, q: str, *values: Any) -> str:
+        return sh.try_source(desk, sh.SourceFields(*values), q, language(request))
+
+    def on_load(request: gr.Request) -> Any:  # the picker's words in the page's language
+        return gr.update(choices=sh.source_choices(desk, language(request)))
+
+    gr.on(None, on_load, None, [pick])  # no trigger: at each page load
     pick.change(lambda n: astuple(sh.load_source(desk, n)), [pick], fields)
-    save.click(
-        lambda p, *v: action(sh.save_source(desk, p, sh.SourceFields(*v))),
-        [pick, *fields],
-        [message, pick, also_ask],
-    )
-    remove.click(lambda p: action(sh.remove_source(desk, p)), [pick], [message, pick, also_ask])
-    try_it.click(lambda q, *v: sh.try_source(desk, sh.SourceFields(*v), q), [query, *fields], [tried])
-    query.submit(lambda q, *v: sh.try_source(desk, sh.SourceFields(*v), q), [query, *fields], [tried])
+    save.click(on_save, [pick, *fields], [message, pick, also_ask])
+    remove.click(on_remove, [pick], [message, pick, also_ask])
+    try_it.click(on_try, [query, *fields], [tried])
+    query.submit(on_try, [query, *fields], [tried])

@@ -1,6 +1,7 @@
 """The Knowledge tab in a Chinese browser (issue 46): the drop zones' captions, the note under them, the
-rename panel and the online sources form are Chinese like the tab's other labels; in an English browser
-they stay English. The real app on a fresh data dir in headless Chromium at 1366×768; a screenshot goes to
+rename panel and the online sources form are Chinese like the tab's other labels, and so are the words the
+server writes (the indexing progress line the timer refreshes, the file list's empty state, the source
+picker's "(new source)" and the Try / Save / Remove outcomes); in an English browser they stay English. The real app on a fresh data dir in headless Chromium at 1366×768; a screenshot goes to
 ``test-artifacts/browser-zh-knowledge/``."""
 
 from __future__ import annotations
@@ -84,6 +85,29 @@ def check_knowledge_in_chinese(url: str, browser: Any, expect: Any, wait_ms: int
             "off until you",
         ):
             assert english not in sources.inner_text(), english
+        # the words the server writes: they follow the browser's Accept-Language
+        expect(page.locator("#index-progress")).to_contain_text("空闲：所有知识库都是最新的")  # the timer's
+        expect(page.locator("#document-list")).to_contain_text("选择一个知识库以查看其中的文件")
+        picker = page.locator("#source-select input")
+        expect(picker).to_have_value("（新来源）")
+        expect(page.locator("#source-kind input")).to_have_value("SearXNG 实例（JSON API）")
+        page.locator("#source-try").click()  # no query: refused before anything is asked
+        expect(page.locator("#source-results")).to_contain_text("来源出错")
+        page.locator("#source-remove").click()  # no source chosen
+        expect(page.locator("#source-message")).to_contain_text("请先选择一个来源")
+        page.locator("#source-name textarea, #source-name input").first.fill("wiki")
+        page.locator("#source-save").click()  # no address yet
+        expect(page.locator("#source-message")).to_contain_text("未保存。")
+        page.locator("#source-url textarea, #source-url input").first.fill("http://127.0.0.1:8888")
+        page.locator("#source-save").click()  # off: nothing is asked
+        expect(page.locator("#source-message")).to_contain_text("已保存 wiki（未启用）")
+        expect(page.locator("#source-message")).to_contain_text("在你启用之前，不会有任何问题离开这台电脑")
+        expect(picker).to_have_value("wiki（未启用）")
+        page.locator("#source-remove").click()
+        expect(page.locator("#source-message")).to_contain_text("已删除 wiki")
+        expect(picker).to_have_value("（新来源）")
+        for english in ("Idle", "Choose a collection", "Saved", "Not saved", "Removed", "The source failed"):
+            assert english not in page.locator("#knowledge-main").inner_text(), english
         for side in ("#knowledge-left", "#knowledge-right"):  # a key Gradio's own table also has
             assert "[object Object]" not in page.locator(side).inner_text(), side
         right = page.locator("#knowledge-right").inner_text()
@@ -110,6 +134,12 @@ def check_knowledge_in_chinese(url: str, browser: Any, expect: Any, wait_ms: int
     english_sources.get_by_text("Online sources (web search, HTTP APIs)").click()
     expect(english_sources).to_contain_text("when my documents do not answer")
     expect(english.locator("#source-save")).to_have_text("Save source")
+    expect(english.locator("#index-progress")).to_contain_text("Idle: all collections are up to date.")
+    expect(english.locator("#document-list")).to_contain_text("Choose a collection to see its files.")
+    expect(english.locator("#source-select input")).to_have_value("(new source)")
+    expect(english.locator("#source-kind input")).to_have_value("SearXNG instance (JSON API)")
+    english.locator("#source-remove").click()
+    expect(english.locator("#source-message")).to_contain_text("Choose a source first.")
 
 
 def test_the_knowledge_tab_speaks_chinese_to_a_chinese_browser(tmp_path: Path) -> None:
