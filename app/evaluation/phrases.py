@@ -96,6 +96,11 @@ def _rules(sentence: str) -> _Rules:
     return _Rules(language, stopwords_for(language), LINKS, ARTICLES, True)
 
 
+def language_of(sentence: str) -> str:
+    """The language ``sentence`` is asked about in (a key of ``ASK``)."""
+    return _rules(sentence).language
+
+
 def _spans(sentence: str) -> list[tuple[str, int, int]]:
     """The sentence's word tokens with where each stands in it."""
     out, at = [], 0

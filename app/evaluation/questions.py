@@ -32,9 +32,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.evaluation.phrases import Phrase, ask_about, best_phrase, swapped
+from app.evaluation.phrases import Phrase, ask_about, best_phrase, language_of, swapped
 from kimas_desktop.text.sentences import chunk_sentences, ends_sentence
-from kimas_desktop.text.words import STOPWORDS, is_name, numbers, stem, stems, words
+from kimas_desktop.text.words import STOPWORDS, is_name, numbers, stem, stems, width, words
 from kimas_desktop.types import Chunk
 
 EVIDENCE_WORDS = (8, 45)  # a sentence this long (in words) can be asked about and quoted
@@ -78,7 +78,7 @@ class TestSet:
 
 
 def _content(text: str) -> list[str]:
-    return [w for w in words(text) if w.lower() not in STOPWORDS and (len(w) > 2 or w.isdigit())]
+    return [w for w in words(text) if w.lower() not in STOPWORDS and (width(w) > 2 or w.isdigit())]
 
 
 class _Idf:
@@ -142,7 +142,8 @@ def _drawn(sentence: str, answer: str, idf: _Idf, rng: random.Random) -> Phrase:
         picked.append(w)
         pool.remove(w)
     ordered = tuple(w for w in content if w in picked)  # in the sentence's order, as a person recalls it
-    return Phrase(" ".join(ordered), ordered, "en")
+    language = language_of(sentence)  # asked in the sentence's language, its words unspaced where it is
+    return Phrase(("" if language in ("zh", "ja") else " ").join(ordered), ordered, language)
 
 
 def _known_item(

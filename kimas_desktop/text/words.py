@@ -47,6 +47,7 @@ __all__ = [
     "stem",
     "stems",
     "truncate",
+    "width",
     "words",
 ]
 
@@ -100,7 +101,7 @@ def spaced(text: str) -> str:
     return " ".join(out)
 
 
-def _size(word: str) -> int:
+def width(word: str) -> int:
     """``len(word)``, a wide (Chinese, Japanese, Korean) character counted twice."""
     if word.isascii():
         return len(word)
@@ -109,7 +110,7 @@ def _size(word: str) -> int:
 
 def content_words(text: str) -> list[str]:
     """Lower-cased words that are not stopwords or single characters."""
-    return [w.lower() for w in words(text) if w.lower() not in STOPWORDS and _size(w) > 1]
+    return [w.lower() for w in words(text) if w.lower() not in STOPWORDS and width(w) > 1]
 
 
 def is_name(word: str, position: int) -> bool:
@@ -156,7 +157,7 @@ def meaningful_stems(text: str) -> list[str]:
     return [
         stem(w)
         for w in words(text.lower())
-        if any(ch.isdigit() for ch in w) or (_size(w) > 1 and w not in STOPWORDS)
+        if any(ch.isdigit() for ch in w) or (width(w) > 1 and w not in STOPWORDS)
     ]
 
 
@@ -165,7 +166,7 @@ def keywords(text: str) -> str:
     seen: dict[str, None] = {}
     for w in words(text):
         low = w.lower()
-        if low not in STOPWORDS and _size(w) > 1 and low not in seen:
+        if low not in STOPWORDS and width(w) > 1 and low not in seen:
             seen[low] = None
     return " ".join(seen) or text.strip()
 
@@ -181,7 +182,7 @@ def salient_terms(texts: Iterable[str], *, exclude: Iterable[str] = (), limit: i
     for text in texts:
         for i, w in enumerate(words(text)):
             low = w.lower()
-            if low in STOPWORDS or low in skip or _size(w) < 3:
+            if low in STOPWORDS or low in skip or width(w) < 3:
                 continue
             weight = 2.0 if is_name(w, i) else 1.0
             if any(ch.isdigit() for ch in w):

@@ -99,3 +99,19 @@ def test_the_phrase_is_the_sentences_noun_phrase() -> None:
     hindi = "भारतीय रेलवे का मुख्यालय नई दिल्ली में है और इसकी स्थापना 1853 में हुई थी।"
     phrase = best_phrase(hindi, idf, "1853")
     assert phrase is not None and phrase.text in hindi and ask_about(phrase).endswith("के बारे में क्या कहते हैं?")
+
+
+def test_a_sentence_with_no_short_run_is_asked_about_in_its_own_language() -> None:
+    """A Chinese sentence of two-character words with no stopword between them has no run of one to four
+    words: its phrase is drawn word by word, still asked in Chinese and written unspaced (it was asked in
+    English, and two-character words did not count as words, so such a sentence made no question)."""
+    sentence = "检索增强生成技术显著提升大型语言模型回答专业领域问题准确性。"
+    assert best_phrase(sentence, lambda w: 1.0) is None
+    chunk = Chunk("c1", "papers", "/papers/rag.zh.md", sentence)
+    known = [q for q in generate({"papers": [chunk]}, 5).questions if q.answerable]
+    assert len(known) == 1
+    asked = known[0].question
+    assert asked.startswith("文档中关于") and asked.endswith("是怎么说的？"), asked
+    about = asked.removeprefix("文档中关于").removesuffix("是怎么说的？")
+    assert about and " " not in about and known[0].answer not in about, about
+    assert all(ch in sentence for ch in about), about  # the sentence's own words, in its order
