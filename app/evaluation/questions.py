@@ -30,9 +30,11 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 from app.evaluation.phrases import Phrase, ask_about, best_phrase, language_of, swapped
+from kimas_desktop.text.scripts import has_unspaced
 from kimas_desktop.text.sentences import chunk_sentences, ends_sentence
 from kimas_desktop.text.words import STOPWORDS, is_name, numbers, stem, stems, width, words
 from kimas_desktop.types import Chunk
@@ -142,8 +144,16 @@ def _drawn(sentence: str, answer: str, idf: _Idf, rng: random.Random) -> Phrase:
         picked.append(w)
         pool.remove(w)
     ordered = tuple(w for w in content if w in picked)  # in the sentence's order, as a person recalls it
-    language = language_of(sentence)  # asked in the sentence's language, its words unspaced where it is
-    return Phrase(("" if language in ("zh", "ja") else " ").join(ordered), ordered, language)
+    return Phrase(_joined(ordered), ordered, language_of(sentence))  # asked in the sentence's language
+
+
+def _joined(tokens: Sequence[str]) -> str:
+    """The words as their scripts write them: Chinese or Japanese ones unspaced, a space next to any other
+    ("Debian main アーカイブ")."""
+    out = tokens[0] if tokens else ""
+    for a, b in pairwise(tokens):
+        out += ("" if has_unspaced(a) and has_unspaced(b) else " ") + b
+    return out
 
 
 def _known_item(

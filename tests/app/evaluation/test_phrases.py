@@ -115,3 +115,10 @@ def test_a_sentence_with_no_short_run_is_asked_about_in_its_own_language() -> No
     about = asked.removeprefix("文档中关于").removesuffix("是怎么说的？")
     assert about and " " not in about and known[0].answer not in about, about
     assert all(ch in sentence for ch in about), about  # the sentence's own words, in its order
+
+
+def test_drawn_words_are_joined_as_their_scripts_write_them() -> None:
+    from app.evaluation.questions import _joined
+
+    assert _joined(["检索", "增强", "Debian", "main", "アーカイブ"]) == "检索增强 Debian main アーカイブ"
+    assert _joined(["signal", "box"]) == "signal box"
