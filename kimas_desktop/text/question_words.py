@@ -36,6 +36,8 @@ _EN_NUMBER = re.compile(
     r"|distance|salary|speed)\b",
     re.IGNORECASE,
 )
+_EN_WH = re.compile(r"\b(what|which|who|whom|whose|where|why|how)\b", re.IGNORECASE)
+_EN_WHEN = re.compile(r"\bwhen\b", re.IGNORECASE)
 _EN_NAME = re.compile(r"\b(who|whom|whose|where|which (city|country|company|team|person|state))\b", re.I)
 
 # Chinese, as jieba cuts a question: single tokens, then runs of two ("什么" + "时候").
@@ -62,6 +64,7 @@ _EN_NUMBER_WORDS = frozenset(
     september october november december century centuries decade decades once twice thrice hourly daily
     nightly weekly fortnightly monthly quarterly yearly annually""".split()
 )
+_EN_VERBS = frozenset({"may", "march"})
 _ZH_NUMERAL = re.compile(
     r"第?[零〇一二两三四五六七八九十百千万亿半]+[个年月日号天次种位名倍岁项层章节类款条篇周]?"
 )
@@ -74,7 +77,12 @@ _HI_NUMBER_WORDS = frozenset(
 
 
 def answer_kind(question: str) -> AnswerKind:
-    """``number``, ``name`` or ``""``: what the question's words ask for (see the module docstring)."""
+    """``number``, ``name`` or ``""``: what the question's words ask for (see the module docstring). A
+    "when" after another question word is a clause, not the question ("Why do they not respond when
+    asked?", "What can it cost when it fails?"): the rest decides."""
+    first, when = _EN_WH.search(question), _EN_WHEN.search(question)
+    if when and first and first.start() < when.start():
+        question = _EN_WHEN.sub(" ", question)
     if _EN_NUMBER.search(question):
         return "number"
     tokens = [] if question.isascii() else words(question)
@@ -87,6 +95,8 @@ def answer_kind(question: str) -> AnswerKind:
 
 def is_number_word(word: str) -> bool:
     """``word`` (one token) gives a number, a date or a frequency without digits."""
+    if word in _EN_VERBS:  # "may", "march" written lower-case are the verbs, not the months
+        return False
     low = word.lower()
     if low in _EN_NUMBER_WORDS or low in _HI_NUMBER_WORDS:
         return True

@@ -16,8 +16,6 @@ to decline.
   runs between New York and Boston);
 - ``answer_shaped``: a passage that names the question's subject (or, for a follow-up that names
   nothing, the subject its standalone query took from the conversation) and holds an answer part;
-- ``slot_kind``: the question's kind (``quote.answer_type``) as the support check reads it: a "when"
-  inside a question another question word opens ("Why … when asked …?") asks no date.
 
 A count ("How many …?", "How much …?") is no date: a month, or a year after a month or "in", "since",
 "until", "by", "during", "from", answers "when", not "how many" ("In March 2013 he gave a report" holds no
@@ -31,7 +29,8 @@ from __future__ import annotations
 
 import re
 
-from kimas_desktop.answer.signals.quote import NUMBER_WORDS, answer_type
+from kimas_desktop.answer.signals.quote import answer_type
+from kimas_desktop.text.question_words import is_number_word
 from kimas_desktop.text.words import STOPWORDS, content_words, names, numbers, stem, stems, words
 
 __all__ = [
@@ -43,7 +42,6 @@ __all__ = [
     "answer_shaped",
     "facts",
     "restates",
-    "slot_kind",
     "slot_noun",
 ]
 
@@ -91,8 +89,6 @@ def slot_noun(question: str) -> set[str]:
     return stems(m.group(0)) - stems(m.group(0).split()[0])
 
 
-_OTHER_WH = re.compile(r"\b(what|which|who|whom|whose|where|why|how)\b", re.IGNORECASE)
-_WHEN = re.compile(r"\bwhen\b", re.IGNORECASE)
 _COUNT = re.compile(r"\bhow (many|much)\b", re.IGNORECASE)
 _MONTHS = frozenset(
     "january february march april may june july august september october november december".split()
@@ -102,25 +98,15 @@ _DATE_YEAR = re.compile(
 )
 
 
-def slot_kind(question: str) -> str:
-    """``quote.answer_type``, but a "when" after another question word is a clause, not the question
-    ("Why do they not respond when asked?", "What can it cost when it fails?"): the rest decides."""
-    first = _OTHER_WH.search(question)
-    when = _WHEN.search(question)
-    if when and first and first.start() < when.start():
-        return answer_type(_WHEN.sub(" ", question))
-    return answer_type(question)
-
-
-def answer_part(question: str, text: str, kind: str | None = None) -> tuple[str, ...]:
-    """The facts of ``text`` in the slot ``question`` asks for, that the question does not hold;
-    ``kind``: the slot's kind when the caller read it otherwise (``slot_kind``), else ``answer_type``."""
-    kind = answer_type(question) if kind is None else kind
+def answer_part(question: str, text: str) -> tuple[str, ...]:
+    """The facts of ``text`` in the slot ``question`` asks for (``quote.answer_type``), that the question
+    does not hold."""
+    kind = answer_type(question)
     asked = _asked(question)
     found = [f for f in facts(text) if f.lower() not in asked and stem(f) not in asked]
     if kind == "number":
         found = [f for f in found if f[0].isdigit()] + [
-            w for w in words(text) if w.lower() in NUMBER_WORDS and stem(w) not in asked
+            w for w in words(text) if is_number_word(w) and stem(w) not in asked
         ]
         if _COUNT.search(question):  # a count: a date is no answer
             dates = set(_DATE_YEAR.findall(text))

@@ -19,7 +19,7 @@ For every sentence of the finished answer:
 - a sentence of an answer to a **when or how-many** question holds a number or a date (a count no date:
   "In March 2013" answers no "How many …?"), and one to a **who or where** question whose quote gives a
   name holds a name: "They gave their name to a region in France." answers no "When …?", however well a
-  source holds its words. The slot is the question's own question word (``answer_slot.slot_kind``:
+  source holds its words. The slot is the question's own question word (``quote.answer_type``:
   "Why … when asked?" asks no date);
 - otherwise it is supported when a source sentence contains enough of its words (``lexical``: the share
   of its content words in the best source sentence, by a light stem) or means nearly the same
@@ -44,9 +44,9 @@ from kimas_desktop.answer.signals.answer_slot import (
     answer_part,
     facts,
     restates,
-    slot_kind,
     slot_noun,
 )
+from kimas_desktop.answer.signals.quote import answer_type
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.text.sentences import Sentence, chunk_sentences, split_sentences
 from kimas_desktop.text.words import content_words, numbers, stem, stems, words
@@ -159,7 +159,7 @@ def _held(word: str, stems_held: set[str]) -> bool:
 
 
 def _wants_value(kind: str, wanted: Sequence[str]) -> bool:
-    """The question's slot (``kind``: ``answer_slot.slot_kind``) takes a value no sentence can answer it
+    """The question's slot (``kind``: ``quote.answer_type``) takes a value no sentence can answer it
     without: a number or a date for a when or how-many question, a name for a who or where question
     whose quote gives one."""
     return kind == "number" or (kind == "name" and bool(wanted))
@@ -193,8 +193,8 @@ def _answer_reason(
         return "restates the question"
     if about_another(question, sentence):
         return "misses the answer"  # the question's words, asked of other names
-    kind = slot_kind(question)
-    said = answer_part(question, sentence, kind)
+    kind = answer_type(question)
+    said = answer_part(question, sentence)
     if not said and _wants_value(kind, wanted):
         return "misses the answer"  # "When …?" answered without a number or a date says no when
     if not quote or not addresses(question, sentence):
@@ -243,7 +243,7 @@ class SupportChecker:
         held = sources.everywhere | named
         unsourced = {stem(w): w for w in content_words(question) if not _held(w, held)}
         quote = " ".join(q.text for q in quotes)
-        wanted = answer_part(question, quote, slot_kind(question)) if quote else ()
+        wanted = answer_part(question, quote) if quote else ()
         out = []
         for i, sentence in enumerate(sentences):
             reason = _answer_reason(question, sentence.text, wanted, quote, sources)

@@ -46,3 +46,17 @@ def test_number_words_in_a_chinese_and_a_hindi_sentence() -> None:
     hi = "भारत में तीन हज़ार गाँव एक नदी के पास हैं।"
     assert [w for w in words(hi) if is_number_word(w)] == ["तीन", "हज़ार"]  # not एक ("a")
     assert "twelve" in NUMBER_WORDS and "Daily".lower() in NUMBER_WORDS and "people" not in NUMBER_WORDS
+
+
+def test_a_when_after_another_question_word_is_a_clause_not_the_question() -> None:
+    assert answer_kind("Why do intellectuals not respond when asked about their theories?") == ""
+    assert answer_kind("Who answers the phone when the office is closed?") == "name"
+    assert answer_kind("When did graphic design start?") == "number"
+    assert answer_kind("In what year was the colony founded when the war ended?") == "number"
+    assert answer_kind("审计什么时候开始？") == "number"
+    assert answer_kind("ऑडिट कब शुरू हुआ?") == "number"
+
+
+def test_may_and_march_written_lower_case_are_verbs() -> None:
+    assert not is_number_word("may") and not is_number_word("march")
+    assert is_number_word("May") and is_number_word("March") and is_number_word("june")
