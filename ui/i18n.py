@@ -7,8 +7,8 @@ override swaps the tables Gradio serves with each page, so it covers every label
 load; the words of Gradio's own widgets (an upload box's "Drop File Here", "Clear") still follow the
 browser's language, which the server cannot set. Text the app writes while it runs is not a label: the chat's
 (answers, declines, its status line) follows the question's language (``said``); the Knowledge tab's
-(indexing progress, the file list, the online sources' outcomes) follows the page's (``page_language``,
-``word``).
+(the collections, indexing progress and activity, the file list and card, the online sources' outcomes)
+follows the page's (``page_language``, ``word``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ __all__ = [
     "Language",
     "apply_language",
     "browser_language",
+    "counted",
     "new_i18n",
     "page_language",
     "said",
@@ -205,6 +206,65 @@ _WORDS: dict[str, tuple[str, str]] = {
         "No files indexed yet: drop some onto the collection or watch a folder.",
         "还没有已索引的文件：把文件拖到知识库上，或监视一个文件夹。",
     ),
+    "docs_of": ("{n} of {total} files", "{total} 个文件中的 {n} 个"),
+    "docs_in": ("{files} in {name}", "{name}：{files}"),
+    "docs_uploaded": ("(uploaded)", "（已上传）"),
+    "docs_dismissed": (" (dismissed)", "（已忽略）"),
+    "col_file": ("File", "文件"),
+    "col_status": ("Status", "状态"),
+    "col_chunks": ("Chunks", "片段"),
+    "col_indexed": ("Last indexed", "最近索引"),
+    "status_indexed": ("indexed", "已索引"),
+    "status_skipped": ("skipped", "已跳过"),
+    "status_failed": ("failed", "失败"),
+    "card_none": ("No card yet: it is made on the next sync.", "还没有卡片：下次同步时生成。"),
+    "card_no_sentences": ("No sentences to show (code or tables).", "没有可显示的句子（代码或表格）。"),
+    "card_outline": ("Outline ({n} heading{s})", "大纲（{n} 个标题）"),
+    "card_no_headings": ("No headings.", "没有标题。"),
+    "card_what": ("(document card{details})", "（文档卡片{details}）"),
+    "card_language": (", language: {name}", "，语言：{name}"),
+    "card_page": ("(p. {n})", "（第 {n} 页）"),
+    "card_line": ("(line {n})", "（第 {n} 行）"),
+    "card_tables": ("Tables ({n})", "表格（{n}）"),
+    "card_table": ("Table", "表格"),
+    "card_rows": ("{n} row{s}", "{n} 行"),
+    "card_header_row": ("(header on row {n})", "（表头在第 {n} 行）"),
+    "coll_files": ("{n} file{s}", "{n} 个文件"),
+    "coll_chunks": ("{n} chunk{s}", "{n} 个片段"),
+    "coll_not_indexed": ("not indexed yet", "尚未索引"),
+    "coll_model": (" · embedding model {model}", " · 嵌入模型 {model}"),
+    "coll_updated": (" · last update {when}", " · 最近更新 {when}"),
+    "coll_never": ("never", "从未"),
+    "coll_damaged": (
+        "**Index damaged, being rebuilt from its files** ({button} does the same): {why}",
+        "**索引已损坏，正在根据其文件重建**（{button}也会这样做）：{why}",
+    ),
+    "coll_reembed": (
+        "**Needs re-embedding**: built with another embedding model than the one in Settings. Press "
+        "**{button}**; it keeps answering from its old index until the new one is complete.",
+        "**需要重新嵌入**：它是用与设置中不同的嵌入模型建立的。按 **{button}**；在新索引完成之前，"
+        "它继续用旧索引回答。",
+    ),
+    "coll_advice": (
+        "🌐 **Most of these documents are not in English** and the embedding model reads English only. "
+        "Press **{button}** below the collections: it downloads the multilingual model when needed, "
+        "switches to it and re-embeds in the background.",
+        "🌐 **这些文档大多不是英文**，而嵌入模型只读英文。按知识库下方的 **{button}**：它会在需要时"
+        "下载多语言模型，切换过去，并在后台重新嵌入。",
+    ),
+    "coll_folders": ("Folders: {folders}", "文件夹：{folders}"),
+    "coll_no_folders": ("Folders: none yet", "文件夹：暂无"),
+    "coll_uploaded": (" (uploaded files)", "（上传的文件）"),
+    "coll_watched": (" (watched in place)", "（原位监视）"),
+    "coll_routing": (
+        "Routing: {description}{examples}; weight {weight}; scale {scale}; rewrite {strategy}",
+        "路由：{description}{examples}；权重 {weight}；缩放 {scale}；改写 {strategy}",
+    ),
+    "coll_no_description": ("no description", "无描述"),
+    "coll_n_examples": ("; {n} example(s)", "；{n} 个示例"),
+    "coll_default": ("default", "默认"),
+    "coll_problems": ("{n} file(s) skipped or failed", "{n} 个文件被跳过或失败"),
+    "activity_title": ("**Recent activity**", "**最近的活动**"),
     "models_here": ("### Models on this computer", "### 这台电脑上的模型"),
     "look_again": ("Look again", "重新查找"),
     "use_model": ("Use", "使用"),
@@ -256,6 +316,11 @@ def word(key: str, language: Language, **values: object) -> str:
     english, chinese = _WORDS[key]
     text = chinese if language == "zh" else english
     return text.format(**values) if values else text
+
+
+def counted(key: str, n: int, language: Language) -> str:
+    """``word(key)`` for ``n`` things: "{n}" and the English plural's "{s}" filled in."""
+    return word(key, language, n=n, s="" if n == 1 else "s")
 
 
 def browser_language(accept_language: str | None) -> Language:

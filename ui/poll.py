@@ -33,8 +33,8 @@ class Poll:
 
 
 def poll(desk: DesktopApp, seen_version: int | None, language: Language = "en") -> Poll:
-    """What the page shows about knowledge, indexing and models (cheap when nothing changed); the progress
-    line in ``language``."""
+    """What the page shows about knowledge, indexing and models (cheap when nothing changed); the words the
+    server writes about knowledge and indexing in ``language``."""
     version = desk.version
     progress = progress_html(*progress_states(desk), language=language)
     model = model_markdown(desk.model_state())
@@ -43,11 +43,11 @@ def poll(desk: DesktopApp, seen_version: int | None, language: Language = "en") 
     choices = collection_choices(desk)
     return Poll(
         version,
-        collections_view(desk),
+        collections_view(desk, language),
         [cid for _, cid in choices],
         choices,
         chat_hint(desk),
-        activity_view(desk),
+        activity_view(desk, language),
         progress,
         model,
     )

@@ -1,17 +1,29 @@
-"""The language of the words the server writes on the Knowledge tab (the progress line, the file list's empty
-states, the online sources' outcomes): the page's, as the browser's Accept-Language header or Settings say."""
+"""The language of the words the server writes on the Knowledge tab (the progress line, the collections'
+summary, the recent activity, the file list and the file's card, the online sources' outcomes): the page's,
+as the browser's Accept-Language header or Settings say."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
 
-from app.knowledge.indexing import IndexingState
+from app.knowledge.collections import CollectionStatus
+from app.knowledge.documents import Document
+from app.knowledge.indexing import Activity, IndexingState
+from kimas_desktop.config import CollectionConfig, parse_config
+from kimas_desktop.types import CardSentence, CardTable, DocumentCard, FileProblem, Section
+from tests.app.knowledge.test_documents import idle, open_app, wait_for
+from tests.rigs import write_docs
 from ui.i18n import browser_language, page_language
-from ui.knowledge.collections_view import progress_html
-from ui.knowledge.documents_view import documents_html
+from ui.knowledge import documents_handlers, handlers
+from ui.knowledge.collections_view import activity_markdown, collections_markdown, progress_html
+from ui.knowledge.documents_view import card_html, documents_html
+from ui.poll import poll
 
 
 @pytest.mark.parametrize(
@@ -54,3 +66,116 @@ def test_the_progress_line_and_the_empty_file_list_in_chinese_and_english() -> N
     empty = documents_html("c", [], problems_only=False, total=0, language="zh")
     assert "还没有已索引的文件" in empty and "No files" not in empty
     assert "No files indexed yet" in documents_html("c", [], problems_only=False, total=0)
+
+
+def _collection(**changes: Any) -> CollectionStatus:
+    fields: dict[str, Any] = {
+        "name": "c",
+        "folders": ("/w/notes", "/up/c"),
+        "uploads_folder": "/up/c",
+        "files": 1,
+        "chunks": 3,
+        "embedding_model": "bge-small",
+        "updated_at": None,
+        "problems": (FileProblem("/w/notes/scan.pdf", "no text layer", "skipped"),),
+        "settings": CollectionConfig(description="园艺", examples=["番茄？"], strategy="hyde"),
+        "indexed": True,
+        "title": "手册",
+    }
+    return CollectionStatus(**{**fields, **changes})
+
+
+def test_the_collections_summary_in_chinese() -> None:
+    shown = collections_markdown([_collection()], language="zh")
+    assert "### 手册\n**1 个文件 · 3 个片段** · 嵌入模型 <code>bge-small</code> · 最近更新 从未" in shown
+    assert "- 文件夹：<code>/w/notes</code>（原位监视）, <code>/up/c</code>（上传的文件）" in shown
+    assert "- 路由：园艺；1 个示例；权重 0.3；缩放 1；改写 hyde" in shown
+    assert "<summary>1 个文件被跳过或失败</summary>" in shown and "— 已跳过: no text layer" in shown
+    trouble = _collection(damaged="table unreadable", needs_reembedding=True, folders=(), problems=())
+    warned = collections_markdown([trouble], {"c": "switch"}, "zh")
+    assert "**索引已损坏，正在根据其文件重建**（重新索引也会这样做）：table unreadable" in warned
+    assert "按 **重新嵌入**" in warned and "按知识库下方的 **使用多语言嵌入模型**" in warned  # the buttons
+    assert "- 文件夹：暂无" in warned
+    bare = collections_markdown(
+        [_collection(indexed=False, settings=CollectionConfig(scale=2))], language="zh"
+    )
+    assert "**尚未索引**" in bare and "路由：无描述；权重 0.3；缩放 2；改写 默认" in bare
+    for english in ("file", "chunk", "Folders", "Routing", "never", "Needs", "Press", "default"):
+        assert english not in warned + shown + bare, english
+    assert "**1 file · 3 chunks** · embedding model <code>bge-small</code>" in collections_markdown(
+        [_collection()]
+    )
+
+
+def test_the_recent_activity_heading_in_chinese() -> None:
+    items = [Activity(1_700_000_000.0, "手册", "1 file indexed")]
+    assert activity_markdown(items, language="zh").startswith("**最近的活动**\n\n- ")
+    assert activity_markdown(items).startswith("**Recent activity**\n\n- ")
+    assert activity_markdown([], language="zh") == ""
+
+
+CARD = DocumentCard(
+    "/d/a.csv",
+    "Orchard",
+    (Section("Soil", page=2), Section("Soil > Water", line=5)),
+    (CardSentence("Apples like sun."),),
+    "en",
+    (CardTable("", 1, 12345, (("kg", "number"),)),),
+)
+
+
+def _document(status: Any = "indexed", reason: str = "", dismissed: bool = False) -> Document:
+    return Document("/d/a.csv", "a.csv", status, reason, 4, 1, 0.0, True, dismissed, CARD)
+
+
+def _text(html: str) -> str:
+    """What the page shows of ``html`` (its class names and links are not words)."""
+    return re.sub(r"<[^>]+>", "", html)
+
+
+def test_the_file_table_and_the_card_in_chinese() -> None:
+    rows = [_document(), _document("failed", "bad", dismissed=True), _document("skipped")]
+    table = documents_html("c", rows, problems_only=False, total=3, title="手册", language="zh")
+    assert "<div class='kimas-docs-count'><b>手册</b>：3 个文件</div>" in table
+    assert "<th>文件</th><th>状态</th><th>片段</th><th>最近索引</th>" in table
+    assert "✓ 已索引" in table and "失败: bad（已忽略）" in table and "⚠ 已跳过" in table
+    assert " <small>（已上传）</small>" in table
+    some = documents_html("c", rows[2:], problems_only=True, total=3, title="手册", language="zh")
+    assert "<b>手册</b>：3 个文件中的 1 个" in some
+    card = card_html(rows[0], "zh")
+    assert "<small>（文档卡片，语言：en）</small>" in card and "<summary>大纲（2 个标题）</summary>" in card
+    assert "Soil <small>（第 2 页）</small>" in card and "Water <small>（第 5 行）</small>" in card
+    assert (
+        "<summary>表格（1）</summary>" in card
+        and "<b>表格</b>: 12,345 行 <small>（表头在第 1 行）</small>" in card
+    )
+    bare = DocumentCard("/d/a.csv", "Orchard")
+    assert "没有可显示的句子（代码或表格）。" in card_html(replace(rows[0], card=bare), "zh")
+    assert "没有标题。" in card_html(replace(rows[0], card=bare), "zh")
+    assert "还没有卡片：下次同步时生成。" in card_html(replace(rows[0], card=None), "zh")
+    for english in ("File", "Status", "Chunks", "Last indexed", "indexed", "failed", "uploaded", "dismissed"):
+        assert english not in _text(table), english
+    for english in ("document card", "language", "Outline", "p. 2", "line 5", "Table", "row"):
+        assert english not in _text(card), english
+    english_table = documents_html("c", rows, problems_only=False, total=3, title="Maps")
+    assert "3 files in <b>Maps</b>" in english_table and "<th>Last indexed</th>" in english_table
+    assert "Outline (2 headings)" in card_html(rows[0])
+
+
+def test_the_timer_and_the_file_list_write_the_pages_language(tmp_path: Path) -> None:
+    """Through the app (real LanceDB, fake models): what the timer sends a Chinese page, and the file list
+    a Chinese page asks for."""
+    desk = open_app(tmp_path / "data", parse_config({}))
+    try:
+        handlers.upload(desk, "docs", [str(write_docs(tmp_path / "t") / "notes.md")])
+        assert wait_for(lambda: idle(desk) and len(desk.list_documents("docs")) == 1)
+        chinese = poll(desk, None, "zh")
+        assert isinstance(chinese.collections_md, str) and "**1 个文件 · " in chinese.collections_md
+        assert "（上传的文件）" in chinese.collections_md
+        assert chinese.activity_md is not None and chinese.activity_md.startswith("**最近的活动**")
+        english = poll(desk, None)
+        assert isinstance(english.collections_md, str) and "**1 file · " in english.collections_md
+        files = documents_handlers.documents_view(desk, "docs", language="zh").html
+        assert "<b>docs</b>：1 个文件" in files and "✓ 已索引" in files and "（文档卡片" in files
+    finally:
+        desk.close()

@@ -10,69 +10,67 @@ from pathlib import Path
 
 from app.knowledge.collections import CollectionStatus
 from app.knowledge.indexing import Activity, IndexingState
-from app.models.languages import SWITCH_BUTTON
 from kimas_desktop.text.words import truncate
-from ui.i18n import Language, word
+from ui.i18n import Language, counted, word
 from ui.markup import code, esc
 
 __all__ = ["activity_markdown", "collections_markdown", "progress_html"]
 
 
-def _when(ts: float | None) -> str:
+def _when(ts: float | None, language: Language) -> str:
     if not ts:
-        return "never"
+        return word("coll_never", language)
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
 
 
-def collections_markdown(items: list[CollectionStatus], advice: Mapping[str, str] = {}) -> str:
+def collections_markdown(
+    items: list[CollectionStatus], advice: Mapping[str, str] = {}, language: Language = "en"
+) -> str:
     """``advice``: collection id → the multilingual embedder's recommendation, for those that need it.
     No collections: ``ui.knowledge.handlers.collections_view`` says so in the page's language."""
     blocks = []
     for c in items:
         state = (
-            f"**{c.files} file{'s' if c.files != 1 else ''} · {c.chunks} chunk{'s' if c.chunks != 1 else ''}**"
+            f"**{counted('coll_files', c.files, language)} · {counted('coll_chunks', c.chunks, language)}**"
             if c.indexed
-            else "**not indexed yet**"
+            else f"**{word('coll_not_indexed', language)}**"
         )
-        model = f" · embedding model {code(c.embedding_model)}" if c.embedding_model else ""
-        lines = [f"### {esc(c.shown)}", f"{state}{model} · last update {_when(c.updated_at)}", ""]
+        model = word("coll_model", language, model=code(c.embedding_model)) if c.embedding_model else ""
+        updated = word("coll_updated", language, when=_when(c.updated_at, language))
+        lines = [f"### {esc(c.shown)}", f"{state}{model}{updated}", ""]
         if c.damaged:
-            lines.append(
-                f"- ⚠ **Index damaged, being rebuilt from its files** (Re-index does the same): {esc(c.damaged)}"
-            )
+            why = esc(c.damaged)
+            lines.append(f"- ⚠ {word('coll_damaged', language, button=word('reindex', language), why=why)}")
         if c.needs_reembedding:
-            lines.append(
-                "- ⚠ **Needs re-embedding**: built with another embedding model than the one in Settings. "
-                "Press **Re-embed**; it keeps answering from its old index until the new one is complete."
-            )
+            lines.append(f"- ⚠ {word('coll_reembed', language, button=word('reembed', language))}")
         if c.name in advice:
-            lines.append(
-                "- 🌐 **Most of these documents are not in English** and the embedding model reads English "
-                f"only. Press **{SWITCH_BUTTON}** below the collections: it downloads the multilingual "
-                "model when needed, switches to it and re-embeds in the background."
-            )
-        if c.folders:
-            shown = [
-                code(f) + (" (uploaded files)" if f == c.uploads_folder else " (watched in place)")
-                for f in c.folders
-            ]
-            lines.append("- Folders: " + ", ".join(shown))
-        else:
-            lines.append("- Folders: none yet")
+            lines.append(f"- {word('coll_advice', language, button=word('use_multilingual', language))}")
+        shown = [
+            code(f) + word("coll_uploaded" if f == c.uploads_folder else "coll_watched", language)
+            for f in c.folders
+        ]
+        folders = word("coll_folders", language, folders=", ".join(shown)) if shown else ""
+        lines.append(f"- {folders or word('coll_no_folders', language)}")
         s = c.settings
         if s.description or s.examples or s.strategy or s.scale != 1.0:
-            lines.append(
-                f"- Routing: {esc(truncate(s.description, 120)) or 'no description'}"
-                f"{f'; {len(s.examples)} example(s)' if s.examples else ''}; weight {s.mixin_weight:g};"
-                f" scale {s.scale:g}; rewrite {esc(s.strategy or 'default')}"
+            routing = word(
+                "coll_routing",
+                language,
+                description=esc(truncate(s.description, 120)) or word("coll_no_description", language),
+                examples=word("coll_n_examples", language, n=len(s.examples)) if s.examples else "",
+                weight=f"{s.mixin_weight:g}",
+                scale=f"{s.scale:g}",
+                strategy=esc(s.strategy) or word("coll_default", language),
             )
+            lines.append(f"- {routing}")
         if c.problems:
             items_html = "".join(
-                f"<li><code>{html.escape(p.path)}</code> — {html.escape(p.kind)}: {html.escape(p.reason)}</li>"
+                f"<li><code>{html.escape(p.path)}</code> — {word(f'status_{p.kind}', language)}: "
+                f"{html.escape(p.reason)}</li>"
                 for p in c.problems
             )
             lines.append(
-                f"\n<details><summary>{len(c.problems)} file(s) skipped or failed</summary>"
+                f"\n<details><summary>{word('coll_problems', language, n=len(c.problems))}</summary>"
                 f"<ul>{items_html}</ul></details>"
             )
         blocks.append("\n".join(lines))
@@ -125,10 +123,11 @@ def _bold(name: str) -> str:
 
 def _ocr(state: IndexingState, language: Language) -> str:
     n = state.ocr_pages_waiting
-    return word("idx_ocr", language, n=n, s="" if n == 1 else "s") if n else ""
+    return counted("idx_ocr", n, language) if n else ""
 
 
-def activity_markdown(items: list[Activity], limit: int = 8) -> str:
+def activity_markdown(items: list[Activity], limit: int = 8, language: Language = "en") -> str:
+    """The indexer's recent activity; its sentences are the app's (English), the heading ``language``'s."""
     if not items:
         return ""
     icon = {"info": "", "problem": "⚠ ", "error": "✗ "}
@@ -137,4 +136,4 @@ def activity_markdown(items: list[Activity], limit: int = 8) -> str:
         f"{f' · **{esc(a.collection)}**' if a.collection else ''} · {esc(a.text)}"
         for a in items[:limit]
     ]
-    return "**Recent activity**\n\n" + "\n".join(lines)
+    return word("activity_title", language) + "\n\n" + "\n".join(lines)

@@ -52,7 +52,7 @@ def documents_view(
     body = documents_html(
         collection, shown, problems_only=problems_only, total=len(docs), title=title, language=language
     )
-    body += card_html(next((d for d in shown if d.path == selected), None))
+    body += card_html(next((d for d in shown if d.path == selected), None), language)
     return DocumentsView(body, choices, selected)
 
 

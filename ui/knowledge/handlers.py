@@ -19,7 +19,7 @@ from app.knowledge.collections import CollectionStatus
 from app.knowledge.indexing import IndexingState
 from app.models.languages import collections_advice
 from kimas_desktop.errors import KimasError
-from ui.i18n import t
+from ui.i18n import Language, t
 from ui.knowledge.collections_view import activity_markdown, collections_markdown
 from ui.markup import esc, outcome_markdown, store_problem
 
@@ -46,14 +46,16 @@ def collection_names(desk: DesktopApp) -> list[str]:
     return [cid for _, cid in collection_choices(desk)]
 
 
-def collections_view(desk: DesktopApp) -> str | I18nData:
-    """The collections as Markdown; none yet: how to begin, in the page's language (``ui.i18n``)."""
+def collections_view(desk: DesktopApp, language: Language = "en") -> str | I18nData:
+    """The collections as Markdown in ``language``; none yet: how to begin, in the page's language
+    (``ui.i18n``)."""
     items, problem = _collections(desk)
     if items is None:
         return problem
     if not items:
         return t("no_collections")
-    return collections_markdown(items, multilingual_advice(desk, [c.name for c in items if c.indexed]))
+    advice = multilingual_advice(desk, [c.name for c in items if c.indexed])
+    return collections_markdown(items, advice, language)
 
 
 def multilingual_advice(desk: DesktopApp, names: Sequence[str] | None = None) -> dict[str, str]:
@@ -99,10 +101,10 @@ def progress_states(desk: DesktopApp) -> tuple[IndexingState, list[IndexingState
     return first, others
 
 
-def activity_view(desk: DesktopApp) -> str:
+def activity_view(desk: DesktopApp, language: Language = "en") -> str:
     """The recent indexing activity, under the names the collections show."""
     items = [replace(a, collection=_titled(desk, a.collection)) for a in desk.indexing.activity()]
-    return activity_markdown(items)
+    return activity_markdown(items, language=language)
 
 
 # -- collections -------------------------------------------------------------------------------------

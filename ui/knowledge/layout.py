@@ -13,7 +13,6 @@ from typing import Any
 import gradio as gr
 
 from app.desktop import DesktopApp
-from app.models.languages import SWITCH_BUTTON
 from ui.i18n import page_language, t
 from ui.knowledge import documents_handlers, documents_tab, sources_tab
 from ui.knowledge import handlers as kh
@@ -83,7 +82,7 @@ def _overview(desk: DesktopApp) -> _Overview:
     gr.Markdown(t("your_collections"), elem_id="collections-heading")
     collections_md = gr.Markdown(kh.collections_view(desk), elem_id="collections")
     shown, status = kh.multilingual_status(desk)
-    multilingual = gr.Button(SWITCH_BUTTON, size="sm", visible=shown, elem_id="use-multilingual")
+    multilingual = gr.Button(t("use_multilingual"), size="sm", visible=shown, elem_id="use-multilingual")
     multilingual_status = gr.Markdown(status, elem_id="multilingual-status")
     progress = gr.HTML(progress_html(*kh.progress_states(desk)), elem_id="index-progress")
     with gr.Row():

@@ -1,7 +1,9 @@
 """The Knowledge tab in a Chinese browser (issue 46): the drop zones' captions, the note under them, the
 rename panel and the online sources form are Chinese like the tab's other labels, and so are the words the
 server writes (the indexing progress line the timer refreshes, the file list's empty state, the source
-picker's "(new source)" and the Try / Save / Remove outcomes); in an English browser they stay English. The real app on a fresh data dir in headless Chromium at 1366×768; a screenshot goes to
+picker's "(new source)" and the Try / Save / Remove outcomes; with a file uploaded, the collection's
+summary, the file table, the file's card and the recent activity); in an English browser they stay
+English. The real app on a fresh data dir in headless Chromium at 1366×768; screenshots go to
 ``test-artifacts/browser-zh-knowledge/``."""
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ def _captions(page: Any) -> tuple[str, str]:
     return tuple(page.evaluate(CAPTION.format(zone)) for zone in ("upload-folder", "upload-files"))  # type: ignore[return-value]
 
 
-def check_knowledge_in_chinese(url: str, browser: Any, expect: Any, wait_ms: int = HANG_MS) -> None:
-    """What a zh-CN reader sees on the Knowledge tab (and an en-US one's captions)."""
+def check_knowledge_in_chinese(
+    url: str, browser: Any, expect: Any, note: Path, wait_ms: int = HANG_MS
+) -> None:
+    """What a zh-CN reader sees on the Knowledge tab (and an en-US one's captions); then ``note`` uploaded
+    into a new collection, as each of them sees it."""
     page = browser.new_context(locale="zh-CN", viewport=LAPTOP).new_page()
     try:
         page.goto(url, timeout=HANG_MS)
@@ -140,16 +145,67 @@ def check_knowledge_in_chinese(url: str, browser: Any, expect: Any, wait_ms: int
     expect(english.locator("#source-kind input")).to_have_value("SearXNG instance (JSON API)")
     english.locator("#source-remove").click()
     expect(english.locator("#source-message")).to_contain_text("Choose a source first.")
+    try:
+        _check_a_file_in_chinese(page, expect, note)
+    finally:
+        with contextlib.suppress(Exception):
+            page.screenshot(path=str(ARTIFACTS / "zh-knowledge-file.png"), full_page=True)
+    collections = english.locator("#collections")  # the same collection, in the English page's words
+    expect(collections).to_contain_text("1 file · ")
+    expect(collections).to_contain_text("(uploaded files)")
+    listing = english.locator("#document-list")
+    expect(listing).to_contain_text("1 file in 手册")
+    for words in ("Last indexed", "✓ indexed", "(uploaded)", "(document card", "Outline (1 heading)"):
+        expect(listing).to_contain_text(words)
+    expect(english.locator("#activity")).to_contain_text("Recent activity")
+
+
+def _check_a_file_in_chinese(page: Any, expect: Any, note: Path) -> None:
+    """A new collection, then ``note`` uploaded into it: the summary, the file table, the card and the
+    activity the server writes are Chinese."""
+    collections = page.locator("#collections")
+    page.locator("#new-collection textarea, #new-collection input").first.fill("手册")
+    page.locator("#create-collection").click()
+    expect(collections).to_contain_text("尚未索引 · 最近更新 从未")
+    expect(collections).to_contain_text("文件夹：暂无")
+    page.locator("#upload-files input[type=file]").set_input_files(str(note))
+    listing = page.locator("#document-list")
+    expect(listing).to_contain_text("手册：1 个文件")
+    for chinese in (
+        "文件",
+        "状态",
+        "片段",
+        "最近索引",
+        "✓ 已索引",
+        "（已上传）",
+        "文档卡片",
+        "大纲（1 个标题）",
+    ):
+        expect(listing).to_contain_text(chinese)
+    expect(collections).to_contain_text("1 个文件 · ")
+    for chinese in ("个片段 · 嵌入模型", "最近更新 20", "文件夹：", "（上传的文件）"):
+        expect(collections).to_contain_text(chinese)
+    expect(page.locator("#activity")).to_contain_text("最近的活动")
+    shown = {
+        side: page.locator(side).inner_text() for side in ("#collections", "#document-list", "#activity")
+    }
+    for english in ("file", "chunk", "Folders", "embedding model", "last update", "never", "**"):
+        assert english not in shown["#collections"], (english, shown["#collections"])
+    for english in ("Status", "Chunks", "Last indexed", "✓ indexed", "uploaded", "document card", "Outline"):
+        assert english not in shown["#document-list"], (english, shown["#document-list"])
+    assert "Recent activity" not in shown["#activity"], shown["#activity"]
 
 
 def test_the_knowledge_tab_speaks_chinese_to_a_chinese_browser(tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM} (scripts/test.sh installs Debian's chromium)")
+    note = tmp_path / "garden.md"  # no English word the checks look for
+    note.write_text("# Garden\n\nThe tomatoes are picked on Thursdays by Robin.\n", "utf-8")
     with running_app(tmp_path / "data", ARTIFACTS) as url, sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         sync_api.expect.set_options(timeout=HANG_MS)
         try:
-            check_knowledge_in_chinese(url, browser, sync_api.expect)
+            check_knowledge_in_chinese(url, browser, sync_api.expect, note)
         finally:
             browser.close()
