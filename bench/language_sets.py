@@ -25,8 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 DEBIAN = Path("/usr/share/debian-reference")
 
 
-def index(data: Path, collection: str, folder: Path) -> None:
-    configure(data, {collection: folder})
+def index(data: Path, collection: str, folder: Path, **sections: Any) -> None:
+    """Index ``folder`` into ``collection`` of ``data`` with `kimas index` (``sections``: config overrides,
+    e.g. ``embedding={"name": "multilingual-e5-small"}``)."""
+    configure(data, {collection: folder}, **sections)
     cmd = [sys.executable, "-m", "cli.main", "index", str(folder), "--data-dir", str(data)]
     subprocess.run([*cmd, "--collection", collection, "--quiet"], cwd=ROOT, check=True)
 
@@ -36,14 +38,14 @@ def retrieve(data: Path, questions: dict[str, str]) -> dict[str, list[Chunk]]:
     return {k: [h.chunk for h in hits_of(r)][:5] for k, r in found.items()}
 
 
-def hindi(cache: Path, which: str, limit: int | None = None) -> dict[str, Any]:
+def hindi(cache: Path, which: str, limit: int | None = None, **sections: Any) -> dict[str, Any]:
     folder, data = cache / "hindi" / "docs", cache / "hindi" / "data"
     passages = [p["text"] for p in read_jsonl(DEVKIT / "hindi_qa_bigbench_even" / "corpus.jsonl")]
     if not folder.exists():
         folder.mkdir(parents=True)
         for i, text in enumerate(passages):
             (folder / f"p{i:05d}.txt").write_text(text + "\n", "utf-8")
-    index(data, "hindi", folder)
+    index(data, "hindi", folder, **sections)
     answers = {
         a["_id"]: a["answers"] for a in read_jsonl(DEVKIT / "hindi_qa_bigbench_even" / "answers.jsonl")
     }
@@ -97,13 +99,19 @@ def baseline(chunks: Sequence[Chunk], qs: Sequence[EvalQuestion], tokenize: Any)
     return rate([any(finds(q.evidence, q.source, chunks[i]) for i in bm25.top(asked(q), 5)) for q in qs])
 
 
-def debian(cache: Path, lang: str, size: int) -> dict[str, Any]:
+def debian_data(cache: Path, lang: str, **sections: Any) -> Path:
+    """The data dir of the Debian Reference in ``lang``, indexed (once: a second call finds nothing new)."""
     folder, data = cache / f"debian-{lang}" / "docs", cache / f"debian-{lang}" / "data"
     if not folder.exists():
         folder.mkdir(parents=True)
         for f in sorted(DEBIAN.glob(f"*.{lang}.html")):
             shutil.copy(f, folder / f.name)
-    index(data, "debian", folder)
+    index(data, "debian", folder, **sections)
+    return data
+
+
+def debian(cache: Path, lang: str, size: int, **sections: Any) -> dict[str, Any]:
+    data = debian_data(cache, lang, **sections)
     chunks = chunks_of(data, "debian")
     qs = [q for q in generate({"debian": chunks}, size, seed=42).questions if q.answerable]
     found = retrieve(data, {q.qid: asked(q) for q in qs})

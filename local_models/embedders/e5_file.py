@@ -66,7 +66,10 @@ class _Cursor:
         self.at = 0
 
     def take(self, fmt: str) -> tuple[int | float, ...]:
-        values = struct.unpack_from("<" + fmt, self.data, self.at)
+        try:
+            values = struct.unpack_from("<" + fmt, self.data, self.at)
+        except struct.error as err:
+            raise ValueError(f"the model file is truncated or damaged: {err}") from err
         self.at += struct.calcsize("<" + fmt)
         return values
 
