@@ -39,7 +39,7 @@ _SECTION = re.compile(r"(\d+(?:\.\d+)+)\.")
 
 
 def _sections(model: str) -> dict[str, Any]:
-    return {"embedding": {"name": MODELS[model]}}
+    return {"embedding": {"name": MODELS[model], "auto": False}}
 
 
 def section_of(chunk: Chunk) -> tuple[str, str] | None:
@@ -54,7 +54,8 @@ def cross_lingual(cache: Path, model: str, lang: str, size: int) -> dict[str, An
     sections = _sections(model)
     english = [c for c in chunks_of(debian_data(cache, "en", **sections), "debian") if section_of(c)]
     data = debian_data(cache, lang, **sections)
-    targets = {section_of(c) for c in chunks_of(data, "debian")}
+    sections_of = {c.chunk_id: section_of(c) for c in chunks_of(data, "debian")}  # retrieve's hits carry ids
+    targets = set(sections_of.values())
     home: dict[str, tuple[str, str] | None] = {}  # a question's English section
     for q in generate({"debian": english}, size, seed=56).questions:
         chunk = next((c for c in english if c.source == q.source and q.evidence in c.text), None)
@@ -62,7 +63,7 @@ def cross_lingual(cache: Path, model: str, lang: str, size: int) -> dict[str, An
             home[q.qid] = section_of(chunk)
     questions = [q for q in generate({"debian": english}, size, seed=56).questions if q.qid in home]
     found = retrieve(data, {q.qid: q.evidence for q in questions})
-    hits = [any(section_of(c) == home[q.qid] for c in found[q.qid]) for q in questions]
+    hits = [any(sections_of.get(c.chunk_id) == home[q.qid] for c in found[q.qid]) for q in questions]
     example = questions[0].evidence if questions else ""
     return {"pages": lang, "questions": len(questions), "recall@5": rate(hits), "example": example}
 

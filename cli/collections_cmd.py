@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from app.knowledge.collections import Knowledge
 from app.knowledge.indexing import describe_report
+from app.models.first_embedder import FirstEmbedder, with_embedder
 from app.models.languages import collection_languages, multilingual_advice
 from app.paths import read_config, resolve_paths
 from app.runtime import Runtime
@@ -138,8 +139,16 @@ def _cancel_on_interrupt(control: IndexControl) -> Iterator[None]:
 def run_index(args: argparse.Namespace) -> int:
     folder = Path(args.path).expanduser().resolve()
     runtime, knowledge = _open(args)
+    new_library = not knowledge.has_knowledge()
     _, folders = knowledge.add_folder(args.collection or folder.name, folder)
     name = knowledge.resolve(args.collection or folder.name)
+    choice = FirstEmbedder().choose([folder], runtime.config.embedding) if new_library else None
+    if choice is not None:
+        store = ConfigStore(runtime.paths.config_file, read_config(runtime.paths))
+        store.update(lambda c: with_embedder(c, choice))
+        runtime.close()
+        runtime, knowledge = _open(args)
+        say(f"kimas: these documents are not all in English: indexing with the multilingual model {choice}")
     bar = None if args.quiet or not sys.stderr.isatty() else ProgressBar()
     control = IndexControl()
     try:

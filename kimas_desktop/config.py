@@ -90,6 +90,9 @@ class EmbeddingModelConfig(_Section):
     # 28). Each has its own model id: switching (or an update that changes this default) re-embeds the
     # collections in the background.
     precision: Literal["int8", "fp32"] = "int8"
+    # A new library whose first folder is not all English starts on the embedded multilingual-e5-small
+    # (app/models/first_embedder.py); false keeps the configured model whatever the documents' languages.
+    auto: bool = True
 
 
 class RerankConfig(_Section):

@@ -56,8 +56,8 @@ def multilingual_advice(collection: str, languages: Counter[str], embedding: Emb
         return ""
     return (
         "most of these documents are not English and the embedding model reads English only: set "
-        f'[embedding] name = "{MULTILINGUAL_EMBEDDER}" (kimas models pull {MULTILINGUAL_EMBEDDER}), '
-        f"then kimas reindex {collection}; or press '{SWITCH_BUTTON}' in the app's Knowledge tab"
+        f'[embedding] name = "{MULTILINGUAL_EMBEDDER}" (installed with the app), then kimas reindex '
+        f"{collection}; or press '{SWITCH_BUTTON}' in the app's Knowledge tab"
     )
 
 

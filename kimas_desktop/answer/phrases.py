@@ -56,8 +56,8 @@ _ENGLISH: dict[Phrase, str] = {
     "switch button": "Use the multilingual embedding model",
     "multilingual note": (
         "This question is not in English ({language}) and the embedding model reads English only, so "
-        "documents are found poorly. '{button}' downloads {model} when needed, switches to it and "
-        "re-embeds your collections in the background."
+        "documents are found poorly. '{button}' switches to {model} (installed with the app, no download) "
+        "and re-embeds your collections in the background."
     ),
 }
 _CHINESE: dict[Phrase, str] = {
@@ -77,7 +77,7 @@ _CHINESE: dict[Phrase, str] = {
     "switch button": "使用多语言嵌入模型",
     "multilingual note": (
         "这个问题不是英文（{language}），而当前的嵌入模型只读得懂英文，所以很难找到相关的文档。"
-        "“{button}”会在需要时下载 {model}，切换到它，并在后台重新嵌入你的知识库。"
+        "“{button}”会切换到 {model}（随应用一起安装，无需下载），并在后台重新嵌入你的知识库。"
     ),
 }
 _JAPANESE: dict[Phrase, str] = {
@@ -99,8 +99,8 @@ _JAPANESE: dict[Phrase, str] = {
     "writing": "回答を書いています…",
     "multilingual note": (
         "この質問は英語ではなく（{language}）、埋め込みモデルは英語しか読めないため、文書がうまく見つかりません。"
-        "「{button}」は必要に応じて {model} をダウンロードして切り替え、コレクションをバックグラウンドで"
-        "埋め込み直します。"
+        "「{button}」は {model}（アプリと一緒にインストール済み、ダウンロード不要）に切り替え、"
+        "コレクションをバックグラウンドで埋め込み直します。"
     ),
 }
 _HINDI: dict[Phrase, str] = {
@@ -122,8 +122,8 @@ _HINDI: dict[Phrase, str] = {
     "writing": "उत्तर लिखा जा रहा है…",
     "multilingual note": (
         "यह प्रश्न अंग्रेज़ी में नहीं है ({language}) और एम्बेडिंग मॉडल केवल अंग्रेज़ी पढ़ता है, इसलिए दस्तावेज़ "
-        "ठीक से नहीं मिलते। '{button}' ज़रूरत होने पर {model} डाउनलोड करता है, उस पर बदलता है और आपके संग्रहों "
-        "को पृष्ठभूमि में फिर से एम्बेड करता है।"
+        "ठीक से नहीं मिलते। '{button}' {model} पर बदलता है (ऐप के साथ स्थापित, कोई डाउनलोड नहीं) और आपके "
+        "संग्रहों को पृष्ठभूमि में फिर से एम्बेड करता है।"
     ),
 }
 _PHRASES = {"en": _ENGLISH, "zh": _CHINESE, "ja": _JAPANESE, "hi": _HINDI}

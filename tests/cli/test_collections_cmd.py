@@ -108,27 +108,53 @@ def test_index_refuses_the_folder_holding_the_data_directory(
     assert not (tmp_path / "data" / "config.toml").exists()
 
 
-def test_collections_list_the_languages_of_their_documents(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Each file's language is told at indexing (its card, issue 42): the script for Chinese or Hindi,
-    py3langid for English and German. Real sentences: ../shared/papers and the Debian Reference."""
+def _mixed(tmp_path: Path) -> Path:
     docs = tmp_path / "mixed"
-    docs.mkdir()
+    docs.mkdir(parents=True)
     (docs / "en.md").write_text(
         "The lighthouse keeper writes the weather in the log book every day at noon.\n"
     )
     (docs / "de.md").write_text("Dieses Buch soll Ihnen helfen, ein Debian-System effizient zu verwalten.\n")
     (docs / "zh.txt").write_text("检索增强生成(RAG)设计模式通常用于在特定数据域中开发大语言模型(LLM)应用。\n")
     (docs / "hi.txt").write_text("भारत की राजधानी नई दिल्ली है और यहाँ संसद भवन स्थित है।\n")
+    return docs
+
+
+def test_collections_list_the_languages_of_their_documents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each file's language is told at indexing (its card, issue 42): the script for Chinese or Hindi,
+    py3langid for English and German. Real sentences: ../shared/papers and the Debian Reference. With the
+    automatic choice off, a library of the English-only model is advised to switch."""
+    docs = _mixed(tmp_path)
     data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text("[embedding]\nauto = false\n")
     main(["index", str(docs), "--data-dir", str(data)])
     capsys.readouterr()
     assert main(["collections", "--data-dir", str(data)]) == 0
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if "languages:" in x)
     assert sorted(line.split(": ", 1)[1].split(", ")) == ["de 1", "en 1", "hi 1", "zh 1"]
-    assert "reads English only" in out and "paraphrase-multilingual-MiniLM-L12-v2" in out
+    assert "reads English only" in out and "multilingual-e5-small" in out
     assert main(["collections", "--json", "--data-dir", str(data)]) == 0
     [info] = json.loads(capsys.readouterr().out)
     assert info["languages"] == {"de": 1, "en": 1, "hi": 1, "zh": 1}
+
+
+def test_a_new_library_not_all_in_english_starts_on_the_multilingual_model(
+    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Chosen when its first files are read (issue 56), before anything is embedded; an English library,
+    or a library that already holds a collection, keeps the model it has."""
+    data = tmp_path / "data"
+    assert main(["index", str(_mixed(tmp_path)), "--data-dir", str(data)]) == 0
+    assert "not all in English" in capsys.readouterr().out
+    assert load_config(data / "config.toml").embedding.name == "multilingual-e5-small"
+
+    english = tmp_path / "english-data"
+    assert main(["index", str(folder), "--data-dir", str(english)]) == 0
+    assert load_config(english / "config.toml").embedding.name == ""
+    assert main(["index", str(_mixed(tmp_path / "later")), "--data-dir", str(english)]) == 0
+    assert "not all in English" not in capsys.readouterr().out
+    assert load_config(english / "config.toml").embedding.name == ""  # offered, not switched

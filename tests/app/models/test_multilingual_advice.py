@@ -23,7 +23,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("multilingual")
     data = root / "data"
     papers, english = write_mixed(root / "papers"), write_english(root / "english")
-    for folder in (papers, english):
+    for folder in (english, papers):  # English first: a library that exists is advised, not switched
         assert main(["index", str(folder), "--quiet", "--data-dir", str(data)]) == 0
     return data
 
