@@ -22,6 +22,7 @@ from kimas_desktop.config import RerankConfig
 from kimas_desktop.errors import ModelError, ModelUnavailableError
 from kimas_desktop.protocols import Embedder, Reranker
 from kimas_desktop.retrieval.word_weights import TermStatistics
+from kimas_desktop.text.language import main_script
 from kimas_desktop.text.scripts import has_marks, has_unspaced
 from kimas_desktop.text.words import spaced
 from local_models.catalog.hub import hub_unreachable_reason
@@ -175,7 +176,14 @@ class EmbeddingReranker:
         )
         cosine = passages @ query_vector
         overlap = np.asarray(term_overlap_scores(query, texts), dtype=np.float32)
-        return [float(s) for s in self._semantic * cosine + self._lexical * overlap]
+        mixed = self._semantic * cosine + self._lexical * overlap
+        # A passage in another script than the question shares none of its words, whatever it says: a
+        # model that reads both (multilingual-e5) scores it by meaning alone (issue 56).
+        script = main_script(query)
+        across = [
+            bool(script) and main_script(t) not in ("", script) and self._embedder.reads(t) for t in texts
+        ]
+        return [float(c if a else m) for c, m, a in zip(cosine, mixed, across, strict=True)]
 
 
 class CrossEncoderReranker:

