@@ -28,7 +28,7 @@ from app.knowledge.indexing import FolderFeed
 from app.knowledge.online_sources import OnlineSourcesAdmin
 from app.knowledge.scheduler import IndexScheduler
 from app.models.downloads import ModelDownloads
-from app.models.first_embedder import FirstEmbedder, with_embedder
+from app.models.first_embedder import FirstEmbedder
 from app.models.loading import ModelLoading
 from app.models.multilingual import MultilingualSwitch
 from app.outcomes import ActionResult, ModelState, attempt, explained
@@ -284,26 +284,12 @@ class DesktopApp:
         def act() -> str:
             path, _ = self.knowledge.add_folder(name, folder)
             cid = self.knowledge.find(name) or name
-            chosen = self._first_embedder(path)
+            chosen = FirstEmbedder().adopt(path, self.knowledge, self.runtime, self.config_store)
             self._watch()
             self.indexing.submit(cid, "new folder")
             return f"Watching {path} for '{self.knowledge.title(cid)}'; indexing in the background.{chosen}"
 
         return self._attempt("adding the folder", act)
-
-    def _first_embedder(self, folder: Path) -> str:
-        """A new library whose first folder is not all English starts on the multilingual embedder, loaded
-        before the folder is indexed (``FirstEmbedder``); the sentence that says so, or ""."""
-        if self.knowledge.has_knowledge():
-            return ""
-        choice = FirstEmbedder().choose([folder], self.config.embedding)
-        if choice is None:
-            return ""
-        self.runtime.load(
-            with_embedder(self.config, choice),
-            lambda: self.config_store.update(lambda c: with_embedder(c, choice)),
-        )
-        return f" Its documents are not all in English: it is indexed with the multilingual embedding model ({choice})."
 
     def reindex(self, name: str) -> ActionResult:
         def act() -> str:

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
+from typing import Protocol
 
 from indexer.parse.registry import FileParser, file_kind
 from kimas_desktop.config import Config, EmbeddingModelConfig
@@ -34,6 +35,21 @@ _MAX_BYTES = 20 * 1024 * 1024  # a sample never reads a file bigger than this
 def is_default_embedder(cfg: EmbeddingModelConfig) -> bool:
     """The embedded default with automatic choice on: what a new library may be moved off."""
     return cfg.auto and cfg.backend == "local" and not cfg.name and not cfg.path and english_only(cfg)
+
+
+class _Library(Protocol):
+    def has_knowledge(self) -> bool: ...
+
+
+class _Loader(Protocol):
+    def load(self, config: Config, commit: Callable[[], object] = ...) -> None: ...
+
+
+class _Store(Protocol):
+    @property
+    def current(self) -> Config: ...
+
+    def update(self, change: Callable[[Config], Config]) -> Config: ...
 
 
 def with_embedder(config: Config, name: str) -> Config:
@@ -55,6 +71,25 @@ class FirstEmbedder:
         total = sum(languages.values())
         other = total - languages.get("en", 0)
         return MULTILINGUAL_EMBEDDER if total and other >= _MIXED * total else None
+
+    def adopt(
+        self,
+        folder: Path,
+        library: _Library,
+        runtime: _Loader,
+        store: _Store,
+    ) -> str:
+        """For the app: choose for the first ``folder`` of a new ``library`` (none of its collections holds a
+        chunk); when the multilingual model is
+        chosen, the runtime loads it, and the store saves the config once it loads, before the folder is indexed.
+        The sentence that says so, or ""."""
+        choice = None if library.has_knowledge() else self.choose([folder], store.current.embedding)
+        if choice is None:
+            return ""
+        runtime.load(
+            with_embedder(store.current, choice), lambda: store.update(lambda c: with_embedder(c, choice))
+        )
+        return f" Its documents are not all in English: it is indexed with the multilingual embedding model ({choice})."
 
     def languages(self, folders: Sequence[Path]) -> Counter[str]:
         """Sampled documents per language code."""

@@ -223,3 +223,21 @@ def test_a_collection_that_needs_re_embedding_says_so_and_re_embeds_in_the_backg
     assert "Re-embedding 'docs'" in action.message
     rig.wait_idle()
     assert rig.indexer.reembedded == ["docs"]
+
+
+def test_a_new_library_not_all_in_english_is_indexed_with_the_multilingual_model(tmp_path: Path) -> None:
+    """Chosen when its first folder is added, loaded before it is indexed (issue 56); the next folder of the
+    library changes nothing. Real Chinese and Hindi text (the rigs' embedder is the fake)."""
+    from tests.app.models.multilingual_docs import write_english, write_mixed
+
+    rig = make_rig(tmp_path)
+    s = rig.session
+    out = s.add_folder("papers", str(write_mixed(tmp_path / "papers")))
+    assert out.ok and "multilingual embedding model (multilingual-e5-small)" in out.message, out.message
+    assert load_config(s.config_path).embedding.name == "multilingual-e5-small"
+    rig.wait_idle()
+    assert "not all in English" not in s.add_folder("english", str(write_english(tmp_path / "en"))).message
+
+    english = make_rig(tmp_path / "second")
+    assert "multilingual" not in english.session.add_folder("en", str(write_english(tmp_path / "e2"))).message
+    assert load_config(english.session.config_path).embedding.name == ""
