@@ -110,7 +110,11 @@ def _rows(df: pd.DataFrame, col: str = "", lo: str = "", hi: str = "", **eq: Any
         m &= df[col] >= pd.Timestamp(lo)
     if col and hi:
         end = pd.Timestamp(hi) + (
-            pd.offsets.YearBegin() if len(hi) == 4 else pd.offsets.MonthBegin() if len(hi) == 7 else pd.Timedelta("1D")
+            pd.offsets.YearBegin()
+            if len(hi) == 4
+            else pd.offsets.MonthBegin()
+            if len(hi) == 7
+            else pd.Timedelta("1D")
         )
         m &= df[col] < end
     for k, v in eq.items():
@@ -322,11 +326,17 @@ def read_tables(srcs: dict[str, Source], folder: Path) -> Bench:
 
 
 def found_rows(question: str, lines: list[str], k: int = 5) -> list[str]:
-    """Standing in for the search: the ``k`` row lines that share most keys with the question."""
+    """Standing in for the search: the ``k`` row lines whose keys shared with the question weigh most, a
+    key weighing as its rarity among the lines (BM25's idf: a header repeated on every line weighs 0)."""
+    import math
+
     from kimas_desktop.answer.tables.reading import keys
 
     want = set(keys(question))
-    scored = sorted(((len(want & set(keys(line))), -i) for i, line in enumerate(lines)), reverse=True)
+    line_keys = [set(keys(line)) & want for line in lines]
+    df = {w: sum(w in ks for ks in line_keys) for w in want}
+    weight = {w: math.log(len(lines) / df[w]) if df[w] else 0.0 for w in want}
+    scored = sorted(((sum(weight[w] for w in ks), -i) for i, ks in enumerate(line_keys)), reverse=True)
     return [lines[-i] for s, i in scored[:k] if s > 0]
 
 
@@ -373,7 +383,9 @@ def run(wheels: Path, split: str, show: bool) -> dict[str, dict[str, int]]:
             if show and (part == "tune" or split == "held-out"):
                 want = "declined" if q.expect is None else _text(q.expect(frames))
                 got = result.description if result is not None else "no plan"
-                print(f"{'ok ' if ok else 'BAD'} [{q.table}] {q.text}\n    want {want}\n    got  {got}\n    plan {plan}")
+                print(
+                    f"{'ok ' if ok else 'BAD'} [{q.table}] {q.text}\n    want {want}\n    got  {got}\n    plan {plan}"
+                )
     return tally
 
 
@@ -388,7 +400,9 @@ def counts() -> dict[str, int]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("wheels", type=Path, help="folder holding the vega_datasets, palmerpenguins, statsmodels wheels")
+    p.add_argument(
+        "wheels", type=Path, help="folder holding the vega_datasets, palmerpenguins, statsmodels wheels"
+    )
     p.add_argument("--split", choices=["tune", "held-out", "both"], default="held-out")
     p.add_argument("--show", action="store_true", help="print each tune question, its plan and result")
     args = p.parse_args()

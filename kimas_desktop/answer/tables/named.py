@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kimas_desktop.answer.tables.reading import Token, keys
+from kimas_desktop.answer.tables.reading import Token, keys, tokens
 from kimas_desktop.tables import FilterOp, TableColumn, TableFilter, TableInfo
 from kimas_desktop.text.words import STOPWORDS
 
@@ -17,9 +17,12 @@ __all__ = [
     "compare",
     "date_filters",
     "find",
+    "glossed_codes",
     "informative",
     "mentions_of",
     "number_filters",
+    "same",
+    "time_op",
     "value_filters",
     "year_column",
     "year_filter",
@@ -31,6 +34,18 @@ class Span:
     column: TableColumn
     start: int
     end: int  # exclusive, in tokens
+    op: str = ""  # the operation a word of the header names and the question said ("maximum" for temp_max)
+
+
+# Words that name an operation, as a header may abbreviate them ("temp_max", "avg_price", "total_sales").
+_OPS = {
+    "max": ("max", "maximum", "highest", "largest", "most", "peak", "greatest", "biggest", "top"),
+    "min": ("min", "minimum", "lowest", "smallest", "least", "fewest"),
+    "mean": ("mean", "avg", "average"),
+    "sum": ("sum", "total"),
+}
+_OP_OF = {w: op for op, ws in _OPS.items() for w in ws}
+_PLACE_SUFFIXES = ("ese", "ean", "ian", "ish", "an", "i")  # Japanese, European, Canadian, Danish, German
 
 
 _COMPARE: tuple[tuple[str, FilterOp], ...] = (
@@ -40,6 +55,30 @@ _COMPARE: tuple[tuple[str, FilterOp], ...] = (
     (r"at most|no more than|up to", "<="),
 )
 _YEAR_WORDS = {"in", "during", "of", "for", "on", "year", "years", "between", "and", "from", "to"}
+_TIME: tuple[tuple[str, FilterOp], ...] = (("since", ">="), ("after", ">"), ("before", "<"), ("until", "<="))
+_RANGE_START, _RANGE_END = ("between", "from"), ("and", "to", "through")
+
+
+def _when(t: Token) -> bool:
+    return t.date is not None or (t.number is not None and 1000 <= t.number <= 2100)
+
+
+def time_op(toks: Sequence[Token], i: int) -> FilterOp | None:
+    """The comparison the words around the date or year at ``i`` say: "since 2015" >=, "before 2015" <,
+    "between 2013 and 2014" (or "from … to …") >= for the first, <= for the second; None otherwise."""
+    low = [t.text.lower() for t in toks]
+    if i > 0 and low[i - 1] in dict(_TIME):
+        return dict(_TIME)[low[i - 1]]
+    if (
+        0 < i < len(toks) - 2
+        and low[i - 1] in _RANGE_START
+        and low[i + 1] in _RANGE_END
+        and _when(toks[i + 2])
+    ):
+        return ">="
+    if i >= 3 and low[i - 1] in _RANGE_END and _when(toks[i - 2]) and low[i - 3] in _RANGE_START:
+        return "<="
+    return None
 
 
 def find(seq: Sequence[str], toks: Sequence[Token], used: set[int]) -> list[int]:
@@ -53,8 +92,79 @@ def find(seq: Sequence[str], toks: Sequence[Token], used: set[int]) -> list[int]
     ]
 
 
+def _op_word(t: Token) -> str:
+    return _OP_OF.get(t.text.lower(), "")
+
+
+def same(t: Token, header_key: str) -> bool:
+    """Whether the question's token ``t`` names the header's key: the same key, the same operation
+    ("maximum" for "max"), or one a short form of the other ("temperature" for "temp", "precip" for
+    "precipitation": at least three letters, no stopword)."""
+    q = t.key or t.text.replace(",", "").lower()
+    h = header_key
+    if q == h or (_op_word(t) and _op_word(t) == _OP_OF.get(h)):
+        return True
+    if not (q.isalpha() and h.isalpha()) or q in STOPWORDS or h in STOPWORDS:
+        return False
+    return (len(h) >= 3 and q.startswith(h)) or (len(q) >= 4 and h.startswith(q))
+
+
+def _droppable(k: str) -> bool:
+    """A header key a question may leave out: a unit or a joining word ("mm" in bill_length_mm, "in" and
+    "lbs" in Weight_in_lbs), or an operation it says in other words."""
+    return len(k) <= 3 or k in STOPWORDS
+
+
+def _window(hk: Sequence[str], toks: Sequence[Token], i: int, n: int) -> str | None:
+    """Whether tokens ``i``..``i+n`` name the header ``hk`` (each a different key, in any order, the keys
+    left out droppable, one informative word among them); the operation word it holds ("" for none)."""
+    left = list(hk)
+    op = ""
+    informative_ = False
+    for t in toks[i : i + n]:
+        j = next((j for j, h in enumerate(left) if same(t, h)), None)
+        if j is None:
+            return None
+        h = left.pop(j)
+        if _OP_OF.get(h) and _op_word(t):
+            op = _OP_OF[h]
+        elif h not in STOPWORDS and (len(h) > 1 or h.isdigit()):
+            informative_ = True
+    if not informative_ or not all(_droppable(h) for h in left):
+        return None
+    return op
+
+
 def informative(k: Sequence[str]) -> bool:
     return any(x not in STOPWORDS and len(x) > 1 for x in k)
+
+
+_BRACKET = re.compile(r"[(（]\s*([^()（）]{1,24}?)\s*[)）]")
+
+
+def glossed_codes(
+    question: str, table: TableInfo, toks: list[Token], used: set[int], seen: dict[str, set[str]]
+) -> None:
+    """Mark as used the words a bracketed code explains ("Microsoft" in "Microsoft (MSFT)", "real GDP" in
+    "real GDP (realgdp)") when the code is a value or a column of the table: the code is matched, its gloss
+    names nothing more. A code the table lacks leaves its gloss to be missed ("Ontario (ON)")."""
+    names = {keys(c.name) for c in table.columns}
+    values = {
+        keys(v) for c in table.columns if c.kind == "text" for v in set(c.samples) | seen.get(c.name, set())
+    }
+    for m in _BRACKET.finditer(question):
+        code = keys(m.group(1))
+        if not code or (code not in names and code not in values):
+            continue
+        i = len(tokens(question[: m.start()])) - 1
+        while i >= 0 and i not in used and toks[i].key and toks[i].text.lower() not in STOPWORDS:
+            if toks[i].text.lower() in _OP_OF or toks[i].text.lower() in _FRAME_WORDS:
+                break
+            used.add(i)
+            i -= 1
+
+
+_FRAME_WORDS = {"how", "many", "much", "number", "count", "difference", "value"}
 
 
 def value_filters(
@@ -74,19 +184,50 @@ def value_filters(
         for i in find(k, toks, used)[:1]:
             used.update(range(i, i + len(k)))
             out.append((TableFilter(c.name, "=", v), i))
+    for i, t in enumerate(toks):
+        place = _place(t, [(c, v, k) for _, c, v, k in cands if len(k) == 1]) if i not in used else None
+        if place is not None:
+            used.add(i)
+            out.append((TableFilter(place[0].name, "=", place[1]), i))
     return sorted(out, key=lambda x: x[1])
 
 
+def _place(
+    t: Token, values: list[tuple[TableColumn, str, tuple[str, ...]]]
+) -> tuple[TableColumn, str] | None:
+    """The one value an adjective of place names ("Japanese" → Japan, "European" → Europe, "German" →
+    Germany): the word less its ending begins the value's word, or the value's word begins it."""
+    low = t.text.lower()
+    for suffix in _PLACE_SUFFIXES:
+        base = low[: -len(suffix)]
+        if not low.endswith(suffix) or len(base) < 4 or not low.isalpha():
+            continue
+        found = {(c.name, v): c for c, v, k in values if k[0].startswith(base) or base.startswith(k[0])}
+        if len(found) == 1:
+            (_, v), c = next(iter(found.items()))
+            return c, v
+    return None
+
+
 def mentions_of(table: TableInfo, toks: list[Token], used: set[int]) -> list[Span]:
-    """The columns the question names by their header's words (longest headers first)."""
+    """The columns the question names by their header's words: in any order, abbreviated either way, a
+    unit left out ("the maximum temperature" names temp_max, "flipper length" flipper_length_mm); the
+    mentions that cover most words first, each word once."""
+    cands: list[tuple[int, int, int, Span]] = []
+    for order, c in enumerate(table.columns):
+        hk = keys(c.name)
+        for n in range(min(len(hk), len(toks)), 0, -1):
+            for i in range(len(toks) - n + 1):
+                if used & set(range(i, i + n)):
+                    continue
+                op = _window(hk, toks, i, n)
+                if op is not None:
+                    cands.append((-n, len(hk) - n, order, Span(c, i, i + n, op)))
     spans: list[Span] = []
-    taken: set[int] = set(used)
-    for c in sorted(table.columns, key=lambda c: -len(keys(c.name))):
-        k = keys(c.name)
-        for i in find(k, toks, taken) if k else []:
-            taken.update(range(i, i + len(k)))
-            spans.append(Span(c, i, i + len(k)))
-    used.update(taken - used)
+    for *_, span in sorted(cands, key=lambda x: x[:3]):
+        if not used & set(range(span.start, span.end)):
+            used.update(range(span.start, span.end))
+            spans.append(span)
     return sorted(spans, key=lambda s: s.start)
 
 
@@ -96,7 +237,7 @@ def date_filters(table: TableInfo, toks: list[Token], used: set[int]) -> list[Ta
     for i, t in enumerate(toks):
         if t.date is not None and dates and i not in used:
             used.add(i)
-            out.append(TableFilter(dates[0].name, "=", t.date))
+            out.append(TableFilter(dates[0].name, time_op(toks, i) or "=", t.date))
     return out
 
 
@@ -138,6 +279,11 @@ def number_filters(
             continue
         op, at = compare(toks, i)
         year = year_column(table, t.number)
+        timed = time_op(toks, i)
+        if year is not None and timed is not None:
+            out.append(year_filter(year, timed, t.number))
+            used.update(range(max(0, i - 1), i + 1))
+            continue
         if year is not None and at > 0 and toks[at - 1].text.lower() in _YEAR_WORDS:
             out.append(year_filter(year, op, t.number))
             used.update(range(at - 1, i + 1))

@@ -26,10 +26,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
 
-from kimas_desktop.answer.tables.named import date_filters, mentions_of, number_filters, value_filters
-from kimas_desktop.answer.tables.reading import keys, row_values, tokens
+from kimas_desktop.answer.tables.named import (
+    date_filters,
+    glossed_codes,
+    mentions_of,
+    number_filters,
+    value_filters,
+)
+from kimas_desktop.answer.tables.reading import row_values, subject, tokens
 from kimas_desktop.answer.tables.targets import (
     FRAME,
     MEAN,
@@ -105,7 +110,9 @@ class TablePlanner:
     def _read(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> Reading | None:
         toks = tokens(question)
         used: set[int] = set()
-        values = value_filters(table, toks, used, row_values(rows, table.columns))
+        seen = row_values(rows, table.columns)
+        glossed_codes(question, table, toks, used, seen)
+        values = value_filters(table, toks, used, seen)
         filters = [f for f, _ in values]
         mentions = mentions_of(table, toks, used)
         filters += date_filters(table, toks, used)
@@ -196,7 +203,7 @@ def _unknown_words(r: Reading, table: TableInfo, start: int) -> list[str]:
     """The words that narrow the noun after "how many" ("tulip" in "how many tulip flowers"): from token
     ``start`` up to the next stopword, all but the last (the rows' own noun), that no column, value or the
     file's name explains."""
-    own = set(keys(Path(table.source).stem)) | set(keys(table.sheet))
+    own = subject(table)
     phrase = []
     for i in range(start, len(r.toks)):
         t = r.toks[i]
@@ -251,7 +258,7 @@ def _lookup(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
 def _lacking(r: Reading, table: TableInfo) -> list[str]:
     """What the question names that the plan does not use: names (capitalised words), numbers and dates
     outside every filter, column and the file's own name."""
-    own = set(keys(Path(table.source).stem)) | set(keys(table.sheet))
+    own = subject(table)
     k = top_k(r)
     out = []
     for i, t in enumerate(r.toks):

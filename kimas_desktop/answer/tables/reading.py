@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 
-from kimas_desktop.tables import TableColumn
+from kimas_desktop.answer.tables.lexicon import gloss
+from kimas_desktop.tables import TableColumn, TableInfo
 from kimas_desktop.text.words import stem, words
 
-__all__ = ["Token", "keys", "row_values", "tokens"]
+__all__ = ["Token", "keys", "row_values", "subject", "tokens"]
 
 _MONTHS = {
     m: i
@@ -75,17 +77,26 @@ def _iso(m: re.Match[str]) -> str | None:
     return None
 
 
+def _key(word: str) -> str:
+    """A word's stem without a final "e", so a plural meets its singular ("males"/"male" stem to "mal"/
+    "male": both "mal")."""
+    k = stem(word)
+    return k[:-1] if len(k) > 3 and k.endswith("e") and k.isalpha() else k
+
+
 def _word_tokens(text: str) -> list[Token]:
     out = []
     for w in words(text):
-        for part in re.split(r"_+", w):
+        for part in re.split(r"[_\-]+", w):
             if part:
-                out.append(Token(part, stem(part)))
+                out.append(Token(part, _key(part)))
     return out
 
 
 def tokens(text: str) -> list[Token]:
-    """The question's tokens in order: dates and numbers whole, the rest as words."""
+    """The question's tokens in order: dates and numbers whole, the rest as words (Chinese read through
+    ``lexicon.gloss``)."""
+    text = gloss(text)
     out: list[Token] = []
     pos = 0
     for m in _SPECIAL.finditer(text):
@@ -102,6 +113,12 @@ def tokens(text: str) -> list[Token]:
 def keys(text: str) -> tuple[str, ...]:
     """The keys a header or a cell is matched by (numbers as written, without separators)."""
     return tuple(t.key or t.text.replace(",", "").lower() for t in tokens(text))
+
+
+def subject(table: TableInfo) -> set[str]:
+    """The keys of what the table is about, as its file's name and its sheet's say ("seattle-weather.csv"
+    → seattl, weather): words a question may repeat that describe the table and never filter it."""
+    return set(keys(PurePath(table.source).stem.replace(".", " "))) | set(keys(table.sheet))
 
 
 def row_values(texts: Iterable[str], columns: Sequence[TableColumn]) -> dict[str, set[str]]:

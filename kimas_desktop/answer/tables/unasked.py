@@ -9,9 +9,8 @@ layer: "states" is "state"), phrases run between stopwords, numbers and dates in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
-from kimas_desktop.answer.tables.reading import Token, keys
+from kimas_desktop.answer.tables.reading import Token, keys, subject
 from kimas_desktop.tables import TableFilter, TableInfo, TableQuery
 from kimas_desktop.text.words import STOPWORDS
 
@@ -31,7 +30,7 @@ def phrases(toks: Sequence[Token]) -> list[list[int]]:
 
 def _table_words(table: TableInfo, frame: set[str]) -> set[str]:
     """The keys of the table's file name, sheet, headers and sampled values, and the question's frame."""
-    out = set(keys(Path(table.source).stem)) | set(keys(table.sheet)) | frame
+    out = subject(table) | frame
     for c in table.columns:
         out.update(keys(c.name))
         if c.kind == "text":
