@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from kimas_desktop.tables import TableFilter, TableInfo, TableQuery, TableResult, TableRow
 
-__all__ = ["ArrowEngine", "ArrowShelf", "number_text"]
+__all__ = ["ArrowEngine", "ArrowShelf", "number_text", "precision"]
 
 ROW = "_row"
 SHOWN_ROWS = 5
@@ -34,6 +34,19 @@ def number_text(v: float) -> str:
     if v == int(v) and abs(v) < 1e15:
         return str(int(v))
     return f"{v:.4f}".rstrip("0").rstrip(".")
+
+
+def precision(info: TableInfo, column: str) -> int:
+    """The decimals a person reads a computed value of ``column`` with: as many as its values are written
+    with ("27.9" for a mean of temperatures written to one decimal; a mean of whole numbers gets one),
+    at most four."""
+    for c in info.columns:
+        if c.name == column:
+            written = [
+                len(s.partition(".")[2]) for s in c.samples if s.replace(".", "", 1).lstrip("-").isdigit()
+            ]
+            return min(max(written, default=4), 4)
+    return 4
 
 
 def _cell(v: object) -> str:
@@ -147,14 +160,19 @@ class ArrowEngine:
 
     @staticmethod
     def _aggregate(rows: pa.Table, info: TableInfo, q: TableQuery) -> TableResult:
+        if rows.num_rows == 1 and q.operation != "sum":
+            return ArrowEngine._lookup(rows, info, q)  # temp_max on one day: that day's value
         col = pc.cast(rows[q.target], pa.float64())
         fn = {"sum": pc.sum, "mean": pc.mean, "min": pc.min, "max": pc.max}[q.operation]
         v = float(fn(col).as_py())
         used = rows
         if q.operation in ("min", "max"):
             used = rows.filter(pc.equal(col, v))  # the rows that hold the extreme
-        text = number_text(v)
-        desc = f"{q.operation} of {q.target} over {_where(q.filters)} ({rows.num_rows} rows): {text}"
+        exact = number_text(v)
+        places = precision(info, q.target)
+        text = number_text(round(v, max(places, 1) if q.operation == "mean" else places))
+        said = exact if text == exact else f"{text} (exactly {exact})"
+        desc = f"{q.operation} of {q.target} over {_where(q.filters)} ({rows.num_rows} rows): {said}"
         return TableResult(v, text, desc, _rows(used, info), rows.num_rows)
 
     @staticmethod

@@ -71,12 +71,27 @@ def unique_names(cells: Sequence[Cell]) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _year_label(cell: Cell) -> bool:
+    """A year written as a header ("1960" in a table with one column per year)."""
+    text = cell_text(cell)
+    return len(text) == 4 and text.isdigit() and 1000 <= int(text) <= 2100
+
+
+def _header_cells(filled: Sequence[Cell]) -> bool:
+    """Labels, or labels then years, each year once and rising ("Country Name, …, 1960, 1961, …")."""
+    labels = [c for c in filled if _label(c)]
+    years = [int(cell_text(c)) for c in filled if not _label(c)]
+    if not labels or not all(_label(c) or _year_label(c) for c in filled):
+        return False
+    return years == sorted(set(years))
+
+
 def find_header(rows: Sequence[list[Cell]]) -> int | None:
     """The index in ``rows`` (a block's first rows) of its header row, or None."""
     width = max((sum(not _empty(c) for c in r) for r in rows), default=0)
     for i, row in enumerate(rows[: HEADER_SCAN - 1]):
         filled = [c for c in row if not _empty(c)]
-        if i + 1 < len(rows) and filled and 2 * len(filled) >= width and all(_label(c) for c in filled):
+        if i + 1 < len(rows) and filled and 2 * len(filled) >= width and _header_cells(filled):
             return i
     return None
 

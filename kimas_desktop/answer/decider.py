@@ -145,7 +145,8 @@ class Decider:
         holds no row for it is set aside when the user asked the model to try anyway."""
         if self._tables is None:
             return None
-        found = self._tables.answer(run.question, hits)
+        earlier = [m.content for m in run.history if m.role == "user"]
+        found = self._tables.answer(run.question, hits, earlier)
         if found is not None and not found.answered and run.options.try_anyway:
             return None
         return found

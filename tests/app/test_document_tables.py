@@ -130,7 +130,7 @@ def _ask(rt: Runtime, question: str) -> tuple[Answered | Declined, list[Event]]:
         ("How many birds have the habitat marsh?", "2 (computed from birds.docx, table 1: rows where Habitat = marsh: 2", [2, 4], "birds.docx"),
         ("Which bird has the largest wingspan?", "stork (computed from birds.docx, table 1", [4], "birds.docx"),
         ("How many moons does Saturn have?", "146 (computed from planets.pptx, slide 1, table 1", [4], "planets.pptx"),
-        ("What is the average litres of the kettles?", "1.4667 (computed from kettles.md, table 1", [2, 3, 4], "kettles.md"),
+        ("What is the average litres of the kettles?", "1.5 (computed from kettles.md, table 1", [2, 3, 4], "kettles.md"),
         ("When was the bridge Pont Marie opened?", "1635 (computed from bridges.html, table 1", [4], "bridges.html"),
     ],
 )  # fmt: skip

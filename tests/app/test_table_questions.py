@@ -85,7 +85,7 @@ def _ask(rt: Runtime, question: str) -> tuple[Answered | Declined, list[Event]]:
         ("What is the horsepower of the honda civic?", "67 (computed from cars.xlsx, sheet Cars", [4], "cars.xlsx"),
         ("How many cars have the origin Japan?", "2 (computed from cars.xlsx, sheet Cars: rows where Origin = Japan: 2", [2, 4], "cars.xlsx"),
         ("How many cars were sold on 2024-03-02?", "2 (computed from cars.xlsx", [3, 4], "cars.xlsx"),
-        ("What is the average population of the cities?", "359333.3333 (computed from cities.csv", [2, 3, 4], "cities.csv"),
+        ("What is the average population of the cities?", "359333.3 (computed from cities.csv", [2, 3, 4], "cities.csv"),
         ("Which city has the highest population?", "Lyon (computed from cities.csv", [2], "cities.csv"),
     ],
 )  # fmt: skip

@@ -85,14 +85,16 @@ class TableAnswerer:
         self._engine = engine
         self._planner = planner or TablePlanner()
 
-    def answer(self, question: str, hits: Sequence[Hit]) -> TableAnswer | None:
+    def answer(self, question: str, hits: Sequence[Hit], earlier: Sequence[str] = ()) -> TableAnswer | None:
         """The table answer from the evidence ``hits`` (numbered [1]… in this order); None when no top
-        passage comes from a file with tables, or the question plans over none of them."""
-        chosen = self._choose(question, hits)
+        passage comes from a file with tables, or the question plans over none of them. ``earlier``: the
+        conversation's earlier questions, latest last; a follow-up that plans nothing alone ("and in
+        2015?") takes the plan of the latest one that plans over the same table, with its own values."""
+        chosen = self._choose(question, hits) or self._choose_before(question, hits, earlier)
         if chosen is None:
             return None
         table, n, rows = chosen
-        query = self._planner.plan(question, table, rows)
+        query = self._planner.plan(question, table, rows) or self._follow(question, table, rows, earlier)
         if query is not None:
             result = self._engine.run(table, query)
         else:
@@ -104,6 +106,25 @@ class TableAnswerer:
         cited = Citation(n, hit.chunk, hit.chunk.text[:200])
         op = query.operation if query is not None else ""
         return TableAnswer(table, query, result, answer_text(table, result, n, op), cited)
+
+    def _follow(
+        self, question: str, table: TableInfo, rows: list[str], earlier: Sequence[str]
+    ) -> TableQuery | None:
+        for before in reversed(earlier[-3:]):
+            plan = self._planner.plan(before, table, rows)
+            if plan is not None:
+                return self._planner.follow(question, table, plan, rows)
+        return None
+
+    def _choose_before(
+        self, question: str, hits: Sequence[Hit], earlier: Sequence[str]
+    ) -> tuple[TableInfo, int, list[str]] | None:
+        """The table the latest earlier question names, when this one names none alone."""
+        for before in reversed(earlier[-3:]):
+            chosen = self._choose(before, hits)
+            if chosen is not None and self._follow(question, chosen[0], chosen[2], [before]) is not None:
+                return chosen
+        return None
 
     def _choose(self, question: str, hits: Sequence[Hit]) -> tuple[TableInfo, int, list[str]] | None:
         """The table the question names most, among the files of the top passages; the number of its

@@ -81,6 +81,19 @@ class TablePlanner:
             return None
         return query
 
+    def follow(
+        self, question: str, table: TableInfo, before: TableQuery, rows: Iterable[str] = ()
+    ) -> TableQuery | None:
+        """A follow-up ("and in 2015?", "and for AAPL?") as the plan ``before`` with the values it names:
+        each filter it reads replaces the earlier plan's filters on the same column, the operation and its
+        columns stay. None when it names no filter, or names what the table lacks."""
+        r = self._read(question, table, rows)
+        if r is None or not r.filters or before.operation == "difference" or _lacking(r, table):
+            return None
+        renamed = {f.column for f in r.filters}
+        kept = tuple(f for f in before.filters if f.column not in renamed)
+        return replace(before, filters=kept + tuple(r.filters))
+
     def missing(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> tuple[str, ...]:
         """What a question about ``table`` names that the table does not hold: a name when it names one of
         its columns ("Ontario" in "What is the murder rate of Ontario?"), a kind of row ("daisy" in "the
@@ -190,8 +203,9 @@ def _how_many(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
     target = target_column(r, i)
     if target is not None and has(r, SUM) is not None:
         return TableQuery("sum", target.name, tuple(r.filters))
-    if target is not None and r.values and any(m.start == i + 2 for m in r.mentions):
-        return TableQuery("lookup", target.name, tuple(r.filters))
+    named = any(m.start == i + 2 and m.column.kind == "number" for m in r.mentions)
+    if target is not None and r.filters and (r.values or named):
+        return TableQuery("lookup", target.name, tuple(r.filters))  # "how many construction jobs in May 2009"
     if not r.filters and _unknown_words(r, table, i + 2):
         return None  # "how many tulip flowers": a word that names no column or value narrows the rows
     if uncounted(r.toks, r.used, r.filters, table, FRAME):
@@ -247,10 +261,16 @@ def _extreme(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
 
 
 def _lookup(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
-    if not r.filters:
-        return None
+    """The target's value in the rows the filters select; a column whose header holds the operation the
+    question said ("the maximum temperature" over temp_max) is that column's value in one row, and its
+    max over many ("the maximum temperature in 2014")."""
     target = target_column(r, None, numeric=False)
     if target is None:
+        return None
+    op = next((m.op for m in r.mentions if m.column.name == target.name and m.op), "")
+    if op and target.kind == "number":
+        return TableQuery(op, target.name, tuple(r.filters))  # type: ignore[arg-type]
+    if not r.filters:
         return None
     return TableQuery("lookup", target.name, tuple(r.filters))
 

@@ -84,7 +84,11 @@ def unkinded(
     headers = {k for c in table.columns for k in keys(c.name)}
     out = []
     for run in phrases(toks):
-        if len(run) < 2 or used & set(run) or toks[run[-1]].key in headers:
+        if used & set(run):
+            continue
+        if len(run) == 1 and query.operation == "lookup" and toks[run[0]].key not in known:
+            out.append(toks[run[0]].text)  # "the net generation from solar": one kind, unnamed
+        if len(run) < 2 or toks[run[-1]].key in headers:
             continue
         out += [toks[i].text for i in run[:-1] if toks[i].key not in known]
     return out

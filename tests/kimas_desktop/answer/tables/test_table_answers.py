@@ -99,7 +99,7 @@ def test_a_count_is_computed_with_its_rows_and_cites_the_file() -> None:
 
 def test_a_lookup_a_mean_and_an_arg_max() -> None:
     assert outcome(ask("What is the horsepower of the honda civic?")).text.startswith("67 (computed")
-    assert outcome(ask("What is the average horsepower?")).text.startswith("86.75 (computed")
+    assert outcome(ask("What is the average horsepower?")).text.startswith("86.8 (computed")
     top = outcome(ask("Which name has the highest horsepower?"))
     assert top.text.startswith("ford torino (computed") and top.text.endswith("; row 5 of the 4 rows) [1].")
 
