@@ -144,16 +144,20 @@ _BRACKET = re.compile(r"[(（]\s*([^()（）]{1,24}?)\s*[)）]")
 
 def glossed_codes(
     question: str, table: TableInfo, toks: list[Token], used: set[int], seen: dict[str, set[str]]
-) -> None:
+) -> list[str]:
     """Mark as used the words a bracketed code explains ("Microsoft" in "Microsoft (MSFT)", "real GDP" in
-    "real GDP (realgdp)") when the code is a value or a column of the table: the code is matched, its gloss
-    names nothing more. A code the table lacks leaves its gloss to be missed ("Ontario (ON)")."""
+        "real GDP (realgdp)") when the code is a value or a column of the table: the code is matched, its gloss
+        names nothing more. A code the table lacks leaves its gloss to be missed, and is returned ("ON" in
+    "Ontario (ON)" over a table of US airports, whose city column happens to hold an Ontario)."""
     names = {keys(c.name) for c in table.columns}
     values = {
         keys(v) for c in table.columns if c.kind == "text" for v in set(c.samples) | seen.get(c.name, set())
     }
+    lacking = []
     for m in _BRACKET.finditer(question):
         code = keys(m.group(1))
+        if code and code not in names and code not in values and len(code) == 1 and m.group(1).isupper():
+            lacking.append(m.group(1))
         if not code or (code not in names and code not in values):
             continue
         i = len(tokens(question[: m.start()])) - 1
@@ -162,6 +166,7 @@ def glossed_codes(
                 break
             used.add(i)
             i -= 1
+    return lacking
 
 
 _FRAME_WORDS = {"how", "many", "much", "number", "count", "difference", "value"}

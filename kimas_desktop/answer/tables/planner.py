@@ -37,7 +37,9 @@ from kimas_desktop.answer.tables.named import (
 from kimas_desktop.answer.tables.reading import row_values, subject, tokens
 from kimas_desktop.answer.tables.targets import (
     FRAME,
+    MAX,
     MEAN,
+    MIN,
     SUM,
     Reading,
     asks_row,
@@ -50,7 +52,7 @@ from kimas_desktop.answer.tables.targets import (
     which_column,
     without,
 )
-from kimas_desktop.answer.tables.unasked import uncounted, unkinded
+from kimas_desktop.answer.tables.unasked import closest, uncounted, unkinded, untargeted
 from kimas_desktop.tables import (
     Aggregate,
     Operation,
@@ -107,7 +109,11 @@ class TablePlanner:
         when the question names nothing the table lacks."""
         rows_, columns = self._absent(question, table, rows)
         said = [f"no {what} for {' '.join(w)}" for what, w in (("row", rows_), ("column", columns)) if w]
-        return " and ".join(said)
+        if columns:
+            names = ", ".join(c.name for c in table.columns)
+            near = closest(columns[0], table)
+            said.append(f"it has {names}" + (f" (the closest: {near})" if near else ""))
+        return "; ".join(said)
 
     def _absent(
         self, question: str, table: TableInfo, rows: Iterable[str]
@@ -118,13 +124,18 @@ class TablePlanner:
         names = _lacking(r, table) if r.mentions else []
         query = _operation(question, table, r)
         kinds = unkinded(r.toks, r.used, query, table, FRAME) if query is not None else []
-        return tuple(names + kinds), tuple(uncounted(r.toks, r.used, r.filters, table, FRAME))
+        counted = uncounted(r.toks, r.used, r.filters, table, FRAME)
+        if query is None and not counted:
+            counted = untargeted(
+                r.toks, r.used, table, MEAN | SUM | MAX | MIN, FRAME - MEAN - SUM - MAX - MIN
+            )
+        return tuple(dict.fromkeys(names + kinds)), tuple(counted)
 
     def _read(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> Reading | None:
         toks = tokens(question)
         used: set[int] = set()
         seen = row_values(rows, table.columns)
-        glossed_codes(question, table, toks, used, seen)
+        codes = glossed_codes(question, table, toks, used, seen)
         values = value_filters(table, toks, used, seen)
         filters = [f for f, _ in values]
         mentions = mentions_of(table, toks, used)
@@ -132,7 +143,7 @@ class TablePlanner:
         numbered = number_filters(table, toks, used, mentions)
         if numbered is None:
             return None
-        return Reading(toks, filters + numbered, used, mentions, values)
+        return Reading(toks, filters + numbered, used, mentions, values, tuple(codes))
 
     def score(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> int:
         """How much of ``table`` the question names (to choose among a file's tables)."""
@@ -280,7 +291,7 @@ def _lacking(r: Reading, table: TableInfo) -> list[str]:
     outside every filter, column and the file's own name."""
     own = subject(table)
     k = top_k(r)
-    out = []
+    out = list(r.codes)
     for i, t in enumerate(r.toks):
         if i in r.used or t.key in own or t.key in FRAME:
             continue

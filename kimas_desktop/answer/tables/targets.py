@@ -72,6 +72,7 @@ class Reading:
     used: set[int]
     mentions: list[Span]
     values: list[tuple[TableFilter, int]]  # value filters and where they start
+    codes: tuple[str, ...] = ()  # bracketed codes ("(TX)") that are no value or column of the table
 
 
 def has(r: Reading, words_: set[str]) -> int | None:

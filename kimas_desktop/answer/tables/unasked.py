@@ -14,7 +14,7 @@ from kimas_desktop.answer.tables.reading import Token, keys, subject
 from kimas_desktop.tables import TableFilter, TableInfo, TableQuery
 from kimas_desktop.text.words import STOPWORDS
 
-__all__ = ["phrases", "uncounted", "unkinded"]
+__all__ = ["closest", "phrases", "uncounted", "unkinded", "untargeted"]
 
 
 def phrases(toks: Sequence[Token]) -> list[list[int]]:
@@ -92,3 +92,31 @@ def unkinded(
             continue
         out += [toks[i].text for i in run[:-1] if toks[i].key not in known]
     return out
+
+
+def untargeted(
+    toks: Sequence[Token], used: set[int], table: TableInfo, ops: set[str], frame: set[str]
+) -> list[str]:
+    """What an operation ("total", "average", "highest") computes over when that is no column, value or
+    word of the table's name: ["snowfall"] for "What was the total snowfall in Seattle in 2014?" over
+    a table of precipitation and temperatures. The phrase right after the operation's word."""
+    at = next((i for i, t in enumerate(toks) if t.text.lower() in ops and i not in used), None)
+    if at is None:
+        return []
+    run = next((p for p in phrases(toks) if at + 1 in p or (p[0] == at and len(p) > 1)), [])
+    known = _table_words(table, frame)
+    return [toks[j].text for j in run if j != at and j not in used and toks[j].key not in known][:1]
+
+
+def closest(word: str, table: TableInfo) -> str:
+    """The column nearest to ``word``: one whose values or name begin as the word does (at least three
+    letters: "snowfall" → the weather column holding "snow"), else the nearest name by its letters; ""."""
+    import difflib
+
+    low = word.lower()
+    for c in table.columns:
+        named = [c.name] + (list(c.samples) if c.kind == "text" else [])
+        if any(len(k) >= 3 and low.startswith(k) for v in named for k in keys(v)):
+            return c.name
+    near = difflib.get_close_matches(low, [c.name.lower() for c in table.columns], n=1, cutoff=0.6)
+    return next((c.name for c in table.columns if near and c.name.lower() == near[0]), "")
