@@ -67,6 +67,8 @@ def time_op(toks: Sequence[Token], i: int) -> FilterOp | None:
     """The comparison the words around the date or year at ``i`` say: "since 2015" >=, "before 2015" <,
     "between 2013 and 2014" (or "from … to …") >= for the first, <= for the second; None otherwise."""
     low = [t.text.lower() for t in toks]
+    if "difference" in low:
+        return None  # "the difference between 1947 and 1962": two rows, not a range
     if i > 0 and low[i - 1] in dict(_TIME):
         return dict(_TIME)[low[i - 1]]
     if (
@@ -116,8 +118,9 @@ def _droppable(k: str) -> bool:
 
 
 def _window(hk: Sequence[str], toks: Sequence[Token], i: int, n: int) -> str | None:
-    """Whether tokens ``i``..``i+n`` name the header ``hk`` (each a different key, in any order, the keys
-    left out droppable, one informative word among them); the operation word it holds ("" for none)."""
+    """Whether tokens ``i``..``i+n`` name the header ``hk`` (each a different key, in any order; the keys
+    left out droppable, with one informative word among those named); the operation word it holds ("" for
+    none), or None."""
     left = list(hk)
     op = ""
     informative_ = False
@@ -130,8 +133,8 @@ def _window(hk: Sequence[str], toks: Sequence[Token], i: int, n: int) -> str | N
             op = _OP_OF[h]
         elif h not in STOPWORDS and (len(h) > 1 or h.isdigit()):
             informative_ = True
-    if not informative_ or not all(_droppable(h) for h in left):
-        return None
+    if left and (not informative_ or not all(_droppable(h) for h in left)):
+        return None  # a header named whole needs no informative word ("YES"); one cut short does
     return op
 
 
