@@ -1,5 +1,5 @@
 """A newcomer finds the pipeline: the README's first screen says what the product does and points to
-docs/architecture.md, whose layout names every stage folder of the core."""
+docs/architecture.md (so does its "Read more" list), whose layout names every stage folder of the core."""
 
 from pathlib import Path
 
@@ -16,7 +16,7 @@ def test_the_architecture_layout_names_each_stage_folder() -> None:
 
 def test_the_readme_layout_points_to_the_architecture() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
-    assert "](docs/architecture.md)" in readme.split("## Layout", 1)[1]
+    assert "](docs/architecture.md)" in readme.split("\n## Read more", 1)[1]
     first_screen = readme.split("\n## ", 1)[0]
     assert len(first_screen.splitlines()) <= 20  # a few short sentences, not the pipeline's details
     assert "](docs/architecture.md)" in first_screen

@@ -186,11 +186,11 @@ def test_api_answers_are_kept_as_chats_with_their_trace(app: App) -> None:
     assert chat.turns[0].trace is not None and "250" in chat.turns[0].answer
 
 
-# The README's MCP-over-HTTP config for a client that speaks streamable HTTP (VS Code's .vscode/mcp.json;
+# docs/api.md's MCP-over-HTTP config for a client that speaks streamable HTTP (VS Code's .vscode/mcp.json;
 # VS Code asks for the token once and fills ${input:kimas-token}), as written there.
 def vscode_http_config() -> str:
-    """The README's VS Code config for MCP over HTTP (its third JSON block), as written."""
-    from tests.test_readme_mcp import section
+    """docs/api.md's VS Code config for MCP over HTTP (its third JSON block), as written."""
+    from tests.test_docs_api import section
 
     return re.findall(r"```json\n(.*?)```", section(), re.S)[2]
 

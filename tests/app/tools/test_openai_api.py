@@ -4,7 +4,7 @@ models), asked over real HTTP.
 
 Most tests send the requests the ``openai`` package sends (``httpx``, its own transport), read the way it
 reads them: JSON bodies, ``data:`` server-sent events ending in ``[DONE]``, base64 float32 embeddings (its
-default ``encoding_format``); the README's example runs as written with the ``openai`` package itself."""
+default ``encoding_format``); docs/api.md's example runs as written with the ``openai`` package itself."""
 
 from __future__ import annotations
 
@@ -288,16 +288,16 @@ def test_the_off_switch(paths: Paths, api: Api) -> None:
     assert start_api(api.runtime, lambda: off, paths.config_file) is None
 
 
-def readme_openai_example() -> str:
-    text = (ROOT / "README.md").read_text("utf-8")
-    section = text.split("## Use it from other tools", 1)[1].split("\n## ", 1)[0]
+def docs_openai_example() -> str:
+    text = (ROOT / "docs" / "api.md").read_text("utf-8")
+    section = text.split("## The OpenAI-compatible API", 1)[1].split("\n## ", 1)[0]
     [code] = [b.split("\n", 1)[1] for b in section.split("```python")[1:]]
     return code.split("```", 1)[0]
 
 
-def test_the_readme_openai_example_runs_as_written_with_the_openai_client(api: Api, tmp_path: Path) -> None:
-    """The README's example, with the real ``openai`` package, only its address and key filled in."""
-    code = readme_openai_example()
+def test_the_docs_openai_example_runs_as_written_with_the_openai_client(api: Api, tmp_path: Path) -> None:
+    """docs/api.md's example, with the real ``openai`` package, only its address and key filled in."""
+    code = docs_openai_example()
     assert 'base_url="http://127.0.0.1:7870/v1"' in code and 'api_key="..."' in code
     code = code.replace("127.0.0.1:7870", f"127.0.0.1:{api.port}").replace(
         'api_key="..."', f'api_key="{api.token}"'

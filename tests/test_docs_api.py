@@ -1,5 +1,5 @@
-"""The README's "Use it from other tools" configs stay true: each JSON snippet parses and starts `kimas mcp`
-with this install's script (issue 44)."""
+"""docs/api.md's "Use it from other tools" configs stay true: each JSON snippet parses and starts `kimas mcp`
+with this install's script (issue 44; in the README until issue 60 moved them to docs/)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def section() -> str:
-    text = (ROOT / "README.md").read_text("utf-8")
-    start = text.index("## Use it from other tools")
-    return text[start : text.index("\n## ", start + 1)]
+    """The whole page: MCP over stdio, the OpenAI-compatible API, MCP over HTTP."""
+    text = (ROOT / "docs" / "api.md").read_text("utf-8")
+    assert text.startswith("# Use it from other tools\n")
+    return text
 
 
 def snippets() -> list[dict[str, Any]]:
@@ -34,7 +35,7 @@ def test_the_claude_desktop_and_vs_code_configs_start_kimas_mcp() -> None:
     assert "claude_desktop_config.json" in section() and ".vscode/mcp.json" in section()
 
 
-def test_the_readme_names_the_tools_the_server_has(tmp_path: Path) -> None:
+def test_the_page_names_the_tools_the_server_has(tmp_path: Path) -> None:
     import anyio
 
     from app.paths import read_config, resolve_paths
