@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -45,6 +44,7 @@ import pandas as pd
 import pyarrow as pa
 
 from bench.devkit import kimas_batch
+from bench.table_values import holds
 from bench.workspace import configure
 from indexer.tables.engine import ArrowEngine
 from kimas_desktop.answer.tables.planner import TablePlanner
@@ -445,19 +445,6 @@ QUESTIONS: list[Question] = [
 
 def split_of(i: int) -> str:
     return "dev" if i % 2 == 0 else "held-out"
-
-
-_NUM = re.compile(r"-?\d+(?:\.\d+)?")
-
-
-def holds(answer: str, expected: Any) -> bool:
-    """Whether ``answer`` states ``expected``: a number within rounding (to four decimals), else the text."""
-    if isinstance(expected, bool) or not isinstance(expected, int | float):
-        return str(expected).replace("_", " ").lower() in answer.replace("_", " ").lower()
-    want = float(expected)
-    return any(
-        abs(float(m) - want) <= max(5e-5, 1e-6 * abs(want)) for m in _NUM.findall(answer.replace(",", ""))
-    )
 
 
 def _chosen(planner: TablePlanner, question: str, tables: dict[str, Any], lines: dict[str, list[str]]) -> str:

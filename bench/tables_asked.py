@@ -38,7 +38,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench.tables import holds
+from bench.table_values import holds
 from kimas_desktop.tables import TableInfo
 
 Frames = dict[str, pd.DataFrame]
