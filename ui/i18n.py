@@ -18,7 +18,6 @@ from typing import Literal
 import gradio as gr
 
 from app.models.languages import SWITCH_BUTTON
-from kimas_desktop.answer.model_alone import LABEL as MODEL_ALONE_LABEL
 from kimas_desktop.answer.phrases import language_of, phrase_in
 
 __all__ = [
@@ -31,7 +30,6 @@ __all__ = [
     "new_i18n",
     "page_language",
     "said",
-    "said_in",
     "t",
     "word",
 ]
@@ -272,64 +270,6 @@ _WORDS: dict[str, tuple[str, str]] = {
     "use_model": ("Use", "使用"),
     # the one click to the multilingual embedder (Chat and Knowledge tabs); the chat's note names it too
     "use_multilingual": (SWITCH_BUTTON, phrase_in("switch button", "zh")),
-    # the Chat tab's labels (ui/chat/layout.py)
-    "ready_hint": (
-        "Ask a question about your documents. Answers cite the files they come from.",
-        "询问关于你的文档的问题。回答会注明出自哪些文件。",
-    ),
-    "send_note": (
-        "Sending a question while an answer is being written stops that answer (it keeps what it found) "
-        "and asks the new one. **Regenerate** writes a different answer; the earlier ones stay below it.",
-        "在回答还在写的时候发送新问题，会停止那个回答（保留它已找到的内容）并询问新问题。"
-        "**重新生成** 会写出另一个回答；之前的回答保留在它下面。",
-    ),
-    "mode_label": ("Answer from", "回答依据"),
-    "mode_info": (
-        "Answer from your documents, or from the model alone: its own knowledge, not your documents.",
-        "根据你的文档回答，或只由模型回答：用它自己的知识，而不是你的文档。",
-    ),
-    "mode_documents": ("my documents", "我的文档"),
-    "mode_model": ("the model alone", "只用模型"),
-    "ask_model_alone": ("Ask the model alone instead", "改为只问模型"),
-    # Written by the server for the Chat tab, in the page's language (``word``)
-    "no_knowledge_hint": (
-        "**No knowledge yet.** Open the **Knowledge** tab, create a collection and drop files or a whole "
-        "folder onto it (or add a folder to watch). Then ask your questions here. Or choose **Answer from: "
-        "the model alone** below: it answers from its own knowledge, labelled as not from your documents.",
-        "**还没有知识。** 打开 **知识库** 标签页，新建一个知识库，把文件或整个文件夹拖到上面"
-        "（或添加要监视的文件夹），然后在这里提问。也可以在下面选择 **回答依据：只用模型**：它用自己的知识"
-        "回答，并标明不是来自你的文档。",
-    ),
-    "store_problem": (
-        "**The knowledge store cannot be read.** {message} Details are in {log}.",
-        "**无法读取知识库存储。** {message} 详情见 {log}。",
-    ),
-    "chats_none": ("_Your conversations will be listed here._", "_你的对话会列在这里。_"),
-    "chats_no_match": ("_No conversation matches._", "_没有匹配的对话。_"),
-    "model_loading": ("Loading model…", "正在加载模型…"),
-    "model_loading_named": ("Loading model… ({models})", "正在加载模型…（{models}）"),
-    "model_ready": ("Ready: {models}.", "就绪：{models}。"),
-    "models": ("chat model {chat}, embedding model {embedding}", "对话模型 {chat}，嵌入模型 {embedding}"),
-    "built_in": ("{name} (built in)", "{name}（内置）"),
-    "server_model": ("{model} at {url}", "{url} 上的 {model}"),
-    "the_server_model": ("the server model", "服务器上的模型"),
-    "marked_wrong": (
-        "Marked wrong. To test this question, add it with the file that answers it under "
-        "Evaluation → Add a question of your own.",
-        "已标记为错误。要测试这个问题，请在 评估 → 添加你自己的问题 中，连同回答它的文件一起添加。",
-    ),
-    "marked_good_uncited": (
-        "Marked good, but the answer cites no file, so it cannot join the test set.",
-        "已标记为正确，但这个回答没有引用文件，所以不能加入测试集。",
-    ),
-    "marked_good_no_set": (
-        "Marked good. Make a test set under Evaluation to keep questions like this one in it.",
-        "已标记为正确。在 评估 中创建一个测试集，就能把这样的问题保存在里面。",
-    ),
-    "marked_good": (
-        "Marked good: “{question}” joins the test set, answered by {file}.",
-        "已标记为正确：“{question}”加入测试集，由 {file} 回答。",
-    ),
 }
 # The Settings choice: config value → what the radio shows (each in its own language).
 LANGUAGES: dict[str, str] = {"auto": "Automatic / 自动", "en": "English", "zh-CN": "简体中文"}
@@ -423,70 +363,10 @@ _SAID: dict[str, tuple[str, str]] = {
     "measured at load": ("measured at load", "加载时测得"),
     "recent answers": ("recent answers", "根据最近的回答"),
     "unknown": ("unknown", "未知"),
-    # an answer's state (``ui/chat/render.py``, ``model_alone_view.py``)
-    "thinking": ("Thinking…", "思考中…"),
-    "stopped": ("_Stopped._", "_已停止。_"),
-    "stopped because": ("_Stopped ({why})._", "_已停止（{why}）。_"),
-    "you asked a new question": ("you asked a new question", "你问了新的问题"),  # app/chat/session.py
-    "could not answer": ("⚠ **Could not answer:** {why}", "⚠ **无法回答：** {why}"),
-    "no citations": ("_Citations are unavailable for this answer._", "_这个回答没有可用的引用。_"),
-    "found before stop": ("Sources found before it stopped", "停止前找到的来源"),
-    "quote unused": (
-        "⚠ The model's answer does not use the quoted passage above; the quote is what your documents say.",
-        "⚠ 模型的回答没有用到上面引用的段落；引用的才是你的文档所说的。",
-    ),
-    "unsupported sentences": (
-        "⚠ {n} sentence{s} of this answer could not be found in the sources.",
-        "⚠ 这个回答有 {n} 句话在来源中找不到。",
-    ),
-    # where a passage is (``Chunk.locator``'s parts)
-    "at page": ("p. {n}", "第 {n} 页"),
-    "at page ocr": ("p. {n} (OCR)", "第 {n} 页（OCR）"),
-    "at lines": ("lines {start}-{end}", "第 {start}-{end} 行"),
-    "web": ("web ({name})", "网页（{name}）"),
-    "open page": ("Open the page", "打开网页"),
-    "retrieved": (" · retrieved {when}", " · 获取于 {when}"),
-    "original file": ("The original file", "原始文件"),
-    "open file": ("Open {name}", "打开 {name}"),
-    "open at passage": ("Open {name} at the passage", "在该段落处打开 {name}"),
-    # why a sentence is flagged (the tooltip; ``SupportReason`` codes)
-    "not in the sources": ("not in the sources", "来源中没有"),
-    "weakly backed": ("weakly backed", "来源支持不足"),
-    "restates the question": ("restates the question", "只是重复了问题"),
-    "misses the answer": ("misses the answer", "没有给出答案"),
-    "missing facts": ("not in the sources: {facts}", "来源中没有：{facts}"),
-    "sources say": ("{reason}: the sources say {facts}", "{reason}：来源说的是 {facts}"),
-    "not found": ("not found in the sources", "在来源中找不到"),
-    "flag": ("unsupported", "无依据"),
-    # a table answer (``table_html``)
-    "computed": ("Computed: {what}", "计算得出：{what}"),
-    "row": ("row", "行"),
-    "more rows": ("and {n} more rows", "另有 {n} 行"),
-    # the answers Regenerate replaced (``earlier_html``)
-    "answer n": ("Answer {n}", "回答 {n}"),
-    "answer stopped": (" (stopped)", "（已停止）"),
-    "no answer": ("(no answer)", "（没有回答）"),
-    "earlier answers": ("{n} earlier answer{s} to this question", "这个问题之前的 {n} 个回答"),
-    # the model alone (``model_alone_view.py``)
-    "model alone label": (MODEL_ALONE_LABEL, "不是来自你的文档：模型用它自己的知识回答，可能有错。"),
-    "offer": (
-        "You can also ask the model alone: it answers from its own knowledge, not from your documents. "
-        "Click **{button}** below, or choose **{mode}: {alone}**.",
-        "你也可以只问模型：它用自己的知识回答，而不是根据你的文档。点击下面的 **{button}**，"
-        "或选择 **{mode}：{alone}**。",
-    ),
 }
-
-
-def said_in(key: str, language: str, **values: object) -> str:
-    """The chat's own words ``key`` in ``language`` ("zh": Simplified Chinese, else English), ``values``
-    filled in with ``str.format``; a key it does not know: ``key`` itself. A label's words (``_WORDS``) may
-    be said too: the chat's offer names the button and the choice as the page shows them."""
-    english, chinese = _SAID.get(key) or _WORDS.get(key) or (key, key)
-    text = chinese if language == "zh" else english
-    return text.format(**values) if values else text
 
 
 def said(key: str, question: str) -> str:
     """The chat's own words ``key`` in ``question``'s language (a key it does not know: ``key`` itself)."""
-    return said_in(key, language_of(question))
+    english, chinese = _SAID.get(key, (key, key))
+    return chinese if language_of(question) == "zh" else english
