@@ -77,11 +77,16 @@ def _one_line(path: Path, megabytes: int) -> None:
             written += len(piece)
 
 
+# The peak of this process only: Linux keeps ru_maxrss across exec, so it also holds the pytest parent's
+# resident size at fork (large once other tests loaded models); VmHWM starts again at exec.
 _MEASURED = """
-import resource, sys
+import pathlib, resource, sys
 from cli.main import main
 code = main(sys.argv[1:])
-print("MAXRSS_MB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, flush=True)
+status = pathlib.Path("/proc/self/status")
+hwm = [l.split()[1] for l in status.read_text().splitlines() if l.startswith("VmHWM")] if status.exists() else []
+peak = int(hwm[0]) if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print("MAXRSS_MB", peak // 1024, flush=True)
 sys.exit(code)
 """
 
