@@ -1,14 +1,15 @@
 """The product's own words in the user's language (issue 42), through Gradio's i18n.
 
-The labels of the tabs, the Chat tab and the Knowledge tab are keys here; the browser's language picks
-the translation on the page (Gradio's frontend), English for any language without one. Simplified Chinese
-is the first translation. Settings can override the browser (``[ui] language``; ``apply_language``): the
-override swaps the tables Gradio serves with each page, so it covers every label here, on the next page
-load; the words of Gradio's own widgets (an upload box's "Drop File Here", "Clear") still follow the
-browser's language, which the server cannot set. Text the app writes while it runs is not a label: the chat's
-(answers, declines, its status line) follows the question's language (``said``); the Knowledge tab's
-(the collections, indexing progress and activity, the file list and card, the online sources' outcomes)
-follows the page's (``page_language``, ``word``).
+The labels of the tabs, the Chat tab and the Knowledge tab are keys of ``ui.words``' table, served here; the
+browser's language picks the translation on the page (Gradio's frontend), English for any language without
+one. Simplified Chinese is the first translation. Settings can override the browser (``[ui] language``;
+``apply_language``): the override swaps the tables Gradio serves with each page, so it covers every label,
+on the next page load; the words of Gradio's own widgets (an upload box's "Drop File Here", "Clear") still
+follow the browser's language, which the server cannot set. Text the app writes while it runs is not a
+label: the chat's lines around an answer follow the question's language (``ui.chat.said``); the server's
+other words (the chat's status line, hint and conversation notes; the Knowledge tab's collections,
+indexing progress and activity, file list and card, the online sources' outcomes) follow the page's
+(``page_language``, ``word``).
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from typing import Literal
 
 import gradio as gr
 
-from app.models.languages import SWITCH_BUTTON
-from kimas_desktop.answer.phrases import language_of, phrase_in
+from ui.words import WORDS
 
 __all__ = [
     "I18N",
@@ -29,248 +29,12 @@ __all__ = [
     "counted",
     "new_i18n",
     "page_language",
-    "said",
     "t",
     "word",
 ]
 
 Language = Literal["en", "zh"]  # the table's two columns: English, Simplified Chinese
 
-# key → (English, Simplified Chinese). Keys hold no "." (Gradio's frontend reads it as nesting).
-_WORDS: dict[str, tuple[str, str]] = {
-    "title": (
-        "# KIMAs Desktop\nPrivate answers from your own documents, computed on this computer.",
-        "# KIMAs Desktop\n基于你自己的文档给出私密的回答，全部在这台电脑上计算。",
-    ),
-    "tab_chat": ("Chat", "对话"),
-    "tab_knowledge": ("Knowledge", "知识库"),
-    "tab_evaluation": ("Evaluation", "评估"),
-    "tab_settings": ("Settings", "设置"),
-    "new_chat": ("New chat", "新对话"),
-    "search_chats": ("Search conversations…", "搜索对话…"),
-    "rename_or_delete": ("Rename or delete this chat", "重命名或删除此对话"),
-    "chat_title": ("Title", "标题"),
-    "rename": ("Rename", "重命名"),
-    "delete_chat": ("Delete chat…", "删除对话…"),
-    "confirm_delete_chat": ("Yes, delete it", "确定删除"),
-    "cancel": ("Cancel", "取消"),
-    "ask_placeholder": ("Ask about your documents…", "询问你的文档…"),
-    "ask_placeholder_model": ("Ask the model alone (not your documents)…", "只问模型（不读你的文档）…"),
-    "send": ("Send", "发送"),
-    "also_ask": ("Also ask online (this question)", "同时在线询问（仅此问题）"),
-    "stop": ("Stop", "停止"),
-    "regenerate": ("Regenerate", "重新生成"),
-    "your_collections": ("## Your collections", "## 你的知识库"),
-    "pause_indexing": ("Pause indexing", "暂停索引"),
-    "resume": ("Resume", "继续"),
-    "cancel_indexing": ("Cancel indexing", "取消索引"),
-    "collection": ("Collection", "知识库"),
-    "new_collection": ("New collection", "新建知识库"),
-    "new_collection_example": ("e.g. handbook", "例如 手册"),
-    "create": ("Create", "创建"),
-    "drop_folder": ("Drop a folder", "拖入文件夹"),
-    "drop_files": ("Drop files", "拖入文件"),
-    "drop_folder_caption": (
-        "Drop a folder here (its subfolders are kept), or click to choose one",
-        "把文件夹拖到这里（保留其中的子文件夹），或点击选择",
-    ),
-    "drop_files_caption": ("Drop files here, or click to choose some", "把文件拖到这里，或点击选择"),
-    "drop_note": (
-        "Drop a whole folder or some files onto the selected collection (or click to choose). They are "
-        "copied into KIMAs' data folder and indexed in the background; you can keep chatting meanwhile.",
-        "把整个文件夹或几个文件拖到所选的知识库上（或点击选择）。它们会被复制到 KIMAs 的数据文件夹，"
-        "并在后台建立索引；其间你可以继续对话。",
-    ),
-    "rename_or_unwatch": ("Rename, or stop watching a folder", "重命名，或停止监视某个文件夹"),
-    "new_collection_name": ("New name (any words, in any language)", "新名称（任何文字、任何语言都可以）"),
-    "watched_folder": ("Folder watched in place", "原位监视的文件夹"),
-    "stop_watching": ("Stop watching", "停止监视"),
-    "watch_folder_label": ("…or watch a folder on this computer in place", "…或直接监视这台电脑上的文件夹"),
-    "watch_folder": ("Watch folder", "监视文件夹"),
-    "collection_settings": ("Collection settings (routing and rewriting)", "知识库设置（路由与改写）"),
-    "save_collection_settings": ("Save collection settings", "保存知识库设置"),
-    "reindex": ("Re-index", "重新索引"),
-    "coll_description": ("Description (what this collection is about)", "描述（这个知识库讲什么）"),
-    "coll_examples": ("Example questions or text, one per line", "示例问题或文本，每行一个"),
-    "coll_mixin": ("Weight of description and examples in routing", "描述和示例在路由中的权重"),
-    "coll_scale": ("Scaling weight (multiplies the routing score)", "缩放权重（乘以路由分数）"),
-    "coll_language": ("Language of the documents (for translation rewrite)", "文档的语言（用于翻译改写）"),
-    "coll_strategy": ("Query rewrite strategy", "查询改写策略"),
-    "no_collections": (
-        "_No collections yet._ Create one on the right, then drop files or a folder onto it, or add a "
-        "folder on this computer to watch.",
-        "_还没有知识库。_ 在右侧新建一个，再把文件或文件夹拖到上面，或添加这台电脑上要监视的文件夹。",
-    ),
-    "files_in_collection": ("Files in the selected collection", "所选知识库中的文件"),
-    "show_all_files": ("All files", "所有文件"),
-    "show_problems_only": ("Problems only", "仅显示有问题的文件"),
-    "file_picked": ("File", "文件"),  # not "file": Gradio's own table has a "file" group ("[object Object]")
-    "online_sources": ("Online sources (web search, HTTP APIs)", "在线来源（网络搜索、HTTP API）"),
-    "remove_from_collection": ("Remove from collection", "从知识库中移除"),
-    "reindex_file": ("Re-index file", "重新索引文件"),
-    "dismiss_problem": ("Dismiss problem", "忽略问题"),
-    "documents_note": (
-        "Removing an uploaded file deletes KIMAs' copy; a file in a watched folder stays on disk and "
-        "comes back when it changes. A dismissed problem stops warning until the file fails differently.",
-        "移除上传的文件会删除 KIMAs 保存的副本；监视文件夹中的文件仍留在磁盘上，文件改变时会重新加入。"
-        "忽略的问题不再提醒，直到该文件出现不同的错误。",
-    ),
-    "reembed": ("Re-embed", "重新嵌入"),
-    "remove_collection": ("Remove collection…", "删除知识库…"),
-    "confirm_remove": ("Yes, remove it and its index", "确定删除它及其索引"),
-    "ui_language": ("Language of the app", "应用的语言"),
-    "ui_language_info": (
-        "Automatic follows the browser's language. Gradio's own widget words (e.g. an upload box's) "
-        "always follow the browser.",
-        "自动：跟随浏览器的语言。Gradio 自身控件的文字（如上传框）始终跟随浏览器。",
-    ),
-    # the Knowledge tab's online sources form (ui/knowledge/sources_tab.py)
-    "src_privacy": (
-        "An online source sends the question's keywords to the address below, so it is **off until you "
-        "enable it**. Each answer's trace says which source was asked and with what. Pages are fetched only "
-        "from the addresses the source returns, never from this computer's or your network's private "
-        "addresses (except the source's own, for an internal API).",
-        "在线来源会把问题的关键词发送到下面的地址，所以它**在你启用之前是关闭的**。每个回答的过程记录都会说明"
-        "询问了哪个来源、发送了什么。网页只从该来源返回的地址获取，绝不从这台电脑或你所在网络的私有地址获取"
-        "（内部 API 来源自己的地址除外）。",
-    ),
-    "src_pick": ("Source", "来源"),
-    "src_name": ("Name", "名称"),
-    "src_name_example": ("e.g. team-wiki", "例如 team-wiki"),
-    "src_kind": ("Kind", "类型"),
-    "src_address": ("Address (SearXNG instance or API URL)", "地址（SearXNG 实例或 API 网址）"),
-    "src_site": ("Only this site (optional)", "仅限此网站（可选）"),
-    "src_knows": (
-        "What it knows (a question far from this is not sent to it; empty: every question may be)",
-        "它了解什么（与此相去甚远的问题不会发给它；留空：每个问题都可能发给它）",
-    ),
-    "src_enabled": ("Enabled", "已启用"),
-    "src_use": ("Ask it", "何时询问"),
-    "src_use_weak": ("when my documents do not answer", "当我的文档无法回答时"),
-    "src_use_always": ("with every question", "每个问题都问"),
-    "src_use_ask": ("only when I ask for it in the chat", "仅当我在对话中要求时"),
-    "src_timeout": ("Time limit (s)", "时间限制（秒）"),
-    "src_pages": ("Pages read per question", "每个问题读取的网页数"),
-    "src_http": ("HTTP API request and response", "HTTP API 的请求与响应"),
-    "src_method": ("Method", "方法"),
-    "src_query_param": ("Query parameter (GET) or body field (POST)", "查询参数（GET）或请求体字段（POST）"),
-    "src_token_env": ("Environment variable with a bearer token", "保存 bearer 令牌的环境变量"),
-    "src_results_path": (
-        "Where the results list is (dotted path, e.g. data.items)",
-        "结果列表所在的位置（点分路径，例如 data.items）",
-    ),
-    "src_title_field": ("Title field", "标题字段"),
-    "src_url_field": ("URL field", "网址字段"),
-    "src_text_field": ("Text field", "正文字段"),
-    "src_try_query": ("Try a query", "试一个查询"),
-    "src_try": ("Try", "试试"),
-    "src_save": ("Save source", "保存来源"),
-    "src_remove": ("Remove source", "删除来源"),
-    "src_kind_searxng": ("SearXNG instance (JSON API)", "SearXNG 实例（JSON API）"),
-    "src_kind_ddgs": ("Web search (ddgs, no key)", "网络搜索（ddgs，无需密钥）"),
-    "src_kind_http": ("HTTP API", "HTTP API"),
-    # Written by the server in the page's language (``word``): the page translates labels, not the HTML and
-    # Markdown the app writes. ``{…}`` are filled with ``str.format``; "{s}" is the English plural's "s".
-    "src_new": ("(new source)", "（新来源）"),
-    "src_on": ("{name} (on)", "{name}（已启用）"),
-    "src_off": ("{name} (off)", "{name}（未启用）"),
-    "src_saved_on": ("Saved **{name}** (on: asked {use}).", "已保存 **{name}**（已启用，何时询问：{use}）。"),
-    "src_saved_off": (
-        "Saved **{name}** (off). It is off: no question leaves this computer until you enable it.",
-        "已保存 **{name}**（未启用）。它处于关闭状态：在你启用之前，不会有任何问题离开这台电脑。",
-    ),
-    "src_not_saved": ("**Not saved.** {why}", "**未保存。** {why}"),
-    "src_choose": ("Choose a source first.", "请先选择一个来源。"),
-    "src_removed": ("Removed **{name}**.", "已删除 **{name}**。"),
-    "src_not_removed": ("**Not removed.** {why}", "**未删除。** {why}"),
-    "src_failed": ("**The source failed:** {why}", "**来源出错：** {why}"),
-    "src_no_results": ("The source answered with no results.", "来源没有返回任何结果。"),
-    "src_results": ("**{n} results** for “{query}”:", "“{query}”的 **{n} 条结果**："),
-    "src_page_read": ("page read", "已读取网页"),
-    "src_snippet_only": ("snippet only", "仅摘要"),
-    "idx_idle": ("Idle: all collections are up to date.", "空闲：所有知识库都是最新的。"),
-    "idx_queued": ("Indexing queued…", "索引排队中…"),
-    "idx_paused": ("Indexing paused.", "索引已暂停。"),
-    "idx_active": ("Indexing {name}{why}: {files}", "正在索引 {name}{why}：{files}"),
-    "idx_paused_in": ("Paused while indexing {name}{why}: {files}", "索引 {name}{why}时已暂停：{files}"),
-    "idx_also": ("Also indexing {name}: {files}", "同时在索引 {name}：{files}"),
-    "idx_files": ("{done} / {total} files", "{done} / {total} 个文件"),
-    "idx_scanning": ("scanning files…", "正在扫描文件…"),
-    "idx_now": (" · now: {name}", " · 当前：{name}"),
-    "idx_eta": (" · about {s} s left", " · 约剩 {s} 秒"),
-    "idx_ocr": (" · {n} page{s} waiting for OCR", " · {n} 页等待 OCR"),
-    "idx_waiting": ("Waiting: {names}", "等待中：{names}"),
-    "docs_choose": ("Choose a collection to see its files.", "选择一个知识库以查看其中的文件。"),
-    "docs_no_problems": ("No problems: every file is indexed.", "没有问题：每个文件都已索引。"),
-    "docs_none": (
-        "No files indexed yet: drop some onto the collection or watch a folder.",
-        "还没有已索引的文件：把文件拖到知识库上，或监视一个文件夹。",
-    ),
-    "docs_of": ("{n} of {total} files", "{total} 个文件中的 {n} 个"),
-    "docs_in": ("{files} in {name}", "{name}：{files}"),
-    "docs_uploaded": ("(uploaded)", "（已上传）"),
-    "docs_dismissed": (" (dismissed)", "（已忽略）"),
-    "col_file": ("File", "文件"),
-    "col_status": ("Status", "状态"),
-    "col_chunks": ("Chunks", "片段"),
-    "col_indexed": ("Last indexed", "最近索引"),
-    "status_indexed": ("indexed", "已索引"),
-    "status_skipped": ("skipped", "已跳过"),
-    "status_failed": ("failed", "失败"),
-    "card_none": ("No card yet: it is made on the next sync.", "还没有卡片：下次同步时生成。"),
-    "card_no_sentences": ("No sentences to show (code or tables).", "没有可显示的句子（代码或表格）。"),
-    "card_outline": ("Outline ({n} heading{s})", "大纲（{n} 个标题）"),
-    "card_no_headings": ("No headings.", "没有标题。"),
-    "card_what": ("(document card{details})", "（文档卡片{details}）"),
-    "card_language": (", language: {name}", "，语言：{name}"),
-    "card_page": ("(p. {n})", "（第 {n} 页）"),
-    "card_line": ("(line {n})", "（第 {n} 行）"),
-    "card_tables": ("Tables ({n})", "表格（{n}）"),
-    "card_table": ("Table", "表格"),
-    "card_rows": ("{n} row{s}", "{n} 行"),
-    "card_header_row": ("(header on row {n})", "（表头在第 {n} 行）"),
-    "coll_files": ("{n} file{s}", "{n} 个文件"),
-    "coll_chunks": ("{n} chunk{s}", "{n} 个片段"),
-    "coll_not_indexed": ("not indexed yet", "尚未索引"),
-    "coll_model": (" · embedding model {model}", " · 嵌入模型 {model}"),
-    "coll_updated": (" · last update {when}", " · 最近更新 {when}"),
-    "coll_never": ("never", "从未"),
-    "coll_damaged": (
-        "**Index damaged, being rebuilt from its files** ({button} does the same): {why}",
-        "**索引已损坏，正在根据其文件重建**（{button}也会这样做）：{why}",
-    ),
-    "coll_reembed": (
-        "**Needs re-embedding**: built with another embedding model than the one in Settings. Press "
-        "**{button}**; it keeps answering from its old index until the new one is complete.",
-        "**需要重新嵌入**：它是用与设置中不同的嵌入模型建立的。按 **{button}**；在新索引完成之前，"
-        "它继续用旧索引回答。",
-    ),
-    "coll_advice": (
-        "🌐 **Most of these documents are not in English** and the embedding model reads English only. "
-        "Press **{button}** below the collections: it downloads the multilingual model when needed, "
-        "switches to it and re-embeds in the background.",
-        "🌐 **这些文档大多不是英文**，而嵌入模型只读英文。按知识库下方的 **{button}**：它会在需要时"
-        "下载多语言模型，切换过去，并在后台重新嵌入。",
-    ),
-    "coll_folders": ("Folders: {folders}", "文件夹：{folders}"),
-    "coll_no_folders": ("Folders: none yet", "文件夹：暂无"),
-    "coll_uploaded": (" (uploaded files)", "（上传的文件）"),
-    "coll_watched": (" (watched in place)", "（原位监视）"),
-    "coll_routing": (
-        "Routing: {description}{examples}; weight {weight}; scale {scale}; rewrite {strategy}",
-        "路由：{description}{examples}；权重 {weight}；缩放 {scale}；改写 {strategy}",
-    ),
-    "coll_no_description": ("no description", "无描述"),
-    "coll_n_examples": ("; {n} example(s)", "；{n} 个示例"),
-    "coll_default": ("default", "默认"),
-    "coll_problems": ("{n} file(s) skipped or failed", "{n} 个文件被跳过或失败"),
-    "activity_title": ("**Recent activity**", "**最近的活动**"),
-    "models_here": ("### Models on this computer", "### 这台电脑上的模型"),
-    "look_again": ("Look again", "重新查找"),
-    "use_model": ("Use", "使用"),
-    # the one click to the multilingual embedder (Chat and Knowledge tabs); the chat's note names it too
-    "use_multilingual": (SWITCH_BUTTON, phrase_in("switch button", "zh")),
-}
 # The Settings choice: config value → what the radio shows (each in its own language).
 LANGUAGES: dict[str, str] = {"auto": "Automatic / 自动", "en": "English", "zh-CN": "简体中文"}
 
@@ -278,8 +42,8 @@ LANGUAGES: dict[str, str] = {"auto": "Automatic / 自动", "en": "English", "zh-
 def _tables(language: str) -> dict[str, dict[str, str]]:
     """Locale → words, for the ``[ui] language`` setting. A browser language without a table reads "en":
     with an override, "en" holds the chosen language's words too."""
-    english = {key: en for key, (en, _) in _WORDS.items()}
-    chinese = {key: zh for key, (_, zh) in _WORDS.items()}
+    english = {key: en for key, (en, _) in WORDS.items()}
+    chinese = {key: zh for key, (_, zh) in WORDS.items()}
     chosen = {"en": english, "zh-CN": chinese}.get(language)
     if chosen is not None:
         return {"en": chosen, "zh-CN": dict(chosen), "zh": dict(chosen)}
@@ -304,16 +68,16 @@ I18N = new_i18n()
 
 
 def t(key: str) -> gr.i18n.I18nData:
-    """The label ``key`` (of ``_WORDS``), translated on the page."""
-    if key not in _WORDS:
+    """The label ``key`` (of ``WORDS``), translated on the page."""
+    if key not in WORDS:
         raise KeyError(f"no label {key!r} in ui/i18n.py")
     return I18N(key)
 
 
 def word(key: str, language: Language, **values: object) -> str:
-    """The words ``key`` (of ``_WORDS``) in ``language`` with ``values`` filled in, for the HTML and Markdown
+    """The words ``key`` (of ``WORDS``) in ``language`` with ``values`` filled in, for the HTML and Markdown
     the server writes."""
-    english, chinese = _WORDS[key]
+    english, chinese = WORDS[key]
     text = chinese if language == "zh" else english
     return text.format(**values) if values else text
 
@@ -336,37 +100,3 @@ def page_language(setting: str, request: gr.Request | None) -> Language:
     if setting != "auto":
         return "zh" if setting == "zh-CN" else "en"
     return browser_language(request.headers.get("accept-language") if request is not None else None)
-
-
-# What the chat writes around an answer, in the question's language (not a label: the page cannot
-# translate text the app writes as it answers). key → (English, Simplified Chinese).
-_SAID: dict[str, tuple[str, str]] = {
-    "from your documents": ("From your documents", "来自你的文档"),
-    "closest passages": ("Closest passages in your documents", "你的文档中最接近的段落"),
-    "sources": ("Sources", "来源"),
-    "how made": ("How this answer was made", "这个回答是如何得出的"),
-    "try anyway": (
-        "_Press **Regenerate** to let the model try anyway._",
-        "_按 **重新生成** 让模型仍然尝试回答。_",
-    ),
-    # the status line while the model answers (``ui/chat/trace_view.status_line``), filled with str.format
-    "pace writing": ("{words} words so far, {rate} words/s.", "已写 {words} 个词，每秒 {rate} 个词。"),
-    "pace reading": (
-        "The model reads its sources first: {tokens} prompt tokens.",
-        "模型先阅读来源：{tokens} 个提示词元。",
-    ),
-    "pace reading at": (
-        "The model reads its sources first: {tokens} prompt tokens at about {rate} tokens/s ({source}).",
-        "模型先阅读来源：{tokens} 个提示词元，约每秒 {rate} 个（{source}）。",
-    ),
-    # where the prompt speed comes from (``budget.PromptSpeed``)
-    "measured at load": ("measured at load", "加载时测得"),
-    "recent answers": ("recent answers", "根据最近的回答"),
-    "unknown": ("unknown", "未知"),
-}
-
-
-def said(key: str, question: str) -> str:
-    """The chat's own words ``key`` in ``question``'s language (a key it does not know: ``key`` itself)."""
-    english, chinese = _SAID.get(key, (key, key))
-    return chinese if language_of(question) == "zh" else english

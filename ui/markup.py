@@ -9,6 +9,9 @@ from urllib.parse import quote, urlencode
 
 from app.chat.served_files import source_token
 from app.desktop import ActionResult, ModelState
+from app.settings.form import describe_models
+from kimas_desktop.config import Config
+from ui.i18n import Language, word
 
 __all__ = [
     "SOURCE_ROUTE",
@@ -16,6 +19,7 @@ __all__ = [
     "code",
     "esc",
     "model_markdown",
+    "models_named",
     "outcome_markdown",
     "source_url",
     "store_problem",
@@ -63,11 +67,48 @@ def outcome_markdown(outcome: ActionResult) -> str:
     return esc(outcome.message) if outcome.ok else f"⚠ {esc(outcome.message)}"
 
 
-def model_markdown(state: ModelState) -> str:
+def models_named(config: Config, language: Language = "en") -> str:
+    """The chat and embedding models of ``config`` in ``language``: in English, what ``describe_models``
+    says (app/ writes that into the model status)."""
+    chat_model = config.chat
+    if chat_model.kind == "openai":
+        model = chat_model.model or word("the_server_model", language)
+        chat = word("server_model", language, model=model, url=chat_model.base_url)
+    elif chat_model.path:
+        chat = Path(chat_model.path).name
+    elif chat_model.hf_repo:
+        chat = chat_model.hf_repo
+    else:
+        chat = word("built_in", language, name="SmolLM2-135M-Instruct")
+    if config.embedding.path:
+        embedding = Path(config.embedding.path).name
+    else:
+        embedding = config.embedding.name or word("built_in", language, name="all-MiniLM-L6-v2")
+    return word("models", language, chat=chat, embedding=embedding)
+
+
+def model_sentence(state: ModelState, config: Config | None = None, language: Language = "en") -> str:
+    """The model status in ``language``. app/ writes it in English; the sentences of loading the models of
+    ``config`` and of being ready with them are said again here in ``language``. Any other (a switch of
+    models, a failure with its reason) stays as app/ wrote it."""
+    if language == "en" or config is None:
+        return state.message
+    described = describe_models(config)
+    if state.message == "Loading model…":
+        return word("model_loading", language)
+    if state.message == f"Loading model… ({described})":
+        return word("model_loading_named", language, models=models_named(config, language))
+    if state.message == f"Ready: {described}.":
+        return word("model_ready", language, models=models_named(config, language))
+    return state.message
+
+
+def model_markdown(state: ModelState, config: Config | None = None, language: Language = "en") -> str:
+    """The model status line, its sentence in ``language`` where it is one of ``config``'s."""
     icon = {"loading": "◌", "ready": "✓", "failed": "⚠"}[state.phase]
-    return f"{icon} {esc(state.message)}"
+    return f"{icon} {esc(model_sentence(state, config, language))}"
 
 
-def store_problem(message: str, log_file: str) -> str:
+def store_problem(message: str, log_file: str, language: Language = "en") -> str:
     """Why the collections cannot be shown: the store itself failed (never mistaken for "no knowledge")."""
-    return f"**The knowledge store cannot be read.** {esc(message)} Details are in {code(log_file)}."
+    return word("store_problem", language, message=esc(message), log=code(log_file))

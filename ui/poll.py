@@ -34,10 +34,10 @@ class Poll:
 
 def poll(desk: DesktopApp, seen_version: int | None, language: Language = "en") -> Poll:
     """What the page shows about knowledge, indexing and models (cheap when nothing changed); the words the
-    server writes about knowledge and indexing in ``language``."""
+    server writes about knowledge, indexing and the models in ``language``."""
     version = desk.version
     progress = progress_html(*progress_states(desk), language=language)
-    model = model_markdown(desk.model_state())
+    model = model_markdown(desk.model_state(), desk.config, language)
     if version == seen_version:
         return Poll(version, None, None, None, None, None, progress, model)
     choices = collection_choices(desk)
@@ -46,7 +46,7 @@ def poll(desk: DesktopApp, seen_version: int | None, language: Language = "en") 
         collections_view(desk, language),
         [cid for _, cid in choices],
         choices,
-        chat_hint(desk),
+        chat_hint(desk, language),
         activity_view(desk, language),
         progress,
         model,

@@ -28,7 +28,8 @@ QUESTION = "智能Agent RAG 模式这篇文章的作者是谁?"  # bench/chinese
 ANSWER = "张长旺"
 
 
-def _indexed(tmp_path: Path) -> Path:
+def indexed_paper(tmp_path: Path) -> Path:
+    """A data dir whose collection "papers" holds the opening of the Chinese seed paper (``kimas index``)."""
     folder = tmp_path / "papers"
     folder.mkdir()
     opening = PAPER.read_text("utf-8").splitlines()[:12]
@@ -43,7 +44,7 @@ def test_a_chinese_question_in_a_chinese_browser(tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM} (scripts/test.sh installs Debian's chromium)")
-    data = _indexed(tmp_path)
+    data = indexed_paper(tmp_path)
     with running_app(data, ARTIFACTS) as url, sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         expect = sync_api.expect
@@ -58,7 +59,7 @@ def test_a_chinese_question_in_a_chinese_browser(tmp_path: Path) -> None:
             page.goto(url, timeout=HANG_MS)
             expect(page.locator("#send")).to_have_text("发送")
             expect(page.get_by_role("tab", name="知识库")).to_be_visible()
-            expect(page.locator("#model-status")).to_contain_text("Ready", timeout=HANG_MS)
+            expect(page.locator("#model-status")).to_contain_text("就绪", timeout=HANG_MS)
             question = page.locator("#question textarea").first
             expect(question).to_have_attribute("placeholder", "询问你的文档…")
             question.fill(QUESTION)

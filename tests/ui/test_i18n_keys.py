@@ -3,7 +3,9 @@ that group and shows "[object Object]" (the Knowledge tab's file picker, keyed "
 
 from __future__ import annotations
 
-from ui.i18n import _WORDS
+from tests.ui.english import english_runs
+from ui.chat.said import SAID
+from ui.words import WORDS
 
 # The groups of Gradio 6.31's English table (the names its frontend's ``en`` chunk exports).
 GRADIO_GROUPS = frozenset(
@@ -14,5 +16,12 @@ GRADIO_GROUPS = frozenset(
 
 
 def test_no_label_key_is_a_group_of_gradios_own_table() -> None:
-    assert not GRADIO_GROUPS & set(_WORDS)
-    assert "file_picked" in _WORDS  # the picker's key since the "[object Object]" label
+    assert not GRADIO_GROUPS & set(WORDS)
+    assert "file_picked" in WORDS  # the picker's key since the "[object Object]" label
+
+
+def test_the_chinese_column_holds_no_english() -> None:
+    """Issue 60: each of the table's Chinese words is Chinese (names such as KIMAs, HTTP API, SearXNG may
+    stay), so the pages that show them cannot bring English back."""
+    for key, (_, chinese) in {**WORDS, **SAID}.items():
+        assert chinese.strip() and not english_runs(chinese), (key, chinese)

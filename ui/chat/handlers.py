@@ -20,6 +20,7 @@ from kimas_desktop.answer.model_alone import MODES, AnswerMode
 from kimas_desktop.errors import KimasError
 from ui.chat import render
 from ui.chat.model_alone_view import offer_markdown
+from ui.i18n import Language, word
 from ui.markup import esc, store_problem
 
 __all__ = [
@@ -56,19 +57,22 @@ ChatUpdate = tuple[Messages, str, Sidebar | None]  # chat, conversation id, side
 Drawn = ChatUpdate | None  # None: change nothing on the page (it shows another chat now)
 
 
-def chat_hint(desk: DesktopApp) -> str:
-    """Above the chat: how to add knowledge, while there is none."""
+def chat_hint(desk: DesktopApp, language: Language = "en") -> str:
+    """Above the chat: how to add knowledge, while there is none (in the page's ``language``)."""
     try:
-        return "" if desk.knowledge.has_knowledge() else render.NO_KNOWLEDGE_HINT
+        return "" if desk.knowledge.has_knowledge() else word("no_knowledge_hint", language)
     except KimasError as err:  # a broken store is not "no knowledge yet"
-        return store_problem(str(err), str(desk.log_file))
+        return store_problem(str(err), str(desk.log_file), language)
 
 
-def sidebar(desk: DesktopApp, conv_id: str | None, search: str = "") -> Sidebar:
+def sidebar(desk: DesktopApp, conv_id: str | None, search: str = "", language: Language = "en") -> Sidebar:
+    """The conversation list; its note in the page's ``language``."""
     items = desk.history.summaries(search)
     conv = desk.history.get(conv_id) if conv_id else None
     ids = {c.id for c in items}
-    note = render.history_note(desk.history.problem, searching=bool(search.strip()), found=bool(items))
+    note = render.history_note(
+        desk.history.problem, searching=bool(search.strip()), found=bool(items), language=language
+    )
     return Sidebar(
         render.conversation_choices(items),
         conv_id if conv_id in ids else None,
@@ -115,15 +119,22 @@ def multilingual_offered(desk: DesktopApp, conv_id: str | None) -> bool:
     return bool(conv_id) and language_note(desk, desk.history.get(conv_id))[0] >= 0
 
 
-def restore(desk: DesktopApp, search: str = "", page: str = "") -> tuple[Messages, str, Sidebar]:
+def restore(
+    desk: DesktopApp, search: str = "", page: str = "", language: Language = "en"
+) -> tuple[Messages, str, Sidebar]:
     """On page load: the conversation open last (before a reload or a restart), or a new one."""
     conv = desk.history.current()
     desk.history.show(page, conv.id)
-    return _shown(desk, conv), conv.id, sidebar(desk, conv.id, search)
+    return _shown(desk, conv), conv.id, sidebar(desk, conv.id, search, language)
 
 
 def _stream(
-    desk: DesktopApp, conv: Conversation, turns: Iterator[object], search: str, page: str
+    desk: DesktopApp,
+    conv: Conversation,
+    turns: Iterator[object],
+    search: str,
+    page: str,
+    language: Language = "en",
 ) -> Iterator[Drawn]:
     desk.history.show(page, conv.id)
     first = True
@@ -138,7 +149,7 @@ def _stream(
                     yield None
                     return
                 # The sidebar once the question is stored (a new chat appears in it), and at the end.
-                side = sidebar(desk, conv.id, search) if first else None
+                side = sidebar(desk, conv.id, search, language) if first else None
                 yield _messages(desk, conv), conv.id, side
             first = False
     finally:
@@ -150,7 +161,7 @@ def _stream(
             yield (
                 with_language_note(desk, conv, _messages(desk, conv)),
                 conv.id,
-                sidebar(desk, conv.id, search),
+                sidebar(desk, conv.id, search, language),
             )
 
 
@@ -162,26 +173,32 @@ def submit(
     page: str = "",
     sources: Sequence[str] = (),
     mode: AnswerMode | None = None,
+    language: Language = "en",
 ) -> Iterator[Drawn]:
     """Ask ``text`` in the open conversation: yields the whole chat after every streamed change (never the
     question box, which the page clears when the question is sent, so a question typed meanwhile stays). An answer still streaming in this conversation is stopped first (it keeps
     what it had) and the new question is asked. ``mode``: the mode the page shows (what the user sees is
-    what is asked), kept with the conversation."""
+    what is asked), kept with the conversation. ``language``: the page's, for the sidebar's note."""
     conv = desk.history.get(conv_id)
     if mode is not None:
         desk.chat.set_mode(conv, mode)
     if not text.strip():
         yield _messages(desk, conv), conv.id, None
         return
-    yield from _stream(desk, conv, desk.chat.ask(conv, text, sources=sources), search, page)
+    yield from _stream(desk, conv, desk.chat.ask(conv, text, sources=sources), search, page, language)
 
 
 def regenerate(
-    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = "", sources: Sequence[str] = ()
+    desk: DesktopApp,
+    conv_id: str | None,
+    search: str = "",
+    page: str = "",
+    sources: Sequence[str] = (),
+    language: Language = "en",
 ) -> Iterator[Drawn]:
     conv = desk.history.get(conv_id)
     yield _messages(desk, conv), conv.id, None
-    yield from _stream(desk, conv, desk.chat.regenerate(conv, sources), search, page)
+    yield from _stream(desk, conv, desk.chat.regenerate(conv, sources), search, page, language)
 
 
 def chat_mode(desk: DesktopApp, conv_id: str | None) -> AnswerMode:
@@ -205,13 +222,13 @@ def model_alone_offered(desk: DesktopApp, conv_id: str | None) -> bool:
 
 
 def ask_model_alone(
-    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = ""
+    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = "", language: Language = "en"
 ) -> Iterator[Drawn]:
     """The one click under a "no knowledge yet" reply: the chat switches to the model alone and asks its
     last question again that way."""
     conv = desk.history.get(conv_id)
     yield _messages(desk, conv), conv.id, None
-    yield from _stream(desk, conv, desk.chat.ask_model_alone(conv), search, page)
+    yield from _stream(desk, conv, desk.chat.ask_model_alone(conv), search, page, language)
 
 
 def stop(desk: DesktopApp, conv_id: str | None) -> None:
@@ -220,46 +237,54 @@ def stop(desk: DesktopApp, conv_id: str | None) -> None:
 
 
 def new_chat(
-    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = ""
+    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = "", language: Language = "en"
 ) -> tuple[Messages, str, Sidebar]:
     """A new, empty conversation; the open one stays in the sidebar (an answer it was writing stops)."""
     conv = desk.history.new()
     desk.history.show(page, conv.id)  # first: the stream of the chat left stops drawing at once
     stop(desk, conv_id)
-    return [], conv.id, sidebar(desk, conv.id, search)
+    return [], conv.id, sidebar(desk, conv.id, search, language)
 
 
 def open_chat(
-    desk: DesktopApp, conv_id: str | None, wanted: str | None, search: str = "", page: str = ""
+    desk: DesktopApp,
+    conv_id: str | None,
+    wanted: str | None,
+    search: str = "",
+    page: str = "",
+    language: Language = "en",
 ) -> tuple[Messages, str, Sidebar]:
     if not wanted or wanted == conv_id:
         conv = desk.history.get(conv_id)
-        return _shown(desk, conv), conv.id, sidebar(desk, conv.id, search)
+        return _shown(desk, conv), conv.id, sidebar(desk, conv.id, search, language)
     conv = desk.history.open(wanted)
     desk.history.show(page, conv.id)  # first: the stream of the chat left stops drawing at once
     stop(desk, conv_id)
-    return _shown(desk, conv), conv.id, sidebar(desk, conv.id, search)
+    return _shown(desk, conv), conv.id, sidebar(desk, conv.id, search, language)
 
 
-def rename_chat(desk: DesktopApp, conv_id: str | None, title: str, search: str = "") -> Sidebar:
+def rename_chat(
+    desk: DesktopApp, conv_id: str | None, title: str, search: str = "", language: Language = "en"
+) -> Sidebar:
     if conv_id and title.strip():
         desk.history.rename(conv_id, title)
-    return sidebar(desk, conv_id, search)
+    return sidebar(desk, conv_id, search, language)
 
 
 def delete_chat(
-    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = ""
+    desk: DesktopApp, conv_id: str | None, search: str = "", page: str = "", language: Language = "en"
 ) -> tuple[Messages, str, Sidebar]:
     """Delete the open conversation; a new, empty one opens."""
     if conv_id:
         stop(desk, conv_id)
         desk.history.delete(conv_id)
-    return new_chat(desk, None, search, page)
+    return new_chat(desk, None, search, page, language)
 
 
-def feedback(desk: DesktopApp, conv_id: str | None, index: Any, liked: Any) -> str:
-    """A 👍 or 👎 on an answer (issue 26). Good: its question joins the latest test set, judged by the
-    file the answer cited first. Wrong: where to add it with the file that does answer it."""
+def feedback(desk: DesktopApp, conv_id: str | None, index: Any, liked: Any, language: Language = "en") -> str:
+    """A 👍 or 👎 on an answer (issue 26), said in the page's ``language``. Good: its question joins the
+    latest test set, judged by the file the answer cited first. Wrong: where to add it with the file that
+    does answer it."""
     conv = desk.history.get(conv_id)
     at = index[0] if isinstance(index, list | tuple) else index
     messages = _messages(desk, conv)
@@ -270,18 +295,15 @@ def feedback(desk: DesktopApp, conv_id: str | None, index: Any, liked: Any) -> s
         return ""
     turn = conv.turns[turn_no]
     if liked is False or liked == "Dislike":
-        return (
-            "Marked wrong. To test this question, add it with the file that answers it under "
-            "Evaluation → Add a question of your own."
-        )
+        return word("marked_wrong", language)
     if not turn.citations:
-        return "Marked good, but the answer cites no file, so it cannot join the test set."
+        return word("marked_good_uncited", language)
     test_set = desk.evaluation.latest_set()
     if test_set is None:
-        return "Marked good. Make a test set under Evaluation to keep questions like this one in it."
+        return word("marked_good_no_set", language)
     source = turn.citations[0].chunk.source
     try:
         desk.evaluation.add_question(test_set.set_id, turn.question, source)
     except KimasError as err:
         return f"⚠ {esc(str(err))}"
-    return f"Marked good: “{esc(turn.question)}” joins the test set, answered by {esc(Path(source).name)}."
+    return word("marked_good", language, question=esc(turn.question), file=esc(Path(source).name))

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import gradio as gr
 
 from app.desktop import DesktopApp
 from kimas_desktop.answer.model_alone import AnswerMode
 from ui.chat import handlers as chat_handlers
-from ui.chat import render
 from ui.chat.model_alone_view import ASK_MODEL_ALONE, MODE_CHOICES, MODE_INFO, MODE_LABEL
-from ui.i18n import t
+from ui.i18n import Language, page_language, t
 from ui.knowledge import sources_handlers
 from ui.markup import model_markdown, outcome_markdown
 
@@ -69,6 +68,11 @@ class _Talk:
 def _page(request: gr.Request | None) -> str:
     """Which browser tab an event comes from."""
     return (request.session_hash or "") if request is not None else ""
+
+
+def _language(desk: DesktopApp, request: gr.Request | None) -> Language:
+    """The language of the page an event comes from (the sidebar's and the status line's words)."""
+    return page_language(desk.config.ui.language, request)
 
 
 def _sidebar_outputs(sb: chat_handlers.Sidebar) -> tuple[Any, ...]:
@@ -137,7 +141,7 @@ def _talk(desk: DesktopApp) -> _Talk:
             label="KIMAs",
             show_label=False,  # the floating label covered the first lines when scrolled
             height="100%",  # the pane takes the height the question box leaves (``ui.style``)
-            placeholder=render.READY_HINT,
+            placeholder=cast(str, t("ready_hint")),  # Gradio's type says str; the page translates it
             buttons=["copy"],
             feedback_options=("Like", "Dislike"),
         )
@@ -150,7 +154,7 @@ def _talk(desk: DesktopApp) -> _Talk:
         with gr.Row():
             stop = gr.Button(t("stop"), variant="stop", size="sm", elem_id="stop")
             again = gr.Button(t("regenerate"), size="sm", elem_id="regenerate")
-        gr.Markdown(render.SEND_WHILE_ANSWERING, elem_id="send-note", elem_classes=["kimas-note"])
+        gr.Markdown(t("send_note"), elem_id="send-note", elem_classes=["kimas-note"])
     return _Talk(
         model_status,
         hint,
@@ -168,7 +172,7 @@ def _talk(desk: DesktopApp) -> _Talk:
 
 
 def _bind_asking(desk: DesktopApp, conv: gr.State, side: _Sidebar, talk: _Talk) -> None:
-    """Send, Regenerate, Stop and the answers' like buttons."""
+    """Send, Regenerate and Stop."""
 
     def streamed(updates: Iterator[chat_handlers.Drawn]) -> Iterator[tuple[Any, ...]]:
         for update in updates:
@@ -183,12 +187,16 @@ def _bind_asking(desk: DesktopApp, conv: gr.State, side: _Sidebar, talk: _Talk) 
         c: str | None, text: str, q: str, online: list[str] | None, mode: str | None, request: gr.Request
     ) -> Iterator[tuple[Any, ...]]:
         shown: AnswerMode = "model" if mode == "model" else "documents"
-        yield from streamed(chat_handlers.submit(desk, c, text, q, _page(request), online or (), shown))
+        language = _language(desk, request)
+        yield from streamed(
+            chat_handlers.submit(desk, c, text, q, _page(request), online or (), shown, language)
+        )
 
     def on_regenerate(
         c: str | None, q: str, online: list[str] | None, request: gr.Request
     ) -> Iterator[tuple[Any, ...]]:
-        yield from streamed(chat_handlers.regenerate(desk, c, q, _page(request), online or ()))
+        language = _language(desk, request)
+        yield from streamed(chat_handlers.regenerate(desk, c, q, _page(request), online or (), language))
 
     # Sending takes the question out of the box at once (unqueued); the answer then streams into the chat
     # only, so a question typed while it streams is never wiped. Send while an answer streams: that answer
@@ -216,11 +224,17 @@ def _bind_asking(desk: DesktopApp, conv: gr.State, side: _Sidebar, talk: _Talk) 
     )
     talk.stop.click(lambda c: chat_handlers.stop(desk, c), [conv], None, queue=False)
 
-    def on_like(c: str, data: gr.LikeData) -> str:
-        return chat_handlers.feedback(desk, c, data.index, data.liked)
+    _bind_feedback(desk, conv, talk)
+    _bind_mode(desk, conv, side, talk, outputs, streamed)
+
+
+def _bind_feedback(desk: DesktopApp, conv: gr.State, talk: _Talk) -> None:
+    """The answers' like buttons and the language note's one click, both told in the line under the chat."""
+
+    def on_like(c: str, data: gr.LikeData, request: gr.Request) -> str:
+        return chat_handlers.feedback(desk, c, data.index, data.liked, _language(desk, request))
 
     talk.chatbot.like(on_like, [conv], [talk.feedback_line])
-    _bind_mode(desk, conv, side, talk, outputs, streamed)
     talk.multilingual.click(
         lambda: (gr.update(visible=False), outcome_markdown(desk.multilingual.start())),
         None,
@@ -256,7 +270,8 @@ def _bind_mode(
     )
 
     def on_model_alone(c: str | None, q: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
-        yield from streamed(chat_handlers.ask_model_alone(desk, c, q, _page(request)))
+        language = _language(desk, request)
+        yield from streamed(chat_handlers.ask_model_alone(desk, c, q, _page(request), language))
 
     talk.model_alone.click(
         lambda: ("model", gr.update(visible=False)), None, [talk.mode, talk.model_alone], queue=False
@@ -267,25 +282,28 @@ def _bind_sidebar(desk: DesktopApp, conv: gr.State, side: _Sidebar, chatbot: gr.
     """New chat, open, search, rename and delete."""
 
     def on_new(c: str | None, q: str, request: gr.Request) -> tuple[Any, ...]:
-        return _shown(chat_handlers.new_chat(desk, c, q, _page(request)))
+        return _shown(chat_handlers.new_chat(desk, c, q, _page(request), _language(desk, request)))
 
     def on_open(c: str | None, wanted: str | None, q: str, request: gr.Request) -> tuple[Any, ...]:
-        return _shown(chat_handlers.open_chat(desk, c, wanted, q, _page(request)))
+        language = _language(desk, request)
+        return _shown(chat_handlers.open_chat(desk, c, wanted, q, _page(request), language))
 
     def on_delete(c: str | None, q: str, request: gr.Request) -> tuple[Any, ...]:
-        return (*_shown(chat_handlers.delete_chat(desk, c, q, _page(request))), gr.update(visible=False))
+        deleted = chat_handlers.delete_chat(desk, c, q, _page(request), _language(desk, request))
+        return (*_shown(deleted), gr.update(visible=False))
 
-    def on_rename(c: str | None, t: str, q: str) -> tuple[Any, ...]:
-        return _sidebar_outputs(chat_handlers.rename_chat(desk, c, t, q))
+    def on_rename(c: str | None, t: str, q: str, request: gr.Request) -> tuple[Any, ...]:
+        return _sidebar_outputs(chat_handlers.rename_chat(desk, c, t, q, _language(desk, request)))
+
+    def on_search(c: str | None, q: str, request: gr.Request) -> tuple[Any, ...]:
+        return _sidebar_outputs(chat_handlers.sidebar(desk, c, q, _language(desk, request)))
 
     listing = side.listing
     switched = [chatbot, conv, *listing]
     side.new.click(on_new, [conv, side.search], switched)
     chatbot.clear(on_new, [conv, side.search], switched)
     side.chats.input(on_open, [conv, side.chats, side.search], switched)
-    side.search.change(
-        lambda c, q: _sidebar_outputs(chat_handlers.sidebar(desk, c, q)), [conv, side.search], listing
-    )
+    side.search.change(on_search, [conv, side.search], listing)
     side.rename.click(on_rename, [conv, side.title, side.search], listing)
     side.title.submit(on_rename, [conv, side.title, side.search], listing)
     side.delete.click(lambda: gr.update(visible=True), None, [side.confirm_row])
@@ -304,8 +322,10 @@ def build(desk: DesktopApp, conv: gr.State) -> ChatTab:
 
     def bind_restore(demo: gr.Blocks) -> None:
         def on_load(q: str, request: gr.Request) -> tuple[Any, ...]:
-            return _shown(chat_handlers.restore(desk, q, _page(request)))
+            language = _language(desk, request)
+            status = model_markdown(desk.model_state(), desk.config, language)
+            return (*_shown(chat_handlers.restore(desk, q, _page(request), language)), status)
 
-        demo.load(on_load, [side.search], switched)
+        demo.load(on_load, [side.search], [*switched, talk.model_status])
 
     return ChatTab(talk.model_status, talk.hint, talk.also_ask, bind_restore)

@@ -18,25 +18,21 @@ from urllib.parse import urlsplit
 from app.chat.conversation import Conversation, Turn
 from app.chat.store import ConversationSummary
 from app.chat.viewer import viewable
+from kimas_desktop.answer.phrases import language_of
 from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.markers import Marker, place_markers
 from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
-from ui.chat.model_alone_view import model_alone_markdown, model_alone_trace, offer_markdown
-from ui.chat.trace_view import status_line, trace_markdown
-from ui.i18n import said
+from ui.chat.answer_text import places_said, without_preamble
+from ui.chat.model_alone_view import model_alone_markdown, model_alone_trace, offer_markdown, stopped_line
+from ui.chat.said import said, said_in
+from ui.chat.trace_view import locator, status_line, trace_markdown
+from ui.i18n import Language, word
 from ui.markup import esc, source_url, viewer_url
 
-TRACE_TITLE = "How this answer was made"
-NO_KNOWLEDGE_HINT = (
-    "**No knowledge yet.** Open the **Knowledge** tab, create a collection and drop files or a whole "
-    "folder onto it (or add a folder to watch). Then ask your questions here. Or choose **Answer from: "
-    "the model alone** below: it answers from its own knowledge, labelled as not from your documents."
-)
-READY_HINT = "Ask a question about your documents. Answers cite the files they come from."
-SEND_WHILE_ANSWERING = (
-    "Sending a question while an answer is being written stops that answer (it keeps what it found) "
-    "and asks the new one. **Regenerate** writes a different answer; the earlier ones stay below it."
-)
+TRACE_TITLE = said_in("how made", "en")
+NO_KNOWLEDGE_HINT = word("no_knowledge_hint", "en")
+READY_HINT = word("ready_hint", "en")
+SEND_WHILE_ANSWERING = word("send_note", "en")
 
 
 def chunk_html(chunk: Chunk, start: int | None = None, end: int | None = None) -> str:
@@ -58,22 +54,23 @@ def source_name(chunk: Chunk) -> str:
     return urlsplit(chunk.source).hostname or chunk.source if chunk.online else Path(chunk.source).name
 
 
-def _open_link(chunk: Chunk, start: int | None = None, end: int | None = None) -> str:
+def _open_link(chunk: Chunk, start: int | None = None, end: int | None = None, lang: str = "en") -> str:
     if chunk.online:  # the page itself, opened by the browser outside the app (no referrer sent)
         retrieved = (
             time.strftime("%Y-%m-%d %H:%M", time.localtime(chunk.indexed_at)) if chunk.indexed_at else ""
         )
-        when = f" · retrieved {retrieved}" if retrieved else ""
+        when = said_in("retrieved", lang, when=retrieved) if retrieved else ""
         return (
             f"<div class='kimas-open'><a href='{html.escape(chunk.source, quote=True)}' target='_blank' "
-            f"rel='noopener noreferrer'>Open the page</a> <code>{html.escape(chunk.source)}</code>"
+            f"rel='noopener noreferrer'>{said_in('open page', lang)}</a> <code>{html.escape(chunk.source)}</code>"
             f"{when}</div>"
         )
     name = html.escape(Path(chunk.source).name)
     shown = viewable(chunk.source)
+    label = said_in("original file", lang) if shown else said_in("open file", lang, name=name)
     opened = (
         f"<div class='kimas-open'><a class='kimas-file' href='{source_url(chunk.source, chunk.page)}' "
-        f"target='_blank' rel='noopener'>{'The original file' if shown else f'Open {name}'}</a> "
+        f"target='_blank' rel='noopener'>{label}</a> "
         f"<code>{html.escape(chunk.source)}</code></div>"
     )
     if not shown:
@@ -82,32 +79,32 @@ def _open_link(chunk: Chunk, start: int | None = None, end: int | None = None) -
     at = viewer_url(chunk.source, chunk.page, chunk.lines, chunk.text[start:end] if ok else chunk.text)
     return (
         f"<div class='kimas-view'><a class='kimas-view' href='{html.escape(at, quote=True)}' target='_blank' "
-        f"rel='noopener'>Open {name} at the passage</a></div>{opened}"
+        f"rel='noopener'>{said_in('open at passage', lang, name=name)}</a></div>{opened}"
     )
 
 
 def _source_details(
-    n: int, chunk: Chunk, summary: str, start: int | None, end: int | None, anchor: str = ""
+    n: int, chunk: Chunk, summary: str, start: int | None, end: int | None, anchor: str = "", lang: str = "en"
 ) -> str:
-    where = f" · {html.escape(chunk.locator)}" if chunk.locator else ""
+    where = f" · {html.escape(locator(chunk, lang))}" if chunk.locator else ""
     if chunk.online:
-        where = f" · web ({html.escape(chunk.collection)})"
+        where = f" · {said_in('web', lang, name=html.escape(chunk.collection))}"
     heading = f"<div class='kimas-heading'>{html.escape(chunk.heading)}</div>" if chunk.heading else ""
     at = f" id='{anchor}'" if anchor else ""
     return (
         f"<details class='kimas-citation'{at}><summary>[{n}] <b>{html.escape(source_name(chunk))}</b>{where}{summary}</summary>"
-        f"{heading}<div class='kimas-chunk'>{chunk_html(chunk, start, end)}</div>{_open_link(chunk, start, end)}"
-        "</details>"
+        f"{heading}<div class='kimas-chunk'>{chunk_html(chunk, start, end)}</div>"
+        f"{_open_link(chunk, start, end, lang)}</details>"
     )
 
 
-def citation_html(c: Citation, key: str = "") -> str:
+def citation_html(c: Citation, key: str = "", lang: str = "en") -> str:
     """One citation: number, file, page or lines, the cited sentence (or snippet); expands to the whole
     chunk with that sentence highlighted, and a link. ``key`` (unique on the page) anchors it for the
-    answer's [n] markers."""
+    answer's [n] markers; the app's words in ``lang``."""
     shown = " ".join((c.sentence or c.snippet).split())
     anchor = source_anchor(key, c.n) if key else ""
-    return _source_details(c.n, c.chunk, f" — “{html.escape(shown)}”", c.start, c.end, anchor)
+    return _source_details(c.n, c.chunk, f" — “{html.escape(shown)}”", c.start, c.end, anchor, lang)
 
 
 def source_anchor(key: str, n: int) -> str:
@@ -123,9 +120,10 @@ def quote_html(quotes: Sequence[Quote], answerable: bool, question: str = "") ->
     """The grounded quote, first in the answer: verbatim words of the user's documents, with where they
     are; each expands to its chunk with the quoted words highlighted. Headed in ``question``'s language."""
     label = said("from your documents" if answerable else "closest passages", question)
+    lang = language_of(question)
     blocks = [
         f"<blockquote class='kimas-quote'>“{html.escape(q.display)}”</blockquote>"
-        + _source_details(q.n, q.chunk, "", q.start, q.end)
+        + _source_details(q.n, q.chunk, "", q.start, q.end, lang=lang)
         for q in quotes
     ]
     return f"<div class='kimas-quotes' data-answerable='{str(answerable).lower()}'>" + (
@@ -136,47 +134,54 @@ def quote_html(quotes: Sequence[Quote], answerable: bool, question: str = "") ->
 TABLE_COLUMNS = 6  # the most columns the table of rows used shows
 
 
-def table_html(t: TableAnswer) -> str:
+def table_html(t: TableAnswer, lang: str = "en") -> str:
     """A table answer's operation and the rows it used (the first few), each with its row number in the
-    file, and a link to the file. Every cell is escaped."""
+    file, and a link to the file. Every cell is escaped; the app's words in ``lang``."""
     q, r = t.query, t.result
     named = [q.target, q.label, q.by, *(f.column for f in q.filters)] if q is not None else []
     order = list(dict.fromkeys(n for n in named if n))
     order += [c.name for c in t.table.columns if c.name not in order]
     shown = order[:TABLE_COLUMNS]
-    head = "".join(f"<th>{html.escape(n)}</th>" for n in ["row", *shown])
+    head = "".join(f"<th>{html.escape(n)}</th>" for n in [said_in("row", lang), *shown])
     body = ""
     for row in r.rows:
         cells = dict(row.cells)
         tds = "".join(f"<td>{html.escape(cells.get(n, ''))}</td>" for n in shown)
         body += f"<tr><td>{row.row}</td>{tds}</tr>"
     more = r.used - len(r.rows)
-    more_note = f"<div class='kimas-table-more'>and {more} more rows</div>" if more > 0 else ""
+    more_note = (
+        f"<div class='kimas-table-more'>{said_in('more rows', lang, n=more)}</div>" if more > 0 else ""
+    )
     link = (
         f"<a href='{source_url(t.table.source)}' target='_blank' rel='noopener'>"
-        f"Open {html.escape(table_place(t.table))}</a>"
+        f"{said_in('open file', lang, name=html.escape(table_place(t.table)))}</a>"
     )
+    computed = said_in("computed", lang, what=html.escape(r.description))
     return (
-        f"<div class='kimas-table-answer'><div class='kimas-quote-label'>Computed: "
-        f"{html.escape(r.description)}</div><table class='kimas-table-rows'><tr>{head}</tr>{body}</table>"
+        f"<div class='kimas-table-answer'><div class='kimas-quote-label'>{computed}"
+        f"</div><table class='kimas-table-rows'><tr>{head}</tr>{body}</table>"
         f"{more_note}<div class='kimas-open'>{link}</div></div>"
     )
 
 
-def unsupported_why(s: SentenceSupport) -> str:
-    """The flag's tooltip: why the support check marked this sentence (issue 45)."""
+def unsupported_why(s: SentenceSupport, lang: str = "en") -> str:
+    """The flag's tooltip: why the support check marked this sentence (issue 45), in ``lang``."""
     if s.missing:
-        return f"not in the sources: {', '.join(s.missing)}"
+        return said_in("missing facts", lang, facts=", ".join(s.missing))
     if s.reason in ("restates the question", "misses the answer") and s.lacks:
-        return f"{s.reason}: the sources say {', '.join(s.lacks)}"
-    return s.reason or "not found in the sources"
+        return said_in("sources say", lang, reason=said_in(s.reason, lang), facts=", ".join(s.lacks))
+    return said_in(s.reason, lang) if s.reason else said_in("not found", lang)
 
 
 def marked_answer(
-    answer: str, support: Sequence[SentenceSupport], markers: Sequence[Marker] = (), key: str = ""
+    answer: str,
+    support: Sequence[SentenceSupport],
+    markers: Sequence[Marker] = (),
+    key: str = "",
+    lang: str = "en",
 ) -> str:
-    """The answer with each sentence the sources do not back marked (and why, on hover), and an [n]
-    after each sentence source n backs (``markers``, linked to the sources of answer ``key``)."""
+    """The answer with each sentence the sources do not back marked (and why, on hover, in ``lang``), and
+    an [n] after each sentence source n backs (``markers``, linked to the sources of answer ``key``)."""
     if markers:
         # Markers go after supported sentences only, so they never fall inside a flagged one: mark the
         # pieces between them.
@@ -184,7 +189,7 @@ def marked_answer(
         pieces = []
         for i, (a, b) in enumerate(pairwise(cuts)):
             inside = [replace(s, start=s.start - a, end=s.end - a) for s in support if a <= s.start < b]
-            pieces.append(marked_answer(answer[a:b], inside))
+            pieces.append(marked_answer(answer[a:b], inside, lang=lang))
             if i < len(markers):
                 pieces.append(marker_html(key, markers[i].source))
         return "".join(pieces)
@@ -196,11 +201,11 @@ def marked_answer(
     for s in sorted(flagged, key=lambda x: x.start):
         if s.start < pos:
             continue
-        why = unsupported_why(s)
+        why = unsupported_why(s, lang)
         out.append(answer[pos : s.start])
         out.append(
             f"<span class='kimas-unsupported' title='{html.escape(why, quote=True)}'>{esc(s.text)}</span>"
-            "<sup class='kimas-flag' title='unsupported'>⚠</sup>"
+            f"<sup class='kimas-flag' title='{html.escape(said_in('flag', lang), quote=True)}'>⚠</sup>"
         )
         pos = s.end
     out.append(answer[pos:])
@@ -225,78 +230,81 @@ def quote_answers(turn: Turn) -> bool:
 
 def answer_markdown(turn: Turn, key: str = "") -> str:
     """One answer as the chat shows it; ``key`` (unique on the page) links its [n] markers to its
-    sources."""
+    sources. The app's words are in the question's language."""
+    lang = language_of(turn.question)
     if turn.mode == "model":  # labelled, never shown as grounded (issue 45)
-        earlier = [earlier_html(turn.earlier)] if turn.earlier else []
+        earlier = [earlier_html(turn.earlier, lang)] if turn.earlier else []
         return "\n\n".join([model_alone_markdown(turn), *earlier])
     parts = []
     if turn.quotes:
         parts.append(quote_html(turn.quotes, quote_answers(turn), turn.question))
-    if turn.answer:
-        if turn.finished and turn.support:
+    answer, support = without_preamble(turn.answer, turn.support, lang)
+    if not support:  # a decline's text (no sentence of it checked): its places in the question's language
+        answer = places_said(answer, turn.quotes, lang)
+    if answer:
+        if turn.finished and support:
             shown = {c.n for c in turn.citations}
-            markers = place_markers(turn.answer, turn.support, shown) if key else ()
-            parts.append(marked_answer(turn.answer, turn.support, markers, key).strip())
+            markers = place_markers(answer, support, shown) if key else ()
+            parts.append(marked_answer(answer, support, markers, key, lang).strip())
         elif turn.table is not None:  # the values and names are the file's: shown as text
-            parts.append(esc(turn.answer.strip()))
+            parts.append(esc(answer.strip()))
         else:
-            parts.append(turn.answer.strip() if turn.finished else turn.answer)
+            parts.append(answer.strip() if turn.finished else answer)
         if turn.table is not None and turn.table.answered:
-            parts.append(table_html(turn.table))
+            parts.append(table_html(turn.table, lang))
         if turn.finished and turn.uses_quote is False:
-            parts.append(
-                "<div class='kimas-support-note'>⚠ The model's answer does not use the quoted passage above; "
-                "the quote is what your documents say.</div>"
-            )
-        if turn.finished and turn.support and any(not s.supported for s in turn.support):
-            n = sum(1 for s in turn.support if not s.supported)
-            parts.append(
-                f"<div class='kimas-support-note'>⚠ {n} sentence{'s' if n != 1 else ''} of this answer "
-                "could not be found in the sources.</div>"
-            )
+            parts.append(f"<div class='kimas-support-note'>{said_in('quote unused', lang)}</div>")
+        if turn.finished and support and any(not s.supported for s in support):
+            n = sum(1 for s in support if not s.supported)
+            unsupported = said_in("unsupported sentences", lang, n=n, s="s" if n != 1 else "")
+            parts.append(f"<div class='kimas-support-note'>{unsupported}</div>")
         if turn.state == "running" and turn.pace is not None and turn.pace.step == "writing":
             parts.append(
                 f"_{esc(status_line('', turn.pace, turn.question).strip())}_"
             )  # the model's speed (issue 46)
     elif turn.state == "running":
-        parts.append(f"_{esc(status_line(turn.status or 'Thinking…', turn.pace, turn.question))}_")
+        parts.append(
+            f"_{esc(status_line(turn.status or said_in('thinking', lang), turn.pace, turn.question))}_"
+        )
     if turn.finished and not turn.answered_from_sources and turn.quotes:
         parts.append(said("try anyway", turn.question))
     if turn.state == "stopped":
-        parts.append(f"_Stopped ({turn.stopped_because})._" if turn.stopped_because else "_Stopped._")
+        parts.append(stopped_line(turn, lang, escaped=False))
     if turn.state == "failed":
-        parts.append(f"⚠ **Could not answer:** {esc(turn.error)}")
+        parts.append(said_in("could not answer", lang, why=esc(turn.error)))
     if turn.citations:
         heading = said("sources", turn.question)
-        parts.append(f"**{heading}**\n\n" + "\n".join(citation_html(c, key) for c in once(turn.citations)))
+        cited = "\n".join(citation_html(c, key, lang) for c in once(turn.citations))
+        parts.append(f"**{heading}**\n\n" + cited)
     elif turn.state == "done" and not turn.citations_available:
-        parts.append("_Citations are unavailable for this answer._")
+        parts.append(said_in("no citations", lang))
     elif turn.state == "stopped" and turn.trace is not None and turn.trace.evidence:
         found = [
-            _source_details(i + 1, h.chunk, "", None, None) for i, h in enumerate(turn.trace.evidence[:5])
+            _source_details(i + 1, h.chunk, "", None, None, lang=lang)
+            for i, h in enumerate(turn.trace.evidence[:5])
         ]
-        parts.append("**Sources found before it stopped**\n\n" + "\n".join(found))
+        parts.append(f"**{said_in('found before stop', lang)}**\n\n" + "\n".join(found))
     if turn.earlier:
-        parts.append(earlier_html(turn.earlier))
+        parts.append(earlier_html(turn.earlier, lang))
     offer = offer_markdown(turn)
     return "\n\n".join([*parts, offer] if offer else parts)
 
 
-def earlier_html(earlier: Sequence[Turn]) -> str:
-    """The answers Regenerate replaced, folded under the current one (each with its sources)."""
+def earlier_html(earlier: Sequence[Turn], lang: str = "en") -> str:
+    """The answers Regenerate replaced, folded under the current one (each with its sources), the app's
+    words in ``lang``."""
     blocks = []
     for i, t in enumerate(earlier, 1):
-        cited = "".join(citation_html(c) for c in once(t.citations))
-        state = " (stopped)" if t.state == "stopped" else ""
+        cited = "".join(citation_html(c, lang=lang) for c in once(t.citations))
+        state = said_in("answer stopped", lang) if t.state == "stopped" else ""
+        answer = without_preamble(t.answer, (), lang)[0].strip()
         blocks.append(
-            f"<div class='kimas-earlier-answer'><div class='kimas-quote-label'>Answer {i}{state}</div>"
-            f"<div>{html.escape(t.answer.strip() or t.error or '(no answer)')}</div>{cited}</div>"
+            f"<div class='kimas-earlier-answer'><div class='kimas-quote-label'>{said_in('answer n', lang, n=i)}"
+            f"{state}</div><div>{html.escape(answer or t.error or said_in('no answer', lang))}</div>{cited}</div>"
         )
     n = len(earlier)
-    return (
-        f"<details class='kimas-earlier'><summary>{n} earlier answer{'s' if n != 1 else ''} to this question"
-        f"</summary>{''.join(blocks)}</details>"
-    )
+    summary = said_in("earlier answers", lang, n=n, s="s" if n != 1 else "")
+    return f"<details class='kimas-earlier'><summary>{summary}</summary>{''.join(blocks)}</details>"
 
 
 def chat_messages(conv: Conversation | None, name_of: Callable[[str], str] = str) -> list[dict[str, Any]]:
@@ -333,12 +341,13 @@ def conversation_choices(items: Sequence[ConversationSummary]) -> list[tuple[str
     return [(f"{c.title} · {when(c.updated_at)}", c.id) for c in items]
 
 
-def history_note(problem: str, *, searching: bool, found: bool) -> str:
-    """Under the sidebar: why conversations are not saved, or that a search found nothing."""
+def history_note(problem: str, *, searching: bool, found: bool, language: Language = "en") -> str:
+    """Under the sidebar: why conversations are not saved, or that a search found nothing (in the page's
+    ``language``; the problem is app/'s sentence)."""
     if problem:
         return f"⚠ {esc(problem)}"
     if searching and not found:
-        return "_No conversation matches._"
+        return word("chats_no_match", language)
     if not found:
-        return "_Your conversations will be listed here._"
+        return word("chats_none", language)
     return ""

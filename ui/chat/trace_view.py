@@ -26,8 +26,8 @@ from kimas_desktop.trace import (
     SupportStage,
     Trace,
 )
-from kimas_desktop.types import Hit
-from ui.i18n import said
+from kimas_desktop.types import Chunk, Hit
+from ui.chat.said import said, said_in
 from ui.markup import esc, viewer_url
 
 # What each timed stage is called on the page (the trace's own names are for `kimas ask --json`).
@@ -54,7 +54,16 @@ STAGE_LABELS = {
     "total": "total",
 }
 
-__all__ = ["budget_line", "status_line", "trace_markdown"]
+__all__ = ["budget_line", "locator", "status_line", "trace_markdown"]
+
+
+def locator(chunk: Chunk, lang: str = "en") -> str:
+    """Where ``chunk`` is in its file, in ``lang``: ``Chunk.locator`` ("p. 3", "lines 10-24") said again."""
+    if chunk.page is not None:
+        return said_in("at page ocr" if chunk.ocr else "at page", lang, n=chunk.page)
+    if chunk.lines is not None:
+        return said_in("at lines", lang, start=chunk.line_start, end=chunk.line_end)
+    return ""
 
 
 def _hit_line(n: int, h: Hit, name_of: Callable[[str], str]) -> str:

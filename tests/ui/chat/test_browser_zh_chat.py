@@ -1,0 +1,135 @@
+"""The Chat tab in a Chinese browser finds no English (issue 60), as a user: the real app with the embedded
+models on the opening of a Chinese seed paper, in headless Chromium with zh-CN at 1366×768.
+
+The tab is read as it first shows (an empty chat), after a search that matches no conversation, and after
+a real answer, a decline, an answer stopped by a new question and one stopped by the Stop button. Its
+visible text (and the question box's placeholder) may hold no run of three or more English words that is
+not a file name, a model name, a path or code (``tests/ui/english.py``). The waits do not depend on the
+page's language, so on a page that still speaks English the test fails on what it finds, not on a timeout.
+Screenshots go to ``test-artifacts/browser-zh-chat/``. The traces ("这个回答是如何得出的") stay closed:
+their insides are not translated yet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ui.english import english_runs
+from tests.ui.patience import HANG_MS
+from tests.ui.test_browser import CHROMIUM, ROOT, running_app
+from tests.ui.test_browser_languages import indexed_paper
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ARTIFACTS = ROOT / "test-artifacts" / "browser-zh-chat"
+LAPTOP = {"width": 1366, "height": 768}
+ANSWERED = "查询重写步骤是什么?"  # the model answers, in Chinese
+DECLINED = "这篇文章发表在哪一年的哪一期杂志上?"  # the paper does not say
+LONG = "作者是谁?"  # the model writes on and on: time to stop it
+NEXT = "搜索引擎返回什么?"
+WRITING = re.compile("words so far|已写")  # the answer's pace line: the model is writing
+STOPPED = re.compile("Stopped|已停止")
+
+# The text a user sees on the Chat tab, the placeholders of its empty boxes, and the code it shows.
+SEEN = """() => {
+  const tab = document.querySelector('#chat-main').closest('[role=tabpanel]') || document.body;
+  const boxes = [...tab.querySelectorAll('textarea, input[type=text]')]
+    .filter((b) => b.offsetParent !== null && !b.value).map((b) => b.placeholder);
+  const code = [...document.querySelectorAll('code')].map((c) => c.innerText);
+  return {text: document.body.innerText + '\\n' + boxes.join('\\n'), code};
+}"""
+LAST_ANSWER_DONE = """() => {
+  const rows = document.querySelectorAll('#chatbot .message-row');
+  const last = rows[rows.length - 1];
+  return !!last && last.classList.contains('bot-row') && !!last.querySelector('.thought');
+}"""
+
+
+def _english(page: Any, where: str) -> list[str]:
+    seen = page.evaluate(SEEN)
+    return [f"{where}: {run}" for run in english_runs(seen["text"], seen["code"])]
+
+
+def _ask(page: Any, question: str) -> None:
+    box = page.locator("#question textarea").first
+    box.fill(question)
+    box.press("Enter")
+
+
+def _answered(page: Any, question: str) -> None:
+    """``question`` is on the page and its answer ended with its trace (the last part drawn)."""
+    page.locator("#chatbot .message-row.user-row", has_text=question).last.wait_for(timeout=HANG_MS)
+    page.wait_for_function(LAST_ANSWER_DONE, timeout=HANG_MS)
+
+
+def test_the_chat_tab_in_a_chinese_browser_shows_no_english(tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/test.sh installs Debian's chromium)")
+    data = indexed_paper(tmp_path)
+    found: list[str] = []
+    with running_app(data, ARTIFACTS) as url, sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+        expect = sync_api.expect
+        expect.set_options(timeout=HANG_MS)
+        page = browser.new_context(locale="zh-CN", viewport=LAPTOP).new_page()
+
+        def shot(name: str) -> None:
+            page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+        try:
+            # 1. The empty chat, once the models are loaded and the timer has drawn the status line.
+            page.goto(url, timeout=HANG_MS)
+            expect(page.locator("#model-status")).to_contain_text("✓")
+            expect(page.locator("#chat-list-note")).not_to_be_empty()
+            shot("01-empty-chat")
+            found += _english(page, "empty chat")
+
+            # 2. A real answer, a decline.
+            _ask(page, ANSWERED)
+            _answered(page, ANSWERED)
+            _ask(page, DECLINED)
+            _answered(page, DECLINED)
+            shot("02-answer-and-decline")
+            found += _english(page, "answer and decline")
+
+            # 3. In a new chat (a follow-up is answered otherwise), an answer stopped by the next question.
+            answers = page.locator("#chatbot .message-row.bot-row")
+            page.locator("#new-chat").click()
+            expect(answers).to_have_count(0)
+            _ask(page, LONG)
+            expect(answers.last).to_contain_text(WRITING)
+            _ask(page, NEXT)
+            _answered(page, NEXT)
+            expect(answers.first).to_contain_text(STOPPED)
+            shot("03-stopped-by-a-question")
+            found += _english(page, "stopped by a question")
+
+            # 4. In a new chat, an answer stopped by the Stop button.
+            page.locator("#new-chat").click()
+            expect(answers).to_have_count(0)
+            _ask(page, LONG)
+            expect(answers.last).to_contain_text(WRITING)
+            page.locator("#stop").click()
+            expect(answers.last).to_contain_text(STOPPED)
+            page.wait_for_timeout(1_000)  # the stopped stream's last redraw
+            shot("04-stopped")
+            found += _english(page, "stopped")
+
+            # 5. A search that matches no conversation.
+            search = page.locator("#chat-search textarea").first
+            search.fill("zzzz")
+            expect(page.locator("#conversation-list label")).to_have_count(0)
+            expect(page.locator("#chat-list-note")).not_to_be_empty()
+            shot("05-no-match")
+            found += _english(page, "search")
+        finally:
+            with contextlib.suppress(Exception):
+                shot("99-last")
+            browser.close()
+    assert not found, "English on the zh-CN Chat tab:\n" + "\n".join(dict.fromkeys(found))

@@ -1,0 +1,78 @@
+"""An answer's text as the chat shows it, in the question's language (issue 60). Pure functions.
+
+- Without the English preamble the model puts before an answer in another language: the 135M model starts
+  a Chinese answer with "The answer is: …".
+- The places a decline names ("[1] paper.txt, lines 2-8", written by ``kimas_desktop.answer.outcome`` with
+  ``Chunk.locator``) said in the question's language ("第 2-8 行").
+
+The stored answer keeps what was written (``kimas ask --json`` and the API give it as it is).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from kimas_desktop.types import Quote, SentenceSupport
+from ui.chat.trace_view import locator
+
+__all__ = ["places_said", "preamble_length", "without_preamble"]
+
+# Two to eight English words ending in a colon ("The answer is:", "According to the document:"), "Answer:",
+# or "The answer is" alone, at the very start. One other word and a colon may be the answer's own term
+# ("RAG: 检索增强生成").
+_PREAMBLE = re.compile(
+    r"\s*(?:[A-Za-z]+(?:[ ,]+[A-Za-z']+){1,7}\s*[:：]|(?:answer|response|reply)\s*[:：]|the answer is\b)\s*",
+    re.IGNORECASE,
+)
+_ENGLISH = re.compile(r"[A-Za-z']+(?:[ ,]+[A-Za-z']+){2}")  # three English words in a row
+
+
+def preamble_length(answer: str, language: str) -> int:
+    """How many characters of ``answer`` are an English preamble before the answer to a question in
+    ``language`` (0: none): before "张长旺" or "42", not before an English sentence (the model answered in
+    English; that is its answer, not a preamble to one) or nothing (yet, while it streams). An answer to
+    an English question keeps every word."""
+    if language == "en":
+        return 0
+    found = _PREAMBLE.match(answer)
+    if found is None:
+        return 0
+    rest = answer[found.end() :]
+    if not rest.strip() or _ENGLISH.match(rest):
+        return 0
+    return found.end()
+
+
+def without_preamble(
+    answer: str, support: Sequence[SentenceSupport], language: str
+) -> tuple[str, list[SentenceSupport]]:
+    """``answer`` without its English preamble (``preamble_length``), and ``support`` moved to match: a
+    sentence that began inside the preamble keeps only its part after it."""
+    cut = preamble_length(answer, language)
+    if not cut:
+        return answer, list(support)
+    moved = []
+    for s in support:
+        if s.end <= cut:
+            continue
+        if s.start >= cut:
+            moved.append(replace(s, start=s.start - cut, end=s.end - cut))
+        else:
+            moved.append(replace(s, text=s.text[cut - s.start :], start=0, end=s.end - cut))
+    return answer[cut:], moved
+
+
+def places_said(answer: str, quotes: Sequence[Quote], language: str) -> str:
+    """``answer`` with each place a decline names for ``quotes`` ("[1] paper.txt, lines 2-8") said in
+    ``language``: the words ``kimas_desktop.answer.outcome`` writes for a quote, replaced whole."""
+    if language == "en":
+        return answer
+    for q in quotes:
+        if q.chunk.locator:
+            name = Path(q.chunk.source).name
+            written = f"[{q.n}] {name}, {q.chunk.locator}"
+            answer = answer.replace(written, f"[{q.n}] {name}, {locator(q.chunk, language)}")
+    return answer

@@ -1,0 +1,104 @@
+"""What the chat writes around an answer, in the question's language (issue 42, 60): not a label, since the
+page cannot translate text the app writes as it answers. A Chinese question gets the Chinese column, any
+other the English one; the labels' words (``ui.words``) may be said too, so a line can name a button as the
+page shows it."""
+
+from __future__ import annotations
+
+from kimas_desktop.answer.model_alone import LABEL as MODEL_ALONE_LABEL
+from kimas_desktop.answer.phrases import language_of
+from ui.words import WORDS
+
+__all__ = ["SAID", "said", "said_in"]
+
+# key → (English, Simplified Chinese)
+SAID: dict[str, tuple[str, str]] = {
+    "from your documents": ("From your documents", "来自你的文档"),
+    "closest passages": ("Closest passages in your documents", "你的文档中最接近的段落"),
+    "sources": ("Sources", "来源"),
+    "how made": ("How this answer was made", "这个回答是如何得出的"),
+    "try anyway": (
+        "_Press **Regenerate** to let the model try anyway._",
+        "_按 **重新生成** 让模型仍然尝试回答。_",
+    ),
+    # the status line while the model answers (``ui/chat/trace_view.status_line``), filled with str.format
+    "pace writing": ("{words} words so far, {rate} words/s.", "已写 {words} 个词，每秒 {rate} 个词。"),
+    "pace reading": (
+        "The model reads its sources first: {tokens} prompt tokens.",
+        "模型先阅读来源：{tokens} 个提示词元。",
+    ),
+    "pace reading at": (
+        "The model reads its sources first: {tokens} prompt tokens at about {rate} tokens/s ({source}).",
+        "模型先阅读来源：{tokens} 个提示词元，约每秒 {rate} 个（{source}）。",
+    ),
+    # where the prompt speed comes from (``budget.PromptSpeed``)
+    "measured at load": ("measured at load", "加载时测得"),
+    "recent answers": ("recent answers", "根据最近的回答"),
+    "unknown": ("unknown", "未知"),
+    # an answer's state (``ui/chat/render.py``, ``model_alone_view.py``)
+    "thinking": ("Thinking…", "思考中…"),
+    "stopped": ("_Stopped._", "_已停止。_"),
+    "stopped because": ("_Stopped ({why})._", "_已停止（{why}）。_"),
+    "you asked a new question": ("you asked a new question", "你问了新的问题"),  # app/chat/session.py
+    "could not answer": ("⚠ **Could not answer:** {why}", "⚠ **无法回答：** {why}"),
+    "no citations": ("_Citations are unavailable for this answer._", "_这个回答没有可用的引用。_"),
+    "found before stop": ("Sources found before it stopped", "停止前找到的来源"),
+    "quote unused": (
+        "⚠ The model's answer does not use the quoted passage above; the quote is what your documents say.",
+        "⚠ 模型的回答没有用到上面引用的段落；引用的才是你的文档所说的。",
+    ),
+    "unsupported sentences": (
+        "⚠ {n} sentence{s} of this answer could not be found in the sources.",
+        "⚠ 这个回答有 {n} 句话在来源中找不到。",
+    ),
+    # where a passage is (``Chunk.locator``'s parts)
+    "at page": ("p. {n}", "第 {n} 页"),
+    "at page ocr": ("p. {n} (OCR)", "第 {n} 页（OCR）"),
+    "at lines": ("lines {start}-{end}", "第 {start}-{end} 行"),
+    "web": ("web ({name})", "网页（{name}）"),
+    "open page": ("Open the page", "打开网页"),
+    "retrieved": (" · retrieved {when}", " · 获取于 {when}"),
+    "original file": ("The original file", "原始文件"),
+    "open file": ("Open {name}", "打开 {name}"),
+    "open at passage": ("Open {name} at the passage", "在该段落处打开 {name}"),
+    # why a sentence is flagged (the tooltip; ``SupportReason`` codes)
+    "not in the sources": ("not in the sources", "来源中没有"),
+    "weakly backed": ("weakly backed", "来源支持不足"),
+    "restates the question": ("restates the question", "只是重复了问题"),
+    "misses the answer": ("misses the answer", "没有给出答案"),
+    "missing facts": ("not in the sources: {facts}", "来源中没有：{facts}"),
+    "sources say": ("{reason}: the sources say {facts}", "{reason}：来源说的是 {facts}"),
+    "not found": ("not found in the sources", "在来源中找不到"),
+    "flag": ("unsupported", "无依据"),
+    # a table answer (``table_html``)
+    "computed": ("Computed: {what}", "计算得出：{what}"),
+    "row": ("row", "行"),
+    "more rows": ("and {n} more rows", "另有 {n} 行"),
+    # the answers Regenerate replaced (``earlier_html``)
+    "answer n": ("Answer {n}", "回答 {n}"),
+    "answer stopped": (" (stopped)", "（已停止）"),
+    "no answer": ("(no answer)", "（没有回答）"),
+    "earlier answers": ("{n} earlier answer{s} to this question", "这个问题之前的 {n} 个回答"),
+    # the model alone (``model_alone_view.py``)
+    "model alone label": (MODEL_ALONE_LABEL, "不是来自你的文档：模型用它自己的知识回答，可能有错。"),
+    "offer": (
+        "You can also ask the model alone: it answers from its own knowledge, not from your documents. "
+        "Click **{button}** below, or choose **{mode}: {alone}**.",
+        "你也可以只问模型：它用自己的知识回答，而不是根据你的文档。点击下面的 **{button}**，"
+        "或选择 **{mode}：{alone}**。",
+    ),
+}
+
+
+def said_in(key: str, language: str, **values: object) -> str:
+    """The chat's own words ``key`` in ``language`` ("zh": Simplified Chinese, else English), ``values``
+    filled in with ``str.format``; a key it does not know: ``key`` itself. A label's words (``_WORDS``) may
+    be said too: the chat's offer names the button and the choice as the page shows them."""
+    english, chinese = SAID.get(key) or WORDS.get(key) or (key, key)
+    text = chinese if language == "zh" else english
+    return text.format(**values) if values else text
+
+
+def said(key: str, question: str) -> str:
+    """The chat's own words ``key`` in ``question``'s language (a key it does not know: ``key`` itself)."""
+    return said_in(key, language_of(question))
