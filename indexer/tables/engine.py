@@ -172,7 +172,8 @@ class ArrowEngine:
         places = precision(info, q.target)
         text = number_text(round(v, max(places, 1) if q.operation == "mean" else places))
         said = exact if text == exact else f"{text} (exactly {exact})"
-        desc = f"{q.operation} of {q.target} over {_where(q.filters)} ({rows.num_rows} rows): {said}"
+        n = f"{rows.num_rows} row" + ("s" if rows.num_rows != 1 else "")  # a sum over one row: "(1 row)"
+        desc = f"{q.operation} of {q.target} over {_where(q.filters)} ({n}): {said}"
         return TableResult(v, text, desc, _rows(used, info), rows.num_rows)
 
     @staticmethod

@@ -24,11 +24,11 @@ GLOSSES: dict[str, str] = {
     "是多少": "", "为多少": "", "有多少": "how many", "多少": "how many", "几": "how many",
     "哪一年": "which year", "哪年": "which year", "哪个月": "which month", "哪一天": "which day",
     "哪个": "which", "哪些": "which", "哪": "which", "什么时候": "when", "何时": "when",
-    "总计": "total", "合计": "total", "总共": "total", "总和": "total", "总": "total", "一共": "total",
+    "总计": "total", "合计": "total", "合計": "total", "总共": "total", "总和": "total", "总": "total", "一共": "total",
     "平均值": "average", "平均": "average", "均值": "average",
     "最高": "highest", "最大": "largest", "最多": "most", "最长": "longest",
     "最低": "lowest", "最小": "smallest", "最少": "fewest", "最短": "shortest",
-    "差": "difference", "之间": "", "每个": "each", "每": "each",
+    "差": "difference", "之间": "", "每个": "for each", "每": "for each",
     "超过": "above", "高于": "above", "大于": "above", "低于": "below", "小于": "below", "少于": "below",
     "以来": "since", "以后": "after", "之后": "after", "以前": "before", "之前": "before",
     # counting words and measure words

@@ -8,11 +8,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kimas_desktop.answer.tables.reading import Token, keys, tokens
+from kimas_desktop.answer.tables.reading import Token, keys, tokens_kept
 from kimas_desktop.tables import FilterOp, TableColumn, TableFilter, TableInfo
-from kimas_desktop.text.words import STOPWORDS
+from kimas_desktop.text.scripts import has_unspaced
+from kimas_desktop.text.words import STOPWORDS, words
 
 __all__ = [
+    "Found",
     "Span",
     "compare",
     "date_filters",
@@ -23,6 +25,7 @@ __all__ = [
     "number_filters",
     "same",
     "time_op",
+    "unspaced_found",
     "value_filters",
     "year_column",
     "year_filter",
@@ -146,7 +149,12 @@ _BRACKET = re.compile(r"[(（]\s*([^()（）]{1,24}?)\s*[)）]")
 
 
 def glossed_codes(
-    question: str, table: TableInfo, toks: list[Token], used: set[int], seen: dict[str, set[str]]
+    question: str,
+    table: TableInfo,
+    toks: list[Token],
+    used: set[int],
+    seen: dict[str, set[str]],
+    kept: Sequence[tuple[int, int, bool]] = (),
 ) -> list[str]:
     """Mark as used the words a bracketed code explains ("Microsoft" in "Microsoft (MSFT)", "real GDP" in
         "real GDP (realgdp)") when the code is a value or a column of the table: the code is matched, its gloss
@@ -163,7 +171,7 @@ def glossed_codes(
             lacking.append(m.group(1))
         if not code or (code not in names and code not in values):
             continue
-        i = len(tokens(question[: m.start()])) - 1
+        i = len(tokens_kept(question[: m.start()], [k for k in kept if k[1] <= m.start()])[0]) - 1
         while i >= 0 and i not in used and toks[i].key and toks[i].text.lower() not in STOPWORDS:
             if toks[i].text.lower() in _OP_OF or toks[i].text.lower() in _FRAME_WORDS:
                 break
@@ -173,6 +181,60 @@ def glossed_codes(
 
 
 _FRAME_WORDS = {"how", "many", "much", "number", "count", "difference", "value"}
+
+
+@dataclass(frozen=True)
+class Found:
+    """A cell (``value``) or a header (``value`` None) of ``column`` inside the question's characters."""
+
+    start: int
+    end: int
+    column: TableColumn
+    value: str | None
+
+    @property
+    def kept(self) -> tuple[int, int, bool]:
+        return self.start, self.end, self.value is not None
+
+
+def _word_spans(question: str) -> set[tuple[int, int]]:
+    """The character spans of the segmenter's words in ``question``."""
+    out, pos = set(), 0
+    for w in words(question):
+        at = question.find(w, pos)
+        if at >= 0:
+            out.add((at, at + len(w)))
+            pos = at + len(w)
+    return out
+
+
+def unspaced_found(question: str, table: TableInfo, seen: dict[str, set[str]]) -> list[Found]:
+    """Cells of text columns and headers written in a script without spaces (Chinese, Japanese), found
+    inside the question as written: "车库" in "车库里的数量总共是多少？", where no word boundary sets it apart
+    (the segmenter cuts "车库里", the glossary reads "车" as cars). Longest first, each cell once, none
+    inside a longer cell or header found before it ("车库" is not found in "车库门遥控器" when that is a
+    cell too); one character only as a word of its own ("书" is not found in "书房"). In order."""
+    low = question.lower()
+    cands: list[tuple[str, TableColumn, str | None]] = [
+        (c.name, c, None) for c in table.columns if has_unspaced(c.name)
+    ]
+    for c in table.columns:
+        if c.kind == "text":
+            cands += [(v, c, v) for v in set(c.samples) | seen.get(c.name, set()) if has_unspaced(v)]
+    alone = _word_spans(question) if any(len(t.strip()) == 1 for t, _, _ in cands) else set()
+    taken: list[Found] = []
+    for text, column, value in sorted(cands, key=lambda x: (-len(x[0].strip()), x[2] is None, x[0])):
+        word = text.strip().lower()
+        at = low.find(word) if word else -1
+        while at >= 0:
+            span = (at, at + len(word))
+            free = not any(span[0] < f.end and f.start < span[1] for f in taken)
+            if free and (len(word) > 1 or span in alone):
+                taken.append(Found(*span, column, value))
+                if value is not None:
+                    break  # a cell once; a header at each of its places
+            at = low.find(word, at + 1)
+    return sorted(taken, key=lambda f: f.start)
 
 
 def value_filters(

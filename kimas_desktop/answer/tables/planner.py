@@ -2,7 +2,8 @@
 
 What it reads, in this order:
     values      a cell of a text column named in the question (from the column's samples and the row chunks
-                the search found): a filter ``column = value``; the longest names first
+                the search found): a filter ``column = value``; the longest names first; a cell in a script
+                without spaces (Chinese, Japanese) found inside the question's characters ("车库里")
     dates       a date ("on 1990-03-05", "March 5, 1990", "in March 1990") with a date column: a filter
                 on that day, month or year
     numbers     a number next to a number column ("8 cylinders", "poverty above 15"): a filter, with the
@@ -11,7 +12,8 @@ What it reads, in this order:
     columns     the other columns the question names: the target (the first number column after the
                 operation's word, else the first named)
     operation   "difference between A and B", "top k", "for each X"/"by X" (group), "how many" (a count,
-                or the named number column's value for the named row), "total", "average", "highest"/
+                the named number column's value for the named row, or the sum of a quantity column:
+                "how many items" over 数量), "total", "average", "highest"/
                 "lowest" (with "which …"/"who"/"when": the row that has it; else the value), else a lookup
 No plan (None) when the question names something the table does not hold (a name, a number or a date the
 plan does not use; what "how many" counts in rows a key names, when that is no column, value or name of the
@@ -32,9 +34,10 @@ from kimas_desktop.answer.tables.named import (
     glossed_codes,
     mentions_of,
     number_filters,
+    unspaced_found,
     value_filters,
 )
-from kimas_desktop.answer.tables.reading import row_values, subject, tokens
+from kimas_desktop.answer.tables.reading import row_values, subject, tokens_kept
 from kimas_desktop.answer.tables.targets import (
     FRAME,
     MAX,
@@ -43,9 +46,11 @@ from kimas_desktop.answer.tables.targets import (
     SUM,
     Reading,
     asks_row,
+    counts_rows,
     grouped_by,
     has,
     label_column,
+    quantity_column,
     superlative,
     target_column,
     top_k,
@@ -56,6 +61,8 @@ from kimas_desktop.answer.tables.unasked import closest, uncounted, unkinded, un
 from kimas_desktop.tables import (
     Aggregate,
     Operation,
+    TableColumn,
+    TableFilter,
     TableInfo,
     TableQuery,
 )
@@ -132,11 +139,15 @@ class TablePlanner:
         return tuple(dict.fromkeys(names + kinds)), tuple(counted)
 
     def _read(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> Reading | None:
-        toks = tokens(question)
-        used: set[int] = set()
         seen = row_values(rows, table.columns)
-        codes = glossed_codes(question, table, toks, used, seen)
-        values = value_filters(table, toks, used, seen)
+        found = unspaced_found(question, table, seen)
+        kept = [f.kept for f in found]
+        toks, at = tokens_kept(question, kept)
+        used = set(at)
+        codes = glossed_codes(question, table, toks, used, seen, kept)
+        cells = [f for f in found if f.value is not None]
+        values = [(TableFilter(f.column.name, "=", str(f.value)), i) for f, i in zip(cells, at, strict=True)]
+        values = sorted(values + value_filters(table, toks, used, seen), key=lambda x: x[1])
         filters = [f for f, _ in values]
         mentions = mentions_of(table, toks, used)
         filters += date_filters(table, toks, used)
@@ -204,7 +215,19 @@ def _group(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
     target = target_column(rest, at)
     if agg != "count" and target is None:
         return None
+    quantity = _quantity(r, table) if agg == "count" and target is None else None
+    if quantity is not None:
+        return TableQuery("group", quantity.name, tuple(r.filters), by=by.name, agg="sum")
     return TableQuery("group", target.name if target else "", tuple(r.filters), by=by.name, agg=agg)
+
+
+def _quantity(r: Reading, table: TableInfo) -> TableColumn | None:
+    """The column "how many" sums when the table says how many of each row's thing there are ("how many
+    items" over a 数量 column: the items, not the rows); None when it counts rows ("how many kinds")."""
+    i = has(r, {"how"})
+    if i is None or i + 1 >= len(r.toks) or r.toks[i + 1].text.lower() != "many" or counts_rows(r, i):
+        return None
+    return quantity_column(table)
 
 
 def _how_many(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
@@ -217,10 +240,13 @@ def _how_many(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
     named = any(m.start == i + 2 and m.column.kind == "number" for m in r.mentions)
     if target is not None and r.filters and (r.values or named):
         return TableQuery("lookup", target.name, tuple(r.filters))  # "how many construction jobs in May 2009"
-    if not r.filters and _unknown_words(r, table, i + 2):
+    if not r.filters and not counts_rows(r, i) and _unknown_words(r, table, i + 2):
         return None  # "how many tulip flowers": a word that names no column or value narrows the rows
     if uncounted(r.toks, r.used, r.filters, table, FRAME):
         return None
+    quantity = _quantity(r, table)
+    if quantity is not None:
+        return TableQuery("sum", quantity.name, tuple(r.filters))  # "how many items": their 数量, summed
     return TableQuery("count", "", tuple(r.filters))
 
 

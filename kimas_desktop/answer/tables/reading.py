@@ -17,7 +17,7 @@ from kimas_desktop.answer.tables.lexicon import gloss
 from kimas_desktop.tables import TableColumn, TableInfo
 from kimas_desktop.text.words import stem, words
 
-__all__ = ["Token", "keys", "row_values", "subject", "tokens"]
+__all__ = ["Token", "keys", "row_values", "subject", "tokens", "tokens_kept"]
 
 _MONTHS = {
     m: i
@@ -91,6 +91,26 @@ def _word_tokens(text: str) -> list[Token]:
             if part:
                 out.append(Token(part, _key(part)))
     return out
+
+
+def tokens_kept(text: str, kept: Sequence[tuple[int, int, bool]]) -> tuple[list[Token], list[int]]:
+    """``tokens`` with each character span of ``kept`` (in order, not overlapping) read apart from the text
+    around it: whole, as one token whose key is its text lower-cased (a cell found inside an unspaced
+    question: "车库" in "车库里的数量", which the segmenter and the glossary read as "cars 库里"), or, not
+    whole, as ``tokens`` reads it alone (a header: "物品" in "多少件物品", segmented "件物品"). Also the
+    index of each whole span's token."""
+    out: list[Token] = []
+    at: list[int] = []
+    pos = 0
+    for start, end, whole in kept:
+        out += tokens(text[pos:start])
+        if whole:
+            at.append(len(out))
+            out.append(Token(text[start:end], text[start:end].lower()))
+        else:
+            out += tokens(text[start:end])
+        pos = end
+    return out + tokens(text[pos:]), at
 
 
 def tokens(text: str) -> list[Token]:

@@ -18,12 +18,16 @@ __all__ = [
     "MAX",
     "MEAN",
     "MIN",
+    "QUANTITY",
+    "ROW_KINDS",
     "SUM",
     "Reading",
     "asks_row",
+    "counts_rows",
     "grouped_by",
     "has",
     "label_column",
+    "quantity_column",
     "superlative",
     "target_column",
     "top_k",
@@ -61,6 +65,10 @@ _COUNT_WORDS = {
 }
 # Words of the question's frame: never a sign that it names something the table lacks.
 FRAME = MAX | MIN | SUM | MEAN | {"how", "many", "much", "number", "count", "difference", "value", "row"}
+# Headers that hold how many of each row's thing there are: "how many items" sums them, not the rows.
+QUANTITY = {"quantity", "qty", "count", "units", "pieces", "pcs", "数量", "数目", "件数", "个数", "個数", "数"}  # fmt: skip
+# The words after "how many" that count the rows themselves ("how many kinds of items", "有多少种物品").
+ROW_KINDS = {"kind", "type", "sort", "variety", "row", "entry", "record", "line", "种", "类", "行"}
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,23 @@ class Reading:
     mentions: list[Span]
     values: list[tuple[TableFilter, int]]  # value filters and where they start
     codes: tuple[str, ...] = ()  # bracketed codes ("(TX)") that are no value or column of the table
+
+
+def quantity_column(table: TableInfo) -> TableColumn | None:
+    """The one number column whose header says how many of the row's thing there are ("数量",
+    "Quantity", "qty (pcs)"); None when there is none or more than one."""
+    found = [
+        c
+        for c in table.columns
+        if c.kind == "number" and re.sub(r"[(（].*?[)）]", "", c.name).strip().lower() in QUANTITY
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def counts_rows(r: Reading, at: int) -> bool:
+    """Whether the words after "how many" at ``at`` count rows: "how many kinds of items", "多少种"."""
+    nxt = r.toks[at + 2] if at + 2 < len(r.toks) else None
+    return nxt is not None and (nxt.key in ROW_KINDS or nxt.text.lower() in ROW_KINDS)
 
 
 def has(r: Reading, words_: set[str]) -> int | None:
