@@ -65,8 +65,10 @@ _COUNT_WORDS = {
 }
 # Words of the question's frame: never a sign that it names something the table lacks.
 FRAME = MAX | MIN | SUM | MEAN | {"how", "many", "much", "number", "count", "difference", "value", "row"}
-# Headers that hold how many of each row's thing there are: "how many items" sums them, not the rows.
-QUANTITY = {"quantity", "qty", "count", "units", "pieces", "pcs", "数量", "数目", "件数", "个数", "個数", "数"}  # fmt: skip
+# Headers that hold how many pieces of each row's thing there are: "how many items" sums them, not the
+# rows. Not "Count": issue 43's browser test reads "How many items are in the shelf Garage?" over a Count
+# column as the rows (2), and a Count column often tallies observations.
+QUANTITY = {"quantity", "qty", "units", "pieces", "pcs", "数量", "数目", "件数", "个数", "個数"}
 # The words after "how many" that count the rows themselves ("how many kinds of items", "有多少种物品").
 ROW_KINDS = {"kind", "type", "sort", "variety", "row", "entry", "record", "line", "种", "类", "行"}
 

@@ -63,3 +63,23 @@ def test_a_japanese_question_finds_its_cell() -> None:
     assert plan("車庫にある数量の合計は？", table) == TableQuery(
         "sum", "数量", (TableFilter("場所", "=", "車庫"),)
     )
+
+
+@pytest.mark.parametrize(("header", "operation"), [("Quantity", "sum"), ("Count", "count")])
+def test_how_many_items_sums_a_quantity_column_not_a_count(header: str, operation: str) -> None:
+    table = TableInfo(
+        "t3",
+        "c",
+        "/k/stock.xlsx",
+        "Stock",
+        1,
+        (
+            TableColumn("Item", "text", ("nails", "screws", "hinges", "bolts")),
+            TableColumn("Shelf", "text", ("Garage", "Attic", "Cellar")),
+            TableColumn(header, "number", ("40", "12", "7", "30")),
+        ),
+        4,
+    )
+    got = plan("How many items are in the shelf Garage?", table)
+    assert got is not None and got.operation == operation
+    assert got.filters == (TableFilter("Shelf", "=", "Garage"),)
