@@ -61,6 +61,9 @@ class Builders:
     indexer: Callable[[LanceStore, Embedder, IndexerConfig], IndexService]
     watcher: Callable[[Callable[[str], None]], FolderFeed]
     source: Callable[[str, SourceConfig, Path], OnlineSource] = _web_source  # cache dir for its pages
+    # The sentence scorer's embedder when it is not the collections' (``grounding.meaning``); no builder:
+    # theirs. The builder gives None for collections embedded with that model, or when it is not installed.
+    meaning: Callable[[EmbeddingModelConfig, Path], Embedder | None] | None = None
 
 
 def real_builders() -> Builders:
@@ -76,6 +79,11 @@ def real_builders() -> Builders:
         from local_models.embedders.query_memo import QueryMemo
 
         return QueryMemo(build_embedder(cfg, cache))  # one question, one embedding (not one per stage)
+
+    def meaning(cfg: EmbeddingModelConfig, cache: Path) -> Embedder | None:
+        from local_models import sentence_meaning
+
+        return sentence_meaning(cfg, cache)
 
     def reranker(cfg: RerankConfig, emb: Embedder, cache: Path) -> Reranker:
         from local_models import build_reranker
@@ -97,7 +105,7 @@ def real_builders() -> Builders:
 
         return FolderWatcher(on_change)
 
-    return Builders(chat, embedder, reranker, store, indexer, watcher)
+    return Builders(chat, embedder, reranker, store, indexer, watcher, meaning=meaning)
 
 
 class _Closing(Protocol):
@@ -219,6 +227,22 @@ class Runtime:
         )
         return part
 
+    def meaning(self, config: Config) -> Embedder:
+        """The embedder whose sentence similarities the quote and the decision read (``grounding.meaning``,
+        issue 58): the embedded multilingual-e5-small, unless the collections are embedded with it already,
+        the config says "index", or its weights are not installed (then the collections' own)."""
+        own = self.embedder(config)
+        build, cache = self._builders.meaning, self.paths.models_cache
+        if config.grounding.meaning == "index" or build is None:
+            return own
+        part: Embedder | None = self._hold(
+            "meaning",
+            config.embedding,
+            lambda: build(config.embedding, cache),
+            lambda held: held.close if held is not None else _nothing_to_close,
+        )
+        return part or own
+
     def reranker(self, config: Config) -> Reranker:
         cache = self.paths.models_cache
         part: Reranker = self._get(
@@ -274,6 +298,7 @@ class Runtime:
             embedder=self.embedder(config),
             reranker=self.reranker(config),
             searcher=self.store(config),
+            meaning=self.meaning(config),
             sources=[
                 (self._builders.source(name, spec, self.paths.web_cache), spec)
                 for name, spec in config.sources.items()
@@ -303,9 +328,10 @@ class Runtime:
         return self._builders.watcher(on_change)
 
     def warm_up(self, config: Config | None = None) -> None:
-        """Load the embedding and chat models (raises ``ModelError`` with a sentence)."""
+        """Load the embedding models and the chat model (raises ``ModelError`` with a sentence)."""
         config = config or self.config
         self.embedder(config).warm_up()
+        self.meaning(config).warm_up()
         self.chat(config).warm_up()
 
     def close(self, timeout: float = 10.0) -> None:

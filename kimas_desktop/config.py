@@ -268,6 +268,10 @@ class GroundingConfig(_Section):
     model_rescues_from: float = Field(0.4, ge=0, le=1)
     model_doubts_below: float = Field(0.4, ge=0, le=1)
     support: bool = True  # check each answer sentence against the sources
+    # Whose sentence similarities the quote and the decision read: "index" = the collections' embedder;
+    # "multilingual" = the embedded multilingual-e5-small. Not the default: no held-out gain on the dev kit,
+    # about twice the scoring time (bench/RESULTS.md, "The meaning signal (issue 58)").
+    meaning: Literal["index", "multilingual"] = "index"
 
 
 class CollectionConfig(_Section):

@@ -70,7 +70,10 @@ class Pipeline:
         searcher: ChunkSearcher,
         sources: Sequence[tuple[OnlineSource, SourceConfig]] = (),
         tables: TableAnswerer | None = None,
+        meaning: Embedder | None = None,
     ) -> None:
+        """``meaning``: the embedder whose sentence similarities the quote and the decision read
+        (``grounding.meaning``); None: ``embedder``."""
         self.config = config
         self._chat = chat
         self._dependence = TurnDependence(embedder)
@@ -97,7 +100,7 @@ class Pipeline:
         self._decider = Decider(
             config=config,
             packer=packer,
-            grounder=Grounder(embedder, config.grounding),
+            grounder=Grounder(meaning or embedder, config.grounding),
             synopsis=searcher.synopsis,
             second_round=AgenticRound(config.agentic, self._search.agents, filter_.rerank, self._pool),
             online=OnlineJoin(filter_.rerank),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig
+from kimas_desktop.errors import ModelUnavailableError
 from kimas_desktop.protocols import ChatModel, Embedder
 from local_models.embedders.fastembed_embedder import FastEmbedEmbedder
 from local_models.llama.chat import LlamaChatModel
@@ -36,6 +37,7 @@ __all__ = [
     "resolve_chat",
     "resolve_embedding",
     "resolve_reranker",
+    "sentence_meaning",
 ]
 
 
@@ -51,3 +53,19 @@ def build_embedder(cfg: EmbeddingModelConfig, cache_dir: Path) -> Embedder:
     if cfg.backend == "openai":
         return RemoteEmbedder(cfg)
     return FastEmbedEmbedder(cfg, cache_dir)
+
+
+def sentence_meaning(collections: EmbeddingModelConfig, cache_dir: Path) -> Embedder | None:
+    """The embedded multilingual-e5-small for the quote's and the decision's sentence similarities
+    (``grounding.meaning``); None when the collections are embedded with it already (theirs serves) or its
+    weights are not installed."""
+    from local_models.catalog.catalog import MULTILINGUAL_EMBEDDER
+    from local_models.embedders.e5_embedded import e5_weights
+
+    if collections.backend == "local" and collections.name.lower() == MULTILINGUAL_EMBEDDER.lower():
+        return None
+    try:
+        e5_weights()
+    except ModelUnavailableError:
+        return None
+    return FastEmbedEmbedder(EmbeddingModelConfig(name=MULTILINGUAL_EMBEDDER), cache_dir)
