@@ -61,9 +61,9 @@ class Builders:
     indexer: Callable[[LanceStore, Embedder, IndexerConfig], IndexService]
     watcher: Callable[[Callable[[str], None]], FolderFeed]
     source: Callable[[str, SourceConfig, Path], OnlineSource] = _web_source  # cache dir for its pages
-    # The sentence scorer's embedder when it is not the collections' (``grounding.meaning``); no builder:
-    # theirs. The builder gives None for collections embedded with that model, or when it is not installed.
-    meaning: Callable[[EmbeddingModelConfig, Path], Embedder | None] | None = None
+    # The embedded multilingual model beside the collections' embedder (``Runtime.meaning``): theirs when
+    # it is that model, None when it is not installed; no builder: none.
+    meaning: Callable[[Embedder, Path], Embedder | None] | None = None
 
 
 def real_builders() -> Builders:
@@ -80,10 +80,10 @@ def real_builders() -> Builders:
 
         return QueryMemo(build_embedder(cfg, cache))  # one question, one embedding (not one per stage)
 
-    def meaning(cfg: EmbeddingModelConfig, cache: Path) -> Embedder | None:
+    def meaning(collections: Embedder, cache: Path) -> Embedder | None:
         from local_models import sentence_meaning
 
-        return sentence_meaning(cfg, cache)
+        return sentence_meaning(collections, cache)
 
     def reranker(cfg: RerankConfig, emb: Embedder, cache: Path) -> Reranker:
         from local_models import build_reranker
@@ -227,21 +227,22 @@ class Runtime:
         )
         return part
 
-    def meaning(self, config: Config) -> Embedder:
-        """The embedder whose sentence similarities the quote and the decision read (``grounding.meaning``,
-        issue 58): the embedded multilingual-e5-small, unless the collections are embedded with it already,
-        the config says "index", or its weights are not installed (then the collections' own)."""
-        own = self.embedder(config)
+    def meaning(self, config: Config) -> Embedder | None:
+        """The embedded multilingual-e5-small for the second opinion on the evidence's order
+        (``rerank.second_opinion``) and, when ``grounding.meaning`` asks, the quote's sentence similarities
+        (issue 58): the collections' own embedder when it is that model, None when neither asks for it
+        or it is not installed."""
         build, cache = self._builders.meaning, self.paths.models_cache
-        if config.grounding.meaning == "index" or build is None:
-            return own
-        part: Embedder | None = self._hold(
-            "meaning",
-            config.embedding,
-            lambda: build(config.embedding, cache),
-            lambda held: held.close if held is not None else _nothing_to_close,
-        )
-        return part or own
+        asked = config.rerank.second_opinion > 0 or config.grounding.meaning == "multilingual"
+        if not asked or build is None:
+            return None
+        own = self.embedder(config)
+
+        def closer(held: Embedder | None) -> Callable[[], None]:
+            return held.close if held is not None and held is not own else _nothing_to_close
+
+        part: Embedder | None = self._hold("meaning", config.embedding, lambda: build(own, cache), closer)
+        return part
 
     def reranker(self, config: Config) -> Reranker:
         cache = self.paths.models_cache
@@ -331,7 +332,9 @@ class Runtime:
         """Load the embedding models and the chat model (raises ``ModelError`` with a sentence)."""
         config = config or self.config
         self.embedder(config).warm_up()
-        self.meaning(config).warm_up()
+        meaning = self.meaning(config)
+        if meaning is not None:
+            meaning.warm_up()
         self.chat(config).warm_up()
 
     def close(self, timeout: float = 10.0) -> None:

@@ -3,11 +3,12 @@ from multilingual-e5-small beside the index's own embedder, on the answers bench
 
     nice .venv/bin/python -m bench.answers --parts quote --answerable 300 --unanswerable 100 --quac 0 \
         --presets full --embedding-precision fp32          # first: the index and retrieved.json
-    nice .venv/bin/python -m bench.meaning [--sources 3 5] [--meaning index multilingual]
+    nice .venv/bin/python -m bench.meaning [--sources 3 5] [--meaning index multilingual] [--reorder 0 0.25]
 
 Retrieval is Part 1's (`kimas retrieve --batch` on the SQuAD-Shifts index, saved in retrieved.json), so
-every variant quotes from the same hits; only the sentence scorer's embedder and the number of hits it reads
-change. For each variant, on the tune half (even positions) and the held-out half (odd ones):
+every variant quotes from the same hits; only the sentence scorer's embedder, the number of hits it reads
+and (``--reorder``) e5's share in the order of the eight reranked hits change. For each variant, on
+the tune half (even positions) and the held-out half (odd ones):
 - the quote holds a gold string (answerable questions), with the shipped weights and with the weights
   that do best on tune (a grid);
 - the decision: a logistic model fitted on the tune half's features (the product's four, then with the
@@ -38,6 +39,7 @@ from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights, Scored
 from kimas_desktop.config import Config, EmbeddingModelConfig, GroundingConfig
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.text.terms import TermWeights
+from kimas_desktop.types import Hit
 
 ROOT = Path(__file__).resolve().parents[1]
 _FALSE_DECLINES = 0.05
@@ -53,15 +55,31 @@ def meaning_embedder(which: str, index: Embedder, cache: Path) -> Embedder:
     return build_embedder(EmbeddingModelConfig(name=MULTILINGUAL_EMBEDDER), cache)
 
 
+def reorder(hits: list[Hit], question: str, second: Embedder | None, mix: float) -> list[Hit]:
+    """The reranked hits in the order of ``(1 - mix)`` × their score over the best one's plus ``mix`` ×
+    their similarity by ``second`` over the best one's (the scores themselves unchanged)."""
+    if second is None or not mix or not hits:
+        return hits
+    cos = second.embed_passages([h.chunk.text for h in hits]) @ second.embed_query([question])[0]
+    s = np.array([h.score for h in hits])
+    mixed = (1 - mix) * s / max(float(s.max()), 1e-9) + mix * cos / max(float(cos.max()), 1e-9)
+    return [hits[i] for i in np.argsort(-mixed, kind="stable")]
+
+
 def ground_all(
-    scorer: QuoteScorer, runtime: Any, questions: list[Any], results: dict[str, Any]
+    scorer: QuoteScorer,
+    runtime: Any,
+    questions: list[Any],
+    results: dict[str, Any],
+    second: tuple[Embedder | None, float] = (None, 0.0),
 ) -> list[dict[str, Any]]:
-    """Each question's scored sentences (as the product's ``Grounder`` scores them), kept for rescoring."""
+    """Each question's scored sentences (as the product's ``Grounder`` scores them), kept for rescoring;
+    ``second``: an embedder and its share in the hits' order (``reorder``)."""
     out = []
     store = runtime.store()
     for q in questions:
         result = results[q.qid]
-        hits = hits_of(result)
+        hits = reorder(hits_of(result), q.text, *second)
         synopses = [store.synopsis(r["collection"]) for r in result["routes"]]
         idf = TermWeights.from_synopses(synopses) or TermWeights.from_texts([h.chunk.text for h in hits])
         t = time.perf_counter()
@@ -136,11 +154,12 @@ def variant(
     answerable: list[Any],
     unanswerable: list[Any],
     results: dict[str, Any],
+    second: tuple[Embedder | None, float] = (None, 0.0),
 ) -> dict[str, Any]:
     halves = {
         half: (
-            ground_all(scorer, runtime, split(answerable, half), results),
-            ground_all(scorer, runtime, split(unanswerable, half), results),
+            ground_all(scorer, runtime, split(answerable, half), results, second),
+            ground_all(scorer, runtime, split(unanswerable, half), results, second),
         )
         for half in ("tune", "holdout")
     }
@@ -188,6 +207,7 @@ def main() -> None:
     p.add_argument(
         "--meaning", nargs="+", default=["index", "multilingual"], choices=["index", "multilingual"]
     )
+    p.add_argument("--reorder", type=float, nargs="+", default=[0.0], help="e5's share in the hits' order")
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "answers"))
     args = p.parse_args()
     cache = Path(args.cache)
@@ -201,14 +221,14 @@ def main() -> None:
     config: Config = runtime.config
     index = runtime.embedder(config)
     out: dict[str, Any] = {}
-    for which in args.meaning:
-        embedder = meaning_embedder(which, index, paths.models_cache)
-        for sources in args.sources:
-            g = config.grounding.model_copy(update={"sources": sources})
-            scorer = QuoteScorer(embedder, weights_of(g), sources=sources)
-            name = f"{which}, sources {sources}"
-            out[name] = variant(scorer, g, runtime, answerable, unanswerable, results)
-            print(name, json.dumps(out[name]), flush=True)
+    e5 = meaning_embedder("multilingual", index, paths.models_cache)
+    for which, sources, mix in itertools.product(args.meaning, args.sources, args.reorder):
+        embedder = e5 if which == "multilingual" else index
+        g = config.grounding.model_copy(update={"sources": sources})
+        scorer = QuoteScorer(embedder, weights_of(g), sources=sources)
+        name = f"{which}, sources {sources}, e5 share in the hits' order {mix}"
+        out[name] = variant(scorer, g, runtime, answerable, unanswerable, results, (e5, mix))
+        print(name, json.dumps(out[name]), flush=True)
     print(json.dumps(out, indent=1))
 
 

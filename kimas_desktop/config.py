@@ -115,6 +115,9 @@ class RerankConfig(_Section):
     # full-path recall@5 with all-MiniLM-L6-v2: 0.4 → 0.653, 0.3 → 0.658 (offline over the same
     # candidates: 0.657 vs 0.680).
     semantic_weight: float = Field(0.3, ge=0, le=1)
+    # multilingual-e5-small's share in the order of the kept candidates (kimas_desktop/retrieval/
+    # second_opinion.py); 0 = the reranker's order alone.
+    second_opinion: float = Field(0.25, ge=0, le=1)
 
 
 class StorageConfig(_Section):

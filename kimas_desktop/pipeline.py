@@ -46,6 +46,7 @@ from kimas_desktop.events import Event, Status
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, OnlineSource, Reranker
 from kimas_desktop.retrieval.online import OnlineQueryWriter, OnlineSources
 from kimas_desktop.retrieval.second_look import SecondLook
+from kimas_desktop.retrieval.second_opinion import SecondOpinion
 from kimas_desktop.retrieval.turn_search import RetrievalResult, TurnSearch
 from kimas_desktop.retrieval.word_weights import index_weighted
 from kimas_desktop.routing.online import SourceMatcher
@@ -72,8 +73,9 @@ class Pipeline:
         tables: TableAnswerer | None = None,
         meaning: Embedder | None = None,
     ) -> None:
-        """``meaning``: the embedder whose sentence similarities the quote and the decision read
-        (``grounding.meaning``); None: ``embedder``."""
+        """``meaning``: the embedded multilingual-e5-small when it is installed, for the second opinion on
+        the kept evidence's order (``rerank.second_opinion``) and, with ``grounding.meaning =
+        "multilingual"``, the quote's sentence similarities; None: neither."""
         self.config = config
         self._chat = chat
         self._dependence = TurnDependence(embedder)
@@ -85,7 +87,9 @@ class Pipeline:
         router = CentroidRouter(searcher, embedder, config)
         self._source_matcher = SourceMatcher(embedder, router.mixin_vectors)
         weighed = index_weighted(reranker, searcher)  # a question's words weighed by the index
-        filter_ = EvidenceFilter(weighed, config.rerank.top_n, config.rerank.min_score)
+        share = config.rerank.second_opinion
+        second = SecondOpinion(meaning, share) if meaning is not None and share > 0 else None
+        filter_ = EvidenceFilter(weighed, config.rerank.top_n, config.rerank.min_score, second)
         second_look = SecondLook(searcher, filter_.rerank, config.hops, config.rerank.top_n, self._pool)
         self._search = TurnSearch(
             config=config,
@@ -100,7 +104,10 @@ class Pipeline:
         self._decider = Decider(
             config=config,
             packer=packer,
-            grounder=Grounder(meaning or embedder, config.grounding),
+            grounder=Grounder(
+                meaning if meaning is not None and config.grounding.meaning == "multilingual" else embedder,
+                config.grounding,
+            ),
             synopsis=searcher.synopsis,
             second_round=AgenticRound(config.agentic, self._search.agents, filter_.rerank, self._pool),
             online=OnlineJoin(filter_.rerank),

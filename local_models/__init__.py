@@ -55,15 +55,14 @@ def build_embedder(cfg: EmbeddingModelConfig, cache_dir: Path) -> Embedder:
     return FastEmbedEmbedder(cfg, cache_dir)
 
 
-def sentence_meaning(collections: EmbeddingModelConfig, cache_dir: Path) -> Embedder | None:
-    """The embedded multilingual-e5-small for the quote's and the decision's sentence similarities
-    (``grounding.meaning``); None when the collections are embedded with it already (theirs serves) or its
-    weights are not installed."""
+def sentence_meaning(collections: Embedder, cache_dir: Path) -> Embedder | None:
+    """The embedded multilingual-e5-small beside the collections' embedder (``Runtime.meaning``):
+    ``collections`` itself when it is that model, None when its weights are not installed."""
     from local_models.catalog.catalog import MULTILINGUAL_EMBEDDER
-    from local_models.embedders.e5_embedded import e5_weights
+    from local_models.embedders.e5_embedded import E5_MODEL_ID, e5_weights
 
-    if collections.backend == "local" and collections.name.lower() == MULTILINGUAL_EMBEDDER.lower():
-        return None
+    if collections.model_id == E5_MODEL_ID:
+        return collections
     try:
         e5_weights()
     except ModelUnavailableError:

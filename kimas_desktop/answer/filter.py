@@ -19,16 +19,25 @@ from dataclasses import replace
 
 from kimas_desktop.protocols import Reranker
 from kimas_desktop.retrieval.fusion import deduplicate, reciprocal_rank_fusion
+from kimas_desktop.retrieval.second_opinion import SecondOpinion
 from kimas_desktop.types import Hit
 
 __all__ = ["EvidenceFilter", "format_source", "pack"]
 
 
 class EvidenceFilter:
-    def __init__(self, reranker: Reranker, top_n: int, min_score: float = float("-inf")) -> None:
+    def __init__(
+        self,
+        reranker: Reranker,
+        top_n: int,
+        min_score: float = float("-inf"),
+        second: SecondOpinion | None = None,
+    ) -> None:
+        """``second``: another model's order of the kept hits (``retrieval/second_opinion.py``)."""
         self._reranker = reranker
         self._top_n = top_n
         self._min_score = min_score
+        self._second = second
 
     def rerank(self, query: str, candidates: Sequence[Hit], *, top_n: int | None = None) -> list[Hit]:
         unique = deduplicate(candidates)
@@ -40,7 +49,8 @@ class EvidenceFilter:
             key=lambda h: h.score,
             reverse=True,
         )
-        return ranked[: top_n or self._top_n]
+        kept = ranked[: top_n or self._top_n]
+        return self._second.order(query, kept) if self._second is not None else kept
 
     def rerank_readings(self, readings: Sequence[tuple[str, Sequence[Hit]]]) -> list[Hit]:
         """Each reading's candidates reranked against it, the rankings fused by rank (best first). A hit

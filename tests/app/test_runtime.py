@@ -38,6 +38,7 @@ def fake_runtime(tmp_path: Path, built: list[ClosingChat]) -> Runtime:
 
     builders = replace(
         real_builders(),
+        meaning=None,
         chat=chat,
         embedder=lambda cfg, cache: embedder,
         reranker=lambda cfg, emb, cache: WordOverlapReranker(),

@@ -40,6 +40,7 @@ def runtime(tmp_path: Path, built: Built) -> Runtime:
 
     builders = replace(
         real_builders(),
+        meaning=None,
         chat=chat,
         embedder=embedder,
         reranker=reranker,

@@ -54,8 +54,7 @@ def test_the_multilingual_sentence_scorer_quotes_the_sentence_that_names_the_cou
     question = "In what country is Normandy located?"
     assert "France" in quote_of(meaning, question)
     index = runtime(tmp_path, "index")
-    assert index.meaning(index.config) is index.embedder(index.config)
-    print("index embedder's quote:", quote_of(index, question))
+    print("the index embedder's quote:", quote_of(index, question))
 
 
 @pytest.mark.parametrize(
@@ -83,7 +82,7 @@ def test_the_sentence_that_answers_scores_above_the_one_that_repeats_the_questio
     assert said > echo + 0.05, (said, echo)
 
 
-def test_collections_embedded_with_e5_score_sentences_with_their_own_model(tmp_path: Path) -> None:
+def test_collections_embedded_with_e5_use_their_own_copy_and_nothing_asked_loads_none(tmp_path: Path) -> None:
     from local_models import sentence_meaning
     from local_models.catalog.catalog import MULTILINGUAL_EMBEDDER
 
@@ -92,5 +91,9 @@ def test_collections_embedded_with_e5_score_sentences_with_their_own_model(tmp_p
     )
     services = Runtime(resolve_paths(str(tmp_path / "data"), None), config)
     assert services.meaning(config) is services.embedder(config)  # one e5 in memory, not two
-    assert sentence_meaning(config.embedding, tmp_path) is None
-    assert services.meaning(Config()) is services.embedder(Config())  # the default: the collections' own
+    assert sentence_meaning(services.embedder(config), tmp_path) is services.embedder(config)
+    default = Config()
+    assert isinstance(services.meaning(default), FastEmbedEmbedder)  # the second opinion's (on by default)
+    assert services.meaning(default) is not services.embedder(default)
+    off = Config.model_validate({"rerank": {"second_opinion": 0}})
+    assert services.meaning(off) is None

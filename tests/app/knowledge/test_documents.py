@@ -31,6 +31,7 @@ def wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> bool:
 def open_app(data: Path, config: Config) -> DesktopApp:
     builders = replace(
         real_builders(),
+        meaning=None,
         embedder=lambda cfg, cache: HashEmbedder(dim=32),
         chat=lambda cfg: ScriptedChatModel(lambda messages, schema: "{}"),
         reranker=lambda cfg, emb, cache: WordOverlapReranker(),

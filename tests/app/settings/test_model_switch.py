@@ -43,6 +43,7 @@ def two_embedders(tmp_path: Path) -> TwoEmbedders:
     embedders: dict[str, HashEmbedder] = {"": HashEmbedder(dim=64), "other": OtherEmbedder(dim=64)}
     builders = replace(
         real_builders(),
+        meaning=None,
         embedder=lambda cfg, cache: embedders[cfg.name],
         chat=lambda cfg: ScriptedChatModel(lambda messages, schema: "{}"),
         reranker=lambda cfg, emb, cache: WordOverlapReranker(),

@@ -72,6 +72,7 @@ def open_desk(tmp_path: Path, reply: Reply) -> DesktopApp:
     """A started app over the real indexer and LanceDB with the two collections indexed."""
     builders = replace(
         real_builders(),
+        meaning=None,
         embedder=lambda cfg, cache: HashEmbedder(dim=32),
         chat=lambda cfg: ScriptedChatModel(reply),
         reranker=lambda cfg, emb, cache: WordOverlapReranker(),
