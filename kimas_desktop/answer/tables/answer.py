@@ -127,9 +127,11 @@ class TableAnswerer:
         return None
 
     def _choose(self, question: str, hits: Sequence[Hit]) -> tuple[TableInfo, int, list[str]] | None:
-        """The table the question names most, among the files of the top passages; the number of its
-        file's best passage; the text of its file's passages (the rows the search found)."""
-        best: tuple[int, TableInfo, int, list[str]] | None = None
+        """The table the question names most, among the files of the top passages, one it plans over before
+        one it does not ("How many snow days were there in Seattle?": the weather table, not the airports
+        whose city is Seattle); the number of its file's best passage; the text of its file's passages
+        (the rows the search found)."""
+        best: tuple[tuple[bool, int], TableInfo, int, list[str]] | None = None
         seen: set[tuple[str, str]] = set()
         for n, hit in enumerate(hits[:TOP_PASSAGES], start=1):
             key = (hit.chunk.collection, hit.chunk.source)
@@ -139,6 +141,9 @@ class TableAnswerer:
             rows = [h.chunk.text for h in hits if h.chunk.source == hit.chunk.source]
             for table in self._shelf.tables(*key):
                 score = self._planner.score(question, table, rows)
-                if score > 0 and (best is None or score > best[0]):
-                    best = (score, table, n, rows)
+                if score <= 0:
+                    continue
+                rank = (self._planner.plan(question, table, rows) is not None, score)
+                if best is None or rank > best[0]:
+                    best = (rank, table, n, rows)
         return None if best is None else best[1:]

@@ -1,0 +1,92 @@
+"""Chinese table questions through the whole product (issue 57): an English-headed .csv and a Chinese-headed
+.xlsx (written with openpyxl) indexed by the real indexer into real LanceDB, asked through the runtime's
+pipeline as `kimas ask` builds it (``app.runtime``, the real builders: the embedded chat model and the
+embedded multilingual-e5-small, which the app picks for a library that is not all English). The value is
+computed over the rows of the table the search found: a place written inside the question ("车库里")
+filters the rows, "多少件物品" over a 数量 column sums it, a Chinese question over English headers and values
+("日本车") computes as the English one does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.paths import Paths
+from app.runtime import Runtime
+from kimas_desktop.answer.outcome import Answered, Declined
+from kimas_desktop.config import parse_config
+from kimas_desktop.events import Done, TableReady
+from local_models.catalog.catalog import MULTILINGUAL_EMBEDDER
+from tests.indexer.tables.workbooks import xlsx_bytes
+
+pytestmark = pytest.mark.slow
+
+THINGS = [
+    ("物品", "位置", "数量"),
+    ("自行车", "车库", 2),
+    ("工具箱", "车库", 5),
+    ("轮胎", "车库", 40),
+    ("沙发", "客厅", 1),
+    ("书", "客厅", 30),
+    ("灯", "卧室", 3),
+    ("车库门遥控器", "客厅", 8),
+]
+CARS = (
+    "Name,Origin,Horsepower,Cylinders\n"
+    "mazda glc,Japan,65,4\nford pinto,USA,75,4\nhonda civic,Japan,67,4\n"
+    "ford torino,USA,140,8\nvw rabbit,Europe,71,4\ndatsun 280z,Japan,110,6\n"
+)
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
+    tmp = tmp_path_factory.mktemp("zh-tables")
+    docs = tmp / "docs"
+    docs.mkdir()
+    (docs / "家里的东西.xlsx").write_bytes(xlsx_bytes({"物品": THINGS}))
+    (docs / "cars.csv").write_text(CARS, "utf-8")
+    data = tmp / "data"
+    config = parse_config(
+        {"collections": {"home": {"folders": [str(docs)]}}, "embedding": {"name": MULTILINGUAL_EMBEDDER}}
+    )
+    rt = Runtime(Paths(data, data / "config.toml"), config)
+    report = rt.indexer().index("home", [docs])
+    assert report.indexed == 2 and not report.problems, report
+    yield rt
+    rt.close()
+
+
+def _ask(rt: Runtime, question: str) -> tuple[Answered | Declined, TableReady | None]:
+    events = list(rt.pipeline().ask(question))
+    (done,) = [e for e in events if isinstance(e, Done)]
+    assert isinstance(done.outcome, Answered | Declined), done.outcome
+    tables = [e for e in events if isinstance(e, TableReady)]
+    return done.outcome, tables[0] if tables else None
+
+
+@pytest.mark.parametrize(
+    ("question", "file", "starts", "says"),
+    [
+        # Chinese headers: 车库 is found inside 车库里 (was the sum over every row, 89)
+        ("车库里的数量总共是多少？", "家里的东西.xlsx", "47 (computed from 家里的东西.xlsx, sheet 物品",
+         "sum of 数量 over rows where 位置 = 车库 (3 rows): 47"),
+        # how many items, with a 数量 column: the items, summed, not the 3 rows (was declined)
+        ("车库里一共有多少件物品？", "家里的东西.xlsx", "47 (computed from",
+         "sum of 数量 over rows where 位置 = 车库 (3 rows): 47"),
+        ("车库里有几种物品？", "家里的东西.xlsx", "3 (computed from", "rows where 位置 = 车库: 3"),
+        # English headers and values, a Chinese question
+        ("日本车的平均马力是多少？", "cars.csv", "80.7 (computed from cars.csv",
+         "mean of Horsepower over rows where Origin = Japan (3 rows): 80.7 (exactly 80.6667)"),
+        ("有几辆日本车？", "cars.csv", "3 (computed from cars.csv", "rows where Origin = Japan: 3"),
+    ],
+)  # fmt: skip
+def test_a_chinese_question_is_computed_over_the_table_it_names(
+    runtime: Runtime, question: str, file: str, starts: str, says: str
+) -> None:
+    said, table = _ask(runtime, question)
+    assert isinstance(said, Answered), said
+    assert table is not None and Path(table.answer.table.source).name == file
+    assert said.text.startswith(starts), said.text
+    assert says in said.text, said.text
