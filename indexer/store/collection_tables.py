@@ -32,6 +32,8 @@ from kimas_desktop.errors import EmbedderMismatchError
 from kimas_desktop.protocols import SearchMode, Vector
 from kimas_desktop.types import Chunk, Hit
 
+PART_ROWS = 8192  # rows per part of a pass over a whole chunk table
+
 
 class CollectionTables:
     """The chunks table and the file manifest of ``collection`` (``dim``-d vectors)."""
@@ -132,10 +134,18 @@ class CollectionTables:
             return np.zeros((0, dim), np.float32), texts
         return np.concatenate(matrices).astype(np.float32, copy=False), texts
 
-    def texts(self) -> Iterator[str]:
-        """The text of every chunk, in no particular order."""
-        for part in self._scan(None, ["text"]):
-            yield from part.column("text").to_pylist()
+    def texts(self, rows: int = PART_ROWS) -> Iterator[str]:
+        """The text of every chunk, in no particular order, read ``rows`` at a time."""
+        for batch in self._chunks.search().select(["text"]).limit(None).to_batches(rows):
+            yield from batch.column("text").to_pylist()
+
+    def vector_parts(self, rows: int = PART_ROWS) -> Iterator[Vector]:
+        """Every stored vector (float32 [n, dim]) in parts of at most ``rows``, in table order: what a
+        pass over the whole collection holds in memory is one part, not the collection (issue 59)."""
+        dim = self.dim
+        for batch in self._chunks.search().select(["vector"]).limit(None).to_batches(rows):
+            flat = batch.column("vector").flatten().to_numpy(zero_copy_only=False)
+            yield flat.astype(np.float32, copy=False).reshape(-1, dim)
 
     def sources(self) -> set[str]:
         column = self._chunks.search().select(["source"]).limit(None).to_arrow()

@@ -156,6 +156,10 @@ class EntityTables:
                 for column in columns:
                     table.create_index(column, config=BTree())
 
+    def count_indexed(self) -> int:
+        """How many chunks' entities are stored (one marker row each)."""
+        return int(self._mentions.count_rows("key = ''"))
+
     def count_mentions(self) -> int:
         return int(self._mentions.count_rows("key != ''"))
 

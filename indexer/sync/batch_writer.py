@@ -66,6 +66,7 @@ class BatchWriter:
         self._written: set[str] = set()  # sources with chunks added this sync
         self._done: set[str] = set()  # files whose manifest record is (being) written
         self._forget: set[str] = set()  # manifest records to delete (files abandoned on a cancel)
+        self.touched: set[str] = set()  # sources whose chunks this sync deleted or wrote
         self.stats = WriteStats()
 
     def _clear(self, job: Job) -> None:
@@ -143,6 +144,7 @@ class BatchWriter:
                 self.stats.removed_vectors.append(removed)
                 self.stats.term_delta.subtract(count_terms(texts))
             self._tables.delete_sources(sorted(self._deletes))
+            self.touched.update(self._deletes)
             self._deletes.clear()
         if self._forget:
             self._tables.delete_files(sorted(self._forget))
@@ -150,6 +152,7 @@ class BatchWriter:
         if self._rows:
             self._tables.add_chunks(self._rows)
             self._written.update(r.chunk.source for r in self._rows)
+            self.touched.update(r.chunk.source for r in self._rows)
             self.stats.rows += len(self._rows)
             if self.stats.track_vectors:
                 self.stats.added_vectors.append(np.stack([np.asarray(r.vector) for r in self._rows]))

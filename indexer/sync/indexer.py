@@ -195,7 +195,8 @@ class Indexer:
             self._synopses.repair(tables)
         else:
             self._synopses.refresh(tables, run.writer.stats, state_known=state is not None)
-        self._keep_entities(tables, lease)
+        changed = None if interrupted else (set() if run.writer is None else run.writer.touched)
+        self._keep_entities(tables, lease, changed)
         report = self._report(collection, run, start)
         files = sum(1 for r in run.records if r.status == "indexed")
         chunks = tables.count_chunks()
@@ -205,13 +206,14 @@ class Indexer:
             self._store.finish_sync(collection, files=files, chunks=chunks, problems=report.problems)
         return report
 
-    def _keep_entities(self, tables: CollectionTables, lease: Lease) -> None:
-        """The entity index after a sync's writes (``indexer.upkeep.entity_upkeep``), or none when switched off."""
+    def _keep_entities(self, tables: CollectionTables, lease: Lease, changed: set[str] | None = None) -> None:
+        """The entity index after a sync's writes (``indexer.upkeep.entity_upkeep``), or none when switched
+        off. ``changed``: the sources whose chunks this sync wrote or deleted (None: compare them all)."""
         lease.check()
         if self._entities is None:
             self._store.drop_entities(tables.collection)
         else:
-            self._entities.refresh(tables, check=lease.check)
+            self._entities.refresh(tables, check=lease.check, changed=changed)
 
     def _record_what_is_there(self, tables: CollectionTables) -> None:
         """Best effort after a failed write: the collection's counts as its tables hold them (the write

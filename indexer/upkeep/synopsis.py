@@ -98,6 +98,37 @@ def fit(vectors: Matrix, k: int, *, seed: int = 0, iterations: int = 25) -> Syno
     return SynopsisState(centroids.astype(np.float32), counts)
 
 
+def sample_of(parts: Iterable[Matrix], total: int, size: int) -> Matrix:
+    """Every ``ceil(total / size)``-th vector of ``parts`` (at most about ``size`` of them, spread over
+    the whole collection): what a large collection's k-means is fitted on."""
+    step = max(1, -(-total // size))
+    picked: list[Matrix] = []
+    seen = 0
+    for part in parts:
+        first = (-seen) % step
+        picked.append(np.array(part[first::step], np.float32))  # a copy: a view keeps its part alive
+        seen += len(part)
+    return np.concatenate(picked) if picked else np.zeros((0, 0), np.float32)
+
+
+def settle(centroids: Matrix, parts: Iterable[Matrix]) -> SynopsisState:
+    """Each vector of ``parts`` to its nearest centroid, in one pass: the members' means and counts (a
+    centroid without members stays as it was). Memory: one part, whatever the collection's size."""
+    k = len(centroids)
+    sums = np.zeros(centroids.shape, np.float64)
+    counts = np.zeros(k, np.int64)
+    for part in parts:
+        if k == 0 or len(part) == 0:
+            continue
+        labels = _nearest(np.asarray(part, np.float32), centroids)
+        np.add.at(sums, labels, np.asarray(part, np.float64))
+        counts += np.bincount(labels, minlength=k)
+    means = centroids.astype(np.float64)
+    alive = counts > 0
+    means[alive] = sums[alive] / counts[alive, None]
+    return SynopsisState(means.astype(np.float32), counts)
+
+
 def update(state: SynopsisState, added: Matrix, removed: Matrix) -> SynopsisState:
     """Fold ``added`` and ``removed`` vectors into the cluster means."""
     centroids = state.centroids.astype(np.float64)

@@ -113,11 +113,11 @@ class FailingOnce(EntityUpkeep):
 
     failed = False
 
-    def refresh(self, tables: Any, check: Any = None) -> EntityWork:
+    def refresh(self, tables: Any, check: Any = None, changed: Any = None) -> EntityWork:
         if not FailingOnce.failed:
             FailingOnce.failed = True
             raise RuntimeError("killed")
-        return super().refresh(tables, check)
+        return super().refresh(tables, check, changed)
 
 
 def test_a_sync_that_died_before_the_entities_is_repaired_by_the_next(
@@ -132,6 +132,32 @@ def test_a_sync_that_died_before_the_entities_is_repaired_by_the_next(
         indexer.index("c", [docs])
     assert "george westinghouse" not in keys_by_file(store)["tesla.md"]  # the chunks changed, not these
     indexer.index("c", [docs])  # no file changes now: it still notices
+    got = keys_by_file(store)
+    assert "george westinghouse" in got["tesla.md"] and "thomas edison" not in got["tesla.md"]
+    assert {k: v for k, v in got.items() if k != "tesla.md"} == {
+        k: v for k, v in expected.items() if k != "tesla.md"
+    }
+
+
+def test_an_edit_redoes_its_file_without_comparing_every_chunk(
+    tmp_path: Path, indexer: Indexer, store: LanceStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 59: comparing every chunk id cost 1.4 s a sync at 550,000 chunks, for one saved file."""
+    docs = folder(tmp_path)
+    indexer.index("c", [docs])
+    expected = keys_by_file(store)
+    compared: list[str] = []
+    every_id = EntityTables.indexed
+
+    def counted(tables: EntityTables) -> set[str]:
+        compared.append("indexed")
+        return every_id(tables)
+
+    monkeypatch.setattr(EntityTables, "indexed", counted)
+    write(docs / "tesla.md", TESLA.replace("Thomas Edison", "George Westinghouse"))
+    indexer.index("c", [docs])
+    indexer.index("c", [docs])  # and a sync with nothing changed
+    assert compared == []
     got = keys_by_file(store)
     assert "george westinghouse" in got["tesla.md"] and "thomas edison" not in got["tesla.md"]
     assert {k: v for k, v in got.items() if k != "tesla.md"} == {

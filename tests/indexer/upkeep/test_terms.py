@@ -59,11 +59,14 @@ def test_edits_deletes_and_renames_update_the_counts_without_a_recount(
 
     monkeypatch.setattr(CollectionTables, "vectors_and_texts", partial_only)
 
-    def no_texts(tables: CollectionTables) -> Any:
-        full_reads.append("texts")
-        return iter(())
+    for name in ("texts", "vector_parts"):  # what a refit reads (in parts)
+        whole = getattr(CollectionTables, name)
 
-    monkeypatch.setattr(CollectionTables, "texts", no_texts)
+        def reads_all(tables: CollectionTables, *args: Any, _name: str = name, _whole: Any = whole) -> Any:
+            full_reads.append(_name)
+            return _whole(tables, *args)
+
+        monkeypatch.setattr(CollectionTables, name, reads_all)
 
     (folder / "f0.md").write_text(section("S0", 3, seed=7) + "A zeugma, at last.\n")  # edit
     (folder / "f1.md").unlink()  # delete
@@ -71,6 +74,7 @@ def test_edits_deletes_and_renames_update_the_counts_without_a_recount(
     indexer.index("c", [folder])
 
     assert full_reads == []  # the counts were updated, not recounted
+    monkeypatch.undo()
     state = store.synopsis_state("c")
     assert state is not None and state.changes > 0  # the incremental path
     assert counts(store, "c") == counts_from_scratch(tmp_path, folder)

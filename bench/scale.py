@@ -1,0 +1,262 @@
+"""The cost of growth (issue 59): one collection from 10k to 500k chunks of real technical prose.
+
+    .venv/bin/python -m bench.scale [--every 11] [--copies 1,5,13,19,48] [--questions 100] [--edits 20]
+
+Data: Debian's ``linux-doc-6.1`` (``apt-get install linux-doc-6.1``), the kernel's Documentation tree
+(reStructuredText, text and YAML bindings, gzipped in the package). Every ``--every``-th file is unpacked
+into ``copy00/`` of a watched folder and indexed from scratch with the embedded default embedder (the
+first stage: real parsing and embedding). Each later stage adds copies of that folder (``copy01/``, …)
+and syncs again: the product's own copy path (a file whose bytes it has stored takes the stored chunks
+and vectors, nothing is embedded again), so half a million chunks cost no hours of embedding. Everything
+runs through the product: ``Indexer`` over a ``LanceStore`` (which adds its vector index at 50,000
+chunks), ``CentroidRouter``, the ``FolderWatcher`` feeding an ``IndexScheduler``.
+
+At each stage: the sync's files/s and chunks/s and this process tree's peak RSS while it ran; the data
+directory's size, the chunk table's fragments and versions; for ``--questions`` known-item questions (the
+first 10 words of a sentence of a chunk sampled from ``copy00/``, chosen once), the store's hybrid search
+(k=12, as a retrieval agent asks) p50/p95 with and without the question's embedding, and recall@5 (a hit
+whose text holds the words counts: any copy of the chunk is the known item); recall@5 of the dense search
+through the vector index against the exact (flat) search; routing time; restart-to-ready (a fresh store and
+indexer: open, scan the folder, compare with the manifest, sync nothing, answer one search). At the first
+stage with at least ``--edit-files`` files: ``--edits`` saves of one file each, from the write until a
+full-text search finds the saved word, and the table's versions and size after them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import lancedb
+
+from app.knowledge.scheduler import IndexScheduler
+from bench.machine import cpu_model, tree_rss
+from indexer import FolderWatcher, Indexer, LanceStore
+from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig, parse_config
+from kimas_desktop.routing.router import CentroidRouter
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = Path("/usr/share/doc/linux-doc-6.1/Documentation")
+KEEP = (".rst", ".txt", ".yaml", "")  # the tree's prose and bindings; not images, fonts or scripts
+NAME = "linux-doc"
+
+
+def unpack(source: Path, dest: Path, every: int) -> int:
+    """Every ``every``-th prose file of the package, unpacked under ``dest``; how many."""
+    names = sorted(p for p in source.rglob("*.gz") if Path(p.stem).suffix in KEEP)
+    for path in names[::every]:
+        out = dest / path.relative_to(source).with_suffix("")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(gzip.decompress(path.read_bytes()))
+    return len(names[::every])
+
+
+class PeakRss:
+    """The highest resident memory of this process and its children while the block runs."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.2):
+            self.peak = max(self.peak, tree_rss(os.getpid()))
+
+    def __enter__(self) -> PeakRss:
+        self.peak = tree_rss(os.getpid())
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def questions(store: LanceStore, n: int, seed: int = 59) -> list[str]:
+    """The first 10 words of one sentence of ``n`` chunks of ``copy00/``, sampled once."""
+    chunks = [c for c in store.chunks(NAME) if "/copy00/" in c.source]
+    random.Random(seed).shuffle(chunks)
+    out: list[str] = []
+    for chunk in chunks:
+        for sentence in re.split(r"(?<=[.!?])\s+|\n\s*\n", chunk.text):
+            words = sentence.split()
+            if len(words) >= 12 and sum(w.isalpha() for w in words) >= 8:
+                out.append(" ".join(words[:10]))
+                break
+        if len(out) == n:
+            break
+    return out
+
+
+def holds(text: str, question: str) -> bool:
+    return question in " ".join(text.split())
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def searches(store: LanceStore, embedder: Any, db: Path, asked: list[str]) -> dict[str, Any]:
+    """Latency and recall@5 of the product's hybrid search, and of its dense search (through the vector
+    index once there is one) against the exact search (the same LanceDB table, its index bypassed)."""
+    table = lancedb.connect(str(db)).open_table(store.tables(NAME).chunks_table)
+    with_embed, search_ms, route_ms = [], [], []
+    found = {"hybrid": 0, "dense_index": 0, "dense_flat": 0}
+    router = CentroidRouter(store, embedder, parse_config({}))
+    for q in asked:
+        t0 = time.perf_counter()
+        vector = embedder.embed_query([q])[0]
+        t1 = time.perf_counter()
+        hits = store.search(NAME, text=q, vector=vector, k=12, mode="hybrid")
+        t2 = time.perf_counter()
+        router.score(q, vector, [NAME])
+        route_ms.append((time.perf_counter() - t2) * 1000)
+        with_embed.append((t2 - t0) * 1000)
+        search_ms.append((t2 - t1) * 1000)
+        found["hybrid"] += any(holds(h.chunk.text, q) for h in hits[:5])
+        dense = store.search(NAME, text=q, vector=vector, k=5, mode="dense")  # through the index
+        found["dense_index"] += any(holds(h.chunk.text, q) for h in dense)
+        flat = table.search(vector, vector_column_name="vector").distance_type("cosine").limit(5)
+        texts = flat.bypass_vector_index().select(["text", "_distance"]).to_arrow().column("text")
+        found["dense_flat"] += any(holds(t, q) for t in texts.to_pylist())
+    n = len(asked)
+    return {
+        "retrieve_p50_ms": round(pct(with_embed, 0.5), 1),
+        "retrieve_p95_ms": round(pct(with_embed, 0.95), 1),
+        "search_p50_ms": round(pct(search_ms, 0.5), 1),
+        "search_p95_ms": round(pct(search_ms, 0.95), 1),
+        "route_p50_ms": round(pct(route_ms, 0.5), 2),
+        **{f"recall5_{k}": round(v / n, 3) for k, v in found.items()},
+    }
+
+
+def table_state(db: Path, store: LanceStore) -> dict[str, Any]:
+    table = lancedb.connect(str(db)).open_table(store.tables(NAME).chunks_table)
+    stats = table.stats()
+    size = sum(f.stat().st_size for f in db.rglob("*") if f.is_file())
+    return {
+        "data_mb": round(size / 1024**2, 1),
+        "fragments": int(stats["fragment_stats"]["num_fragments"]),
+        "versions": len(table.list_versions()),
+        "indices": sorted(i.index_type for i in table.list_indices()),
+    }
+
+
+def restart(db: Path, docs: Path, embedder: Any, asked: list[str]) -> dict[str, Any]:
+    """A fresh store and indexer: open, sync the unchanged folder, answer one search."""
+    t0 = time.perf_counter()
+    store = LanceStore(str(db), embedder=embedder)
+    report = Indexer(store, embedder, IndexerConfig()).index(NAME, [docs])
+    t1 = time.perf_counter()
+    store.search(NAME, text=asked[0], vector=embedder.embed_query([asked[0]])[0], k=12, mode="hybrid")
+    t2 = time.perf_counter()
+    assert report.indexed == 0 and report.deleted == 0, report
+    return {"restart_sync_s": round(t1 - t0, 2), "restart_ready_s": round(t2 - t0, 2)}
+
+
+def edits(store: LanceStore, indexer: Indexer, docs: Path, n: int) -> dict[str, Any]:
+    """``n`` saves of one file each in the watched folder, until a full-text search finds the new word."""
+    folders = {NAME: [docs]}
+    scheduler = IndexScheduler(lambda: indexer, folders.get, debounce_s=IndexerConfig().debounce_s)
+    watcher = FolderWatcher(scheduler.touch)
+    watcher.watch(folders)
+    files = sorted((docs / "copy00").rglob("*.rst"))
+    seconds = []
+    try:
+        for r in range(n):
+            word = f"zebracorn{r}q{len(files)}"
+            path = files[(37 * r + 11) % len(files)]
+            text = path.read_text("utf-8") + f"\n\nThe {word} appears in this edit.\n"
+            t = time.perf_counter()
+            path.write_text(text, "utf-8")
+            while not any(
+                word in h.chunk.text
+                for h in store.search(NAME, text=word, vector=None, k=1, mode="fts")  # type: ignore[arg-type]
+            ):
+                time.sleep(0.01)
+            seconds.append(time.perf_counter() - t)
+            while not scheduler.idle():
+                time.sleep(0.05)
+            time.sleep(0.3)
+    finally:
+        watcher.close()
+        scheduler.close()
+    return {
+        "edit_searchable_median_s": round(statistics.median(seconds), 2),
+        "edit_searchable_max_s": round(max(seconds), 2),
+    }
+
+
+def stage(work: Path, copies: int, embedder: Any, indexer: Indexer, store: LanceStore) -> dict[str, Any]:
+    """Grow the folder to ``copies`` copies and sync it; the sync's speed and peak memory."""
+    docs = work / "docs"
+    for c in range(1, copies):
+        target = docs / f"copy{c:02d}"
+        if not target.exists():
+            shutil.copytree(docs / "copy00", target)
+    with PeakRss() as rss:
+        t = time.perf_counter()
+        report = indexer.index(NAME, [docs])
+        seconds = time.perf_counter() - t
+    files = report.indexed + report.unchanged
+    return {
+        "copies": copies,
+        "files": files,
+        "chunks": store.count_chunks(NAME),
+        "sync_files": report.indexed,
+        "sync_s": round(seconds, 1),
+        "files_per_s": round(report.indexed / seconds, 1),
+        "chunks_per_s": round(report.chunks_added / seconds, 1),
+        "peak_rss_mb": round(rss.peak / 1024**2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--work", type=Path, default=Path("/tmp/kimas-scale"))
+    parser.add_argument("--every", type=int, default=11)
+    parser.add_argument("--copies", default="1,5,13,19,48")
+    parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--edit-files", type=int, default=10_000)
+    args = parser.parse_args()
+    from local_models import build_embedder
+
+    print(json.dumps({"cpu": cpu_model(), "date": time.strftime("%Y-%m-%d %H:%M")}), flush=True)
+    work, db = args.work, args.work / "db"
+    shutil.rmtree(work, ignore_errors=True)
+    print(json.dumps({"unpacked": unpack(SOURCE, work / "docs" / "copy00", args.every)}), flush=True)
+    embedder = build_embedder(EmbeddingModelConfig(), ROOT / "bench" / ".cache" / "models")
+    embedder.warm_up()
+    store = LanceStore(str(db), embedder=embedder)
+    indexer = Indexer(store, embedder, IndexerConfig())
+    asked: list[str] = []
+    edited = False
+    for copies in (int(c) for c in args.copies.split(",")):
+        row = stage(work, copies, embedder, indexer, store)
+        asked = asked or questions(store, args.questions)
+        row |= searches(store, embedder, db, asked) | table_state(db, store)
+        row |= restart(db, work / "docs", embedder, asked)
+        if not edited and row["files"] >= args.edit_files:
+            edited = True
+            row |= edits(store, indexer, work / "docs", args.edits)
+            row |= {f"after_edits_{k}": v for k, v in table_state(db, store).items()}
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
