@@ -19,7 +19,9 @@ whose text holds the words counts: any copy of the chunk is the known item); rec
 through the vector index against the exact (flat) search; routing time; restart-to-ready (a fresh store and
 indexer: open, scan the folder, compare with the manifest, sync nothing, answer one search). At the first
 stage with at least ``--edit-files`` files: ``--edits`` saves of one file each, from the write until a
-full-text search finds the saved word, and the table's versions and size after them.
+full-text search finds the saved word, and the table's versions and size after them. At the end, the
+vector index on ``--jittered`` near-duplicate copies (``jittered``): exact copies are the worst case of a
+graph index, whose neighbours are then all copies of one chunk.
 """
 
 from __future__ import annotations
@@ -34,14 +36,17 @@ import shutil
 import statistics
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import lancedb
+import numpy as np
 
 from app.knowledge.scheduler import IndexScheduler
 from bench.machine import cpu_model, tree_rss
 from indexer import FolderWatcher, Indexer, LanceStore
+from indexer.store.lance_store import StoredChunk
 from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig, parse_config
 from kimas_desktop.routing.router import CentroidRouter
 
@@ -199,6 +204,34 @@ def edits(store: LanceStore, indexer: Indexer, docs: Path, n: int) -> dict[str, 
     }
 
 
+def jittered(store: LanceStore, embedder: Any, work: Path, asked: list[str], copies: int) -> dict[str, Any]:
+    """The vector index on near-duplicates rather than exact copies: ``copy00``'s stored chunks written
+    ``copies`` times through ``CollectionTables.add_chunks`` into a new store, each copy's vectors moved by
+    a seeded random step (cosine about 0.96 to the original) so that no two rows are equal; then the
+    store's own ``refresh_indexes`` and recall@5 of its dense search against the exact one."""
+    paths = sorted(p for p in store.manifest(NAME) if "/copy00/" in p)
+    base = store.tables(NAME).stored_chunks(paths)
+    vectors = np.stack([np.asarray(s.vector, np.float32) for s in base])
+    db = work / "jittered"
+    other = LanceStore(str(db), embedder=embedder)
+    other.open_collection(NAME, embedding_model=embedder.model_id, dim=embedder.dim)
+    tables, rng = other.tables(NAME), np.random.default_rng(59)
+    for c in range(copies):
+        step = rng.standard_normal(vectors.shape).astype(np.float32) * (0.3 / np.sqrt(vectors.shape[1]))
+        moved = vectors + (step if c else 0)
+        moved /= np.linalg.norm(moved, axis=1, keepdims=True)
+        rows = [
+            StoredChunk(replace(s.chunk, chunk_id=f"{c}-{s.chunk.chunk_id}"), s.ordinal, moved[i])
+            for i, s in enumerate(base)
+        ]
+        for i in range(0, len(rows), 8192):
+            tables.add_chunks(rows[i : i + 8192])
+    t = time.perf_counter()
+    tables.refresh_indexes()
+    out = {"jittered_chunks": tables.count_chunks(), "index_build_s": round(time.perf_counter() - t)}
+    return out | {k: v for k, v in searches(other, embedder, db, asked).items() if "recall5_dense" in k}
+
+
 def stage(work: Path, copies: int, embedder: Any, indexer: Indexer, store: LanceStore) -> dict[str, Any]:
     """Grow the folder to ``copies`` copies and sync it; the sync's speed and peak memory."""
     docs = work / "docs"
@@ -233,13 +266,16 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--edit-files", type=int, default=10_000)
+    parser.add_argument("--jittered", type=int, default=18, help="near-duplicate copies (0: none)")
+    parser.add_argument("--resume", action="store_true", help="grow the folder and store in --work further")
     args = parser.parse_args()
     from local_models import build_embedder
 
     print(json.dumps({"cpu": cpu_model(), "date": time.strftime("%Y-%m-%d %H:%M")}), flush=True)
     work, db = args.work, args.work / "db"
-    shutil.rmtree(work, ignore_errors=True)
-    print(json.dumps({"unpacked": unpack(SOURCE, work / "docs" / "copy00", args.every)}), flush=True)
+    if not (args.resume and (work / "docs" / "copy00").is_dir()):
+        shutil.rmtree(work, ignore_errors=True)
+        print(json.dumps({"unpacked": unpack(SOURCE, work / "docs" / "copy00", args.every)}), flush=True)
     embedder = build_embedder(EmbeddingModelConfig(), ROOT / "bench" / ".cache" / "models")
     embedder.warm_up()
     store = LanceStore(str(db), embedder=embedder)
@@ -251,11 +287,14 @@ def main() -> None:
         asked = asked or questions(store, args.questions)
         row |= searches(store, embedder, db, asked) | table_state(db, store)
         row |= restart(db, work / "docs", embedder, asked)
+        print(json.dumps(row), flush=True)
         if not edited and row["files"] >= args.edit_files:
             edited = True
-            row |= edits(store, indexer, work / "docs", args.edits)
-            row |= {f"after_edits_{k}": v for k, v in table_state(db, store).items()}
-        print(json.dumps(row), flush=True)
+            after = edits(store, indexer, work / "docs", args.edits)
+            after |= {f"after_edits_{k}": v for k, v in table_state(db, store).items()}
+            print(json.dumps(after), flush=True)
+    if args.jittered:
+        print(json.dumps(jittered(store, embedder, work, asked, args.jittered)), flush=True)
 
 
 if __name__ == "__main__":

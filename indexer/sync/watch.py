@@ -15,7 +15,18 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 from indexer.sync.manifest import ignored_name
@@ -23,6 +34,20 @@ from indexer.sync.manifest import ignored_name
 log = logging.getLogger(__name__)
 
 _RELEVANT = {"created", "modified", "deleted", "moved", "closed"}
+# What the kernel is asked to report. Without a filter inotify also queued an open and a close for every
+# folder a sync's scan lists: a scan of 5,000 folders overflowed its queue (16,384 events), and watchdog's
+# recovery, which lists every folder again, overflowed it again, for ever, at full CPU (bench.scale,
+# issue 59).
+_WATCHED = (
+    FileCreatedEvent,
+    DirCreatedEvent,
+    FileModifiedEvent,
+    FileDeletedEvent,
+    DirDeletedEvent,
+    FileMovedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+)
 
 
 def _ignored(path: str) -> bool:
@@ -71,7 +96,9 @@ class FolderWatcher:
                     log.warning("collection %s: folder %s does not exist; not watching it", name, folder)
                     continue
                 handler = _Handler(self._on_change, name)
-                self._watches[(name, folder)] = self._observer.schedule(handler, str(folder), recursive=True)
+                self._watches[(name, folder)] = self._observer.schedule(
+                    handler, str(folder), recursive=True, event_filter=list(_WATCHED)
+                )
 
     def watched(self) -> dict[str, list[Path]]:
         with self._lock:

@@ -283,3 +283,33 @@ def test_a_sync_waits_while_an_answer_is_written(
     assert len(progress) == paused_at, "an answer's end undid the user's pause"
     scheduler.resume()
     assert wait_for(lambda: names(store, "d") == {"d.md"}, timeout=60)
+
+
+def test_reading_the_watched_folders_reports_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 59: a sync's scan lists every folder; had the kernel reported those opens and closes, a scan
+    of 5,000 folders overflowed its queue, and watchdog's recovery (which lists them all again) overflowed
+    it again, for ever, at full CPU. Only changes are reported."""
+    import os
+
+    from indexer.sync import watch
+
+    seen: list[str] = []
+    monkeypatch.setattr(watch._Handler, "on_any_event", lambda self, event: seen.append(event.event_type))
+    for i in range(20):
+        write(tmp_path / "docs" / f"d{i}" / "note.md", "# Note\n\nText.\n")
+    watcher = FolderWatcher(lambda collection: None)
+    watcher.watch({"c": [tmp_path / "docs"]})
+    try:
+        time.sleep(0.3)
+        for root, _, names in os.walk(tmp_path / "docs"):
+            for name in names:
+                (Path(root) / name).read_bytes()
+        time.sleep(0.5)
+        assert seen == []
+        (tmp_path / "docs" / "d3" / "note.md").write_text("# Note\n\nChanged.\n")
+        deadline = time.monotonic() + 5
+        while "modified" not in seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "modified" in seen
+    finally:
+        watcher.close()
