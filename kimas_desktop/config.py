@@ -116,8 +116,9 @@ class RerankConfig(_Section):
     # candidates: 0.657 vs 0.680).
     semantic_weight: float = Field(0.3, ge=0, le=1)
     # multilingual-e5-small's share in the order of the kept candidates (kimas_desktop/retrieval/
-    # second_opinion.py); 0 = the reranker's order alone.
-    second_opinion: float = Field(0.25, ge=0, le=1)
+    # second_opinion.py); 0 = the reranker's order alone. 0.25 is the dev kit's tune choice (bench/RESULTS.md,
+    # "The meaning signal"); off until measured through the whole path.
+    second_opinion: float = Field(0.0, ge=0, le=1)
 
 
 class StorageConfig(_Section):

@@ -92,8 +92,7 @@ def test_collections_embedded_with_e5_use_their_own_copy_and_nothing_asked_loads
     services = Runtime(resolve_paths(str(tmp_path / "data"), None), config)
     assert services.meaning(config) is services.embedder(config)  # one e5 in memory, not two
     assert sentence_meaning(services.embedder(config), tmp_path) is services.embedder(config)
-    default = Config()
-    assert isinstance(services.meaning(default), FastEmbedEmbedder)  # the second opinion's (on by default)
-    assert services.meaning(default) is not services.embedder(default)
-    off = Config.model_validate({"rerank": {"second_opinion": 0}})
-    assert services.meaning(off) is None
+    second = Config.model_validate({"rerank": {"second_opinion": 0.25}})
+    assert isinstance(services.meaning(second), FastEmbedEmbedder)  # the second opinion's own copy
+    assert services.meaning(second) is not services.embedder(second)
+    assert services.meaning(Config()) is None  # nothing asks for it by default
