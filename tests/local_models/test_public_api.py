@@ -19,6 +19,7 @@ def test_public_surface_is_explicit() -> None:
         "resolve_chat",
         "resolve_embedding",
         "resolve_reranker",
+        "sentence_meaning",
     ]
     assert all(hasattr(local_models, name) for name in local_models.__all__)
 
