@@ -3,6 +3,7 @@ columns named like operations, codes and adjectives, Chinese questions and Chine
 
     .venv/bin/pip download --no-deps vega_datasets palmerpenguins statsmodels -d /tmp/wheels
     .venv/bin/python -m bench.tables_asked /tmp/wheels [--split tune|held-out|both] [--show]
+    .venv/bin/python -m bench.tables_asked /tmp/wheels --mode whole [--embedder multilingual-e5-small]
 
 Ten real public tables that ship inside PyPI packages (none of them used by issue 43's ``bench/tables.py``),
 read from the wheels at bench time and written out as a person keeps them: vega_datasets'
@@ -19,6 +20,13 @@ the ``ArrowEngine``. The expected values are computed here with pandas from the 
 independently. A question whose rows the table lacks (a date out of range, a name it does not hold, a
 column it has not) must be declined. A follow-up ("and in 2015?") is planned from the plan of the question
 before it (``TablePlanner.follow``).
+
+Mode ``whole``: the product's whole ask path instead (``bench.table_asking``): the ten files indexed into
+one collection of a fresh data dir by `kimas index` (LanceDB, the embedding model it picks for a new
+library unless ``--embedder`` names one), every question asked by `kimas ask --batch --json` (the search
+must find the question's table among the ten; the pipeline chooses, plans, computes and decides), a
+follow-up with the question before it and its answer as the conversation. A value is right when the
+answer's text states it; an absent one must not be answered.
 
 The questions were written before the planner was changed for them. Split by place: even ones are the
 tune half (looked at while building), odd ones held out; report the held-out figure.
@@ -365,27 +373,59 @@ def run(wheels: Path, split: str, show: bool) -> dict[str, dict[str, int]]:
                 continue
             plan, result = ask(bench, q)
             answered = result is not None and not result.empty
-            t = tally.setdefault(part, {"questions": 0, "right": 0, "absent": 0, "declined": 0})
-            if q.expect is None:
-                t["absent"] += 1
-                t["declined"] += not answered
-                ok = not answered
-            else:
-                t["questions"] += 1
-                said = f"{result.text} ({result.description})" if answered else ""
-                ok = answered and holds(said, q.expect(frames))
-                t["right"] += ok
-            for kind in (q.kind, "after" if q.after else ""):
-                if kind:
-                    k = tally.setdefault(f"{part} {kind}", {"asked": 0, "ok": 0})
-                    k["asked"] += 1
-                    k["ok"] += ok
+            said = f"{result.text} ({result.description})" if answered else ""
+            ok = not answered if q.expect is None else answered and holds(said, q.expect(frames))
+            _tallied(tally, part, q, answered, ok)
             if show and (part == "tune" or split == "held-out"):
                 want = "declined" if q.expect is None else _text(q.expect(frames))
                 got = result.description if result is not None else "no plan"
                 print(
                     f"{'ok ' if ok else 'BAD'} [{q.table}] {q.text}\n    want {want}\n    got  {got}\n    plan {plan}"
                 )
+    return tally
+
+
+def _tallied(tally: dict[str, dict[str, int]], part: str, q: Question, answered: bool, ok: bool) -> None:
+    t = tally.setdefault(part, {"questions": 0, "right": 0, "absent": 0, "declined": 0})
+    if q.expect is None:
+        t["absent"] += 1
+        t["declined"] += not answered
+    else:
+        t["questions"] += 1
+        t["right"] += ok
+    for kind in (q.kind, "after" if q.after else ""):
+        if kind:
+            k = tally.setdefault(f"{part} {kind}", {"asked": 0, "ok": 0})
+            k["asked"] += 1
+            k["ok"] += ok
+
+
+def run_whole(wheels: Path, cache: Path, split: str, show: bool, embedder: str) -> dict[str, dict[str, int]]:
+    """The questions of ``split`` through `kimas index` and `kimas ask` (module docstring, mode whole)."""
+    from bench.table_asking import Asked, ask_all, index_files
+
+    srcs = sources(wheels)
+    frames = {n: s.frame for n, s in srcs.items()}
+    data = index_files({s.file: s.data for s in srcs.values()}, cache, "tables", embedder)
+    chosen = [(i, q) for i, q in enumerate(QUESTIONS) if split in ("both", split_of(i))]
+    asked = ask_all(data, [Asked(str(i), q.text, q.after) for i, q in chosen])
+    (cache / "asked.json").write_text(json.dumps(asked, ensure_ascii=False, indent=1))
+    tally: dict[str, dict[str, int]] = {}
+    for i, q in chosen:
+        r, part = asked[str(i)], split_of(i)
+        answered = r.get("outcome") == "answered"
+        ok = not answered if q.expect is None else answered and holds(r.get("answer") or "", q.expect(frames))
+        _tallied(tally, part, q, answered, ok)
+        if q.expect is not None:  # the search found its table and the value was computed over it
+            table = r.get("table") or {}
+            own = Path(table.get("file") or "").name == srcs[q.table].file
+            t = tally.setdefault(f"{part} computed over its own table", {"asked": 0, "ok": 0})
+            t["asked"] += 1
+            t["ok"] += own and table.get("value") is not None
+        if show and (part == "tune" or split == "held-out"):
+            want = "declined" if q.expect is None else _text(q.expect(frames))
+            print(f"{'ok ' if ok else 'BAD'} [{q.table}] {q.text}\n    want {want}\n    got  "
+                  f"{r.get('outcome')}: {(r.get('answer') or '')[:300]}")  # fmt: skip
     return tally
 
 
@@ -405,9 +445,15 @@ def main() -> None:
     )
     p.add_argument("--split", choices=["tune", "held-out", "both"], default="held-out")
     p.add_argument("--show", action="store_true", help="print each tune question, its plan and result")
+    p.add_argument("--mode", choices=["engine", "whole"], default="engine")
+    p.add_argument("--cache", type=Path, default=Path("/tmp/kimas-tables-asked"), help="mode whole's folder")
+    p.add_argument("--embedder", default="", help="mode whole: the embedding model to name in the config")
     args = p.parse_args()
     print(json.dumps(counts()))
-    tally = run(args.wheels, args.split, args.show)
+    if args.mode == "whole":
+        tally = run_whole(args.wheels, args.cache, args.split, args.show, args.embedder)
+    else:
+        tally = run(args.wheels, args.split, args.show)
     for part, t in sorted(tally.items()):
         if "questions" in t:
             right = t["right"] / t["questions"] if t["questions"] else 0.0
