@@ -49,11 +49,11 @@ from bench.devkit import (
     squad_items,
     token_f1,
 )
-from bench.grounding import Grounding1, fit_logistic
+from bench.grounding import Grounding1, fit_logistic, rescore
 from bench.workspace import chat_config, old_tree, prepare_quac, prepare_squad
 from kimas_desktop.answer.signals.answerability import AnswerabilityModel
 from kimas_desktop.answer.signals.grounding import weights_of
-from kimas_desktop.answer.signals.quote import QuoteWeights, ScoredSentence, pick_quotes
+from kimas_desktop.answer.signals.quote import QuoteWeights, pick_quotes
 from kimas_desktop.config import GroundingConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,14 +67,6 @@ def mean(values: list[float]) -> float | None:
 
 
 # -- part 1: the quote and the decision, no LLM --------------------------------------------------------
-
-
-def rescore(scored: list[ScoredSentence], w: QuoteWeights) -> list[ScoredSentence]:
-    out = [
-        replace(s, score=w.combine(s.overlap, s.cosine, s.rerank, s.sentence.index, s.typed, s.novel))
-        for s in scored
-    ]
-    return sorted(out, key=lambda s: s.score, reverse=True)
 
 
 def quote_hit_rate(

@@ -6,6 +6,7 @@ model. Shared by the benchmarks; a library, not a benchmark.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from kimas_desktop.answer.signals.answerability import evidence_features
 from kimas_desktop.answer.signals.grounding import Grounder, weights_of
-from kimas_desktop.answer.signals.quote import QuoteScorer
+from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights, ScoredSentence
 from kimas_desktop.config import GroundingConfig
 from kimas_desktop.text.terms import TermWeights
 from kimas_desktop.types import Chunk, Hit
@@ -74,6 +75,18 @@ class Grounding1:
             "ms": ms,
             "retrieve_ms": result["timings_ms"].get("total", 0.0),
         }
+
+
+def rescore(scored: list[ScoredSentence], w: QuoteWeights) -> list[ScoredSentence]:
+    """The scored sentences weighed again with ``w``, best first (what a weight grid tries)."""
+    out = [
+        replace(
+            s,
+            score=w.combine(s.overlap, s.cosine, s.rerank, s.sentence.index, s.typed, s.novel, s.instruction),
+        )
+        for s in scored
+    ]
+    return sorted(out, key=lambda s: s.score, reverse=True)
 
 
 def fit_logistic(

@@ -24,18 +24,17 @@ import itertools
 import json
 import statistics
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bench.devkit import contains_answer, split
-from bench.grounding import fit_logistic, hits_of
+from bench.grounding import fit_logistic, hits_of, rescore
 from bench.workspace import prepare_squad
 from kimas_desktop.answer.signals.answerability import evidence_features
 from kimas_desktop.answer.signals.grounding import weights_of
-from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights, ScoredSentence, pick_quotes
+from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights, pick_quotes
 from kimas_desktop.config import Config, EmbeddingModelConfig, GroundingConfig
 from kimas_desktop.protocols import Embedder
 from kimas_desktop.text.terms import TermWeights
@@ -88,17 +87,6 @@ def ground_all(
         words = scorer.question_words(q.text, result["query"])
         out.append({"scored": scored, "hits": hits, "idf": idf, "words": words, "ms": ms})
     return out
-
-
-def rescore(scored: list[ScoredSentence], w: QuoteWeights) -> list[ScoredSentence]:
-    out = [
-        replace(
-            s,
-            score=w.combine(s.overlap, s.cosine, s.rerank, s.sentence.index, s.typed, s.novel, s.instruction),
-        )
-        for s in scored
-    ]
-    return sorted(out, key=lambda s: s.score, reverse=True)
 
 
 def gold_in_quote(
