@@ -7,9 +7,13 @@ Only a new library is chosen for (no collection holds a chunk yet) and only whil
 untouched default with ``auto = true``: a library with collections is offered the switch instead
 (``MultilingualSwitch``), and nothing is re-embedded behind the user's back.
 
-A sample of the folder's documents is read with the indexer's own parser (PDFs in its worker process, no
-OCR), each document's language told by ``LanguageDetector``. "Not all English": a quarter or more of the
-sampled documents with a language are in another one (one stray German file in an English folder is not).
+A sample of the folder's documents and spreadsheets is read with the indexer's own parsers (PDFs in its
+worker process, no OCR), each file's language told by ``LanguageDetector``. "Not all English": a quarter
+or more of the sampled files with a language are in another one (one stray German file in an English
+folder is not). A spreadsheet or CSV is told by its headers and text cells (``indexer.tables.words``): by
+its script alone ("物品", "位置": Chinese), else when its headers and its words are told the same language
+(its cells are mostly names and codes, which mislead a language model: fertility.csv's country codes
+read as Nigerian Pidgin, its headers as English).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from typing import Protocol
 
 from indexer.parse.registry import FileParser, file_kind
+from indexer.tables.words import table_words
 from kimas_desktop.config import Config, EmbeddingModelConfig
 from kimas_desktop.text.language import LanguageDetector
 from local_models.catalog.catalog import MULTILINGUAL_EMBEDDER, english_only
@@ -30,6 +35,7 @@ __all__ = ["FirstEmbedder", "is_default_embedder", "with_embedder"]
 
 _MIXED = 0.25  # the share of other-language documents that makes a library "not all English"
 _MAX_BYTES = 20 * 1024 * 1024  # a sample never reads a file bigger than this
+_TABLE_WORDS = 4  # the fewest distinct words a table in the Latin script is told by
 
 
 def is_default_embedder(cfg: EmbeddingModelConfig) -> bool:
@@ -97,13 +103,32 @@ class FirstEmbedder:
         parser = FileParser(ocr=False, pdf_page_timeout_s=20.0)
         try:
             for path in islice(_documents(folders), self._files):
-                text = self._text(parser, path)
-                hit = self._detector.identify(text) if text.strip() else None
-                if hit is not None and (hit.by_script or len(text.split()) >= 20):
-                    found[hit.code] += 1
+                code = self._table(path) if file_kind(path) == "table" else self._document(parser, path)
+                if code:
+                    found[code] += 1
         finally:
             parser.close()
         return found
+
+    def _document(self, parser: FileParser, path: Path) -> str:
+        text = self._text(parser, path)
+        hit = self._detector.identify(text) if text.strip() else None
+        return hit.code if hit is not None and (hit.by_script or len(text.split()) >= 20) else ""
+
+    def _table(self, path: Path) -> str:
+        """A spreadsheet's language: by its script, else its headers' when its words agree; "" unknown."""
+        try:
+            if path.stat().st_size > _MAX_BYTES:
+                return ""
+            words = table_words(path, path.read_bytes(), self._chars)
+        except Exception:  # a file the indexer will report itself: the sample just skips it
+            return ""
+        hit = self._detector.identify(words.text) if words.text.strip() else None
+        if hit is None or hit.by_script:
+            return hit.code if hit is not None else ""
+        if len(words.text.split()) < _TABLE_WORDS or not words.header.strip():
+            return ""
+        return hit.code if self._detector.identify(words.header).code == hit.code else ""
 
     def _text(self, parser: FileParser, path: Path) -> str:
         try:
@@ -122,11 +147,11 @@ class FirstEmbedder:
 
 
 def _documents(folders: Sequence[Path]) -> Iterator[Path]:
-    """Files the indexer reads as documents (not tables, not images), in a stable order."""
+    """Files the indexer reads as documents or tables (not images), in a stable order."""
     for folder in folders:
         for root, dirs, files in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(files):
                 path = Path(root) / name
-                if not name.startswith(".") and file_kind(path) not in (None, "table", "image"):
+                if not name.startswith(".") and file_kind(path) not in (None, "image"):
                     yield path
