@@ -40,8 +40,7 @@ def table_words(path: Path, data: bytes, chars: int) -> TableWords:
     parts: dict[str, None] = {}
     size = 0
     for table in _tables(path, data):
-        if table.header_row:  # a header found, not names made up ("Column 1")
-            header.update((n.strip(), None) for n in table.names if n.strip())
+        header.update((n, None) for n in _names(table))
         for word in _words(table):
             if size >= chars:
                 break
@@ -60,13 +59,20 @@ def _tables(path: Path, data: bytes) -> Iterator[RawTable]:
         yield read_delimited(data, tab=suffix == ".tsv").table
 
 
-def _words(table: RawTable) -> Iterator[str]:
-    """Its header's names (when found), then its cells that are text and neither a number nor a date."""
+def _wordy(text: str) -> bool:
+    return bool(text) and parse_number(text) is None and parse_date(text) is None
+
+
+def _names(table: RawTable) -> Iterator[str]:
+    """The names of its header, when one was found (not made up: "Column 1"), but years ("1960")."""
     if table.header_row:
-        yield from (n.strip() for n in table.names if n.strip())
+        yield from (n.strip() for n in table.names if _wordy(n.strip()))
+
+
+def _words(table: RawTable) -> Iterator[str]:
+    """Its header's names, then its cells that are text and neither a number nor a date."""
+    yield from _names(table)
     for _, cells in islice(table.rows(), _ROWS):
         for cell in cells:
-            if isinstance(cell, str) and cell.strip():
-                text = cell.strip()
-                if parse_number(text) is None and parse_date(text) is None:
-                    yield text
+            if isinstance(cell, str) and _wordy(cell.strip()):
+                yield cell.strip()
