@@ -57,7 +57,7 @@ from kimas_desktop.answer.tables.targets import (
     which_column,
     without,
 )
-from kimas_desktop.answer.tables.unasked import closest, uncounted, unkinded, untargeted
+from kimas_desktop.answer.tables.unasked import closest, uncounted, unkinded, unplaced, untargeted
 from kimas_desktop.tables import (
     Aggregate,
     Operation,
@@ -313,11 +313,12 @@ def _lookup(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
 
 
 def _lacking(r: Reading, table: TableInfo) -> list[str]:
-    """What the question names that the plan does not use: names (capitalised words), numbers and dates
-    outside every filter, column and the file's own name."""
+    """What the question names that the plan does not use: names (capitalised words; places written in
+    Chinese over a table written in Chinese), numbers and dates outside every filter, column and the
+    file's own name."""
     own = subject(table)
     k = top_k(r)
-    out = list(r.codes)
+    out = list(r.codes) + unplaced(r.toks, r.used, table, FRAME)
     for i, t in enumerate(r.toks):
         if i in r.used or t.key in own or t.key in FRAME:
             continue

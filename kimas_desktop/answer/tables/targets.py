@@ -28,6 +28,7 @@ __all__ = [
     "has",
     "label_column",
     "quantity_column",
+    "row_noun",
     "superlative",
     "target_column",
     "top_k",
@@ -163,9 +164,10 @@ def without(r: Reading, column: TableColumn | None) -> Reading:
 
 
 def label_column(table: TableInfo, r: Reading, target: TableColumn) -> TableColumn:
-    """The column that names the answer's row: "which state" → state; "when" → the date or year column;
+    """The column that names the answer's row: "which state" → state, "数量最多的物品" → 物品 (``row_noun``);
+    "when" → the date or year column;
     else the first text column whose values are (nearly) all distinct, else the first column."""
-    named = which_column(table, r)
+    named = which_column(table, r) or row_noun(r)
     if named is not None and named.name != target.name:
         return named
     q = [t.text.lower() for t in r.toks]
@@ -196,10 +198,32 @@ def superlative(r: Reading) -> tuple[str, int] | None:
     return "min", j
 
 
+def row_noun(r: Reading) -> TableColumn | None:
+    """The column a superlative picks a row by: one not of numbers, not filtered, named right after it
+    (and "的": "数量最多的物品是什么？", the 物品 whose 数量 is the most) or right before "with (the)" and
+    it ("the item with the largest quantity"); None otherwise."""
+    sup = superlative(r)
+    if sup is None:
+        return None
+    filtered = {f.column for f in r.filters}
+    for m in r.mentions:
+        if m.column.kind == "number" or m.column.name in filtered:
+            continue
+        after = [t.text.lower() for t in r.toks[sup[1] + 1 : m.start]]
+        before = [t.text.lower() for t in r.toks[m.end : sup[1]]]
+        if (m.start > sup[1] and after in ([], ["的"])) or (m.end <= sup[1] and before in _WITH):
+            return m.column
+    return None
+
+
+_WITH = (["with"], ["with", "the"])
+
+
 def asks_row(r: Reading, table: TableInfo) -> bool:
-    """ "which …", "who", "when", "what <column>": the question wants the row, not the value."""
+    """ "which …", "who", "when", "what <column>", "数量最多的物品" (``row_noun``): the question wants the
+    row, not the value."""
     q = [t.text.lower() for t in r.toks]
-    if {"which", "who", "when", "whom"} & set(q):
+    if {"which", "who", "when", "whom"} & set(q) or row_noun(r) is not None:
         return True
     if "what" in q:
         i = q.index("what")

@@ -2,8 +2,10 @@
 count counts in rows a key names, when that is no column, value or name of the table ("executions" in "How
 many executions did Ohio have?" over a table of states' crime rates: counting Ohio's row answers 1), and
 a kind of row the table does not list ("daisy" in "the daisy flowers", where a column names the rows'
-kinds: averaging every flower is not what was asked). Words are matched by their stems (the one text
-layer: "states" is "state"), phrases run between stopwords, numbers and dates in any script.
+kinds: averaging every flower is not what was asked), and a place written in Chinese that no cell of a
+table written in Chinese holds ("阁楼" in "阁楼里的数量总共是多少？": summing every room is not what was
+asked; the English question's "Attic" is a name by its capital). Words are matched by their stems (the one
+text layer: "states" is "state"), phrases run between stopwords, numbers and dates in any script.
 """
 
 from __future__ import annotations
@@ -12,9 +14,14 @@ from collections.abc import Sequence
 
 from kimas_desktop.answer.tables.reading import Token, keys, subject
 from kimas_desktop.tables import TableFilter, TableInfo, TableQuery
+from kimas_desktop.text.scripts import has_unspaced
 from kimas_desktop.text.words import STOPWORDS
 
-__all__ = ["closest", "phrases", "uncounted", "unkinded", "untargeted"]
+__all__ = ["closest", "phrases", "uncounted", "unkinded", "unplaced", "untargeted"]
+
+# Where a Chinese question writes a place: "<place>里", "<place>的", "在<place>", "从<place>".
+_PLACE_AFTER = {"里", "中", "内", "上", "的", "那里", "这里", "地区"}
+_PLACE_BEFORE = {"在", "从", "来自", "去", "到"}
 
 
 def phrases(toks: Sequence[Token]) -> list[list[int]]:
@@ -106,6 +113,26 @@ def untargeted(
     run = next((p for p in phrases(toks) if at + 1 in p or (p[0] == at and len(p) > 1)), [])
     known = _table_words(table, frame)
     return [toks[j].text for j in run if j != at and j not in used and toks[j].key not in known][:1]
+
+
+def unplaced(toks: Sequence[Token], used: set[int], table: TableInfo, frame: set[str]) -> list[str]:
+    """Places a question writes in a script without spaces where a table's cells would be, that the table
+    does not hold: a word of two or more characters, before "里"/"的"/"中" or after "在"/"从", that no
+    cell, header, name of the table or glossary entry explains; only over a table whose text cells are in
+    such a script ("阁楼" in "阁楼里的数量总共是多少？" over rooms 车库, 客厅, 卧室; "西雅图" in "西雅图的
+    降水量" over an English table is its subject, which the table cannot say in Chinese)."""
+    if not any(c.kind == "text" and any(has_unspaced(v) for v in c.samples) for c in table.columns):
+        return []
+    known = _table_words(table, frame)
+    out = []
+    for i, t in enumerate(toks):
+        if i in used or len(t.text) < 2 or not has_unspaced(t.text) or t.text in STOPWORDS:
+            continue
+        after = toks[i + 1].text if i + 1 < len(toks) else ""
+        before = toks[i - 1].text if i > 0 else ""
+        if t.key not in known and (after in _PLACE_AFTER or before in _PLACE_BEFORE):
+            out.append(t.text)
+    return out
 
 
 def closest(word: str, table: TableInfo) -> str:

@@ -1,0 +1,94 @@
+"""Chinese table questions that the planner got wrong (issue 57), through the whole product: Chinese-headed
+.xlsx files (written with openpyxl) indexed by the real indexer into real LanceDB, asked through the
+runtime's pipeline with the embedded models (multilingual-e5-small, as the app picks for such a library).
+
+- A place the table does not hold ("阁楼", "深圳") is declined, naming it, as the English path declines a
+  name ("Attic"); it was summed over every row.
+- "数量最多的物品是什么？" answers with the item and its row (argmax), not the largest 数量.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.paths import Paths
+from app.runtime import Runtime
+from kimas_desktop.answer.outcome import Answered, Declined
+from kimas_desktop.config import parse_config
+from kimas_desktop.events import Done, TableReady
+from local_models.catalog.catalog import MULTILINGUAL_EMBEDDER
+from tests.app.test_table_questions_chinese import THINGS
+from tests.indexer.tables.workbooks import xlsx_bytes
+
+pytestmark = pytest.mark.slow
+
+SALES = [
+    ("城市", "产品", "销售额"),
+    ("北京", "手机", 120),
+    ("北京", "电脑", 80),
+    ("上海", "手机", 150),
+    ("上海", "电脑", 60),
+    ("广州", "手机", 90),
+    ("广州", "电脑", 40),
+]
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
+    tmp = tmp_path_factory.mktemp("zh-table-answers")
+    docs = tmp / "docs"
+    docs.mkdir()
+    (docs / "家里的东西.xlsx").write_bytes(xlsx_bytes({"物品": THINGS}))
+    (docs / "销售.xlsx").write_bytes(xlsx_bytes({"销售": SALES}))
+    data = tmp / "data"
+    config = parse_config(
+        {"collections": {"home": {"folders": [str(docs)]}}, "embedding": {"name": MULTILINGUAL_EMBEDDER}}
+    )
+    rt = Runtime(Paths(data, data / "config.toml"), config)
+    report = rt.indexer().index("home", [docs])
+    assert report.indexed == 2 and not report.problems, report
+    yield rt
+    rt.close()
+
+
+def _ask(rt: Runtime, question: str) -> tuple[Answered | Declined, TableReady | None]:
+    events = list(rt.pipeline().ask(question))
+    (done,) = [e for e in events if isinstance(e, Done)]
+    assert isinstance(done.outcome, Answered | Declined), done.outcome
+    tables = [e for e in events if isinstance(e, TableReady)]
+    return done.outcome, tables[0] if tables else None
+
+
+@pytest.mark.parametrize(
+    ("question", "file", "place"),
+    [
+        ("阁楼里的数量总共是多少？", "家里的东西.xlsx", "阁楼"),  # was 89, the sum over every room
+        ("阁楼里一共有多少件物品？", "家里的东西.xlsx", "阁楼"),
+        ("深圳的总销售额是多少？", "销售.xlsx", "深圳"),  # was 540, every city's
+    ],
+)
+def test_a_place_the_table_does_not_hold_is_declined_by_name(
+    runtime: Runtime, question: str, file: str, place: str
+) -> None:
+    said, _ = _ask(runtime, question)
+    assert isinstance(said, Declined) and said.rule == "table", said
+    assert file in said.text and place in said.text, said.text
+    assert [Path(c.chunk.source).name for c in said.closest] == [file]
+
+
+def test_a_place_the_table_holds_is_still_computed(runtime: Runtime) -> None:
+    said, table = _ask(runtime, "北京的总销售额是多少？")
+    assert isinstance(said, Answered), said
+    assert said.text.startswith("200"), said.text
+    assert table is not None and [r.row for r in table.answer.result.rows] == [2, 3]
+
+
+def test_the_item_with_the_largest_quantity_is_the_item_and_its_row(runtime: Runtime) -> None:
+    said, table = _ask(runtime, "数量最多的物品是什么？")
+    assert isinstance(said, Answered), said
+    assert said.text.startswith("轮胎"), said.text  # not "40", the largest 数量 alone
+    assert table is not None and [r.row for r in table.answer.result.rows] == [4]
+    assert dict(table.answer.result.rows[0].cells) == {"物品": "轮胎", "位置": "车库", "数量": "40"}
