@@ -31,7 +31,7 @@ from app.models.downloads import ModelDownloads
 from app.models.first_embedder import FirstEmbedder
 from app.models.loading import ModelLoading
 from app.models.multilingual import MultilingualSwitch
-from app.outcomes import ActionResult, ModelState, attempt, explained
+from app.outcomes import ActionResult, ModelState, Said, attempt, explained
 from app.runtime import Runtime
 from app.settings.config_store import ConfigStore
 from app.settings.form import describe_models
@@ -156,7 +156,7 @@ class DesktopApp:
         """The sentence for ``err`` (logged); a damaged index is rebuilt now, not left to the user."""
         return explained(err, doing, repair=self.indexing.repair, log_file=self.log_file)
 
-    def _attempt(self, doing: str, action: Callable[[], str]) -> ActionResult:
+    def _attempt(self, doing: str, action: Callable[[], str | Said]) -> ActionResult:
         return attempt(self.explain, doing, action)
 
     # -- models -------------------------------------------------------------------------------------
@@ -204,8 +204,9 @@ class DesktopApp:
                 self._feed = self.runtime.watcher(self.indexing.touch)
             self._feed.watch(wanted)
         except Exception as err:
+            why = self.explain(err, "watching folders")
             self.indexing.note(
-                "", "Folders are not watched for changes: " + self.explain(err, "watching folders"), "error"
+                "", f"Folders are not watched for changes: {why}", "error", "not_watched", why=why
             )
 
     # -- knowledge actions --------------------------------------------------------------------------
@@ -260,21 +261,20 @@ class DesktopApp:
         """Copy uploaded ``(temporary path, original name)`` files into the collection and index them
         (``keep_folders``: the names are paths inside an uploaded folder)."""
 
-        def act() -> str:
+        def act() -> Said:
             copied = self.knowledge.add_uploads(name, files, keep_folders=keep_folders)
             cid = self.knowledge.find(name) or name
             self._watch()
             self.indexing.submit(cid, "upload")
-            unchanged = sum(c.status == "unchanged" for c in copied)
-            renamed = [c for c in copied if c.status == "renamed"]
-            msg = f"{len(copied) - unchanged} new file(s) copied into '{self.knowledge.title(cid)}'"
-            msg += f" ({unchanged} already there)" if unchanged else ""
-            msg += "; indexing in the background."
-            if renamed:
-                msg += " Renamed because the name was taken: " + ", ".join(
-                    f"{c.source_name} → {c.path.name}" for c in renamed[:5]
-                )
-            return msg
+            unchanged, title = sum(c.status == "unchanged" for c in copied), self.knowledge.title(cid)
+            renamed = ", ".join(
+                [f"{c.source_name} → {c.path.name}" for c in copied if c.status == "renamed"][:5]
+            )
+            msg = f"{len(copied) - unchanged} new file(s) copied into '{title}'"
+            msg += (f" ({unchanged} already there)" if unchanged else "") + "; indexing in the background."
+            msg += f" Renamed because the name was taken: {renamed}" if renamed else ""
+            values = {"n": len(copied) - unchanged, "unchanged": unchanged, "name": title, "renamed": renamed}
+            return Said(msg, "uploaded", values)
 
         return self._attempt("adding the files", act)
 

@@ -1,5 +1,6 @@
-"""What an action of the UI returns (``ActionResult``), how an action becomes one (``attempt``), and the
-models' loading state (``ModelState``).
+"""What an action of the UI returns (``ActionResult``), how an action becomes one (``attempt``), what the
+app says without words (``Said``: a code and its values, which the UI words in the page's language), and
+the models' loading state (``ModelState``).
 
 ``ActionResult`` is the app's word for "how a button press went"; the answer's ``Outcome``
 (``kimas_desktop.answer.outcome``) is another thing: how a question was answered."""
@@ -7,23 +8,41 @@ models' loading state (``ModelState``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from app.knowledge.indexing import describe_damage
 from kimas_desktop.errors import IndexDamagedError, KimasError
 
-__all__ = ["ActionResult", "ModelState", "attempt", "explained"]
+__all__ = ["ActionResult", "ModelState", "Said", "attempt", "explained"]
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
+class Said:
+    """A sentence of the app as a ``code`` and its ``values`` (the UI's table, ``ui.words``, holds the
+    sentence in each language), with ``english``: the same sentence for the log, the CLI and a UI that
+    does not know the code."""
+
+    english: str
+    code: str
+    values: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ActionResult:
     ok: bool
-    message: str
+    message: str  # English
+    said: Said | None = None  # the message as a code, when the app gives one
+
+
+def _result(ok: bool, message: str | Said) -> ActionResult:
+    if isinstance(message, Said):
+        return ActionResult(ok, message.english, message)
+    return ActionResult(ok, message)
 
 
 @dataclass(frozen=True)
@@ -33,11 +52,11 @@ class ModelState:
 
 
 def attempt(
-    explain: Callable[[BaseException, str], str], doing: str, action: Callable[[], str]
+    explain: Callable[[BaseException, str], str], doing: str, action: Callable[[], str | Said]
 ) -> ActionResult:
     """Run ``action``: its sentence when it works, else ``explain``'s sentence for the error (which logs it)."""
     try:
-        return ActionResult(True, action())
+        return _result(True, action())
     except Exception as err:
         return ActionResult(False, explain(err, doing))
 

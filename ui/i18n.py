@@ -14,10 +14,12 @@ indexing progress and activity, file list and card, the online sources' outcomes
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 import gradio as gr
 
+from app.outcomes import Said
 from ui.words import WORDS
 
 __all__ = [
@@ -29,7 +31,9 @@ __all__ = [
     "counted",
     "new_i18n",
     "page_language",
+    "spoken",
     "t",
+    "told",
     "word",
 ]
 
@@ -80,6 +84,20 @@ def word(key: str, language: Language, **values: object) -> str:
     english, chinese = WORDS[key]
     text = chinese if language == "zh" else english
     return text.format(**values) if values else text
+
+
+def spoken(code: str, values: Mapping[str, object], english: str, language: Language) -> str:
+    """What ``app/`` said as ``code`` with ``values`` (its ``english`` sentence beside), in ``language``:
+    the table's "app_<code>" words; English, and a code the table does not know, as ``english`` itself."""
+    key = f"app_{code}"
+    if language == "en" or not code or key not in WORDS:
+        return english
+    return word(key, language, **values)
+
+
+def told(said: Said | None, english: str, language: Language) -> str:
+    """``spoken`` for an ``app.outcomes.Said`` (None: ``english`` as it is)."""
+    return english if said is None else spoken(said.code, said.values, english, language)
 
 
 def counted(key: str, n: int, language: Language) -> str:

@@ -11,7 +11,7 @@ from app.chat.served_files import source_token
 from app.desktop import ActionResult, ModelState
 from app.settings.form import describe_models
 from kimas_desktop.config import Config
-from ui.i18n import Language, word
+from ui.i18n import Language, told, word
 
 __all__ = [
     "SOURCE_ROUTE",
@@ -63,8 +63,10 @@ def viewer_url(
     return url + (f"?{params}" if params else "") + "#kimas-hit"
 
 
-def outcome_markdown(outcome: ActionResult) -> str:
-    return esc(outcome.message) if outcome.ok else f"⚠ {esc(outcome.message)}"
+def outcome_markdown(outcome: ActionResult, language: Language = "en") -> str:
+    """How a button press went, in ``language`` when the app gave it a code."""
+    text = esc(told(outcome.said, outcome.message, language))
+    return text if outcome.ok else f"⚠ {text}"
 
 
 def models_named(config: Config, language: Language = "en") -> str:

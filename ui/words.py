@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from app.models.languages import SWITCH_BUTTON
 from kimas_desktop.answer.phrases import phrase_in
+from ui.evaluation.words import EVALUATION
 
 __all__ = ["WORDS"]
 
@@ -238,6 +239,55 @@ WORDS: dict[str, tuple[str, str]] = {
     "coll_default": ("default", "默认"),
     "coll_problems": ("{n} file(s) skipped or failed", "{n} 个文件被跳过或失败"),
     "activity_title": ("**Recent activity**", "**最近的活动**"),
+    # The indexer's activity (``app.knowledge.indexing.Activity``: a code and values); "report" is a sync's
+    "act_indexed": ("{n} file(s) indexed ({chunks} chunk(s))", "已索引 {n} 个文件（{chunks} 个片段）"),
+    "act_deleted": ("{n} file(s) removed", "移除了 {n} 个文件"),
+    "act_unchanged": ("{n} unchanged", "{n} 个未变"),
+    "act_skipped": ("{n} skipped", "{n} 个已跳过"),
+    "act_failed": ("{n} failed", "{n} 个失败"),
+    "act_list_sep": (", ", "，"),
+    "act_no_files": ("no files found", "没有找到文件"),
+    "act_sync": ("{what} in {seconds} s", "{what}，用时 {seconds} 秒"),
+    "act_watcher": (
+        "Files changed on disk: {what} in {seconds} s",
+        "磁盘上的文件有变化：{what}，用时 {seconds} 秒",
+    ),
+    "act_reembedded": (
+        "Re-embedded with the embedding model in use: {what} in {seconds} s",
+        "已用当前的嵌入模型重新嵌入：{what}，用时 {seconds} 秒",
+    ),
+    "act_repair": (
+        "Damaged index rebuilt: {what} in {seconds} s",
+        "已重建损坏的索引：{what}，用时 {seconds} 秒",
+    ),
+    "app_paused": ("Indexing paused.", "索引已暂停。"),
+    "app_resumed": ("Indexing resumed.", "索引已继续。"),
+    "app_cancelled": (
+        "Indexing cancelled; what was indexed so far is kept.",
+        "索引已取消；已索引的内容会保留。",
+    ),
+    "app_stopped": ("Indexing stopped: {why}", "索引已停止：{why}"),
+    "app_failed": (
+        "Indexing failed unexpectedly ({what}). Details are in {log}.",
+        "索引意外失败（{what}）。详情见 {log}。",
+    ),
+    "app_failed_no_log": ("Indexing failed unexpectedly ({what}).", "索引意外失败（{what}）。"),
+    "app_damaged": (
+        "Its index is damaged (a table is missing or unreadable); rebuilding it.",
+        "它的索引已损坏（某个表缺失或无法读取）；正在重建。",
+    ),
+    "app_not_watched": ("Folders are not watched for changes: {why}", "文件夹的变化没有被监视：{why}"),
+    # How a button went (``app.outcomes.Said``)
+    "app_uploaded": (
+        "{n} new file(s) copied into '{name}'; indexing in the background.",
+        "已把 {n} 个新文件复制到“{name}”；正在后台建立索引。",
+    ),
+    "app_no_collection": (
+        "No collection was chosen, so the files went into '{name}' (to give it another name, open "
+        '"Rename, or stop watching a folder" below; nothing is indexed again). ',
+        "没有选择知识库，所以文件放进了“{name}”（要改名，请打开下面的“重命名，或停止监视某个文件夹”；"
+        "不会重新索引）。",
+    ),
     "models_here": ("### Models on this computer", "### 这台电脑上的模型"),
     "look_again": ("Look again", "重新查找"),
     "use_model": ("Use", "使用"),
@@ -302,3 +352,4 @@ WORDS: dict[str, tuple[str, str]] = {
         "已标记为正确：“{question}”加入测试集，由 {file} 回答。",
     ),
 }
+WORDS |= EVALUATION  # the Evaluation tab's

@@ -12,7 +12,7 @@ from typing import Literal
 
 from app.evaluation.evaluation import Evaluation
 from app.evaluation.run import RunProgress
-from app.outcomes import ActionResult, attempt
+from app.outcomes import ActionResult, Said, attempt
 from kimas_desktop.control import CancelToken
 
 __all__ = ["EvalJob", "EvaluationJob"]
@@ -27,7 +27,8 @@ class EvalJob:
     done: int = 0
     total: int = 0
     question: str = ""  # the last one run
-    message: str = ""  # how the last one ended
+    message: str = ""  # how the last one ended (English)
+    said: Said | None = None  # the same as a code and values (the UI words it)
     ok: bool = True
     ended: int = 0
     stopping: bool = False  # Cancel was pressed; the question under way is left out, the rest kept
@@ -51,20 +52,23 @@ class EvaluationJob:
     def make_set(self, size: int) -> ActionResult:
         """Make a new test set from every collection with chunks, in the background."""
 
-        def work(cancel: CancelToken) -> str:
+        def work(cancel: CancelToken) -> Said:
             made = self._evaluation.build_set(size, progress=lambda done, total: self._at(done, total))
-            return f"A test set of {len(made.questions)} questions was made."
+            n = len(made.questions)
+            return Said(f"A test set of {n} questions was made.", "eval_set_made", {"n": n})
 
-        return self._start("set", size, work, "making the test set", "Making a test set…")
+        return self._start(
+            "set", size, work, "making the test set", Said("Making a test set…", "eval_making")
+        )
 
     def run(self, preset: str, answers: int) -> ActionResult:
         """Run the latest test set under ``preset`` ("configured": the settings in use), in the
         background; ``answers`` of its questions are also answered by the chat model."""
         test_set = self._evaluation.latest_set()
         if test_set is None:
-            return self._refuse("Make a test set first: there is nothing to run yet.")
+            return self._refuse(Said("Make a test set first: there is nothing to run yet.", "eval_no_set"))
 
-        def work(cancel: CancelToken) -> str:
+        def work(cancel: CancelToken) -> Said:
             run = self._evaluation.run(
                 test_set.set_id,
                 preset,
@@ -72,33 +76,39 @@ class EvaluationJob:
                 cancel=cancel,
                 progress=self._ran,
             )
+            values: dict[str, str | int | float] = {"run": run.label, "status": run.status}
+            values |= {"done": len(run.results), "total": len(test_set.questions)}
             if run.complete:
-                return f"Run '{run.label}' is complete."
+                return Said(f"Run '{run.label}' is complete.", "eval_run_complete", values)
             done = f"{len(run.results)} of {len(test_set.questions)} questions"
             if run.partial:
-                return f"Run '{run.label}' was {run.status} after {done}; its partial figures are shown."
-            return f"Run '{run.label}' was {run.status} after {done}; it has no figures."
+                english = f"Run '{run.label}' was {run.status} after {done}; its partial figures are shown."
+                return Said(english, "eval_run_partial", values)
+            english = f"Run '{run.label}' was {run.status} after {done}; it has no figures."
+            return Said(english, "eval_run_no_figures", values)
 
         total = len(test_set.questions)
-        return self._start("run", total, work, "running the evaluation", f"Running {total} questions…")
+        running = Said(f"Running {total} questions…", "eval_running", {"n": total})
+        return self._start("run", total, work, "running the evaluation", running)
 
     def cancel(self) -> ActionResult:
         if self._job.kind != "run":
-            return self._refuse("No evaluation is running.")
+            return self._refuse(Said("No evaluation is running.", "eval_not_running"))
         with self._lock:
             self._job = replace(self._job, stopping=True)
         self._cancel.cancel()
-        return ActionResult(True, "Stopping the run; the figures measured so far are kept…")
+        stopping = "Stopping the run; the figures measured so far are kept…"
+        return ActionResult(True, stopping, Said(stopping, "eval_stopping"))
 
     def close(self) -> None:
         self._cancel.cancel()
 
-    def _refuse(self, message: str) -> ActionResult:
+    def _refuse(self, said: Said) -> ActionResult:
         """Say why nothing started (kept on the tab's progress line until the next start)."""
         with self._lock:
             if not self._job.kind:
-                self._job = replace(self._job, message=message, ok=False)
-        return ActionResult(False, message)
+                self._job = replace(self._job, message=said.english, said=said, ok=False)
+        return ActionResult(False, said.english, said)
 
     def _at(self, done: int, total: int, question: str = "") -> None:
         with self._lock:
@@ -119,20 +129,22 @@ class EvaluationJob:
         self,
         kind: Literal["set", "run"],
         total: int,
-        work: Callable[[CancelToken], str],
+        work: Callable[[CancelToken], Said],
         doing: str,
-        started: str,
+        started: Said,
     ) -> ActionResult:
         with self._lock:
             if self._job.kind:
-                return ActionResult(False, "An evaluation is already going: wait for it or cancel it.")
+                busy = "An evaluation is already going: wait for it or cancel it."
+                return ActionResult(False, busy, Said(busy, "eval_busy"))
             cancel = self._cancel = CancelToken()
             self._job = EvalJob(kind, 0, total, ended=self._job.ended)
 
         def go() -> None:
             result = attempt(self._explain, doing, lambda: work(cancel))
             with self._lock:
-                self._job = EvalJob(message=result.message, ok=result.ok, ended=self._job.ended + 1)
+                ended = self._job.ended + 1
+                self._job = EvalJob(message=result.message, said=result.said, ok=result.ok, ended=ended)
 
         threading.Thread(target=go, name=f"kimas-eval-{kind}", daemon=True).start()
-        return ActionResult(True, started)
+        return ActionResult(True, started.english, started)

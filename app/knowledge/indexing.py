@@ -4,15 +4,17 @@ IndexService     the write side of the collections (``indexer.Indexer``); pause 
                  sync under way through its ``IndexControl`` (``kimas_desktop.control``)
 FolderFeed       tells which collection changed on disk (``indexer.FolderWatcher``); never indexes
 IndexingState    what indexing is doing now (polled by the UI)
-Activity         one line of the indexing log
-describe_report  the one sentence a sync's report becomes (UI and CLI)
+Activity         one line of the indexing log: a code and its values (the UI says it in the page's language),
+                 and the English sentence (the log, the CLI)
+report_values    a sync's report as an ``Activity``'s values (code "report")
+describe_report  the one English sentence a sync's report becomes (the log and the CLI)
 describe_damage  the one sentence a damaged index becomes in the app, which rebuilds it (``IndexScheduler``)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -28,6 +30,7 @@ __all__ = [
     "ProgressCallback",
     "describe_damage",
     "describe_report",
+    "report_values",
 ]
 
 ProgressCallback = Callable[[IndexProgress], None]
@@ -91,10 +94,31 @@ class IndexingState:
 
 @dataclass(frozen=True)
 class Activity:
+    """One line of the indexing log. ``code`` and ``values`` say what happened without words ("paused",
+    "report" with its counts, …; the UI's table holds the sentences); ``text`` is the English sentence the
+    log file and the CLI show."""
+
     at: float
     collection: str
     text: str
     kind: Literal["info", "problem", "error"] = "info"
+    code: str = ""  # "": only ``text`` says it
+    values: Mapping[str, str | int | float] = field(default_factory=dict)
+
+
+def report_values(report: IndexReport, trigger: str = "") -> dict[str, str | int | float]:
+    """A sync's report as an ``Activity``'s values: its counts, and what started it (``trigger``: "",
+    "watcher", "reembedded", "repair")."""
+    return {
+        "indexed": report.indexed,
+        "chunks": report.chunks_added,
+        "deleted": report.deleted,
+        "unchanged": report.unchanged,
+        "skipped": report.skipped,
+        "failed": report.failed,
+        "seconds": round(report.seconds, 1),
+        "trigger": trigger,
+    }
 
 
 def _plural(n: int, word: str) -> str:

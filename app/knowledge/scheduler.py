@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from app.knowledge.indexing import Activity, IndexingState, IndexService, describe_report
+from app.knowledge.indexing import Activity, IndexingState, IndexService, describe_report, report_values
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled, EmbedderMismatchError, IndexingError, KimasError
 from kimas_desktop.types import FileProblem, IndexProgress, IndexReport
@@ -111,7 +111,10 @@ class IndexScheduler:
             self._pending[collection] = _Due(now, now, REPAIR)
             self._wake()
         self.note(
-            collection, "Its index is damaged (a table is missing or unreadable); rebuilding it.", "problem"
+            collection,
+            "Its index is damaged (a table is missing or unreadable); rebuilding it.",
+            "problem",
+            "damaged",
         )
         return True
 
@@ -147,13 +150,13 @@ class IndexScheduler:
         with self._cond:
             self._paused = True
             self._hold_or_go()
-        self.note("", "Indexing paused.")
+        self.note("", "Indexing paused.", code="paused")
 
     def resume(self) -> None:
         with self._cond:
             self._paused = False
             self._hold_or_go()
-        self.note("", "Indexing resumed.")
+        self.note("", "Indexing resumed.", code="resumed")
 
     @contextmanager
     def answering(self) -> Iterator[None]:
@@ -260,9 +263,17 @@ class IndexScheduler:
         with self._cond:
             return self._reports.get(collection)
 
-    def note(self, collection: str, text: str, kind: Literal["info", "problem", "error"] = "info") -> None:
+    def note(
+        self,
+        collection: str,
+        text: str,
+        kind: Literal["info", "problem", "error"] = "info",
+        code: str = "",
+        **values: str | int | float,
+    ) -> None:
+        """Log ``text`` (English) for ``collection``; the UI says ``code`` with ``values`` instead."""
         with self._cond:
-            self._activity.append(Activity(time.time(), collection, text, kind))
+            self._activity.append(Activity(time.time(), collection, text, kind, code, values))
         log.log(logging.INFO if kind == "info" else logging.WARNING, "%s: %s", collection or "indexing", text)
         self._on_change()
 
@@ -329,15 +340,23 @@ class IndexScheduler:
                     self._set(IndexingState(True, name, trigger, started_at=started))
                     report = service.reembed(name, list(folders), progress, control)
         except Cancelled:
-            self.note(name, "Indexing cancelled; what was indexed so far is kept.")
+            self.note(name, "Indexing cancelled; what was indexed so far is kept.", code="cancelled")
             return
         except KimasError as err:
-            self.note(name, f"Indexing stopped: {err}", "error")
+            self.note(name, f"Indexing stopped: {err}", "error", "stopped", why=str(err))
             return
         except Exception as err:
             log.error("indexing %s failed unexpectedly", name, exc_info=err)
             hint = f" Details are in {self._log_hint}." if self._log_hint else ""
-            self.note(name, f"Indexing failed unexpectedly ({type(err).__name__}: {err}).{hint}", "error")
+            what = f"{type(err).__name__}: {err}"
+            self.note(
+                name,
+                f"Indexing failed unexpectedly ({what}).{hint}",
+                "error",
+                "failed" if self._log_hint else "failed_no_log",
+                what=what,
+                log=str(self._log_hint or ""),
+            )
             return
         self._record(report, trigger)
 
@@ -361,5 +380,7 @@ class IndexScheduler:
             REEMBEDDED: "Re-embedded with the embedding model in use: ",
             REPAIR: "Damaged index rebuilt: ",
         }
+        why = {WATCHER: "watcher", REEMBEDDED: "reembedded", REPAIR: "repair"}.get(trigger, "")
         kind: Literal["info", "problem"] = "problem" if failed else "info"
-        self.note(report.collection, prefix.get(trigger, "") + describe_report(report), kind)
+        text = prefix.get(trigger, "") + describe_report(report)
+        self.note(report.collection, text, kind, "report", **report_values(report, why))

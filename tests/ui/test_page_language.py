@@ -138,7 +138,7 @@ def test_the_file_table_and_the_card_in_chinese() -> None:
     table = documents_html("c", rows, problems_only=False, total=3, title="手册", language="zh")
     assert "<div class='kimas-docs-count'><b>手册</b>：3 个文件</div>" in table
     assert "<th>文件</th><th>状态</th><th>片段</th><th>最近索引</th>" in table
-    assert "✓ 已索引" in table and "失败: bad（已忽略）" in table and "⚠ 已跳过" in table
+    assert "✓ 已索引" in table and "失败：<code>bad</code>（已忽略）" in table and "⚠ 已跳过" in table
     assert " <small>（已上传）</small>" in table
     some = documents_html("c", rows[2:], problems_only=True, total=3, title="手册", language="zh")
     assert "<b>手册</b>：3 个文件中的 1 个" in some

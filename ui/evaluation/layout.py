@@ -12,6 +12,7 @@ from app.desktop import DesktopApp
 from app.evaluation.evaluation import DEFAULT_ANSWERS, DEFAULT_QUESTIONS
 from ui.evaluation import handlers as eh
 from ui.evaluation import own_questions as oq
+from ui.i18n import Language, page_language, t, word
 
 __all__ = ["CSS", "bind", "build"]
 
@@ -23,31 +24,22 @@ CSS = """
 .eval-note p { margin: 0.2em 0; opacity: 0.8; font-size: 0.9em; }
 """
 
-ABOUT = (
-    "A test set is made from your own collections without a model: questions about a phrase of a passage, "
-    "and unanswerable controls on the same topics that should be declined. Every question goes through "
-    "retrieval; **answers** of them are also answered by the chat model, which takes most of the time. The "
-    f"default ({DEFAULT_QUESTIONS} questions, {DEFAULT_ANSWERS} answered) is sized for about two minutes on "
-    "a quiet 2-core laptop with the embedded models; the progress line says the time left on yours. Runs "
-    "of the same test set can be compared; a cancelled run keeps the figures of the questions it ran, "
-    "marked partial. Nothing is sent anywhere, and your collections are only read."
-)
 RATE: list[float | None] = [0.0, 1.0]
 
 
 def _make_set() -> dict[str, Any]:
     """Step 1: how many questions, and the button that makes the set."""
     with gr.Column(scale=2, variant="panel"):
-        gr.Markdown("### 1 · Make a test set")
+        gr.Markdown(t("ev_make_heading"))
         size = gr.Number(
             value=DEFAULT_QUESTIONS,
             minimum=5,
             maximum=2000,
             precision=0,
-            label="Questions in the test set",
+            label=t("ev_size"),
             elem_id="eval-size",
         )
-        make = gr.Button("Make a test set", elem_id="eval-make-set")
+        make = gr.Button(t("ev_make"), elem_id="eval-make-set")
         set_line = gr.Markdown("", elem_id="eval-set")  # the page's load fills the view in
     return {"size": size, "make": make, "set": set_line}
 
@@ -55,12 +47,12 @@ def _make_set() -> dict[str, Any]:
 def _run_it(desk: DesktopApp) -> dict[str, Any]:
     """Step 2: the preset, how many questions are also answered, Run and Cancel, and the progress line."""
     with gr.Column(scale=3, variant="panel"):
-        gr.Markdown("### 2 · Run it")
+        gr.Markdown(t("ev_run_heading"))
         with gr.Row():
             preset = gr.Dropdown(
                 choices=list(eh.PRESET_CHOICES),
                 value="configured",
-                label="Preset",
+                label=t("ev_preset"),
                 scale=2,
                 min_width=120,
                 elem_id="eval-preset",
@@ -70,14 +62,14 @@ def _run_it(desk: DesktopApp) -> dict[str, Any]:
                 minimum=0,
                 maximum=2000,
                 precision=0,
-                label="Questions also answered",
+                label=t("ev_answers"),
                 scale=1,
                 min_width=100,
                 elem_id="eval-answers",
             )
         with gr.Row():
-            run = gr.Button("Run", variant="primary", scale=2, elem_id="eval-run")
-            cancel = gr.Button("Cancel", variant="stop", scale=1, elem_id="eval-cancel")
+            run = gr.Button(t("ev_run"), variant="primary", scale=2, elem_id="eval-run")
+            cancel = gr.Button(t("cancel"), variant="stop", scale=1, elem_id="eval-cancel")
         progress = gr.HTML(eh.progress_html(desk.evaluation_job.state()), elem_id="eval-progress")
     return {"preset": preset, "answers": answers, "run": run, "cancel": cancel, "progress": progress}
 
@@ -96,7 +88,7 @@ def _figure_charts() -> tuple[dict[str, Any], dict[str, Any]]:
                     eh.frame([], eh.FIGURE_COLUMNS),
                     x="run",
                     y="value",
-                    title=name,
+                    title=word(name, "en"),
                     y_title=" ",  # the title says what the bars are
                     x_title=" ",
                     x_label_angle=-25,  # run names side by side would overlap
@@ -113,7 +105,7 @@ def _figure_charts() -> tuple[dict[str, Any], dict[str, Any]]:
 def _charts() -> dict[str, Any]:
     """The runs side by side: one bar chart per figure, recall per collection, recall over time; each
     with a note when it has nothing to draw."""
-    gr.Markdown("### Runs side by side")
+    gr.Markdown(t("ev_side_by_side"))
     easiness = gr.Markdown("", elem_id="eval-easiness")
     figures, notes = _figure_charts()
     with gr.Row():
@@ -122,7 +114,7 @@ def _charts() -> dict[str, Any]:
                 eh.frame([], eh.COLLECTION_COLUMNS),
                 x="collection",
                 y="recall@5",
-                title="recall@5 per collection (latest run)",
+                title=word("ev_chart_by_collection", "en"),
                 y_lim=RATE,
                 height=260,
                 show_label=False,
@@ -135,8 +127,8 @@ def _charts() -> dict[str, Any]:
                 eh.frame([], eh.TIME_COLUMNS),
                 x="started",
                 y="recall@5",
-                title="recall@5 over time",
-                x_title="run started",
+                title=word("ev_chart_over_time", "en"),
+                x_title=word("ev_run_started", "en"),
                 y_lim=RATE,
                 tooltip="all",
                 height=260,
@@ -158,7 +150,7 @@ def _tables() -> dict[str, Any]:
     """The runs of this test set, and the questions the last run failed."""
     runs = gr.Dataframe(
         headers=eh.RUN_HEADERS,
-        label="Runs of this test set (times are medians)",
+        label=t("ev_runs"),
         column_widths=["3%", "17%", "8%", "9%", "6%", *["6.3%"] * 9],
         interactive=False,
         wrap=True,
@@ -167,7 +159,7 @@ def _tables() -> dict[str, Any]:
     )
     failed = gr.Dataframe(
         headers=eh.FAILED_HEADERS,
-        label="Failed questions",
+        label=t("ev_failed"),
         interactive=False,
         wrap=True,
         max_height=520,
@@ -179,15 +171,12 @@ def _tables() -> dict[str, Any]:
 
 def _retrieval_test() -> dict[str, Any]:
     """Why a passage ranks where it does, for one typed question."""
-    with gr.Accordion("Retrieval testing: why a passage ranks where it does", open=False):
+    with gr.Accordion(t("ev_retrieval"), open=False):
         with gr.Row():
             query = gr.Textbox(
-                label="Question",
-                placeholder="Type a question; the search runs under the preset chosen above",
-                scale=4,
-                elem_id="eval-query",
+                label=t("ev_question"), placeholder=t("ev_query_hint"), scale=4, elem_id="eval-query"
             )
-            inspect = gr.Button("Test retrieval", scale=1, elem_id="eval-inspect")
+            inspect = gr.Button(t("ev_inspect"), scale=1, elem_id="eval-inspect")
         inspect_summary = gr.Markdown("", elem_id="eval-inspect-summary")
         inspected = gr.Dataframe(
             headers=oq.INSPECT_HEADERS,
@@ -202,24 +191,20 @@ def _retrieval_test() -> dict[str, Any]:
 
 def _own_question() -> dict[str, Any]:
     """A question of the user's own, with the file that answers it."""
-    with gr.Accordion("Add a question of your own to the test set", open=False):
+    with gr.Accordion(t("ev_own"), open=False):
         with gr.Row():
-            own = gr.Textbox(label="Question", scale=3, elem_id="eval-own-question")
-            own_file = gr.Dropdown(
-                choices=[], label="The file that answers it", scale=2, elem_id="eval-own-file"
-            )
-            own_answer = gr.Textbox(
-                label="Words the answer holds (optional)", scale=2, elem_id="eval-own-answer"
-            )
-        add = gr.Button("Add to the test set", elem_id="eval-own-add")
+            own = gr.Textbox(label=t("ev_question"), scale=3, elem_id="eval-own-question")
+            own_file = gr.Dropdown(choices=[], label=t("ev_own_file"), scale=2, elem_id="eval-own-file")
+            own_answer = gr.Textbox(label=t("ev_own_answer"), scale=2, elem_id="eval-own-answer")
+        add = gr.Button(t("ev_own_add"), elem_id="eval-own-add")
         added = gr.Markdown("", elem_id="eval-own-added")
     return {"own": own, "own_file": own_file, "own_answer": own_answer, "add": add, "added": added}
 
 
 def build(desk: DesktopApp) -> dict[str, Any]:
     """Lay the tab out inside the current ``gr.Tab``; ``bind`` wires it."""
-    gr.Markdown("## How good is it on my documents?")
-    gr.Markdown(ABOUT, elem_classes=["kimas-note"])
+    gr.Markdown(t("ev_heading"))
+    gr.Markdown(t("ev_about"), elem_classes=["kimas-note"])
     with gr.Row():
         made = _make_set()
         running = _run_it(desk)
@@ -230,20 +215,27 @@ def build(desk: DesktopApp) -> dict[str, Any]:
 NOTED = (*(key for key, _ in eh.CHARTED), "by_collection", "over_time")
 
 
-def _plot(data: Any, draws: bool) -> Any:
-    return gr.update(value=data, visible=draws)
+def _plot(data: Any, draws: bool, **words: str) -> Any:
+    return gr.update(value=data, visible=draws, **words)
 
 
-def view_outputs(view: eh.EvalView) -> tuple[Any, ...]:
+def view_outputs(view: eh.EvalView, language: Language = "en") -> tuple[Any, ...]:
     """Values for the ``view_components``: a chart with nothing to draw is hidden, its note shown; the two
-    tables wait for the first run (before it they were boxes of column names only)."""
+    tables wait for the first run (before it they were boxes of column names only). The charts' titles
+    in ``language``."""
     ran = not view.runs.empty
+    over_time = {"title": word("ev_chart_over_time", language), "x_title": word("ev_run_started", language)}
     return (
         view.set_line,
         view.easiness,
-        *(_plot(view.figures[key], not view.figures[key].empty) for key, _ in eh.CHARTED),
-        _plot(view.by_collection, not view.by_collection.empty),
-        _plot(view.over_time, len(view.over_time) > 1),
+        *(
+            _plot(view.figures[key], not view.figures[key].empty, title=word(name, language))
+            for key, name in eh.CHARTED
+        ),
+        _plot(
+            view.by_collection, not view.by_collection.empty, title=word("ev_chart_by_collection", language)
+        ),
+        _plot(view.over_time, len(view.over_time) > 1, **over_time),
         *(view.notes[key] for key in NOTED),
         gr.update(value=view.runs, visible=ran),
         gr.update(value=view.failed, label=view.failed_title, visible=ran),
@@ -272,25 +264,39 @@ def bind(desk: DesktopApp, tab: dict[str, Any], timer: gr.Timer, demo: gr.Blocks
     """Buttons start and stop work in the background; the app's ``timer`` keeps the progress line
     current and redraws the charts and tables when a set or run starts or ends."""
     shown = view_components(tab)
-    tab["make"].click(lambda n: eh.make_set(desk, n), [tab["size"]], [tab["progress"]])
-    tab["run"].click(
-        lambda p, n: eh.start_run(desk, p, n), [tab["preset"], tab["answers"]], [tab["progress"]]
-    )
-    tab["cancel"].click(lambda: eh.cancel(desk), None, [tab["progress"]], queue=False)
-    tab["add"].click(
-        lambda q, f, a: oq.add_question(desk, q, f, a),
-        [tab["own"], tab["own_file"], tab["own_answer"]],
-        [tab["added"]],
-    )
+
+    def language(request: gr.Request | None) -> Language:
+        return page_language(desk.config.ui.language, request)
+
+    def on_make(n: float | None, request: gr.Request) -> str:
+        return eh.make_set(desk, n, language(request))
+
+    def on_run(p: str | None, n: float | None, request: gr.Request) -> str:
+        return eh.start_run(desk, p, n, language(request))
+
+    def on_cancel(request: gr.Request) -> str:
+        return eh.cancel(desk, language(request))
+
+    def on_add(q: str | None, f: str | None, a: str | None, request: gr.Request) -> str:
+        return oq.add_question(desk, q, f, a, language(request))
+
+    def on_inspect(q: str | None, p: str | None, request: gr.Request) -> tuple[str, Any]:
+        return oq.inspect(desk, q, p, language(request))
+
+    tab["make"].click(on_make, [tab["size"]], [tab["progress"]])
+    tab["run"].click(on_run, [tab["preset"], tab["answers"]], [tab["progress"]])
+    tab["cancel"].click(on_cancel, None, [tab["progress"]], queue=False)
+    tab["add"].click(on_add, [tab["own"], tab["own_file"], tab["own_answer"]], [tab["added"]])
     demo.load(lambda: gr.update(choices=oq.question_files(desk)), None, [tab["own_file"]])
     tab["own_file"].focus(lambda: gr.update(choices=oq.question_files(desk)), None, [tab["own_file"]])
     tested = [tab["inspect_summary"], tab["inspected"]]
     for trigger in (tab["inspect"].click, tab["query"].submit):
-        trigger(lambda q, p: oq.inspect(desk, q, p), [tab["query"], tab["preset"]], tested)
+        trigger(on_inspect, [tab["query"], tab["preset"]], tested)
 
-    def tick(seen: str, asked: float | None) -> tuple[Any, ...]:
-        p = eh.poll(desk, seen)
-        drawn = view_outputs(p.view) if p.view is not None else (gr.skip(),) * len(shown)
+    def tick(seen: str, asked: float | None, request: gr.Request) -> tuple[Any, ...]:
+        said = language(request)
+        p = eh.poll(desk, seen, said)
+        drawn = view_outputs(p.view, said) if p.view is not None else (gr.skip(),) * len(shown)
         return (p.key, p.progress, answers_output(p.view, asked), *drawn)
 
     read = [tab["seen"], tab["answers"]]

@@ -11,7 +11,7 @@ from pathlib import Path
 from app.knowledge.collections import CollectionStatus
 from app.knowledge.indexing import Activity, IndexingState
 from kimas_desktop.text.words import truncate
-from ui.i18n import Language, counted, word
+from ui.i18n import Language, counted, spoken, word
 from ui.markup import code, esc
 
 __all__ = ["activity_markdown", "collections_markdown", "progress_html"]
@@ -126,14 +126,31 @@ def _ocr(state: IndexingState, language: Language) -> str:
     return counted("idx_ocr", n, language) if n else ""
 
 
+def _report(a: Activity, language: Language) -> str:
+    """A sync's report (code "report") in ``language``: what it did, and in how long."""
+    v = a.values
+    parts = [word("act_indexed", language, n=v["indexed"], chunks=v["chunks"])] if v["indexed"] else []
+    parts += [
+        word(f"act_{k}", language, n=v[k]) for k in ("deleted", "unchanged", "skipped", "failed") if v[k]
+    ]
+    what = word("act_list_sep", language).join(parts) or word("act_no_files", language)
+    return word(f"act_{v['trigger'] or 'sync'}", language, what=what, seconds=v["seconds"])
+
+
+def _activity_text(a: Activity, language: Language) -> str:
+    if a.code == "report" and language != "en":
+        return _report(a, language)
+    return spoken(a.code, a.values, a.text, language)
+
+
 def activity_markdown(items: list[Activity], limit: int = 8, language: Language = "en") -> str:
-    """The indexer's recent activity; its sentences are the app's (English), the heading ``language``'s."""
+    """The indexer's recent activity in ``language`` (the app gives each line a code and its values)."""
     if not items:
         return ""
     icon = {"info": "", "problem": "⚠ ", "error": "✗ "}
     lines = [
         f"- {icon[a.kind]}{time.strftime('%H:%M:%S', time.localtime(a.at))}"
-        f"{f' · **{esc(a.collection)}**' if a.collection else ''} · {esc(a.text)}"
+        f"{f' · **{esc(a.collection)}**' if a.collection else ''} · {esc(_activity_text(a, language))}"
         for a in items[:limit]
     ]
     return word("activity_title", language) + "\n\n" + "\n".join(lines)

@@ -19,7 +19,7 @@ from app.knowledge.collections import CollectionStatus
 from app.knowledge.indexing import IndexingState
 from app.models.languages import collections_advice
 from kimas_desktop.errors import KimasError
-from ui.i18n import Language, t
+from ui.i18n import Language, spoken, t, told
 from ui.knowledge.collections_view import activity_markdown, collections_markdown
 from ui.markup import esc, outcome_markdown, store_problem
 
@@ -119,12 +119,14 @@ class KnowledgeAction:
     ok: bool = True  # False: the typed text stays in its field, to be corrected
 
 
-def _after(desk: DesktopApp, outcome: ActionResult, selected: str | None) -> KnowledgeAction:
+def _after(
+    desk: DesktopApp, outcome: ActionResult, selected: str | None, language: Language = "en"
+) -> KnowledgeAction:
     choices = collection_choices(desk)
     names = [cid for _, cid in choices]
     if selected not in names:
         selected = names[0] if names else None
-    return KnowledgeAction(outcome_markdown(outcome), names, selected, tuple(choices), outcome.ok)
+    return KnowledgeAction(outcome_markdown(outcome, language), names, selected, tuple(choices), outcome.ok)
 
 
 def create_collection(desk: DesktopApp, name: str) -> KnowledgeAction:
@@ -172,7 +174,11 @@ NO_COLLECTION_CHOSEN = (
 
 
 def upload(
-    desk: DesktopApp, collection: str | None, files: Sequence[str] | str | None, relative: str = ""
+    desk: DesktopApp,
+    collection: str | None,
+    files: Sequence[str] | str | None,
+    relative: str = "",
+    language: Language = "en",
 ) -> KnowledgeAction:
     """Files or a folder dropped onto ``collection`` (a new "documents" collection if none is chosen).
 
@@ -196,8 +202,9 @@ def upload(
     pairs = [(p, r) for p, r in zip(paths, inside, strict=True)] if keep else [(p, p.name) for p in paths]
     outcome = desk.add_uploads(name, pairs, keep_folders=keep)
     if outcome.ok and not collection:  # said, not silent: where they went and how to name it (issue 46)
-        outcome = replace(outcome, message=NO_COLLECTION_CHOSEN.format(name=name) + outcome.message)
-    return _after(desk, outcome, desk.knowledge.find(name) or name)
+        chosen = spoken("no_collection", {"name": name}, NO_COLLECTION_CHOSEN.format(name=name), language)
+        outcome = ActionResult(True, chosen + told(outcome.said, outcome.message, language))
+    return _after(desk, outcome, desk.knowledge.find(name) or name, language)
 
 
 def watch_target(desk: DesktopApp, collection: str | None, typed: str = "") -> str | ActionResult:

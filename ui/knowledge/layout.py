@@ -254,16 +254,21 @@ def _bind_adding(desk: DesktopApp, add: _Adding) -> None:
         trigger(
             on_create, [add.new_name], [*picked, add.new_name], concurrency_id=_ADDING, concurrency_limit=1
         )
+
+    def on_folder(c: str | None, f: Any, rel: str, request: gr.Request) -> tuple[Any, ...]:
+        language = page_language(desk.config.ui.language, request)
+        return (*_action_outputs(kh.upload(desk, c, f, rel, language)), None, "")
+
+    def on_files(c: str | None, f: Any, request: gr.Request) -> tuple[Any, ...]:
+        language = page_language(desk.config.ui.language, request)
+        return (*_action_outputs(kh.upload(desk, c, f, language=language)), None)
+
     add.folder_drop.upload(
-        lambda c, f, rel: (*_action_outputs(kh.upload(desk, c, f, rel)), None, ""),
+        on_folder,
         [add.selected, add.folder_drop, add.folder_paths],
         [*picked, add.folder_drop, add.folder_paths],
     )
-    add.files_drop.upload(
-        lambda c, f: (*_action_outputs(kh.upload(desk, c, f)), None),
-        [add.selected, add.files_drop],
-        [*picked, add.files_drop],
-    )
+    add.files_drop.upload(on_files, [add.selected, add.files_drop], [*picked, add.files_drop])
     add.add_folder.click(
         on_watch,
         [add.selected, add.folder_path, add.new_name],
