@@ -16,6 +16,7 @@ from typing import Protocol
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kimas_desktop.answer.tables.numbers import number_text
 from kimas_desktop.tables import TableFilter, TableInfo, TableQuery, TableResult, TableRow
 
 __all__ = ["ArrowEngine", "ArrowShelf", "number_text", "precision"]
@@ -26,14 +27,6 @@ SHOWN_ROWS = 5
 
 class ArrowShelf(Protocol):
     def arrow(self, table: TableInfo) -> pa.Table: ...
-
-
-def number_text(v: float) -> str:
-    """A computed number as the answer writes it: whole numbers without a decimal point, others to at
-    most four decimals."""
-    if v == int(v) and abs(v) < 1e15:
-        return str(int(v))
-    return f"{v:.4f}".rstrip("0").rstrip(".")
 
 
 def precision(info: TableInfo, column: str) -> int:

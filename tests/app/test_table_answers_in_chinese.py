@@ -5,6 +5,9 @@ runtime's pipeline with the embedded models (multilingual-e5-small, as the app p
 - A place the table does not hold ("阁楼", "深圳") is declined, naming it, as the English path declines a
   name ("Attic"); it was summed over every row.
 - "数量最多的物品是什么？" answers with the item and its row (argmax), not the largest 数量.
+- The frame around the computed value and the decline are in Chinese for a Chinese question (they were
+  "47 (computed from …" and "Your documents don't say this: the table in … has …"); an English question
+  over the same table keeps the English sentence, word for word.
 """
 
 from __future__ import annotations
@@ -75,7 +78,10 @@ def test_a_place_the_table_does_not_hold_is_declined_by_name(
 ) -> None:
     said, _ = _ask(runtime, question)
     assert isinstance(said, Declined) and said.rule == "table", said
-    assert file in said.text and place in said.text, said.text
+    sheet = file.removesuffix(".xlsx") if file == "销售.xlsx" else "物品"
+    assert said.text.startswith(
+        f"你的文档没有说明这一点：{file}，工作表 {sheet} 中的表格没有 {place} 的行 ["
+    ), said.text
     assert [Path(c.chunk.source).name for c in said.closest] == [file]
 
 
@@ -89,6 +95,18 @@ def test_a_place_the_table_holds_is_still_computed(runtime: Runtime) -> None:
 def test_the_item_with_the_largest_quantity_is_the_item_and_its_row(runtime: Runtime) -> None:
     said, table = _ask(runtime, "数量最多的物品是什么？")
     assert isinstance(said, Answered), said
-    assert said.text.startswith("轮胎"), said.text  # not "40", the largest 数量 alone
+    assert said.text.startswith(  # not "40", the largest 数量 alone
+        "轮胎（根据 家里的东西.xlsx，工作表 物品 计算：所有行（7 行）中 数量 最大的行："
+        "物品 = 轮胎（数量 40，第 4 行）；共 7 行中的第 4 行）["
+    ), said.text
     assert table is not None and [r.row for r in table.answer.result.rows] == [4]
     assert dict(table.answer.result.rows[0].cells) == {"物品": "轮胎", "位置": "车库", "数量": "40"}
+
+
+def test_an_english_question_over_the_same_table_keeps_the_english_sentence(runtime: Runtime) -> None:
+    said, _ = _ask(runtime, "How many items are in the 车库?")
+    assert isinstance(said, Answered), said
+    assert said.text.startswith(
+        "47 (computed from 家里的东西.xlsx, sheet 物品: sum of 数量 over rows where 位置 = 车库 (3 rows): 47; "
+        "rows 2, 3, 4) ["
+    ), said.text

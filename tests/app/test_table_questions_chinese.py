@@ -69,17 +69,18 @@ def _ask(rt: Runtime, question: str) -> tuple[Answered | Declined, TableReady | 
 @pytest.mark.parametrize(
     ("question", "file", "starts", "says"),
     [
-        # Chinese headers: 车库 is found inside 车库里 (was the sum over every row, 89)
-        ("车库里的数量总共是多少？", "家里的东西.xlsx", "47 (computed from 家里的东西.xlsx, sheet 物品",
-         "sum of 数量 over rows where 位置 = 车库 (3 rows): 47"),
+        # Chinese headers: 车库 is found inside 车库里 (was the sum over every row, 89); the answer's frame
+        # in Chinese, as the question (was "47 (computed from …: sum of 数量 over rows where …")
+        ("车库里的数量总共是多少？", "家里的东西.xlsx", "47（根据 家里的东西.xlsx，工作表 物品 计算：",
+         "位置 = 车库 的行（3 行）中 数量 的总和：47；第 2、3、4 行）["),
         # how many items, with a 数量 column: the items, summed, not the 3 rows (was declined)
-        ("车库里一共有多少件物品？", "家里的东西.xlsx", "47 (computed from",
-         "sum of 数量 over rows where 位置 = 车库 (3 rows): 47"),
-        ("车库里有几种物品？", "家里的东西.xlsx", "3 (computed from", "rows where 位置 = 车库: 3"),
+        ("车库里一共有多少件物品？", "家里的东西.xlsx", "47（根据",
+         "位置 = 车库 的行（3 行）中 数量 的总和：47"),
+        ("车库里有几种物品？", "家里的东西.xlsx", "3（根据", "位置 = 车库 的行数：3"),
         # English headers and values, a Chinese question
-        ("日本车的平均马力是多少？", "cars.csv", "80.7 (computed from cars.csv",
-         "mean of Horsepower over rows where Origin = Japan (3 rows): 80.7 (exactly 80.6667)"),
-        ("有几辆日本车？", "cars.csv", "3 (computed from cars.csv", "rows where Origin = Japan: 3"),
+        ("日本车的平均马力是多少？", "cars.csv", "80.7（根据 cars.csv 计算：",
+         "Origin = Japan 的行（3 行）中 Horsepower 的平均值：80.7（精确值 80.6667）"),
+        ("有几辆日本车？", "cars.csv", "3（根据 cars.csv 计算：", "Origin = Japan 的行数：3"),
     ],
 )  # fmt: skip
 def test_a_chinese_question_is_computed_over_the_table_it_names(

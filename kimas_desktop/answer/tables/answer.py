@@ -4,20 +4,23 @@ its rows (KAG's solver: compute what needs computing, never let the model guess 
 The files of the evidence's top passages are asked for their tables (``TableShelf``); the table the
 question names most is planned over (``TablePlanner``: from its header, kinds, samples and the text of
 the rows the search found), the plan runs (``TableEngine``), and the answer is the computed value, the
-query in plain words and the rows it used, with the file, sheet and row numbers. A plan whose filters
-select no row is an empty result: the answer policy declines it (rule ``table``), and so is a question that
-names what the table lacks (a name, a kind of row, a thing to count: ``TablePlanner.absent``). No plan
-otherwise: the question goes the usual way.
+query in plain words and the rows it used, with the file, sheet and row numbers (in Chinese for a question
+written in Chinese: ``chinese.py``). A plan whose filters select no row is an empty result: the answer
+policy declines it (rule ``table``), and so is a question that names what the table lacks (a name, a kind
+of row, a thing to count: ``TablePlanner.absent``). No plan otherwise: the question goes the usual way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kimas_desktop.answer.outcome import DECLINE_START
+from kimas_desktop.answer.phrases import language_of
+from kimas_desktop.answer.tables.chinese import absent_said, answer_text_zh, described
 from kimas_desktop.answer.tables.planner import TablePlanner
+from kimas_desktop.answer.tables.unasked import closest
 from kimas_desktop.tables import TableEngine, TableInfo, TableQuery, TableResult, TableShelf
 from kimas_desktop.types import Citation, Hit
 
@@ -94,18 +97,31 @@ class TableAnswerer:
         if chosen is None:
             return None
         table, n, rows = chosen
+        chinese = language_of(question) == "zh"
         query = self._planner.plan(question, table, rows) or self._follow(question, table, rows, earlier)
         if query is not None:
             result = self._engine.run(table, query)
+            if chinese:
+                result = replace(result, description=described(query, result))
         else:
-            absent = self._planner.absent(question, table, rows)
+            absent = self._absent(question, table, rows, chinese)
             if not absent:
                 return None
             result = TableResult(None, "", absent, (), 0)
         hit = hits[n - 1]
         cited = Citation(n, hit.chunk, hit.chunk.text[:200])
         op = query.operation if query is not None else ""
-        return TableAnswer(table, query, result, answer_text(table, result, n, op), cited)
+        text = (answer_text_zh if chinese else answer_text)(table, result, n, op)
+        return TableAnswer(table, query, result, text, cited)
+
+    def _absent(self, question: str, table: TableInfo, rows: list[str], chinese: bool) -> str:
+        """What the question names that the table lacks, in words ("" for nothing), in Chinese when
+        ``chinese``."""
+        if not chinese:
+            return self._planner.absent(question, table, rows)
+        rows_, columns = self._planner.lacks(question, table, rows)
+        near = closest(columns[0], table) if columns else ""
+        return absent_said(rows_, columns, table, near) if rows_ or columns else ""
 
     def _follow(
         self, question: str, table: TableInfo, rows: list[str], earlier: Sequence[str]

@@ -108,13 +108,13 @@ class TablePlanner:
         its columns ("Ontario" in "What is the murder rate of Ontario?"), a kind of row ("daisy" in "the
         daisy flowers"), what a count counts in rows a key names ("executions" in "How many executions
         did Ohio have?"); () when it names none."""
-        rows_, columns = self._absent(question, table, rows)
+        rows_, columns = self.lacks(question, table, rows)
         return rows_ + columns
 
     def absent(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> str:
         """``missing`` in words, for the decline: "no row for Ontario", "no column for executions"; ""
         when the question names nothing the table lacks."""
-        rows_, columns = self._absent(question, table, rows)
+        rows_, columns = self.lacks(question, table, rows)
         said = [f"no {what} for {' '.join(w)}" for what, w in (("row", rows_), ("column", columns)) if w]
         if columns:
             names = ", ".join(c.name for c in table.columns)
@@ -122,9 +122,11 @@ class TablePlanner:
             said.append(f"it has {names}" + (f" (the closest: {near})" if near else ""))
         return "; ".join(said)
 
-    def _absent(
-        self, question: str, table: TableInfo, rows: Iterable[str]
+    def lacks(
+        self, question: str, table: TableInfo, rows: Iterable[str] = ()
     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``missing`` as the rows and the columns the table lacks (for ``absent``'s sentence in another
+        language)."""
         r = self._read(question, table, rows)
         if r is None:
             return (), ()
