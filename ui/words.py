@@ -7,6 +7,7 @@ from __future__ import annotations
 from app.models.languages import SWITCH_BUTTON
 from kimas_desktop.answer.phrases import phrase_in
 from ui.evaluation.words import EVALUATION
+from ui.settings.words import SETTINGS
 
 __all__ = ["WORDS"]
 
@@ -353,3 +354,4 @@ WORDS: dict[str, tuple[str, str]] = {
     ),
 }
 WORDS |= EVALUATION  # the Evaluation tab's
+WORDS |= SETTINGS  # the Settings tab's

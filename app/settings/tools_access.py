@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from app.outcomes import Said
 from app.settings.config_store import ConfigStore
 from app.tools.api_token import ApiToken
 from app.tools.endpoints import Endpoints, endpoints
@@ -24,12 +25,19 @@ class ToolsAccess:
         return self.state()
 
     def state(self) -> str:
-        ends = self.endpoints()
-        if not ends.api_on:
-            return "The API and MCP over HTTP are **off**: no port is open for them."
-        return (
-            f"The API and MCP over HTTP are **on** at 127.0.0.1:{self._store.current.server.api_port} "
-            "(this computer only), for programs that send the token."
+        """Whether the API and MCP over HTTP are served, and where (English)."""
+        return self.said_state().english
+
+    def said_state(self) -> Said:
+        """``state`` as a code ("api_off", "api_on" with the port), for the UI to word."""
+        if not self.endpoints().api_on:
+            return Said("The API and MCP over HTTP are **off**: no port is open for them.", "api_off")
+        port = self._store.current.server.api_port
+        return Said(
+            f"The API and MCP over HTTP are **on** at 127.0.0.1:{port} (this computer only), for programs "
+            "that send the token.",
+            "api_on",
+            {"port": port},
         )
 
     def token(self) -> str:

@@ -14,9 +14,9 @@ import pytest
 
 from app.knowledge.collections import CollectionStatus
 from app.knowledge.documents import Document
-from app.knowledge.indexing import Activity, IndexingState
+from app.knowledge.indexing import Activity, IndexingState, describe_report, report_values
 from kimas_desktop.config import CollectionConfig, parse_config
-from kimas_desktop.types import CardSentence, CardTable, DocumentCard, FileProblem, Section
+from kimas_desktop.types import CardSentence, CardTable, DocumentCard, FileProblem, IndexReport, Section
 from tests.app.knowledge.test_documents import idle, open_app, wait_for
 from tests.rigs import write_docs
 from ui.i18n import browser_language, page_language
@@ -112,6 +112,24 @@ def test_the_recent_activity_heading_in_chinese() -> None:
     assert activity_markdown(items, language="zh").startswith("**最近的活动**\n\n- ")
     assert activity_markdown(items).startswith("**Recent activity**\n\n- ")
     assert activity_markdown([], language="zh") == ""
+
+
+def test_the_recent_activity_said_in_chinese_from_its_codes() -> None:
+    """Issue 60: the indexer's lines are codes and values; Chinese is said from them, English is the app's
+    own sentence, unchanged."""
+    report = IndexReport("手册", 2, 1, 0, 0, 1, chunks_added=14, seconds=3.14)
+    english = "Files changed on disk: " + describe_report(report)
+    items = [
+        Activity(1_700_000_000.0, "手册", english, "problem", "report", report_values(report, "watcher")),
+        Activity(1_700_000_001.0, "", "Indexing paused.", code="paused"),
+        Activity(1_700_000_002.0, "", "Something new.", code="a code no table has"),
+    ]
+    chinese = activity_markdown(items, language="zh")
+    assert "磁盘上的文件有变化：已索引 2 个文件（14 个片段），1 个未变，1 个失败，用时 3.1 秒" in chinese
+    assert "索引已暂停。" in chinese and "Something new." in chinese  # an unknown code: its English
+    shown = activity_markdown(items)
+    assert english in shown and "Indexing paused." in shown
+    assert "Files changed on disk: 2 files indexed (14 chunks), 1 unchanged, 1 failed in 3.1 s" in shown
 
 
 CARD = DocumentCard(

@@ -184,6 +184,7 @@ def _retrieval_test() -> dict[str, Any]:
             wrap=True,
             max_height=480,
             column_widths=["10%", "10%", "10%", "10%", "60%"],
+            visible=False,  # its headers are the page's language once a test ran
             elem_id="eval-inspected",
         )
     return {"query": query, "inspect": inspect, "inspect_summary": inspect_summary, "inspected": inspected}
@@ -233,7 +234,10 @@ def view_outputs(view: eh.EvalView, language: Language = "en") -> tuple[Any, ...
             for key, name in eh.CHARTED
         ),
         _plot(
-            view.by_collection, not view.by_collection.empty, title=word("ev_chart_by_collection", language)
+            view.by_collection,
+            not view.by_collection.empty,
+            title=word("ev_chart_by_collection", language),
+            x_title=word("ev_collection", language),
         ),
         _plot(view.over_time, len(view.over_time) > 1, **over_time),
         *(view.notes[key] for key in NOTED),
@@ -281,7 +285,8 @@ def bind(desk: DesktopApp, tab: dict[str, Any], timer: gr.Timer, demo: gr.Blocks
         return oq.add_question(desk, q, f, a, language(request))
 
     def on_inspect(q: str | None, p: str | None, request: gr.Request) -> tuple[str, Any]:
-        return oq.inspect(desk, q, p, language(request))
+        summary, table = oq.inspect(desk, q, p, language(request))
+        return summary, gr.update(value=table, visible=True)
 
     tab["make"].click(on_make, [tab["size"]], [tab["progress"]])
     tab["run"].click(on_run, [tab["preset"], tab["answers"]], [tab["progress"]])

@@ -63,6 +63,7 @@ EVALUATION: dict[str, tuple[str, str]] = {
     "ev_chart_over_time": ("recall@5 over time", "recall@5 随时间的变化"),
     "ev_note_by_collection": ("recall@5 per collection", "各知识库的 recall@5"),
     "ev_run_started": ("run started", "运行开始时间"),
+    "ev_collection": ("collection", "知识库"),
     "ev_no_run_yet": ("no run has finished a question yet", "还没有哪次运行完成过一个问题"),
     "ev_no_answerable": (
         f"none of the questions the model answered was an answerable one yet {_RAISE}",

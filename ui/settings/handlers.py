@@ -17,7 +17,9 @@ from app.models.downloads import DownloadState
 from app.settings import rules as settings_rules
 from app.settings.form import SettingsForm
 from kimas_desktop.errors import KimasError
+from ui.i18n import Language, word
 from ui.markup import outcome_markdown
+from ui.settings.words import CATALOG, LANGUAGES
 
 ROLE_TITLES = {"chat": "Chat models", "embedding": "Embedding models", "reranker": "Rerankers"}
 
@@ -42,31 +44,39 @@ def _in_use(desk: DesktopApp, status: ModelStatus) -> bool:
     return bool(getattr(wanted, picked.section) == getattr(config, picked.section))
 
 
-def _state_cell(desk: DesktopApp, status: ModelStatus, download: DownloadState | None) -> str:
+def _state_cell(
+    desk: DesktopApp, status: ModelStatus, download: DownloadState | None, language: Language = "en"
+) -> str:
     if download is not None and download.phase == "downloading":
         p = download.progress
         pct = f" {p.fraction:.0%}" if p is not None and p.fraction is not None else ""
-        return f"downloading…{pct}"
+        return word("cat_downloading", language, pct=pct)
     if status.installed is None:
-        return "not installed"
+        return word("cat_not_installed", language)
     if _in_use(desk, status):
-        return "<b>in use</b>"
-    return "installed" + ("" if status.verified else " (unverified)")
+        return word("cat_in_use", language)
+    return word("cat_installed", language) + ("" if status.verified else word("cat_unverified", language))
 
 
-def _details(entry: CatalogEntry) -> str:
+def _details(entry: CatalogEntry, language: Language = "en") -> str:
     bits = [entry.params, entry.quantization]
     if entry.context:
-        bits.append(f"{entry.context // 1024}k context")
+        bits.append(word("cat_context", language, k=entry.context // 1024))
     if entry.dim:
-        bits.append(f"{entry.dim} dims")
+        bits.append(word("cat_dims", language, n=entry.dim))
     if entry.languages:
-        bits.append(entry.languages)
+        bits.append(LANGUAGES.get(entry.languages, entry.languages) if language != "en" else entry.languages)
     bits.append(entry.licence)
     return " · ".join(escape(b) for b in bits if b)
 
 
-def catalog_html(desk: DesktopApp) -> str:
+def _described(entry: CatalogEntry, language: Language) -> tuple[str, str]:
+    """The entry's title and notes in ``language`` (the catalog's own: English)."""
+    title, notes = CATALOG.get(entry.name, ("", "")) if language != "en" else ("", "")
+    return title or entry.title, notes or entry.notes
+
+
+def catalog_html(desk: DesktopApp, language: Language = "en") -> str:
     """Per role, the recommended models: size, RAM need, fits this machine or not, installed or not."""
     try:
         rows = desk.models.status()
@@ -75,39 +85,43 @@ def catalog_html(desk: DesktopApp) -> str:
     downloads = desk.models.states()
     ram = machine_ram_mb()
     out = [
-        f"<p class='kimas-machine'>This computer has {ram / 1024:.1f} GB of RAM. "
-        "Nothing is downloaded until you press Download.</p>"
+        f"<p class='kimas-machine'>{word('cat_ram', language, gb=f'{ram / 1024:.1f}')}</p>"
         if ram
-        else "<p>This computer's RAM is unknown.</p>"
+        else f"<p>{word('cat_ram_unknown', language)}</p>"
     ]
-    for role, title in ROLE_TITLES.items():
+    for role in ROLE_TITLES:
         items = [s for s in rows if s.entry.role == role]
         if not items:
             continue
-        out.append(f"<h4>{title}</h4><table class='kimas-catalog' data-role='{role}'>")
-        out.append("<tr><th>Model</th><th>Download</th><th>RAM</th><th>Fits</th><th>Status</th></tr>")
+        out.append(
+            f"<h4>{word(f'cat_{role}', language)}</h4><table class='kimas-catalog' data-role='{role}'>"
+        )
+        out.append(word("cat_columns", language))
         for s in items:
             e = s.entry
-            fits = "✓" if s.fits else "too big for this RAM"
-            note = f"<br><small>{escape(e.notes)}</small>" if e.notes else ""
-            size = "built in" if e.embedded else _size(e.size_mb)
+            title, notes = _described(e, language)
+            fits = "✓" if s.fits else word("cat_too_big", language)
+            note = f"<br><small>{escape(notes)}</small>" if notes else ""
+            size = word("cat_built_in", language) if e.embedded else _size(e.size_mb)
             out.append(
-                f"<tr data-model='{escape(e.name)}'><td><b>{escape(e.title)}</b> "
-                f"<code>{escape(e.name)}</code><br><small>{_details(e)}</small>{note}</td>"
+                f"<tr data-model='{escape(e.name)}'><td><b>{escape(title)}</b> "
+                f"<code>{escape(e.name)}</code><br><small>{_details(e, language)}</small>{note}</td>"
                 f"<td>{size}</td><td>{_size(e.ram_mb)}</td><td>{fits}</td>"
-                f"<td>{_state_cell(desk, s, downloads.get(e.name))}</td></tr>"
+                f"<td>{_state_cell(desk, s, downloads.get(e.name), language)}</td></tr>"
             )
         out.append("</table>")
     return "".join(out)
 
 
-def model_choices(desk: DesktopApp) -> list[tuple[str, str]]:
-    """(label, name) for the model picker."""
+def model_choices(desk: DesktopApp, language: Language = "en") -> list[tuple[str, str]]:
+    """(label, name) for the model picker, in ``language``."""
     try:
         entries = desk.models.catalog()
     except KimasError:
         return []
-    return [(f"{ROLE_TITLES[e.role][:-1]}: {e.title}", e.name) for e in entries]
+    if language == "en":
+        return [(f"{ROLE_TITLES[e.role][:-1]}: {e.title}", e.name) for e in entries]
+    return [(f"{word(f'cat_{e.role}', language)}：{_described(e, language)[0]}", e.name) for e in entries]
 
 
 def model_in_use(desk: DesktopApp) -> str | None:
@@ -191,12 +205,12 @@ class SettingsPoll:
     downloads_html: str | None
 
 
-def poll(desk: DesktopApp, seen: tuple[int, int] | None) -> SettingsPoll:
+def poll(desk: DesktopApp, seen: tuple[int, int] | None, language: Language = "en") -> SettingsPoll:
     """What the models part of the tab shows (cheap when nothing changed)."""
     version = (desk.version, desk.models.version)
     if seen is not None and tuple(seen) == version:
         return SettingsPoll(version, None, None)
-    return SettingsPoll(version, catalog_html(desk), downloads_html(desk))
+    return SettingsPoll(version, catalog_html(desk, language), downloads_html(desk))
 
 
 # -- the settings form ---------------------------------------------------------------------------------

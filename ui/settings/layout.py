@@ -13,6 +13,7 @@ from app.desktop import DesktopApp
 from app.settings.form import SettingsForm
 from app.settings.tools_access import ToolsAccess
 from kimas_desktop.config import PRESETS
+from ui.i18n import Language, page_language, t, word
 from ui.markup import code, model_markdown
 from ui.settings import handlers as sh
 from ui.settings import language_view, local_layout, other_tools
@@ -31,9 +32,9 @@ CSS = (
     + local_layout.CSS
 )
 
-PRESET_INFO = (
-    "full: everything on · routed: one best collection · turbo: lowest latency · custom: your own switches"
-)
+
+def _files_line(desk: DesktopApp, language: Language) -> str:
+    return word("set_files", language, config=code(str(desk.config_path)), log=code(str(desk.log_file)))
 
 
 def _form_values(f: SettingsForm) -> tuple[Any, ...]:
@@ -54,20 +55,20 @@ class _Models:
 
 def _models(desk: DesktopApp) -> _Models:
     """The model catalog, the model picker with its buttons, and the downloads."""
-    gr.Markdown("### Models")
+    gr.Markdown(t("set_models"))
     catalog = gr.HTML(sh.catalog_html(desk), elem_id="model-catalog")
     with gr.Row():
         pick = gr.Dropdown(
             choices=sh.model_choices(desk),
             value=lambda: sh.model_in_use(desk),  # read at each page load: the model in use now
-            label="Model",
+            label=t("set_model"),
             scale=3,
             elem_id="model-pick",
             allow_custom_value=False,
         )
-        download = gr.Button("Download", scale=1, elem_id="download-model")
-        cancel = gr.Button("Cancel download", scale=1, elem_id="cancel-download")
-        use = gr.Button("Use this model", variant="primary", scale=1, elem_id="use-model")
+        download = gr.Button(t("set_download"), scale=1, elem_id="download-model")
+        cancel = gr.Button(t("set_cancel_download"), scale=1, elem_id="cancel-download")
+        use = gr.Button(t("set_use_model"), variant="primary", scale=1, elem_id="use-model")
     downloads = gr.HTML(sh.downloads_html(desk), elem_id="model-downloads")
     models_message = gr.Markdown("", elem_id="models-message")
     return _Models(catalog, pick, download, cancel, use, downloads, models_message)
@@ -75,38 +76,22 @@ def _models(desk: DesktopApp) -> _Models:
 
 def _answering(form: SettingsForm) -> list[Any]:
     """The answering settings, in ``SettingsForm`` order."""
-    gr.Markdown("### Answering")
+    gr.Markdown(t("set_answering"))
     preset = gr.Radio(
         choices=[*PRESETS, "custom"],
         value=form.preset,
-        label="Preset",
-        info=PRESET_INFO,
+        label=t("set_preset"),
+        info=t("set_preset_info"),
         elem_id="preset",
     )
-    context = gr.Checkbox(
-        form.context_enabled,
-        label="Context manager (understands follow-up questions)",
-        elem_id="context-enabled",
-    )
+    context = gr.Checkbox(form.context_enabled, label=t("set_context"), elem_id="context-enabled")
     with gr.Row():
-        routing = gr.Checkbox(form.routing_enabled, label="Route questions to the best collections")
-        top_k = gr.Slider(1, 8, value=form.routing_top_k, step=1, label="How many collections to search")
-    agentic = gr.Checkbox(
-        form.agentic_enabled,
-        label="Agentic round (search again when evidence is thin)",
-        elem_id="agentic-enabled",
-    )
-    with gr.Accordion("A model that is not in the catalog", open=bool(form.chat_model_path)):
-        chat_path = gr.Textbox(
-            form.chat_model_path,
-            label="Chat model: a .gguf file on this computer (empty = built-in SmolLM2-135M-Instruct)",
-            elem_id="chat-model-path",
-        )
-        embedding = gr.Textbox(
-            form.embedding_model,
-            label="Embedding model: a fastembed model name or a local model folder "
-            "(empty = built-in all-MiniLM-L6-v2)",
-        )
+        routing = gr.Checkbox(form.routing_enabled, label=t("set_routing"))
+        top_k = gr.Slider(1, 8, value=form.routing_top_k, step=1, label=t("set_top_k"))
+    agentic = gr.Checkbox(form.agentic_enabled, label=t("set_agentic"), elem_id="agentic-enabled")
+    with gr.Accordion(t("set_other_model"), open=bool(form.chat_model_path)):
+        chat_path = gr.Textbox(form.chat_model_path, label=t("set_chat_path"), elem_id="chat-model-path")
+        embedding = gr.Textbox(form.embedding_model, label=t("set_embedding"))
     return [preset, context, routing, top_k, agentic, chat_path, embedding]
 
 
@@ -122,8 +107,8 @@ def _bind_models(desk: DesktopApp, models: _Models, model_status: gr.Markdown) -
     )
     seen = gr.State(None)
 
-    def tick(version: Any) -> tuple[Any, ...]:
-        p = sh.poll(desk, version)
+    def tick(version: Any, request: gr.Request) -> tuple[Any, ...]:
+        p = sh.poll(desk, version, page_language(desk.config.ui.language, request))
         skip = gr.skip()
         return (
             list(p.version),
@@ -169,18 +154,25 @@ def build(desk: DesktopApp, opened: gr.Tab | None = None) -> gr.Markdown:
     """Lay the tab out inside the current ``gr.Tab`` (``opened``: that tab, whose opening looks for the
     models on this computer); returns the model status line (the app's timer keeps it current)."""
     form = desk.settings.form()
-    gr.Markdown("## Settings")
+    gr.Markdown(t("set_heading"))
     language_view.build(desk)
     model_status = gr.Markdown(model_markdown(desk.model_state()), elem_id="settings-model-status")
     local_layout.build(desk, model_status, opened)
     inputs = _answering(form)
     with gr.Row(elem_id="settings-save-row"):  # kept in the window until it scrolls into place (CSS)
-        save = gr.Button("Save settings", variant="primary", elem_id="save-settings")
-        restore = gr.Button("Restore defaults", elem_id="restore-defaults")
+        save = gr.Button(t("set_save"), variant="primary", elem_id="save-settings")
+        restore = gr.Button(t("set_restore"), elem_id="restore-defaults")
     message = gr.Markdown("", elem_id="settings-message")
     models = _models(desk)
-    other_tools.build(ToolsAccess(desk.config_store))
-    gr.Markdown(f"Config file: {code(str(desk.config_path))} · Log file: {code(str(desk.log_file))}")
+    other_tools.build(desk, ToolsAccess(desk.config_store), opened)
+    files = gr.Markdown(_files_line(desk, "en"), elem_id="settings-files")
+    if opened is not None:  # the server's words in the page's language once the tab is opened
+
+        def on_open(request: gr.Request) -> tuple[str, Any]:
+            language = page_language(desk.config.ui.language, request)
+            return _files_line(desk, language), gr.update(choices=sh.model_choices(desk, language))
+
+        opened.select(on_open, None, [files, models.pick], queue=False)
     _bind_models(desk, models, model_status)
     _bind_form(desk, inputs, (save, restore), message, model_status)
     return model_status

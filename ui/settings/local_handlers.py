@@ -12,14 +12,12 @@ from app.models.local_search import sections_for
 from app.settings.local_models import LocalModelChoices
 from kimas_desktop.config import Config
 from kimas_desktop.errors import KimasError
+from ui.i18n import Language, word
 from ui.markup import outcome_markdown
 
 __all__ = ["LocalRow", "look", "rows_of", "use"]
 
-NOTHING_FOUND = (
-    "No model was found on this computer: no model server answered on 127.0.0.1 (Ollama, LM Studio, "
-    "llama.cpp's server, Jan, vLLM) and no GGUF file is in the folders of LM Studio, GPT4All, Jan or Ollama."
-)
+NOTHING_FOUND = word("loc_none", "en")
 
 
 @dataclass(frozen=True)
@@ -73,16 +71,14 @@ def rows_of(config: Config, models: tuple[LocalModel, ...]) -> list[LocalRow]:
     return [_row(config, m) for m in ordered]
 
 
-def look(config: Config, choices: LocalModelChoices) -> tuple[list[LocalRow], str]:
+def look(config: Config, choices: LocalModelChoices, language: Language = "en") -> tuple[list[LocalRow], str]:
     """Ask now (the tab was opened, or Look again): the rows and a line saying what was found."""
     models = choices.look()
     if not models:
-        return [], NOTHING_FOUND
+        return [], word("loc_none", language)
     chats = sum(m.kind == "chat" for m in models)
-    return rows_of(config, models), (
-        f"Found {len(models)} model{'s' if len(models) != 1 else ''} on this computer ({chats} for chat). "
-        "Use one with one click; nothing is copied."
-    )
+    n = len(models)
+    return rows_of(config, models), word("loc_found", language, n=n, s="s" if n != 1 else "", chats=chats)
 
 
 def use(choices: LocalModelChoices, key: str) -> str:

@@ -12,7 +12,7 @@ import gradio as gr
 
 from app.desktop import DesktopApp
 from app.settings.local_models import LocalModelChoices
-from ui.i18n import t
+from ui.i18n import page_language, t, word
 from ui.markup import model_markdown
 from ui.settings import local_handlers as lh
 
@@ -21,7 +21,6 @@ __all__ = ["build"]
 CSS = """
 .kimas-local-model { align-items: center; border-bottom: 1px solid var(--border-color-primary); }
 """
-WAITING = "Opening this tab looks for the models already on this computer (nothing is asked before)."
 
 
 def _row_markup(row: lh.LocalRow) -> str:
@@ -34,7 +33,7 @@ def build(desk: DesktopApp, model_status: gr.Markdown, opened: gr.Tab | None) ->
     choices = LocalModelChoices(desk.settings)
     gr.Markdown(t("models_here"))
     with gr.Row():
-        message = gr.Markdown(WAITING, elem_id="local-models-message")
+        message = gr.Markdown(t("loc_waiting"), elem_id="local-models-message")
         again = gr.Button(t("look_again"), scale=0, elem_id="look-again")
     rows = gr.State([])
     used = gr.Markdown("", elem_id="local-use-message")
@@ -51,11 +50,14 @@ def build(desk: DesktopApp, model_status: gr.Markdown, opened: gr.Tab | None) ->
                     use = gr.Button(t("use_model"), variant="primary", scale=0, min_width=80, size="sm")
                     use.click(on_use(row.key), None, [used, model_status])
 
-    def look() -> tuple[Any, ...]:
-        return lh.look(desk.config, choices)
+    def look(request: gr.Request) -> tuple[Any, ...]:
+        return lh.look(desk.config, choices, page_language(desk.config.ui.language, request))
+
+    def looking(request: gr.Request) -> str:
+        return word("loc_looking", page_language(desk.config.ui.language, request))
 
     for trigger in ([opened.select] if opened is not None else []) + [again.click]:
-        trigger(lambda: "Looking for models on this computer…", None, [message], queue=False).then(
+        trigger(looking, None, [message], queue=False).then(
             look, None, [rows, message], show_progress="hidden"
         )
     _keep_current(desk, choices, rows)

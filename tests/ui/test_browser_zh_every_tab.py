@@ -1,0 +1,129 @@
+"""Every tab in a Chinese browser finds no English (issue 60), as a user: the real app with the embedded
+models on the opening of a Chinese seed paper, in headless Chromium with zh-CN at 1366×768.
+
+After a real answer and a decline in the Chat tab, a file that fails to index dropped into the collection
+(an indexing run that records a failed file) and a test set made and run on the Evaluation tab, each tab
+(Chat, Knowledge, Evaluation, Settings) is read as a user sees it: its visible text and the placeholders of
+its empty boxes may hold no run of three or more English words that is not a file name, a model name, a
+path or code (``tests/ui/english.py``). The waits do not depend on the page's language, so a page that
+still speaks English fails on what it finds, not on a timeout. Screenshots go to
+``test-artifacts/browser-zh-every-tab/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ui.chat.test_browser_zh_chat import DECLINED, LAPTOP, _answered, _ask
+from tests.ui.english import english_runs
+from tests.ui.patience import HANG_MS
+from tests.ui.test_browser import CHROMIUM, ROOT, running_app
+from tests.ui.test_browser_languages import indexed_paper
+from ui.settings.words import CATALOG
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ARTIFACTS = ROOT / "test-artifacts" / "browser-zh-every-tab"
+ANSWERED = "查询重写步骤是什么?"
+BROKEN = "损坏的报告.pdf"  # not a PDF inside: it fails to index
+
+# The model catalog's names as the Chinese page shows them ("BGE small English v1.5"): names, not English.
+MODEL_NAMES = [re.split("[（(]", title)[0].strip() for title, _ in CATALOG.values() if title]
+# The text a user sees on the open tab, the placeholders of its empty boxes, and the code it shows.
+SEEN = """() => {
+  const boxes = [...document.querySelectorAll('textarea, input[type=text]')]
+    .filter((b) => b.offsetParent !== null && !b.value).map((b) => b.placeholder);
+  const code = [...document.querySelectorAll('code')].map((c) => c.innerText);
+  return {text: document.body.innerText + '\\n' + boxes.join('\\n'), code};
+}"""
+# The Evaluation tab's line under its buttons has ended a job (made a set, or run it).
+ENDED = "() => !!document.querySelector('#eval-progress [data-state=ended]')"
+
+
+def _english(page: Any, where: str) -> list[str]:
+    seen = page.evaluate(SEEN)
+    return [f"{where}: {run}" for run in english_runs(seen["text"], [*seen["code"], *MODEL_NAMES])]
+
+
+def _open_accordions(page: Any) -> None:
+    """Open every closed accordion the open tab shows, so that its words are read too."""
+    for label in page.locator("button.label-wrap:not(.open):visible").all():
+        with contextlib.suppress(Exception):
+            label.click(timeout=2_000)
+    page.wait_for_timeout(500)
+
+
+def _drop_a_broken_file(page: Any, expect: Any, broken: Path) -> None:
+    """``broken`` dropped into the selected collection; back when the indexer is idle and the activity
+    lists its failure (the "✗"/"⚠" icon and the file's name do not depend on the language)."""
+    page.locator("#upload-files input[type=file]").set_input_files(str(broken))
+    expect(page.locator("#activity")).to_contain_text("⚠")
+    expect(page.locator("#index-progress [data-state=idle]")).to_be_visible()
+    expect(page.locator("#document-list")).to_contain_text(BROKEN)
+
+
+def _evaluate(page: Any, expect: Any) -> None:
+    """A test set of 5 questions made, then run with one of them answered, as the buttons do."""
+    size = page.locator("#eval-size input")
+    size.fill("5")
+    size.press("Tab")
+    answers = page.locator("#eval-answers input")
+    page.locator("#eval-make-set").click()
+    page.wait_for_function(ENDED, timeout=HANG_MS)
+    answers.fill("1")
+    answers.press("Tab")
+    page.locator("#eval-run").click()
+    expect(page.locator("#eval-runs")).to_be_visible()
+    page.wait_for_function(ENDED, timeout=HANG_MS)
+    expect(page.locator("#eval-chart-0 svg")).to_be_visible()
+
+
+def test_every_tab_in_a_chinese_browser_shows_no_english(tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/test.sh installs Debian's chromium)")
+    data = indexed_paper(tmp_path)
+    broken = tmp_path / BROKEN
+    broken.write_bytes(b"%PDF-1.4\nthis is not a PDF body\n")
+    found: list[str] = []
+    with running_app(data, ARTIFACTS) as url, sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+        expect = sync_api.expect
+        expect.set_options(timeout=HANG_MS)
+        page = browser.new_context(locale="zh-CN", viewport=LAPTOP).new_page()
+
+        def read(tab: str) -> None:
+            _open_accordions(page)
+            page.screenshot(path=str(ARTIFACTS / f"{tab}.png"), full_page=True)
+            found.extend(_english(page, tab))
+
+        try:
+            page.goto(url, timeout=HANG_MS)
+            expect(page.locator("#model-status")).to_contain_text("✓")
+            _ask(page, ANSWERED)
+            _answered(page, ANSWERED)
+            _ask(page, DECLINED)
+            _answered(page, DECLINED)
+            read("1-chat")
+
+            page.get_by_role("tab", name="知识库").click()
+            _drop_a_broken_file(page, expect, broken)
+            read("2-knowledge")
+
+            page.get_by_role("tab", name="评估").click()
+            _evaluate(page, expect)
+            read("3-evaluation")
+
+            page.get_by_role("tab", name="设置").click()
+            expect(page.locator("#save-settings")).to_be_visible()
+            read("4-settings")
+        finally:
+            with contextlib.suppress(Exception):
+                page.screenshot(path=str(ARTIFACTS / "99-last.png"), full_page=True)
+            browser.close()
+    assert not found, "English on a zh-CN tab:\n" + "\n".join(dict.fromkeys(found))

@@ -1,0 +1,141 @@
+"""The Settings tab's words (issue 60): key → (English, Simplified Chinese), part of the one table
+(``ui.words.WORDS``, served by ``ui.i18n``). ``CATALOG`` holds the Chinese of the model catalog's titles
+and notes (``local_models/catalog/catalog.toml`` holds the English), by model name: server-written only,
+never a page label (a model name holds "." and "/")."""
+
+from __future__ import annotations
+
+__all__ = ["CATALOG", "LANGUAGES", "SETTINGS"]
+
+SETTINGS: dict[str, tuple[str, str]] = {
+    "set_heading": ("## Settings", "## 设置"),
+    "set_models": ("### Models", "### 模型"),
+    "set_model": ("Model", "模型"),
+    "set_download": ("Download", "下载"),
+    "set_cancel_download": ("Cancel download", "取消下载"),
+    "set_use_model": ("Use this model", "使用这个模型"),
+    "set_answering": ("### Answering", "### 回答"),
+    "set_preset": ("Preset", "预设"),
+    "set_preset_info": (
+        "full: everything on · routed: one best collection · turbo: lowest latency · custom: your own "
+        "switches",
+        "full：全部开启 · routed：只用最合适的一个知识库 · turbo：延迟最低 · custom：你自己的开关",
+    ),
+    "set_context": ("Context manager (understands follow-up questions)", "上下文管理（理解追问）"),
+    "set_routing": ("Route questions to the best collections", "把问题路由到最合适的知识库"),
+    "set_top_k": ("How many collections to search", "检索多少个知识库"),
+    "set_agentic": (
+        "Agentic round (search again when evidence is thin)",
+        "智能体轮次（证据不足时再检索一次）",
+    ),
+    "set_other_model": ("A model that is not in the catalog", "不在目录中的模型"),
+    "set_chat_path": (
+        "Chat model: a .gguf file on this computer (empty = built-in SmolLM2-135M-Instruct)",
+        "对话模型：这台电脑上的一个 .gguf 文件（留空 = 内置的 SmolLM2-135M-Instruct）",
+    ),
+    "set_embedding": (
+        "Embedding model: a fastembed model name or a local model folder (empty = built-in all-MiniLM-L6-v2)",
+        "嵌入模型：fastembed 的模型名或本地模型文件夹（留空 = 内置的 all-MiniLM-L6-v2）",
+    ),
+    "set_save": ("Save settings", "保存设置"),
+    "set_restore": ("Restore defaults", "恢复默认"),
+    "set_files": ("Config file: {config} · Log file: {log}", "配置文件：{config} · 日志文件：{log}"),
+    # the model catalog (``ui/settings/handlers.catalog_html``), written in the page's language
+    "cat_ram": (
+        "This computer has {gb} GB of RAM. Nothing is downloaded until you press Download.",
+        "这台电脑有 {gb} GB 内存。在你按下“下载”之前，不会下载任何东西。",
+    ),
+    "cat_ram_unknown": ("This computer's RAM is unknown.", "这台电脑的内存大小未知。"),
+    "cat_chat": ("Chat models", "对话模型"),
+    "cat_embedding": ("Embedding models", "嵌入模型"),
+    "cat_reranker": ("Rerankers", "重排序模型"),
+    "cat_columns": (
+        "<tr><th>Model</th><th>Download</th><th>RAM</th><th>Fits</th><th>Status</th></tr>",
+        "<tr><th>模型</th><th>下载大小</th><th>内存</th><th>能否运行</th><th>状态</th></tr>",
+    ),
+    "cat_too_big": ("too big for this RAM", "内存不够"),
+    "cat_built_in": ("built in", "内置"),
+    "cat_downloading": ("downloading…{pct}", "正在下载…{pct}"),
+    "cat_not_installed": ("not installed", "未安装"),
+    "cat_in_use": ("<b>in use</b>", "<b>使用中</b>"),
+    "cat_installed": ("installed", "已安装"),
+    "cat_unverified": (" (unverified)", "（未校验）"),
+    "cat_context": ("{k}k context", "{k}k 上下文"),
+    "cat_dims": ("{n} dims", "{n} 维"),
+    # models on this computer (``ui/settings/local_handlers.py``)
+    "loc_waiting": (
+        "Opening this tab looks for the models already on this computer (nothing is asked before).",
+        "打开这个标签页时会查找这台电脑上已有的模型（在此之前不会询问任何程序）。",
+    ),
+    "loc_looking": ("Looking for models on this computer…", "正在查找这台电脑上的模型…"),
+    "loc_none": (
+        "No model was found on this computer: no model server answered on 127.0.0.1 (Ollama, LM Studio, "
+        "llama.cpp's server, Jan, vLLM) and no GGUF file is in the folders of LM Studio, GPT4All, Jan or "
+        "Ollama.",
+        "这台电脑上没有找到模型：127.0.0.1 上没有模型服务器应答（Ollama、LM Studio、llama.cpp 服务器、Jan、"
+        "vLLM），LM Studio、GPT4All、Jan 和 Ollama 的文件夹里也没有 GGUF 文件。",
+    ),
+    "loc_found": (
+        "Found {n} model{s} on this computer ({chats} for chat). Use one with one click; nothing is copied.",
+        "在这台电脑上找到 {n} 个模型（{chats} 个用于对话）。点一下即可使用；不会复制任何文件。",
+    ),
+    # use it from other tools (``ui/settings/other_tools.py``; ``app.settings.tools_access`` codes)
+    "tools_heading": ("### Use it from other tools", "### 在其他工具中使用"),
+    "tools_mcp": (
+        "MCP server on stdio: the command for Claude Desktop, VS Code, Cursor…",
+        "stdio 上的 MCP 服务器：用于 Claude Desktop、VS Code、Cursor 等的命令…",
+    ),
+    "tools_api": ("OpenAI-compatible API (base URL)", "兼容 OpenAI 的 API（基础网址）"),
+    "tools_mcp_http": ("MCP over streamable HTTP", "基于可流式 HTTP 的 MCP"),
+    "tools_serve": ("Serve the API and MCP over HTTP", "通过 HTTP 提供 API 和 MCP"),
+    "tools_token": ("Token (send it as Authorization: Bearer …)", "令牌（以 Authorization: Bearer … 发送）"),
+    "tools_show_token": ("Show the token", "显示令牌"),
+    "app_api_off": (
+        "The API and MCP over HTTP are **off**: no port is open for them.",
+        "HTTP 上的 API 和 MCP **已关闭**：没有为它们打开任何端口。",
+    ),
+    "app_api_on": (
+        "The API and MCP over HTTP are **on** at 127.0.0.1:{port} (this computer only), for programs that "
+        "send the token.",
+        "HTTP 上的 API 和 MCP **已开启**，地址 127.0.0.1:{port}（仅限本机），供发送令牌的程序使用。",
+    ),
+}
+
+# the catalog's "languages" of a model → in Chinese
+LANGUAGES = {
+    "English": "英文",
+    "English, Chinese": "英文、中文",
+    "100 languages": "100 种语言",
+    "50+ languages": "50 多种语言",
+    "about 100 languages": "约 100 种语言",
+}
+
+# model name → (title, notes) in Chinese; "" keeps the catalog's (a title that is only a model name)
+CATALOG: dict[str, tuple[str, str]] = {
+    "smollm2-135m-instruct": (
+        "SmolLM2 135M Instruct（内置默认）",
+        "始终安装。速度快，但判断力弱：30 个留出问题答对 4 个。",
+    ),
+    "qwen2.5-0.5b-instruct": (
+        "",
+        "最小的一次真正提升：0.5B 的 Qwen2.5 instruct 在 30 个留出问题中答对 12 个（SmolLM2：4 个）。",
+    ),
+    "qwen2.5-1.5b-instruct": ("", "适合 8 GB 内存笔记本的默认选择。"),
+    "qwen2.5-7b-instruct": ("", "需要 8 GB 空闲内存；在笔记本 CPU 上回答很慢（每秒几个词元）。"),
+    "all-MiniLM-L6-v2": ("all-MiniLM-L6-v2（内置默认）", ""),
+    "multilingual-e5-small": (
+        "multilingual-e5-small（内置，约 100 种语言）",
+        "随应用安装，可离线使用。能读中文、印地语、德语……并能为一种语言的问题找到另一种语言的页面。"
+        "每秒索引的片段数是 all-MiniLM-L6-v2 的 0.58 倍（英文文本上为 0.37 倍）。",
+    ),
+    "BAAI/bge-small-en-v1.5": ("BGE small English v1.5（量化）", ""),
+    "BAAI/bge-base-en-v1.5": ("BGE base English v1.5（量化）", ""),
+    "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2": (
+        "Multilingual MiniLM L12 v2（50 多种语言，量化）",
+        "",
+    ),
+    "intfloat/multilingual-e5-large": ("Multilingual E5 large（100 种语言）", ""),
+    "Xenova/ms-marco-MiniLM-L-6-v2": ("MS MARCO MiniLM L6 交叉编码器", ""),
+    "Xenova/ms-marco-MiniLM-L-12-v2": ("MS MARCO MiniLM L12 交叉编码器", ""),
+    "BAAI/bge-reranker-base": ("BGE reranker base（英文和中文）", ""),
+}
