@@ -9,7 +9,7 @@ from urllib.parse import quote, urlencode
 
 from app.chat.served_files import source_token
 from app.desktop import ActionResult, ModelState
-from app.settings.form import describe_models
+from app.settings.form import MULTILINGUAL_EMBEDDER, describe_models
 from kimas_desktop.config import Config
 from ui.i18n import Language, told, word
 
@@ -84,6 +84,8 @@ def models_named(config: Config, language: Language = "en") -> str:
         chat = word("built_in", language, name="SmolLM2-135M-Instruct")
     if config.embedding.path:
         embedding = Path(config.embedding.path).name
+    elif config.embedding.name == MULTILINGUAL_EMBEDDER:  # installed with the app, like the default
+        embedding = word("built_in", language, name=MULTILINGUAL_EMBEDDER)
     else:
         embedding = config.embedding.name or word("built_in", language, name="all-MiniLM-L6-v2")
     return word("models", language, chat=chat, embedding=embedding)

@@ -7,8 +7,16 @@ from pathlib import Path
 
 from kimas_desktop.config import Config, parse_config
 from kimas_desktop.errors import ModelUnavailableError
+from local_models.catalog.catalog import MULTILINGUAL_EMBEDDER
 
-__all__ = ["SettingsForm", "apply_settings", "describe_models", "preset_config", "settings_form"]
+__all__ = [
+    "MULTILINGUAL_EMBEDDER",
+    "SettingsForm",
+    "apply_settings",
+    "describe_models",
+    "preset_config",
+    "settings_form",
+]
 
 # Sections a preset does not decide: switching preset keeps the user's values for these.
 _KEPT_ON_PRESET_SWITCH = ("chat", "embedding", "rerank", "storage", "indexer", "summarizer", "collections")
@@ -70,6 +78,8 @@ def describe_models(config: Config) -> str:
         chat = "SmolLM2-135M-Instruct (built in)"
     if config.embedding.path:
         emb = Path(config.embedding.path).name
+    elif config.embedding.name == MULTILINGUAL_EMBEDDER:  # installed with the app, like the default
+        emb = f"{MULTILINGUAL_EMBEDDER} (built in)"
     else:
         emb = config.embedding.name or "all-MiniLM-L6-v2 (built in)"
     return f"chat model {chat}, embedding model {emb}"

@@ -44,3 +44,19 @@ def test_the_chat_shows_a_chinese_question_s_pace_in_chinese() -> None:
     assert "已写 42 个词" in answer_markdown(writing)
     reading = Turn(QUESTION, state="running", status=phrase("writing", QUESTION), pace=Pace("reading", 900))
     assert "模型先阅读来源" in answer_markdown(reading)
+
+
+def test_the_status_line_says_the_bundled_multilingual_embedder_is_built_in() -> None:
+    """Issue 60: the chat model was "(built in)", the multilingual-e5-small installed with the app was not."""
+    from app.outcomes import ModelState
+    from app.settings.form import describe_models
+    from kimas_desktop.config import parse_config
+    from ui.markup import model_markdown
+
+    config = parse_config({"embedding": {"name": "multilingual-e5-small"}})
+    described = describe_models(config)
+    assert described.endswith("embedding model multilingual-e5-small (built in)"), described
+    ready = ModelState("ready", f"Ready: {described}.")
+    assert "嵌入模型 multilingual-e5-small（内置）" in model_markdown(ready, config, "zh")
+    other = describe_models(parse_config({"embedding": {"name": "BAAI/bge-small-en-v1.5"}}))
+    assert other.endswith("embedding model BAAI/bge-small-en-v1.5"), other
