@@ -2,6 +2,8 @@
 
 - Without the English preamble the model puts before an answer in another language: the 135M model starts
   a Chinese answer with "The answer is: …".
+- Without the prompt's fence around the sources (``<documents>``, ``</documents>``), which the 135M model
+  sometimes writes back (issue 60: "</documents>" in an answer to "搜索引擎返回什么?").
 - The places a decline names ("[1] paper.txt, lines 2-8", written by ``kimas_desktop.answer.outcome`` with
   ``Chunk.locator``) said in the question's language ("第 2-8 行").
 
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from kimas_desktop.answer.writing.summarizer import CLOSE, OPEN
 from kimas_desktop.types import Quote, SentenceSupport
 from ui.chat.trace_view import locator
 
@@ -28,6 +31,7 @@ _PREAMBLE = re.compile(
     re.IGNORECASE,
 )
 _ENGLISH = re.compile(r"[A-Za-z']+(?:[ ,]+[A-Za-z']+){2}")  # three English words in a row
+_FENCE = re.compile(rf"[ \t]*(?:{re.escape(OPEN)}|{re.escape(CLOSE)})[ \t]*")
 
 
 def preamble_length(answer: str, language: str) -> int:
@@ -46,11 +50,43 @@ def preamble_length(answer: str, language: str) -> int:
     return found.end()
 
 
+def _without_fences(answer: str, support: Sequence[SentenceSupport]) -> tuple[str, list[SentenceSupport]]:
+    """``answer`` without the prompt's fence tags (a space stands for one between two words), and
+    ``support`` moved to match; a sentence that was only a tag is dropped."""
+    if OPEN not in answer and CLOSE not in answer:
+        return answer, list(support)
+    out: list[str] = []
+    at: list[int] = []  # at[i]: where answer[i] lands in the text without the tags
+    last = size = 0
+    for m in [*_FENCE.finditer(answer), None]:
+        piece = answer[last : m.start() if m else len(answer)]
+        at += range(size, size + len(piece))
+        out.append(piece)
+        size += len(piece)
+        if m is None:
+            break
+        inside = m.start() > 0 and m.end() < len(answer)
+        glue = " " if inside and not answer[m.start() - 1].isspace() and not answer[m.end()].isspace() else ""
+        at += [size] * (m.end() - m.start())
+        out.append(glue)
+        size += len(glue)
+        last = m.end()
+    at.append(size)
+    text = "".join(out)
+    moved = [
+        replace(s, text=text[at[s.start] : at[s.end]], start=at[s.start], end=at[s.end])
+        for s in support
+        if text[at[s.start] : at[s.end]].strip()
+    ]
+    return text, moved
+
+
 def without_preamble(
     answer: str, support: Sequence[SentenceSupport], language: str
 ) -> tuple[str, list[SentenceSupport]]:
-    """``answer`` without its English preamble (``preamble_length``), and ``support`` moved to match: a
-    sentence that began inside the preamble keeps only its part after it."""
+    """``answer`` without the prompt's fence tags and its English preamble (``preamble_length``), and
+    ``support`` moved to match: a sentence that began inside the preamble keeps only its part after it."""
+    answer, support = _without_fences(answer, support)
     cut = preamble_length(answer, language)
     if not cut:
         return answer, list(support)

@@ -112,3 +112,22 @@ def test_the_no_knowledge_hint_follows_the_page() -> None:
     hint = chat_hint(_NoKnowledge(), "zh")  # type: ignore[arg-type]
     assert hint.startswith("**还没有知识。**") and not english_runs(hint)
     assert chat_hint(_NoKnowledge()).startswith("**No knowledge yet.**")  # type: ignore[arg-type]
+
+
+def test_the_prompts_fence_written_back_by_the_model_is_not_shown() -> None:
+    """Issue 60: the 135M model wrote "</documents>" into an answer to "搜索引擎返回什么?"; the tag is the
+    prompt's, never the answer's, in any language. Each sentence's support moves with the text."""
+    answer = "搜索引擎返回相关知识。</documents>\n它由智能体调用。"
+    first, second = split_sentences("搜索引擎返回相关知识。"), answer.index("它由")
+    support = [
+        SentenceSupport(first[0].text, 0, first[0].end, True, 0.9, 0.9, 1),
+        SentenceSupport("</documents>", first[0].end, second - 1, False, 0.0, 0.0),
+        SentenceSupport("它由智能体调用。", second, len(answer), True, 0.9, 0.9, 1),
+    ]
+    shown, moved = without_preamble(answer, support, "zh")
+    assert shown == "搜索引擎返回相关知识。\n它由智能体调用。"
+    assert [s.text for s in moved] == ["搜索引擎返回相关知识。", "它由智能体调用。"]
+    assert all(shown[s.start : s.end] == s.text for s in moved)
+    english, _ = without_preamble("<documents>The engine returns pages.</documents> Done.", (), "en")
+    assert english == "The engine returns pages. Done."
+    assert without_preamble("a <b> tag", (), "en")[0] == "a <b> tag"
