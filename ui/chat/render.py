@@ -21,6 +21,7 @@ from app.chat.viewer import viewable
 from kimas_desktop.answer.phrases import language_of
 from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.markers import Marker, place_markers
+from kimas_desktop.trace import SupportStage
 from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
 from ui.chat.answer_text import places_said, without_preamble
 from ui.chat.model_alone_view import model_alone_markdown, model_alone_trace, offer_markdown, stopped_line
@@ -228,6 +229,14 @@ def quote_answers(turn: Turn) -> bool:
     return turn.answerability is None or turn.answerability.answerable
 
 
+def _checked(turn: Turn) -> Sequence[SentenceSupport]:
+    """The answer's checked sentences; none when the model's answer was set aside: the shown text is then
+    the documents' own words, and the check was of the model's (issue 60: "⚠ 2 sentences …" beside "the
+    model's own answer was set aside")."""
+    check = turn.trace.find(SupportStage) if turn.trace is not None else None
+    return () if check is not None and check.set_aside else turn.support
+
+
 def answer_markdown(turn: Turn, key: str = "") -> str:
     """One answer as the chat shows it; ``key`` (unique on the page) links its [n] markers to its
     sources. The app's words are in the question's language."""
@@ -238,7 +247,7 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
     parts = []
     if turn.quotes:
         parts.append(quote_html(turn.quotes, quote_answers(turn), turn.question))
-    answer, support = without_preamble(turn.answer, turn.support, lang)
+    answer, support = without_preamble(turn.answer, _checked(turn), lang)
     if not support:  # a decline's text (no sentence of it checked): its places in the question's language
         answer = places_said(answer, turn.quotes, lang)
     if answer:

@@ -5,6 +5,8 @@ hint and the model status in the page's language. The same values asked in Engli
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.chat.conversation import Turn
 from app.outcomes import ModelState
 from app.settings.form import describe_models
@@ -131,3 +133,24 @@ def test_the_prompts_fence_written_back_by_the_model_is_not_shown() -> None:
     english, _ = without_preamble("<documents>The engine returns pages.</documents> Done.", (), "en")
     assert english == "The engine returns pages. Done."
     assert without_preamble("a <b> tag", (), "en")[0] == "a <b> tag"
+
+
+def test_an_answer_set_aside_shows_no_check_of_the_words_it_set_aside() -> None:
+    """Issue 60: when no sentence of the model's answer was backed, the documents' own words take its
+    place; the check was of the model's words, so no sentence of the shown text is flagged and no "⚠ 2
+    sentences …" stands beside "the model's own answer was set aside"."""
+    from kimas_desktop.answer.phrases import phrase
+    from kimas_desktop.trace import SupportStage
+
+    shown_text = f"“检索增强生成” [1]\n\n{phrase('set aside', ZH)}"
+    support = (
+        SentenceSupport("模型写的第一句。", 0, 8, False, 0.1, 0.1),
+        SentenceSupport("模型写的第二句。", 8, 16, False, 0.1, 0.1),
+    )
+    trace = Trace(question=ZH, stages=(SupportStage(1.0, 2, 2, None, set_aside=True),))
+    turn = Turn(ZH, answer=shown_text, state="done", support=support, trace=trace)
+    shown = render.answer_markdown(turn, "1")
+    assert "模型自己的回答已被搁置" in shown
+    assert "找不到" not in shown and "kimas-unsupported" not in shown
+    checked = replace(turn, trace=Trace(question=ZH, stages=(SupportStage(1.0, 2, 2),)))
+    assert "⚠ 这个回答有 2 句话在来源中找不到。" in render.answer_markdown(checked, "1")
