@@ -22,7 +22,7 @@ from kimas_desktop.config import RerankConfig
 from kimas_desktop.errors import ModelError, ModelUnavailableError
 from kimas_desktop.protocols import Embedder, Reranker
 from kimas_desktop.retrieval.word_weights import TermStatistics
-from kimas_desktop.text.language import main_script
+from kimas_desktop.text.language import LanguageDetector, main_script
 from kimas_desktop.text.scripts import has_marks, has_unspaced
 from kimas_desktop.text.words import spaced
 from local_models.catalog.hub import hub_unreachable_reason
@@ -77,6 +77,9 @@ def term_overlap_scores(
 
 
 _SHARES_A_WORD = 0.1  # rerank.min_score's default: "nothing related at all"
+_CHINESE_PROBE = "中文"  # an embedder that reads it is taken to read every language it is given
+_UNKNOWN = "und"
+_TOLD_WORDS = 6  # words a question needs before its language is told apart from its passages'
 
 
 def _words_alone(overlap: float) -> float:
@@ -111,9 +114,11 @@ class EmbeddingReranker:
         semantic_weight: float = 0.3,
         cache_size: int = 4096,
         statistics: TermStatistics | None = None,
+        languages: LanguageDetector | None = None,
     ) -> None:
         self._embedder = embedder
         self._statistics = statistics
+        self._languages = languages or LanguageDetector()
         self._semantic = semantic_weight
         self._lexical = 1.0 - semantic_weight
         # Passage vectors by text: a second round (agentic, regenerate) rescoring the same chunks is free.
@@ -148,6 +153,7 @@ class EmbeddingReranker:
             semantic_weight=self._semantic,
             cache_size=self._cache_size,
             statistics=statistics,
+            languages=self._languages,
         )
 
     def warm_up(self) -> None:
@@ -177,13 +183,30 @@ class EmbeddingReranker:
         cosine = passages @ query_vector
         overlap = np.asarray(term_overlap_scores(query, texts), dtype=np.float32)
         mixed = self._semantic * cosine + self._lexical * overlap
-        # A passage in another script than the question shares none of its words, whatever it says: a
-        # model that reads both (multilingual-e5) scores it by meaning alone (issue 56).
-        script = main_script(query)
-        across = [
-            bool(script) and main_script(t) not in ("", script) and self._embedder.reads(t) for t in texts
-        ]
+        across = self._across(query, texts)
         return [float(c if a else m) for c, m, a in zip(cosine, mixed, across, strict=True)]
+
+    def _across(self, query: str, texts: Sequence[str]) -> list[bool]:
+        """Which passages a model that reads both (multilingual-e5) scores by meaning alone: one in another
+        script than the question shares none of its words, whatever it says (issue 56); one in another
+        language of the same script (an English sentence, a German page) shares only its names and
+        commands, which outweighed the page it was about. A question of a few words is too short to tell
+        its language by (``_TOLD_WORDS``), and a script that tells the language (kana, Devanagari) is
+        compared by script alone."""
+        script = main_script(query)
+        if not script or not self._embedder.reads(_CHINESE_PROBE):  # an English-only model: words count
+            return [False] * len(texts)
+        asked = self._languages.identify(query)
+        told = not asked.by_script and len(query.split()) >= _TOLD_WORDS
+        return [
+            self._embedder.reads(t)
+            and (main_script(t) not in ("", script) or (told and self._other_language(asked.code, t)))
+            for t in texts
+        ]
+
+    def _other_language(self, code: str, text: str) -> bool:
+        found = self._languages.identify(text)
+        return not found.by_script and _UNKNOWN not in (code, found.code) and code != found.code
 
 
 class CrossEncoderReranker:

@@ -149,3 +149,28 @@ def test_the_fallback_reranker_scores_a_page_in_another_script_by_meaning(e5: Fa
     right, wrong = EmbeddingReranker(e5).score("What is the KAG framework built on?", [answer, unrelated])
     assert right > 0.1 > wrong or right > wrong + 0.15, (right, wrong)
     assert right > 0.3
+
+
+def test_the_fallback_reranker_scores_a_page_in_another_language_of_the_same_script_by_meaning(
+    e5: FastEmbedEmbedder,
+) -> None:
+    """An English question about a German page: the page that answers it shares none of its English words,
+    a German page about something else shares four ("disk", "mount", "image", "network"). The words would
+    put the wrong page first; read by meaning (a question long enough to tell its language), the right one
+    is first. A few words alone are too short to tell apart: they keep the words' share."""
+    from local_models.rerankers import EmbeddingReranker
+
+    question = "How can I mount a virtual disk image over the network block device?"
+    answer = (
+        "Für andere virtuelle Festplattenabbilder können Sie diese mit qemu-nbd(8) über das "
+        "Netzwerk-Blockgeräteprotokoll exportieren und mit dem Kernelmodul nbd einbinden."
+    )
+    other = (
+        "Die Datei /etc/fstab legt fest, welche disk beim Start mit mount eingebunden wird; ein image oder "
+        "network-Laufwerk braucht eigene Optionen."
+    )
+    reranker = EmbeddingReranker(e5)
+    right, wrong = reranker.score(question, [answer, other])
+    assert right > wrong + 0.05, (right, wrong)
+    few_right, few_wrong = reranker.score("mount disk image network", [answer, other])
+    assert few_wrong > few_right, (few_right, few_wrong)
