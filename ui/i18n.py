@@ -2,7 +2,8 @@
 
 The labels of the tabs, the Chat tab and the Knowledge tab are keys of ``ui.words``' table, served here; the
 browser's language picks the translation on the page (Gradio's frontend), English for any language without
-one. Simplified Chinese is the first translation. Settings can override the browser (``[ui] language``;
+one. Simplified Chinese is the first translation; Japanese and Hindi translate the Chat tab (``ui.words``'
+``COLUMNS``), and the other tabs fall back to English in them (``column``). Settings can override the browser (``[ui] language``;
 ``apply_language``): the override swaps the tables Gradio serves with each page, so it covers every label,
 on the next page load; the words of Gradio's own widgets (an upload box's "Drop File Here", "Clear") still
 follow the browser's language, which the server cannot set. Text the app writes while it runs is not a
@@ -15,12 +16,12 @@ indexing progress and activity, file list and card, the online sources' outcomes
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, get_args
 
 import gradio as gr
 
 from app.outcomes import Said
-from ui.words import WORDS
+from ui.words import COLUMNS, WORDS
 
 __all__ = [
     "I18N",
@@ -28,6 +29,7 @@ __all__ = [
     "Language",
     "apply_language",
     "browser_language",
+    "column",
     "counted",
     "new_i18n",
     "page_language",
@@ -37,21 +39,35 @@ __all__ = [
     "word",
 ]
 
-Language = Literal["en", "zh"]  # the table's two columns: English, Simplified Chinese
+Language = Literal[
+    "en", "zh", "ja", "hi"
+]  # the table's columns: English, Simplified Chinese, Japanese, Hindi
+
+_ALL: tuple[Language, ...] = get_args(Language)
 
 # The Settings choice: config value → what the radio shows (each in its own language).
 LANGUAGES: dict[str, str] = {"auto": "Automatic / 自动", "en": "English", "zh-CN": "简体中文"}
 
 
+def column(key: str, language: Language) -> str:
+    """The words ``key`` (of ``WORDS``) in ``language``, unfilled. Japanese and Hindi hold the Chat tab's
+    words only (issue 60: where the product already says its own sentences in them); for the other tabs'
+    keys they fall back to English here, on the page and in what the server writes."""
+    english, chinese = WORDS[key]
+    if language == "zh":
+        return chinese
+    return COLUMNS[language].get(key, english) if language in COLUMNS else english
+
+
 def _tables(language: str) -> dict[str, dict[str, str]]:
     """Locale → words, for the ``[ui] language`` setting. A browser language without a table reads "en":
-    with an override, "en" holds the chosen language's words too."""
-    english = {key: en for key, (en, _) in WORDS.items()}
-    chinese = {key: zh for key, (_, zh) in WORDS.items()}
+    with an override, "en" holds the chosen language's words too. Gradio's frontend looks a browser's
+    "ja-JP" up as "ja", "hi-IN" as "hi"."""
+    english, chinese, japanese, hindi = ({key: column(key, lang) for key in WORDS} for lang in _ALL)
     chosen = {"en": english, "zh-CN": chinese}.get(language)
     if chosen is not None:
-        return {"en": chosen, "zh-CN": dict(chosen), "zh": dict(chosen)}
-    return {"en": english, "zh-CN": chinese, "zh": dict(chinese)}
+        return {locale: dict(chosen) for locale in ("en", "zh-CN", "zh", "ja", "hi")}
+    return {"en": english, "zh-CN": chinese, "zh": dict(chinese), "ja": japanese, "hi": hindi}
 
 
 def new_i18n(language: str = "auto") -> gr.I18n:
@@ -81,8 +97,7 @@ def t(key: str) -> gr.i18n.I18nData:
 def word(key: str, language: Language, **values: object) -> str:
     """The words ``key`` (of ``WORDS``) in ``language`` with ``values`` filled in, for the HTML and Markdown
     the server writes."""
-    english, chinese = WORDS[key]
-    text = chinese if language == "zh" else english
+    text = column(key, language)
     return text.format(**values) if values else text
 
 
@@ -106,10 +121,12 @@ def counted(key: str, n: int, language: Language) -> str:
 
 
 def browser_language(accept_language: str | None) -> Language:
-    """Chinese when the browser's first language is ("zh", "zh-CN", …), else English: the choice Gradio's
-    frontend makes for the labels (its ``navigator.language`` is the Accept-Language header's first)."""
+    """The language of the browser's first language ("zh", "zh-CN", … → "zh"; "ja-JP" → "ja"; "hi-IN" →
+    "hi"), else English: the choice Gradio's frontend makes for the labels (its ``navigator.language`` is
+    the Accept-Language header's first)."""
     first = (accept_language or "").split(",")[0].split(";")[0].strip().lower()
-    return "zh" if first.split("-")[0] == "zh" else "en"
+    base = first.split("-")[0]
+    return next((lang for lang in _ALL if lang == base), "en")
 
 
 def page_language(setting: str, request: gr.Request | None) -> Language:

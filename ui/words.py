@@ -1,6 +1,7 @@
 """The product's words (issue 42, 60): key → (English, Simplified Chinese), the one table ``ui.i18n`` serves
 to the page as labels (``t``) and fills in for the HTML and Markdown the server writes (``word``). The chat's
-own lines around an answer are ``ui.chat.said``'s, in the question's language."""
+own lines around an answer are ``ui.chat.said``'s, in the question's language. Japanese and Hindi are two
+further columns (``COLUMNS``), one file each, for the Chat tab's words (``CHAT_KEYS``) and the chat's lines."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from app.models.languages import SWITCH_BUTTON
 from kimas_desktop.answer.phrases import phrase_in
 from ui.evaluation.words import EVALUATION
 from ui.settings.words import SETTINGS
+from ui.words_hi import HINDI
+from ui.words_ja import JAPANESE
 
-__all__ = ["WORDS"]
+__all__ = ["CHAT_KEYS", "COLUMNS", "WORDS"]
 
 # key → (English, Simplified Chinese). Keys hold no "." (Gradio's frontend reads it as nesting).
 WORDS: dict[str, tuple[str, str]] = {
@@ -355,3 +358,18 @@ WORDS: dict[str, tuple[str, str]] = {
 }
 WORDS |= EVALUATION  # the Evaluation tab's
 WORDS |= SETTINGS  # the Settings tab's
+
+# The Chat tab's labels and the words the server writes on it, with the page's title and the tabs' names: the
+# keys Japanese and Hindi translate (every one, with every line of ``ui.chat.said``: tests/ui/test_i18n_keys.py).
+# Not "use_multilingual": the chat's note for a Japanese or Hindi question names the button in English
+# (``kimas_desktop.answer.phrases`` has no "switch button" in them), so the button keeps that name.
+CHAT_KEYS = frozenset(
+    "title tab_chat tab_knowledge tab_evaluation tab_settings new_chat search_chats rename_or_delete chat_title "
+    "rename delete_chat confirm_delete_chat cancel ask_placeholder ask_placeholder_model send also_ask stop "
+    "regenerate ready_hint send_note mode_label mode_info mode_documents mode_model ask_model_alone "
+    "no_knowledge_hint store_problem chats_none chats_no_match model_loading model_loading_named model_ready "
+    "models built_in server_model the_server_model marked_wrong marked_good_uncited marked_good_no_set "
+    "marked_good".split()
+)
+# language → key → words: the columns beyond English and Chinese (``ui.i18n.column``: English for the rest)
+COLUMNS: dict[str, dict[str, str]] = {"ja": JAPANESE, "hi": HINDI}

@@ -1,13 +1,13 @@
 """What the chat writes around an answer, in the question's language (issue 42, 60): not a label, since the
-page cannot translate text the app writes as it answers. A Chinese question gets the Chinese column, any
-other the English one; the labels' words (``ui.words``) may be said too, so a line can name a button as the
+page cannot translate text the app writes as it answers. A Chinese question gets the Chinese column, a
+Japanese or Hindi one those columns (``ui.words_ja``, ``ui.words_hi``), any other the English one; the labels' words (``ui.words``) may be said too, so a line can name a button as the
 page shows it."""
 
 from __future__ import annotations
 
 from kimas_desktop.answer.model_alone import LABEL as MODEL_ALONE_LABEL
 from kimas_desktop.answer.phrases import language_of
-from ui.words import WORDS
+from ui.words import COLUMNS, WORDS
 
 __all__ = ["SAID", "said", "said_in"]
 
@@ -91,11 +91,11 @@ SAID: dict[str, tuple[str, str]] = {
 
 
 def said_in(key: str, language: str, **values: object) -> str:
-    """The chat's own words ``key`` in ``language`` ("zh": Simplified Chinese, else English), ``values``
+    """The chat's own words ``key`` in ``language`` ("zh", "ja", "hi"; else English), ``values``
     filled in with ``str.format``; a key it does not know: ``key`` itself. A label's words (``_WORDS``) may
     be said too: the chat's offer names the button and the choice as the page shows them."""
     english, chinese = SAID.get(key) or WORDS.get(key) or (key, key)
-    text = chinese if language == "zh" else english
+    text = chinese if language == "zh" else COLUMNS.get(language, {}).get(key, english)
     return text.format(**values) if values else text
 
 

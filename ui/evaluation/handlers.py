@@ -183,7 +183,7 @@ def easiness(test_set: TestSet | None, language: Language = "en") -> str:
     """How hard the set's questions are, shown next to the figures."""
     if test_set is None or not test_set.method.startswith("known-item"):
         return ""
-    return f"**Note:** {EASINESS}" if language == "en" else word("ev_easiness", language)
+    return f"**Note:** {EASINESS}" if language != "zh" else word("ev_easiness", language)
 
 
 def _problems(r: QuestionResult, k: int, language: Language) -> list[str]:

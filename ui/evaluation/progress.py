@@ -37,7 +37,7 @@ def _time_left(job: EvalJob, language: Language) -> str:
 def _job_said(job: EvalJob, language: Language) -> str:
     """How the last job ended, in ``language`` (a run's status in its words too)."""
     said = job.said
-    if said is not None and "status" in said.values and language != "en":
+    if said is not None and "status" in said.values and language == "zh":
         status = str(said.values["status"])
         key = f"ev_status_{status}"
         said = replace(

@@ -138,7 +138,7 @@ def _report(a: Activity, language: Language) -> str:
 
 
 def _activity_text(a: Activity, language: Language) -> str:
-    if a.code == "report" and language != "en":
+    if a.code == "report" and language == "zh":
         return _report(a, language)
     return spoken(a.code, a.values, a.text, language)
 

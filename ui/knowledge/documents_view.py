@@ -26,7 +26,7 @@ def _status(d: Document, language: Language) -> str:
     if d.status == "indexed" and not d.reason:
         return f"<span class='kimas-doc-ok'>✓ {label}</span>"
     why = f": {html.escape(d.reason)}" if d.reason else ""
-    if d.reason and language != "en":  # the indexer's or a library's own words: shown as technical detail
+    if d.reason and language == "zh":  # the indexer's or a library's own words: shown as technical detail
         why = f"：<code>{html.escape(d.reason)}</code>"
     if d.dismissed:
         return f"<span class='kimas-doc-dismissed'>{label}{why}{word('docs_dismissed', language)}</span>"

@@ -65,14 +65,14 @@ def _details(entry: CatalogEntry, language: Language = "en") -> str:
     if entry.dim:
         bits.append(word("cat_dims", language, n=entry.dim))
     if entry.languages:
-        bits.append(LANGUAGES.get(entry.languages, entry.languages) if language != "en" else entry.languages)
+        bits.append(LANGUAGES.get(entry.languages, entry.languages) if language == "zh" else entry.languages)
     bits.append(entry.licence)
     return " · ".join(escape(b) for b in bits if b)
 
 
 def _described(entry: CatalogEntry, language: Language) -> tuple[str, str]:
     """The entry's title and notes in ``language`` (the catalog's own: English)."""
-    title, notes = CATALOG.get(entry.name, ("", "")) if language != "en" else ("", "")
+    title, notes = CATALOG.get(entry.name, ("", "")) if language == "zh" else ("", "")
     return title or entry.title, notes or entry.notes
 
 
@@ -119,7 +119,7 @@ def model_choices(desk: DesktopApp, language: Language = "en") -> list[tuple[str
         entries = desk.models.catalog()
     except KimasError:
         return []
-    if language == "en":
+    if language != "zh":  # Japanese and Hindi: the Settings tab is English (``ui.i18n.column``)
         return [(f"{ROLE_TITLES[e.role][:-1]}: {e.title}", e.name) for e in entries]
     return [(f"{word(f'cat_{e.role}', language)}：{_described(e, language)[0]}", e.name) for e in entries]
 
