@@ -83,7 +83,7 @@ JAPANESE: dict[str, str] = {
     "unsupported sentences": "⚠ この回答のうち {n} 文は出典に見つかりませんでした。",
     "at page": "{n} ページ",
     "at page ocr": "{n} ページ（OCR）",
-    "at lines": "{start}〜{end} 行目",
+    "at lines": "{start}-{end} 行目",
     "web": "ウェブ（{name}）",
     "open page": "ページを開く",
     "retrieved": " · {when} に取得",
