@@ -81,6 +81,12 @@ def _ask(rt: Runtime, question: str) -> tuple[Answered | Declined, TableReady | 
         ("日本车的平均马力是多少？", "cars.csv", "80.7（根据 cars.csv 计算：",
          "Origin = Japan 的行（3 行）中 Horsepower 的平均值：80.7（精确值 80.6667）"),
         ("有几辆日本车？", "cars.csv", "3（根据 cars.csv 计算：", "Origin = Japan 的行数：3"),
+        # a count in Chinese numerals before a measure word is the k of a top k, as "the top 3 cars by
+        # horsepower" (was declined: "没有 三 的行")
+        ("马力最高的三辆车是哪些？", "cars.csv",
+         "ford torino (140), datsun 280z (110), ford pinto (75)（根据 cars.csv", "所有行中 Horsepower 最大的 3 行："),
+        ("马力最低的两辆车是哪些？", "cars.csv",
+         "mazda glc (65), honda civic (67)（根据 cars.csv", "所有行中 Horsepower 最小的 2 行："),
     ],
 )  # fmt: skip
 def test_a_chinese_question_is_computed_over_the_table_it_names(

@@ -3,7 +3,9 @@
 ``gloss`` rewrites the Chinese of a question, a header or a cell into the words the planner reads, so
 "2013年西雅图的总降水量是多少？" plans as "in 2013 西雅图 的 total precipitation" does, and a header
 "太阳黑子数" is matched by "sunspot number" as by "太阳黑子数". First the dates ("2015年7月" → 2015-07,
-"1980年以来" → since 1980, "2005年到2009年" → from 2005 to 2009), then the longest entry of ``GLOSSES``
+"1980年以来" → since 1980, "2005年到2009年" → from 2005 to 2009), then the count of a top k ("最高的三辆车" →
+最高的 first 3 车, "前两名" → first 2: a number, in figures or 一…十/两, and a measure word after a
+superlative's 的 or after 前), then the longest entry of ``GLOSSES``
 at each place; what no entry covers stays as written (a place name the file is about, "西雅图", is then
 no English word the table lacks). jieba's segmentation is not used here: it cuts across the entries
 ("有多少天下雪" → 天下, "太阳黑子数是" → 数是).
@@ -81,12 +83,36 @@ _DATES = (
 )  # fmt: skip
 
 
+_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
+_MEASURES = "辆个件家名位种条本只项座部台款所天年"
+_COUNT = re.compile(
+    r"(最[高多大长低少小短]的|(?<![之以目])前)\s*"  # after a superlative's 的, or 前
+    rf"(\d{{1,3}}|[一二两三四五六七八九十]{{1,3}})\s*(?=[{_MEASURES}])"  # the count, then a measure word
+)
+
+
+def _count(numeral: str) -> int:
+    """ "3", "三", "两", "十", "十二", "二十" → 3, 3, 2, 10, 12, 20 (0 for what is no count)."""
+    if numeral.isdigit():
+        return int(numeral)
+    tens, _, ones = numeral.partition("十")
+    if "十" not in numeral:
+        return _DIGITS.get(numeral, 0) if len(numeral) == 1 else 0
+    return (_DIGITS.get(tens, 0) if tens else 1) * 10 + (_DIGITS.get(ones, 0) if ones else 0)
+
+
+def _top_k(m: re.Match[str]) -> str:
+    k = _count(m[2])
+    return f"{m[1] if m[1] != '前' else ''} first {k} " if k else m[0]
+
+
 def gloss(text: str) -> str:
     """``text`` with its Chinese dates and words in the planner's English (unchanged without Chinese)."""
     if not _HAN.search(text):
         return text
     for pattern, said in _DATES:
         text = pattern.sub(said, text)
+    text = _COUNT.sub(_top_k, text)
     out: list[str] = []
     i = 0
     while i < len(text):
