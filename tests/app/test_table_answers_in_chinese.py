@@ -5,6 +5,8 @@ runtime's pipeline with the embedded models (multilingual-e5-small, as the app p
 - A place the table does not hold ("阁楼", "深圳") is declined, naming it, as the English path declines a
   name ("Attic"); it was summed over every row.
 - "数量最多的物品是什么？" answers with the item and its row (argmax), not the largest 数量.
+- A column the table does not have is named as the question wrote it ("利润"), not in the planner's English
+  ("profit"), with the columns the table has.
 - The frame around the computed value and the decline are in Chinese for a Chinese question (they were
   "47 (computed from …" and "Your documents don't say this: the table in … has …"); an English question
   over the same table keeps the English sentence, word for word.
@@ -83,6 +85,20 @@ def test_a_place_the_table_does_not_hold_is_declined_by_name(
         f"你的文档没有说明这一点：{file}，工作表 {sheet} 中的表格没有 {place} 的行 ["
     ), said.text
     assert [Path(c.chunk.source).name for c in said.closest] == [file]
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [("上海的总利润是多少？", "利润"), ("上海手机的平均成本是多少？", "成本")],
+)
+def test_a_column_the_table_does_not_have_is_named_as_the_question_wrote_it(
+    runtime: Runtime, question: str, word: str
+) -> None:
+    said, _ = _ask(runtime, question)
+    assert isinstance(said, Declined) and said.rule == "table", said
+    assert said.text.startswith(  # was "没有 profit 这一列", the planner's English for 利润
+        f"你的文档没有说明这一点：销售.xlsx，工作表 销售 中的表格没有 {word} 这一列；它有 城市、产品、销售额 ["
+    ), said.text
 
 
 def test_a_place_the_table_holds_is_still_computed(runtime: Runtime) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from kimas_desktop.answer.outcome import DECLINE_START
 from kimas_desktop.answer.phrases import language_of
 from kimas_desktop.answer.tables.chinese import absent_said, answer_text_zh, described
+from kimas_desktop.answer.tables.lexicon import written
 from kimas_desktop.answer.tables.planner import TablePlanner
 from kimas_desktop.answer.tables.unasked import closest
 from kimas_desktop.tables import TableEngine, TableInfo, TableQuery, TableResult, TableShelf
@@ -116,11 +117,12 @@ class TableAnswerer:
 
     def _absent(self, question: str, table: TableInfo, rows: list[str], chinese: bool) -> str:
         """What the question names that the table lacks, in words ("" for nothing), in Chinese when
-        ``chinese``."""
+        ``chinese``, naming the words the question wrote ("降雪量", not the planner's "snowfall")."""
         if not chinese:
             return self._planner.absent(question, table, rows)
         rows_, columns = self._planner.lacks(question, table, rows)
         near = closest(columns[0], table) if columns else ""
+        rows_, columns = (tuple(written(w, question) for w in ws) for ws in (rows_, columns))
         return absent_said(rows_, columns, table, near) if rows_ or columns else ""
 
     def _follow(

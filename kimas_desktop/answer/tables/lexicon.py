@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["GLOSSES", "gloss"]
+__all__ = ["GLOSSES", "gloss", "written"]
 
 GLOSSES: dict[str, str] = {
     # the question's frame
@@ -126,3 +126,12 @@ def gloss(text: str) -> str:
             out.append(text[i])
             i += 1
     return "".join(out)
+
+
+def written(word: str, text: str) -> str:
+    """What ``text`` writes for ``word`` of its gloss: the longest entry of ``GLOSSES`` in ``text`` that
+    reads as ``word`` ("snowfall" → "降雪量" in "2014年的总降雪量是多少？"), for a sentence that names
+    the user's own word; ``word`` when there is none."""
+    low = word.lower()
+    said = [k for k, v in GLOSSES.items() if low in v.lower().split() and k in text]
+    return max(said, key=len, default=word)
