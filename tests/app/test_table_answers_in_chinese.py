@@ -7,6 +7,7 @@ runtime's pipeline with the embedded models (multilingual-e5-small, as the app p
 - "数量最多的物品是什么？" answers with the item and its row (argmax), not the largest 数量.
 - A column the table does not have is named as the question wrote it ("利润"), not in the planner's English
   ("profit"), with the columns the table has.
+- A list of groups cut at 10 ends "（还有 2 项）" in a Chinese answer, " (and 2 more)" in an English one.
 - The frame around the computed value and the decline are in Chinese for a Chinese question (they were
   "47 (computed from …" and "Your documents don't say this: the table in … has …"); an English question
   over the same table keeps the English sentence, word for word.
@@ -38,7 +39,16 @@ SALES = [
     ("上海", "电脑", 60),
     ("广州", "手机", 90),
     ("广州", "电脑", 40),
-]
+    ("杭州", "手机", 70),
+    ("南京", "手机", 64),
+    ("成都", "手机", 58),
+    ("武汉", "手机", 52),
+    ("西安", "手机", 46),
+    ("重庆", "手机", 40),
+    ("天津", "手机", 34),
+    ("苏州", "手机", 28),
+    ("长沙", "手机", 22),
+]  # 12 cities: a list of them by city is cut at 10
 
 
 @pytest.fixture(scope="module")
@@ -119,10 +129,30 @@ def test_the_item_with_the_largest_quantity_is_the_item_and_its_row(runtime: Run
     assert dict(table.answer.result.rows[0].cells) == {"物品": "轮胎", "位置": "车库", "数量": "40"}
 
 
+def test_a_list_of_groups_cut_at_ten_says_how_many_more_in_chinese(runtime: Runtime) -> None:
+    said, _ = _ask(runtime, "每个城市的总销售额是多少？")
+    assert isinstance(said, Answered), said
+    groups = "上海 210; 北京 200; 广州 130; 杭州 70; 南京 64; 成都 58; 武汉 52; 西安 46; 重庆 40; 天津 34"
+    assert said.text.startswith(  # was "… 天津 34 (and 2 more)（根据 …"
+        f"{groups}（还有 2 项）（根据 销售.xlsx，工作表 销售 计算：所有行（15 行）按 城市 分组的 销售额 的总和："
+        f"{groups}（还有 2 项）；"
+    ), said.text
+    assert "more" not in said.text
+
+
 def test_an_english_question_over_the_same_table_keeps_the_english_sentence(runtime: Runtime) -> None:
     said, _ = _ask(runtime, "How many items are in the 车库?")
     assert isinstance(said, Answered), said
     assert said.text.startswith(
         "47 (computed from 家里的东西.xlsx, sheet 物品: sum of 数量 over rows where 位置 = 车库 (3 rows): 47; "
         "rows 2, 3, 4) ["
+    ), said.text
+
+
+def test_an_english_list_of_groups_cut_at_ten_keeps_its_english_end(runtime: Runtime) -> None:
+    said, _ = _ask(runtime, "What is the total 销售额 for each 城市?")
+    assert isinstance(said, Answered), said
+    assert (
+        said.text.startswith("上海 210; 北京 200; 广州 130; ")
+        and "天津 34 (and 2 more) (computed from" in said.text
     ), said.text

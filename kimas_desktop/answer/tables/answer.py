@@ -13,12 +13,12 @@ of row, a thing to count: ``TablePlanner.absent``). No plan otherwise: the quest
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from kimas_desktop.answer.outcome import DECLINE_START
 from kimas_desktop.answer.phrases import language_of
-from kimas_desktop.answer.tables.chinese import absent_said, answer_text_zh, described
+from kimas_desktop.answer.tables.chinese import absent_said, answer_text_zh, in_chinese
 from kimas_desktop.answer.tables.lexicon import written
 from kimas_desktop.answer.tables.planner import TablePlanner
 from kimas_desktop.answer.tables.unasked import closest
@@ -103,7 +103,7 @@ class TableAnswerer:
         if query is not None:
             result = self._engine.run(table, query)
             if chinese:
-                result = replace(result, description=described(query, result))
+                result = in_chinese(query, result)
         else:
             absent = self._absent(question, table, rows, chinese)
             if not absent:

@@ -8,17 +8,20 @@ of rows shown under the answer repeats.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from kimas_desktop.answer.tables.numbers import number_text
 from kimas_desktop.tables import TableFilter, TableInfo, TableQuery, TableResult
 
-__all__ = ["absent_said", "answer_text_zh", "described"]
+__all__ = ["absent_said", "answer_text_zh", "described", "in_chinese"]
 
 _WORKBOOKS = (".xlsx", ".xlsm", ".xls", ".ods")
 _OPS = {"sum": "总和", "mean": "平均值", "min": "最小值", "max": "最大值", "count": "行数"}
 _PICKED = ("min", "max", "argmax", "argmin", "top")
+_MORE = re.compile(r" \(and (\d+) more\)$")  # the engine's end of a list of groups cut at 10
 
 
 def _place(table: TableInfo) -> str:
@@ -86,6 +89,13 @@ def described(q: TableQuery, r: TableResult) -> str:
         f"{a.words()} 的 {q.target}（{_cell(r, 0, q.target)}）减去 {b.words()} 的"
         f"（{_cell(r, 1, q.target)}）：{r.text}"
     )
+
+
+def in_chinese(q: TableQuery, r: TableResult) -> TableResult:
+    """What ``q`` computed (``r``) as a Chinese answer states it: the value, with a list of groups cut at
+    10 ending "（还有 2 项）", not the engine's " (and 2 more)", and the query in Chinese (``described``)."""
+    r = replace(r, text=_MORE.sub(lambda m: f"（还有 {m[1]} 项）", r.text))
+    return replace(r, description=described(q, r))
 
 
 def absent_said(rows: Sequence[str], columns: Sequence[str], table: TableInfo, near: str) -> str:
