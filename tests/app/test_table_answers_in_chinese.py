@@ -20,12 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from app.paths import Paths
 from app.runtime import Runtime
 from kimas_desktop.answer.outcome import Answered, Declined
-from kimas_desktop.config import parse_config
-from kimas_desktop.events import Done, TableReady
-from local_models.catalog.catalog import MULTILINGUAL_EMBEDDER
+from tests.app.chinese_tables import ask, indexed
 from tests.app.test_table_questions_chinese import THINGS
 from tests.indexer.tables.workbooks import xlsx_bytes
 
@@ -53,28 +50,12 @@ SALES = [
 
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
-    tmp = tmp_path_factory.mktemp("zh-table-answers")
-    docs = tmp / "docs"
-    docs.mkdir()
-    (docs / "家里的东西.xlsx").write_bytes(xlsx_bytes({"物品": THINGS}))
-    (docs / "销售.xlsx").write_bytes(xlsx_bytes({"销售": SALES}))
-    data = tmp / "data"
-    config = parse_config(
-        {"collections": {"home": {"folders": [str(docs)]}}, "embedding": {"name": MULTILINGUAL_EMBEDDER}}
+    rt = indexed(
+        tmp_path_factory.mktemp("zh-table-answers"),
+        {"家里的东西.xlsx": xlsx_bytes({"物品": THINGS}), "销售.xlsx": xlsx_bytes({"销售": SALES})},
     )
-    rt = Runtime(Paths(data, data / "config.toml"), config)
-    report = rt.indexer().index("home", [docs])
-    assert report.indexed == 2 and not report.problems, report
     yield rt
     rt.close()
-
-
-def _ask(rt: Runtime, question: str) -> tuple[Answered | Declined, TableReady | None]:
-    events = list(rt.pipeline().ask(question))
-    (done,) = [e for e in events if isinstance(e, Done)]
-    assert isinstance(done.outcome, Answered | Declined), done.outcome
-    tables = [e for e in events if isinstance(e, TableReady)]
-    return done.outcome, tables[0] if tables else None
 
 
 @pytest.mark.parametrize(
@@ -88,7 +69,7 @@ def _ask(rt: Runtime, question: str) -> tuple[Answered | Declined, TableReady | 
 def test_a_place_the_table_does_not_hold_is_declined_by_name(
     runtime: Runtime, question: str, file: str, place: str
 ) -> None:
-    said, _ = _ask(runtime, question)
+    said, _ = ask(runtime, question)
     assert isinstance(said, Declined) and said.rule == "table", said
     sheet = file.removesuffix(".xlsx") if file == "销售.xlsx" else "物品"
     assert said.text.startswith(
@@ -104,7 +85,7 @@ def test_a_place_the_table_does_not_hold_is_declined_by_name(
 def test_a_column_the_table_does_not_have_is_named_as_the_question_wrote_it(
     runtime: Runtime, question: str, word: str
 ) -> None:
-    said, _ = _ask(runtime, question)
+    said, _ = ask(runtime, question)
     assert isinstance(said, Declined) and said.rule == "table", said
     assert said.text.startswith(  # was "没有 profit 这一列", the planner's English for 利润
         f"你的文档没有说明这一点：销售.xlsx，工作表 销售 中的表格没有 {word} 这一列；它有 城市、产品、销售额 ["
@@ -112,14 +93,14 @@ def test_a_column_the_table_does_not_have_is_named_as_the_question_wrote_it(
 
 
 def test_a_place_the_table_holds_is_still_computed(runtime: Runtime) -> None:
-    said, table = _ask(runtime, "北京的总销售额是多少？")
+    said, table = ask(runtime, "北京的总销售额是多少？")
     assert isinstance(said, Answered), said
     assert said.text.startswith("200"), said.text
     assert table is not None and [r.row for r in table.answer.result.rows] == [2, 3]
 
 
 def test_the_item_with_the_largest_quantity_is_the_item_and_its_row(runtime: Runtime) -> None:
-    said, table = _ask(runtime, "数量最多的物品是什么？")
+    said, table = ask(runtime, "数量最多的物品是什么？")
     assert isinstance(said, Answered), said
     assert said.text.startswith(  # not "40", the largest 数量 alone
         "轮胎（根据 家里的东西.xlsx，工作表 物品 计算：所有行（7 行）中 数量 最大的行："
@@ -130,7 +111,7 @@ def test_the_item_with_the_largest_quantity_is_the_item_and_its_row(runtime: Run
 
 
 def test_a_list_of_groups_cut_at_ten_says_how_many_more_in_chinese(runtime: Runtime) -> None:
-    said, _ = _ask(runtime, "每个城市的总销售额是多少？")
+    said, _ = ask(runtime, "每个城市的总销售额是多少？")
     assert isinstance(said, Answered), said
     groups = "上海 210; 北京 200; 广州 130; 杭州 70; 南京 64; 成都 58; 武汉 52; 西安 46; 重庆 40; 天津 34"
     assert said.text.startswith(  # was "… 天津 34 (and 2 more)（根据 …"
@@ -141,7 +122,7 @@ def test_a_list_of_groups_cut_at_ten_says_how_many_more_in_chinese(runtime: Runt
 
 
 def test_an_english_question_over_the_same_table_keeps_the_english_sentence(runtime: Runtime) -> None:
-    said, _ = _ask(runtime, "How many items are in the 车库?")
+    said, _ = ask(runtime, "How many items are in the 车库?")
     assert isinstance(said, Answered), said
     assert said.text.startswith(
         "47 (computed from 家里的东西.xlsx, sheet 物品: sum of 数量 over rows where 位置 = 车库 (3 rows): 47; "
@@ -150,7 +131,7 @@ def test_an_english_question_over_the_same_table_keeps_the_english_sentence(runt
 
 
 def test_an_english_list_of_groups_cut_at_ten_keeps_its_english_end(runtime: Runtime) -> None:
-    said, _ = _ask(runtime, "What is the total 销售额 for each 城市?")
+    said, _ = ask(runtime, "What is the total 销售额 for each 城市?")
     assert isinstance(said, Answered), said
     assert (
         said.text.startswith("上海 210; 北京 200; 广州 130; ")

@@ -13,12 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from app.paths import Paths
 from app.runtime import Runtime
-from kimas_desktop.answer.outcome import Answered, Declined
-from kimas_desktop.config import parse_config
-from kimas_desktop.events import Done, TableReady
-from local_models.catalog.catalog import MULTILINGUAL_EMBEDDER
+from kimas_desktop.answer.outcome import Answered
+from tests.app.chinese_tables import ask, indexed
 from tests.indexer.tables.workbooks import xlsx_bytes
 
 pytestmark = pytest.mark.slow
@@ -42,28 +39,12 @@ CARS = (
 
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
-    tmp = tmp_path_factory.mktemp("zh-tables")
-    docs = tmp / "docs"
-    docs.mkdir()
-    (docs / "家里的东西.xlsx").write_bytes(xlsx_bytes({"物品": THINGS}))
-    (docs / "cars.csv").write_text(CARS, "utf-8")
-    data = tmp / "data"
-    config = parse_config(
-        {"collections": {"home": {"folders": [str(docs)]}}, "embedding": {"name": MULTILINGUAL_EMBEDDER}}
+    rt = indexed(
+        tmp_path_factory.mktemp("zh-tables"),
+        {"家里的东西.xlsx": xlsx_bytes({"物品": THINGS}), "cars.csv": CARS},
     )
-    rt = Runtime(Paths(data, data / "config.toml"), config)
-    report = rt.indexer().index("home", [docs])
-    assert report.indexed == 2 and not report.problems, report
     yield rt
     rt.close()
-
-
-def _ask(rt: Runtime, question: str) -> tuple[Answered | Declined, TableReady | None]:
-    events = list(rt.pipeline().ask(question))
-    (done,) = [e for e in events if isinstance(e, Done)]
-    assert isinstance(done.outcome, Answered | Declined), done.outcome
-    tables = [e for e in events if isinstance(e, TableReady)]
-    return done.outcome, tables[0] if tables else None
 
 
 @pytest.mark.parametrize(
@@ -92,7 +73,7 @@ def _ask(rt: Runtime, question: str) -> tuple[Answered | Declined, TableReady | 
 def test_a_chinese_question_is_computed_over_the_table_it_names(
     runtime: Runtime, question: str, file: str, starts: str, says: str
 ) -> None:
-    said, table = _ask(runtime, question)
+    said, table = ask(runtime, question)
     assert isinstance(said, Answered), said
     assert table is not None and Path(table.answer.table.source).name == file
     assert said.text.startswith(starts), said.text

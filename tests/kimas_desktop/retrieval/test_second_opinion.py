@@ -55,4 +55,7 @@ def test_the_filter_orders_what_it_kept_by_the_second_opinion() -> None:
         WordOverlapReranker(), top_n=2, min_score=0.1, second=SecondOpinion(Scripted(texts), 0.9)
     )
     kept = f.rerank("alpha beta gamma", [hit(t, 0.0) for t in texts])
-    assert [h.chunk.text for h in kept] == ["alpha beta there", "alpha beta gamma here"]  # "delta" shares no word
+    assert [h.chunk.text for h in kept] == [
+        "alpha beta there",
+        "alpha beta gamma here",
+    ]  # "delta" shares no word
