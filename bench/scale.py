@@ -34,6 +34,8 @@ import random
 import re
 import shutil
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -67,18 +69,19 @@ def unpack(source: Path, dest: Path, every: int) -> int:
 
 
 class PeakRss:
-    """The highest resident memory of this process and its children while the block runs."""
+    """The highest resident memory of a process (this one by default) and its children while the block
+    runs."""
 
-    def __init__(self) -> None:
-        self.peak = 0
+    def __init__(self, pid: int | None = None) -> None:
+        self.peak, self.pid = 0, pid or os.getpid()
         self._stop = threading.Event()
 
     def _sample(self) -> None:
         while not self._stop.wait(0.2):
-            self.peak = max(self.peak, tree_rss(os.getpid()))
+            self.peak = max(self.peak, tree_rss(self.pid))
 
     def __enter__(self) -> PeakRss:
-        self.peak = tree_rss(os.getpid())
+        self.peak = tree_rss(self.pid)
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
         return self
@@ -232,6 +235,42 @@ def jittered(store: LanceStore, embedder: Any, work: Path, asked: list[str], cop
     return out | {k: v for k, v in searches(other, embedder, db, asked).items() if "recall5_dense" in k}
 
 
+def first_words_ms(answer: dict[str, Any]) -> float | None:
+    """When an answer's first words appeared: its grounded quote, else the model's first token."""
+    stages = {s["stage"]: s for s in answer.get("trace", {}).get("stages", [])}
+    if "quote" in stages:
+        return float(stages["quote"]["at_ms"])
+    first = answer.get("timings_ms", {}).get("first_token")
+    return None if first is None else float(first)
+
+
+def answering(data: Path, asked: list[str]) -> dict[str, Any]:
+    """The app's own ask path over the grown collection, as a user asks: ``kimas ask --batch --json`` on
+    the data dir (the runtime with the embedded models, the chat model's worker included), the questions
+    asked in one process; the peak RSS of its process tree, the time to the first grounded words of each
+    answer and the whole run's time."""
+    batch = data.parent / "asked.jsonl"
+    batch.write_text("".join(json.dumps({"id": str(i), "question": q}) + "\n" for i, q in enumerate(asked)))
+    command = [sys.executable, "-m", "cli.main", "ask", "--batch", str(batch), "--json"]
+    t = time.perf_counter()
+    proc = subprocess.Popen(
+        [*command, "--data-dir", str(data)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    with PeakRss(proc.pid) as rss:
+        out, _ = proc.communicate()
+    if proc.returncode:
+        raise SystemExit(f"kimas ask --batch failed (exit {proc.returncode})")
+    answers = [json.loads(line) for line in out.decode().splitlines() if line.startswith("{")]
+    words = [ms for ms in map(first_words_ms, answers) if ms is not None]
+    return {
+        "answered": len(answers),
+        "first_words_p50_ms": round(pct(words, 0.5)) if words else None,
+        "first_words_p95_ms": round(pct(words, 0.95)) if words else None,
+        "answering_peak_rss_mb": round(rss.peak / 1024**2),
+        "answering_run_s": round(time.perf_counter() - t, 1),
+    }
+
+
 def stage(work: Path, copies: int, embedder: Any, indexer: Indexer, store: LanceStore) -> dict[str, Any]:
     """Grow the folder to ``copies`` copies and sync it; the sync's speed and peak memory."""
     docs = work / "docs"
@@ -267,12 +306,13 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--edit-files", type=int, default=10_000)
     parser.add_argument("--jittered", type=int, default=18, help="near-duplicate copies (0: none)")
+    parser.add_argument("--answers", type=int, default=20, help="questions asked through kimas ask (0: none)")
     parser.add_argument("--resume", action="store_true", help="grow the folder and store in --work further")
     args = parser.parse_args()
     from local_models import build_embedder
 
     print(json.dumps({"cpu": cpu_model(), "date": time.strftime("%Y-%m-%d %H:%M")}), flush=True)
-    work, db = args.work, args.work / "db"
+    work, db = args.work, args.work / "data" / "lancedb"  # the app's layout: kimas --data-dir work/data
     if not (args.resume and (work / "docs" / "copy00").is_dir()):
         shutil.rmtree(work, ignore_errors=True)
         print(json.dumps({"unpacked": unpack(SOURCE, work / "docs" / "copy00", args.every)}), flush=True)
@@ -287,6 +327,7 @@ def main() -> None:
         asked = asked or questions(store, args.questions)
         row |= searches(store, embedder, db, asked) | table_state(db, store)
         row |= restart(db, work / "docs", embedder, asked)
+        row |= answering(db.parent, asked[: args.answers]) if args.answers else {}
         print(json.dumps(row), flush=True)
         if not edited and row["files"] >= args.edit_files:
             edited = True
