@@ -22,7 +22,8 @@ from app.chat.served_files import SourceRegistry
 from app.chat.session import ChatSession
 from app.evaluation.evaluation import Evaluation
 from app.evaluation.job import EvalJob, EvaluationJob
-from app.knowledge.collections import Knowledge
+from app.knowledge import said
+from app.knowledge.collections import Knowledge, not_found
 from app.knowledge.documents import DISMISSED_FILE, Dismissals, Document, Documents
 from app.knowledge.indexing import FolderFeed
 from app.knowledge.online_sources import OnlineSourcesAdmin
@@ -37,7 +38,7 @@ from app.settings.config_store import ConfigStore
 from app.settings.form import describe_models
 from app.settings.settings import Settings
 from kimas_desktop.config import Config
-from kimas_desktop.errors import CollectionNotFoundError, ConfigError, KimasError
+from kimas_desktop.errors import ConfigError, KimasError
 from kimas_desktop.retrieval.strategies import strategy_names
 
 __all__ = ["ActionResult", "DesktopApp", "EvalJob", "ModelState"]
@@ -212,46 +213,40 @@ class DesktopApp:
     # -- knowledge actions --------------------------------------------------------------------------
 
     def create_collection(self, name: str) -> ActionResult:
-        def act() -> str:
+        def act() -> Said:
             cid = self.knowledge.create(name)
             self._changed()
-            return (
-                f"Collection '{self.knowledge.title(cid)}' created. Now drop files or a folder onto it, "
-                "or add a folder to watch."
-            )
+            return said.created(self.knowledge.title(cid))
 
         return self._attempt("creating the collection", act)
 
     def rename_collection(self, name: str, new_name: str) -> ActionResult:
-        def act() -> str:
+        def act() -> Said:
             old = self.knowledge.title(self.knowledge.resolve(name))
             _, title = self.knowledge.rename(name, new_name)
             self._changed()
-            return f"Collection '{old}' is now named '{title}' (nothing is indexed again)."
+            return said.renamed(old, title)
 
         return self._attempt("renaming the collection", act)
 
     def unwatch_folder(self, name: str, folder: str) -> ActionResult:
         """Stop watching ``folder`` for collection ``name``; its files leave the index in the background."""
 
-        def act() -> str:
+        def act() -> Said:
             cid, path, _ = self.knowledge.unwatch(name, folder)
             self._watch()
             self.indexing.submit(cid, "folder no longer watched")
-            return (
-                f"No longer watching {path} for '{self.knowledge.title(cid)}'; its files leave the index "
-                "in the background (they stay on disk)."
-            )
+            return said.unwatched(path, self.knowledge.title(cid))
 
         return self._attempt("removing the folder", act)
 
     def remove_collection(self, name: str) -> ActionResult:
-        def act() -> str:
+        def act() -> Said:
             self.knowledge.remove(name, self.indexing.remove)
             self.documents.dismissals.forget_collection(name)
             self._watch()
             self._changed()
-            return f"Collection '{name}' removed (folders you added stay where they are on disk)."
+            return said.removed(name)
 
         return self._attempt("removing the collection", act)
 
@@ -281,25 +276,26 @@ class DesktopApp:
     def add_folder(self, name: str, folder: str) -> ActionResult:
         """Watch an existing local folder in place as part of collection ``name``."""
 
-        def act() -> str:
+        def act() -> Said:
             path, _ = self.knowledge.add_folder(name, folder)
             cid = self.knowledge.find(name) or name
             chosen = FirstEmbedder().adopt(path, self.knowledge, self.runtime, self.config_store)
             self._watch()
             self.indexing.submit(cid, "new folder")
-            return f"Watching {path} for '{self.knowledge.title(cid)}'; indexing in the background.{chosen}"
+            return said.watching(path, self.knowledge.title(cid), chosen)
 
         return self._attempt("adding the folder", act)
 
     def reindex(self, name: str) -> ActionResult:
-        def act() -> str:
+        def act() -> Said:
             folders = self.knowledge.folders(name)
             if folders is None:
-                raise CollectionNotFoundError(f"There is no collection named '{name}'.")
+                raise not_found(name)
             if not folders:
-                raise ConfigError(f"'{name}' has no files yet: drop some onto it or add a folder.")
+                no_files = f"'{name}' has no files yet: drop some onto it or add a folder."
+                raise ConfigError(no_files, code="no_files_yet", values={"name": name})
             self.indexing.submit(name, "re-index")
-            return f"Re-indexing '{name}' in the background."
+            return said.reindexing(name)
 
         return self._attempt("re-indexing", act)
 
@@ -307,13 +303,11 @@ class DesktopApp:
         """Index ``name`` again from its files with the configured embedding model, into new tables; the
         old index keeps answering until the new one is complete."""
 
-        def act() -> str:
+        def act() -> Said:
             if self.knowledge.folders(name) is None:
-                raise CollectionNotFoundError(f"There is no collection named '{name}'.")
+                raise not_found(name)
             self.indexing.submit(name, "re-embed", reembed=True)
-            return (
-                f"Re-embedding '{name}' in the background; it keeps answering from its old index meanwhile."
-            )
+            return said.reembedding(name)
 
         return self._attempt("re-embedding", act)
 
@@ -326,48 +320,41 @@ class DesktopApp:
     def remove_document(self, name: str, path: str) -> ActionResult:
         """Take one file out of the collection (an uploaded copy is deleted; a watched file stays on disk)."""
 
-        def act() -> str:
+        def act() -> Said:
             doc = self.documents.remove(name, path)
             self._changed()
-            if doc.uploaded:
-                return f"'{doc.name}' removed from '{name}' (its uploaded copy is deleted)."
-            return (
-                f"'{doc.name}' removed from the index of '{name}'. It is still in the watched folder "
-                f"{Path(path).parent}: the next change there brings it back unless you delete or move it."
-            )
+            return said.removed_file(doc.name, name, None if doc.uploaded else Path(path).parent)
 
         return self._attempt("removing the file", act)
 
     def reindex_document(self, name: str, path: str) -> ActionResult:
-        def act() -> str:
+        def act() -> Said:
             doc = self.documents.reindex(name, path)
             self.indexing.submit(name, f"re-index {doc.name}")
             self._changed()
-            return f"Reading '{doc.name}' again in the background."
+            return said.reading(doc.name)
 
         return self._attempt("re-indexing the file", act)
 
     def dismiss_problem(self, name: str, path: str) -> ActionResult:
-        def act() -> str:
+        def act() -> Said:
             doc = self.documents.dismiss(name, path)
             self._changed()
-            return f"The problem with '{doc.name}' is dismissed; it warns again only if it fails differently."
+            return said.dismissed(doc.name)
 
         return self._attempt("dismissing the problem", act)
 
     def pause_indexing(self) -> ActionResult:
         self.indexing.pause()
-        return ActionResult(True, "Indexing paused; it goes on where it stopped when you resume.")
+        return ActionResult(True, said.paused().english, said.paused())
 
     def resume_indexing(self) -> ActionResult:
         self.indexing.resume()
-        return ActionResult(True, "Indexing resumed.")
+        return ActionResult(True, said.resumed().english, said.resumed())
 
     def cancel_indexing(self) -> ActionResult:
         self.indexing.cancel()
-        return ActionResult(
-            True, "Indexing cancelled; what was indexed is kept, and Re-index goes on from it."
-        )
+        return ActionResult(True, said.cancelled().english, said.cancelled())
 
     @staticmethod
     def strategy_choices() -> list[str]:
@@ -393,8 +380,8 @@ class DesktopApp:
             "strategy": strategy,
         }
 
-        def act() -> str:
+        def act() -> Said:
             self.knowledge.save_settings(name, values)
-            return f"Settings of '{name}' saved."
+            return said.saved(name)
 
         return self._attempt("saving the collection settings", act)

@@ -54,11 +54,15 @@ class ModelState:
 def attempt(
     explain: Callable[[BaseException, str], str], doing: str, action: Callable[[], str | Said]
 ) -> ActionResult:
-    """Run ``action``: its sentence when it works, else ``explain``'s sentence for the error (which logs it)."""
+    """Run ``action``: its sentence when it works, else ``explain``'s sentence for the error (which logs it),
+    with the error's code when it has one (``KimasError.code``)."""
     try:
         return _result(True, action())
     except Exception as err:
-        return ActionResult(False, explain(err, doing))
+        english = explain(err, doing)
+        if isinstance(err, KimasError) and err.code and english == str(err):
+            return ActionResult(False, english, Said(english, err.code, err.values))
+        return ActionResult(False, english)
 
 
 def explained(err: BaseException, doing: str, *, repair: Callable[[str], object], log_file: Path) -> str:

@@ -20,6 +20,8 @@ Product code raises these; only the edges (CLI, UI) turn them into sentences for
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 __all__ = [
     "Cancelled",
     "CollectionBusyError",
@@ -39,7 +41,13 @@ __all__ = [
 
 
 class KimasError(Exception):
-    """Root of every error KIMAs Desktop raises on purpose."""
+    """Root of every error KIMAs Desktop raises on purpose. ``code`` and ``values``, when given: the
+    sentence as a code the UI says in the user's language (issue 60; "" : the sentence as it is)."""
+
+    def __init__(self, *args: object, code: str = "", values: Mapping[str, object] | None = None) -> None:
+        super().__init__(*args)
+        self.code = code
+        self.values: Mapping[str, object] = values or {}
 
 
 class ConfigError(KimasError):

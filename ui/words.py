@@ -8,6 +8,7 @@ from __future__ import annotations
 from app.models.languages import SWITCH_BUTTON
 from kimas_desktop.answer.phrases import phrase_in
 from ui.evaluation.words import EVALUATION
+from ui.knowledge.words import KNOWLEDGE
 from ui.settings.words import SETTINGS
 from ui.words_hi import HINDI
 from ui.words_ja import JAPANESE
@@ -358,6 +359,7 @@ WORDS: dict[str, tuple[str, str]] = {
 }
 WORDS |= EVALUATION  # the Evaluation tab's
 WORDS |= SETTINGS  # the Settings tab's
+WORDS |= KNOWLEDGE  # what the Knowledge tab's buttons say
 
 # The Chat tab's labels and the words the server writes on it, with the page's title and the tabs' names: the
 # keys Japanese and Hindi translate (every one, with every line of ``ui.chat.said``: tests/ui/test_i18n_keys.py).

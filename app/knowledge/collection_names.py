@@ -31,14 +31,17 @@ def check_display_name(name: str) -> str:
     text = unicodedata.normalize("NFC", name)
     if any(unicodedata.category(ch)[0] == "C" for ch in text if ch not in " \t"):
         raise ConfigError(
-            "A collection name cannot hold control or invisible formatting characters; type it again."
+            "A collection name cannot hold control or invisible formatting characters; type it again.",
+            code="name_invisible",
         )
     clean = re.sub(r"\s+", " ", text).strip()
     if not clean:
-        raise ConfigError("Type a name for the collection (any words, in any language).")
+        raise ConfigError("Type a name for the collection (any words, in any language).", code="name_empty")
     if len(clean) > MAX_NAME_CHARS:
         raise ConfigError(
-            f"That name has {len(clean)} characters; a collection name has at most {MAX_NAME_CHARS}."
+            f"That name has {len(clean)} characters; a collection name has at most {MAX_NAME_CHARS}.",
+            code="name_long",
+            values={"n": len(clean), "most": MAX_NAME_CHARS},
         )
     return clean
 

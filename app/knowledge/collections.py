@@ -31,7 +31,7 @@ from kimas_desktop.protocols import ChunkSearcher
 from kimas_desktop.retrieval.strategies import strategy_names
 from kimas_desktop.types import CollectionInfo, FileProblem
 
-__all__ = ["CollectionStatus", "Knowledge"]
+__all__ = ["CollectionStatus", "Knowledge", "not_found"]
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ class Knowledge:
         """Like ``find``, but a ``CollectionNotFoundError`` when no collection is named so."""
         cid = self.find(name)
         if cid is None:
-            raise CollectionNotFoundError(f"There is no collection named '{name.strip()}'.")
+            raise not_found(name.strip())
         return cid
 
     def collections(self) -> list[CollectionStatus]:
@@ -212,7 +212,7 @@ class Knowledge:
         """A new collection named ``name`` (any text); its id."""
         clean = check_display_name(name)
         if self.find(clean) is not None:
-            raise ConfigError(f"There is already a collection named '{clean}'; choose another name.")
+            raise _taken(clean)
         cid, _ = self._ensure(clean, lambda c: c)
         return cid
 
@@ -223,7 +223,7 @@ class Knowledge:
         title = check_display_name(new_name)
         other = self.find(title)
         if other is not None and other != cid:
-            raise ConfigError(f"There is already a collection named '{title}'; choose another name.")
+            raise _taken(title)
         self._ensure(cid, lambda c: c.model_copy(update={"title": "" if title == cid else title}))
         return cid, title
 
@@ -301,7 +301,7 @@ class Knowledge:
         name = self.find(name) or name
         in_config = name in self._config.current.collections
         if not in_config and name not in self.infos():
-            raise CollectionNotFoundError(f"There is no collection named '{name}'.")
+            raise not_found(name)
         try:
             remove_index(name)
         except CollectionNotFoundError:
@@ -333,3 +333,14 @@ def _adding(settings: CollectionConfig, folder: Path) -> CollectionConfig:
     if str(folder) in settings.folders:
         return settings
     return settings.model_copy(update={"folders": [*settings.folders, str(folder)]})
+
+
+def not_found(name: str) -> CollectionNotFoundError:
+    """No collection is named ``name`` (with its code, ``KimasError.code``)."""
+    english = f"There is no collection named '{name}'."
+    return CollectionNotFoundError(english, code="no_collection_named", values={"name": name})
+
+
+def _taken(name: str) -> ConfigError:
+    english = f"There is already a collection named '{name}'; choose another name."
+    return ConfigError(english, code="name_taken", values={"name": name})

@@ -84,18 +84,18 @@ class FirstEmbedder:
         library: _Library,
         runtime: _Loader,
         store: _Store,
-    ) -> str:
+    ) -> str | None:
         """For the app: choose for the first ``folder`` of a new ``library`` (none of its collections holds a
         chunk); when the multilingual model is
         chosen, the runtime loads it, and the store saves the config once it loads, before the folder is indexed.
-        The sentence that says so, or ""."""
+        The model chosen, or None."""
         choice = None if library.has_knowledge() else self.choose([folder], store.current.embedding)
         if choice is None:
-            return ""
+            return None
         runtime.load(
             with_embedder(store.current, choice), lambda: store.update(lambda c: with_embedder(c, choice))
         )
-        return f" Its documents are not all in English: it is indexed with the multilingual embedding model ({choice})."
+        return choice
 
     def languages(self, folders: Sequence[Path]) -> Counter[str]:
         """Sampled documents per language code."""

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from app.models.local_model import LocalModel
 from app.models.local_search import find_local_models
-from app.outcomes import ActionResult
+from app.outcomes import ActionResult, Said
 from app.settings.settings import Settings
 
 __all__ = ["LocalModelChoices"]
@@ -45,5 +45,6 @@ class LocalModelChoices:
         """Use the model ``key`` names (a ``LocalModel.key`` of the last listing)."""
         model = next((m for m in self.models if m.key == key), None)
         if model is None:
-            return ActionResult(False, "That model is no longer listed: press Look again.")
+            english = "That model is no longer listed: press Look again."
+            return ActionResult(False, english, Said(english, "model_gone"))
         return self._settings.use_local(model)

@@ -14,7 +14,7 @@ from app.models import catalog
 from app.models.loading import ModelLoading
 from app.models.local_model import LocalModel
 from app.models.local_search import sections_for
-from app.outcomes import ActionResult, ModelState, attempt
+from app.outcomes import ActionResult, ModelState, Said, attempt
 from app.runtime import Runtime
 from app.settings import rules
 from app.settings.config_store import ConfigStore
@@ -77,48 +77,49 @@ class Settings:
         """Save the form. Other models are loaded first, beside the ones in use (which keep answering),
         and saved only once they load: a model that fails to load is not saved, and the reason shows."""
 
-        def act() -> str:
+        def act() -> Said:
             models = rules.model_sections(self._config, rules.wanted_config(self._config, form))
             self._config_store.update(lambda cur: rules.keep_models(rules.wanted_config(cur, form), cur))
             self._changed()
-            msg = f"Settings saved to {self._config_store.path}."
-            if models:
-                self._switch_async(models)
-                msg += " Loading the model… (saved once it loads; answers use the current one meanwhile)"
-            return msg
+            path = self._config_store.path
+            msg = f"Settings saved to {path}."
+            if not models:
+                return Said(msg, "settings_saved_to", {"path": path})
+            self._switch_async(models)
+            msg += " Loading the model… (saved once it loads; answers use the current one meanwhile)"
+            return Said(msg, "settings_saved_loading", {"path": path})
 
         return attempt(self._explain, "saving the settings", act)
 
     def restore_defaults(self) -> ActionResult:
-        def act() -> str:
+        def act() -> Said:
             self._config_store.update(rules.defaults)
             self._changed()
-            return (
-                f"Default settings restored (preset {rules.DEFAULT_PRESET}); "
-                "your models and collections are kept."
-            )
+            preset = rules.DEFAULT_PRESET
+            english = f"Default settings restored (preset {preset}); your models and collections are kept."
+            return Said(english, "defaults_restored", {"preset": preset})
 
         return attempt(self._explain, "restoring the default settings", act)
 
     def set_language(self, language: str) -> ActionResult:
         """Save the language of the app's own words (``[ui] language``: "auto", "en", "zh-CN")."""
 
-        def act() -> str:
+        def act() -> Said:
             self._config_store.update(lambda cur: cur.updated(ui={"language": language}))
-            return "Language saved; the page reloads in it."
+            return Said("Language saved; the page reloads in it.", "language_saved")
 
         return attempt(self._explain, "saving the language", act)
 
     def use_model(self, name: str) -> ActionResult:
         """Switch to the installed catalog model ``name`` (loaded first, saved once it loads)."""
 
-        def act() -> str:
+        def act() -> Said:
             choice = catalog.choice(self._runtime.paths, name, self._catalog_file())
             sections = rules.with_choice(self._config, choice.section, choice.as_dict())
             if rules.model_sections(self._config, self._config.updated(**sections)):
                 self._switch_async(sections)
-                return f"Loading {name}… (saved once it loads; answers use the current model meanwhile)"
-            return f"{name} is already in use."
+                return _loading(name)
+            return Said(f"{name} is already in use.", "model_in_use", {"name": name})
 
         return attempt(self._explain, f"switching to {name}", act)
 
@@ -127,15 +128,12 @@ class Settings:
         GGUF file loaded where it is. The config values are ``kimas models use``'s (``sections_for``);
         loaded first, saved once it loads."""
 
-        def act() -> str:
+        def act() -> Said:
             sections = sections_for(self._config, model)
             if rules.model_sections(self._config, self._config.updated(**sections)):
                 self._switch_async(sections)
-                return (
-                    f"Loading {model.name} ({model.holder})… (saved once it loads; answers use the current "
-                    "model meanwhile)"
-                )
-            return f"{model.name} is already in use."
+                return _loading(f"{model.name} ({model.holder})")
+            return Said(f"{model.name} is already in use.", "model_in_use", {"name": model.name})
 
         return attempt(self._explain, f"switching to {model.name}", act)
 
@@ -180,3 +178,8 @@ class Settings:
             f" Re-embedding {', '.join(stale)} with the new embedding model in the background; "
             "the Knowledge tab shows the progress."
         )
+
+
+def _loading(name: str) -> Said:
+    english = f"Loading {name}… (saved once it loads; answers use the current model meanwhile)"
+    return Said(english, "model_loading_saved", {"name": name})

@@ -12,6 +12,7 @@ from app.knowledge.collections import CollectionStatus
 from app.knowledge.indexing import Activity, IndexingState
 from kimas_desktop.text.words import truncate
 from ui.i18n import Language, counted, spoken, word
+from ui.knowledge.documents_view import problem_said
 from ui.markup import code, esc
 
 __all__ = ["activity_markdown", "collections_markdown", "progress_html"]
@@ -65,8 +66,8 @@ def collections_markdown(
             lines.append(f"- {routing}")
         if c.problems:
             items_html = "".join(
-                f"<li><code>{html.escape(p.path)}</code> — {word(f'status_{p.kind}', language)}: "
-                f"{html.escape(p.reason)}</li>"
+                f"<li><code>{html.escape(p.path)}</code> — "
+                f"{problem_said(Path(p.path).name, p.kind, p.reason, language)}</li>"
                 for p in c.problems
             )
             lines.append(

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from app.desktop import ActionResult, DesktopApp
+from app.desktop import DesktopApp
 from kimas_desktop.errors import KimasError
 from ui.i18n import Language
 from ui.knowledge.documents_view import card_html, document_choices, documents_html
+from ui.knowledge.handlers import refused
 from ui.markup import outcome_markdown, store_problem
 
 __all__ = ["PROBLEMS_ONLY", "SHOW_ALL", "DocumentsView", "act", "documents_view"]
@@ -66,7 +67,7 @@ def act(
 ) -> DocumentsView:
     """``what``: "remove", "reindex" or "dismiss" the file ``path`` of ``collection``."""
     if not collection or not path:
-        outcome = ActionResult(False, "Choose a collection and one of its files first.")
+        outcome = refused("choose_file")
     elif what == "remove":
         outcome = desk.remove_document(collection, path)
     elif what == "reindex":
@@ -74,4 +75,4 @@ def act(
     else:
         outcome = desk.dismiss_problem(collection, path)
     view = documents_view(desk, collection, show, path, language)
-    return DocumentsView(view.html, view.choices, view.selected, outcome_markdown(outcome))
+    return DocumentsView(view.html, view.choices, view.selected, outcome_markdown(outcome, language))

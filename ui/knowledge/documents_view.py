@@ -12,7 +12,7 @@ from kimas_desktop.types import CardTable
 from ui.i18n import Language, counted, word
 from ui.markup import source_url, viewer_url
 
-__all__ = ["card_html", "document_choices", "documents_html"]
+__all__ = ["card_html", "document_choices", "documents_html", "problem_said"]
 
 _COLUMNS = ("col_file", "col_status", "col_chunks", "col_indexed")  # the table's headers (``ui.i18n``)
 
@@ -21,16 +21,25 @@ def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "—"
 
 
+def problem_said(name: str, status: str, reason: str, language: Language) -> str:
+    """Why file ``name`` was ``status`` ("failed", "skipped", or "indexed" with a note), as HTML in
+    ``language``: a sentence that names the file, with ``reason`` (the indexer's or a library's own words)
+    shown as technical detail; in English "failed: <reason>"."""
+    why = html.escape(reason)
+    if language == "zh":
+        why = f"<code>{why}</code>"
+    label = word(f"status_{status}", language)
+    return word(f"docs_problem_{status}", language, status=label, name=html.escape(name), why=why)
+
+
 def _status(d: Document, language: Language) -> str:
     label = word(f"status_{d.status}", language)
     if d.status == "indexed" and not d.reason:
         return f"<span class='kimas-doc-ok'>✓ {label}</span>"
-    why = f": {html.escape(d.reason)}" if d.reason else ""
-    if d.reason and language == "zh":  # the indexer's or a library's own words: shown as technical detail
-        why = f"：<code>{html.escape(d.reason)}</code>"
+    text = problem_said(d.name, d.status, d.reason, language) if d.reason else label
     if d.dismissed:
-        return f"<span class='kimas-doc-dismissed'>{label}{why}{word('docs_dismissed', language)}</span>"
-    return f"<span class='kimas-doc-problem'>⚠ {label}{why}</span>"
+        return f"<span class='kimas-doc-dismissed'>{text}{word('docs_dismissed', language)}</span>"
+    return f"<span class='kimas-doc-problem'>⚠ {text}</span>"
 
 
 def _file_url(path: str) -> str:

@@ -18,8 +18,9 @@ from app.desktop import ActionResult, DesktopApp
 from app.knowledge.collections import CollectionStatus
 from app.knowledge.indexing import IndexingState
 from app.models.languages import collections_advice
+from app.outcomes import Said
 from kimas_desktop.errors import KimasError
-from ui.i18n import Language, spoken, t, told
+from ui.i18n import Language, column, spoken, t, told
 from ui.knowledge.collections_view import activity_markdown, collections_markdown
 from ui.markup import esc, outcome_markdown, store_problem
 
@@ -129,15 +130,23 @@ def _after(
     return KnowledgeAction(outcome_markdown(outcome, language), names, selected, tuple(choices), outcome.ok)
 
 
-def create_collection(desk: DesktopApp, name: str) -> KnowledgeAction:
+def refused(code: str) -> ActionResult:
+    """A button refused before the app is asked (``code``: of ``ui.knowledge.words``, its English there)."""
+    english = column(f"app_{code}", "en")
+    return ActionResult(False, english, Said(english, code))
+
+
+def create_collection(desk: DesktopApp, name: str, language: Language = "en") -> KnowledgeAction:
     outcome = desk.create_collection(name)
-    return _after(desk, outcome, desk.knowledge.find(name) if outcome.ok else None)
+    return _after(desk, outcome, desk.knowledge.find(name) if outcome.ok else None, language)
 
 
-def rename_collection(desk: DesktopApp, collection: str | None, new_name: str) -> KnowledgeAction:
+def rename_collection(
+    desk: DesktopApp, collection: str | None, new_name: str, language: Language = "en"
+) -> KnowledgeAction:
     if not collection:
-        return _after(desk, ActionResult(False, "Choose a collection first."), None)
-    return _after(desk, desk.rename_collection(collection, new_name), collection)
+        return _after(desk, refused("choose_collection"), None, language)
+    return _after(desk, desk.rename_collection(collection, new_name), collection, language)
 
 
 def watched_folders(desk: DesktopApp, collection: str | None) -> list[str]:
@@ -152,18 +161,20 @@ def watched_folders(desk: DesktopApp, collection: str | None) -> list[str]:
     return [str(f) for f in folders if f != uploads]
 
 
-def unwatch_folder(desk: DesktopApp, collection: str | None, folder: str | None) -> KnowledgeAction:
+def unwatch_folder(
+    desk: DesktopApp, collection: str | None, folder: str | None, language: Language = "en"
+) -> KnowledgeAction:
     if not collection:
-        return _after(desk, ActionResult(False, "Choose a collection first."), None)
+        return _after(desk, refused("choose_collection"), None, language)
     if not folder:
-        return _after(desk, ActionResult(False, "Choose the folder to stop watching."), collection)
-    return _after(desk, desk.unwatch_folder(collection, folder), collection)
+        return _after(desk, refused("choose_watched"), collection, language)
+    return _after(desk, desk.unwatch_folder(collection, folder), collection, language)
 
 
-def remove_collection(desk: DesktopApp, name: str | None) -> KnowledgeAction:
+def remove_collection(desk: DesktopApp, name: str | None, language: Language = "en") -> KnowledgeAction:
     if not name:
-        return _after(desk, ActionResult(False, "Choose a collection first."), None)
-    return _after(desk, desk.remove_collection(name), None)
+        return _after(desk, refused("choose_collection"), None, language)
+    return _after(desk, desk.remove_collection(name), None, language)
 
 
 DEFAULT_COLLECTION = "documents"
@@ -221,28 +232,30 @@ def watch_target(desk: DesktopApp, collection: str | None, typed: str = "") -> s
         return (desk.knowledge.find(typed) or typed) if made.ok else made
     if collection:
         return collection
-    return ActionResult(False, "Choose a collection or create one first; the folder was not added.")
+    return refused("choose_for_folder")
 
 
-def add_folder(desk: DesktopApp, collection: str | None, folder: str, typed: str = "") -> KnowledgeAction:
+def add_folder(
+    desk: DesktopApp, collection: str | None, folder: str, typed: str = "", language: Language = "en"
+) -> KnowledgeAction:
     """Watch ``folder`` in place for the collection ``watch_target`` picks (``typed``: the "New
     collection" field as the click found it)."""
     name = watch_target(desk, collection, typed)
     if isinstance(name, ActionResult):
-        return _after(desk, name, collection)
-    return _after(desk, desk.add_folder(name, folder), name)
+        return _after(desk, name, collection, language)
+    return _after(desk, desk.add_folder(name, folder), name, language)
 
 
-def reindex(desk: DesktopApp, collection: str | None) -> KnowledgeAction:
+def reindex(desk: DesktopApp, collection: str | None, language: Language = "en") -> KnowledgeAction:
     if not collection:
-        return _after(desk, ActionResult(False, "Choose a collection first."), None)
-    return _after(desk, desk.reindex(collection), collection)
+        return _after(desk, refused("choose_collection"), None, language)
+    return _after(desk, desk.reindex(collection), collection, language)
 
 
-def reembed(desk: DesktopApp, collection: str | None) -> KnowledgeAction:
+def reembed(desk: DesktopApp, collection: str | None, language: Language = "en") -> KnowledgeAction:
     if not collection:
-        return _after(desk, ActionResult(False, "Choose a collection first."), None)
-    return _after(desk, desk.reembed(collection), collection)
+        return _after(desk, refused("choose_collection"), None, language)
+    return _after(desk, desk.reembed(collection), collection, language)
 
 
 @dataclass(frozen=True)
@@ -262,9 +275,11 @@ def load_collection_settings(desk: DesktopApp, name: str | None) -> CollectionFi
     )
 
 
-def save_collection_settings(desk: DesktopApp, name: str | None, fields: CollectionFields) -> str:
+def save_collection_settings(
+    desk: DesktopApp, name: str | None, fields: CollectionFields, language: Language = "en"
+) -> str:
     if not name:
-        return outcome_markdown(ActionResult(False, "Choose a collection first."))
+        return outcome_markdown(refused("choose_collection"), language)
     outcome = desk.save_collection_settings(
         name,
         description=fields.description,
@@ -274,19 +289,19 @@ def save_collection_settings(desk: DesktopApp, name: str | None, fields: Collect
         language=fields.language,
         strategy=fields.strategy or "",
     )
-    return outcome_markdown(outcome)
+    return outcome_markdown(outcome, language)
 
 
 # -- indexing ----------------------------------------------------------------------------------------
 
 
-def pause_indexing(desk: DesktopApp) -> str:
-    return outcome_markdown(desk.pause_indexing())
+def pause_indexing(desk: DesktopApp, language: Language = "en") -> str:
+    return outcome_markdown(desk.pause_indexing(), language)
 
 
-def resume_indexing(desk: DesktopApp) -> str:
-    return outcome_markdown(desk.resume_indexing())
+def resume_indexing(desk: DesktopApp, language: Language = "en") -> str:
+    return outcome_markdown(desk.resume_indexing(), language)
 
 
-def cancel_indexing(desk: DesktopApp) -> str:
-    return outcome_markdown(desk.cancel_indexing())
+def cancel_indexing(desk: DesktopApp, language: Language = "en") -> str:
+    return outcome_markdown(desk.cancel_indexing(), language)

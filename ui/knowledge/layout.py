@@ -7,13 +7,14 @@ scrolling the page (``ui.style``). Layout and wiring only; the handlers are
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import astuple, dataclass
 from typing import Any
 
 import gradio as gr
 
 from app.desktop import DesktopApp
-from ui.i18n import page_language, t
+from ui.i18n import Language, page_language, t, word
 from ui.knowledge import documents_handlers, documents_tab, sources_tab
 from ui.knowledge import handlers as kh
 from ui.knowledge.collections_view import progress_html
@@ -234,16 +235,16 @@ def _bind_adding(desk: DesktopApp, add: _Adding) -> None:
     picked = [add.message, add.selected]
     made_by_watch: set[str] = set()  # names a Watch made before the Create clicked with it arrived
 
-    def on_create(n: str) -> tuple[Any, ...]:
+    def on_create(n: str, request: gr.Request) -> tuple[Any, ...]:
         if n.strip() in made_by_watch and desk.knowledge.find(n.strip()) is not None:
             made_by_watch.discard(n.strip())
             return gr.update(), gr.update(), ""  # the Watch made it and said so: no "already exists"
-        a = kh.create_collection(desk, n)
+        a = kh.create_collection(desk, n, _language(desk, request))
         return (*_action_outputs(a), _kept_if_refused(a))
 
-    def on_watch(c: str | None, p: str, n: str) -> tuple[Any, ...]:
+    def on_watch(c: str | None, p: str, n: str, request: gr.Request) -> tuple[Any, ...]:
         fresh = bool(n.strip()) and desk.knowledge.find(n.strip()) is None
-        a = kh.add_folder(desk, c, p, n)
+        a = kh.add_folder(desk, c, p, n, _language(desk, request))
         if fresh and a.ok:
             made_by_watch.add(n.strip())
         return _action_outputs(a)
@@ -256,12 +257,10 @@ def _bind_adding(desk: DesktopApp, add: _Adding) -> None:
         )
 
     def on_folder(c: str | None, f: Any, rel: str, request: gr.Request) -> tuple[Any, ...]:
-        language = page_language(desk.config.ui.language, request)
-        return (*_action_outputs(kh.upload(desk, c, f, rel, language)), None, "")
+        return (*_action_outputs(kh.upload(desk, c, f, rel, _language(desk, request))), None, "")
 
     def on_files(c: str | None, f: Any, request: gr.Request) -> tuple[Any, ...]:
-        language = page_language(desk.config.ui.language, request)
-        return (*_action_outputs(kh.upload(desk, c, f, language=language)), None)
+        return (*_action_outputs(kh.upload(desk, c, f, language=_language(desk, request))), None)
 
     add.folder_drop.upload(
         on_folder,
@@ -282,17 +281,17 @@ def _bind_naming(desk: DesktopApp, add: _Adding, naming: _Naming) -> None:
     """Rename the selected collection; stop watching one of its folders; the folders follow the choice."""
     picked = [add.message, add.selected]
 
-    def on_rename(c: str | None, title: str) -> tuple[Any, ...]:
-        a = kh.rename_collection(desk, c, title)
+    def on_rename(c: str | None, title: str, request: gr.Request) -> tuple[Any, ...]:
+        a = kh.rename_collection(desk, c, title, _language(desk, request))
         return (*_action_outputs(a), _kept_if_refused(a))
+
+    def on_unwatch(c: str | None, f: str | None, request: gr.Request) -> tuple[Any, ...]:
+        a = kh.unwatch_folder(desk, c, f, _language(desk, request))
+        return (*_action_outputs(a), _folders_update(desk, c))
 
     for trigger in (naming.rename.click, naming.new_title.submit):
         trigger(on_rename, [add.selected, naming.new_title], [*picked, naming.new_title])
-    naming.unwatch.click(
-        lambda c, f: (*_action_outputs(kh.unwatch_folder(desk, c, f)), _folders_update(desk, c)),
-        [add.selected, naming.watched],
-        [*picked, naming.watched],
-    )
+    naming.unwatch.click(on_unwatch, [add.selected, naming.watched], [*picked, naming.watched])
     # Instant reads into a folded panel show no spinner: Gradio can leave a folded component's spinner on
     # after its update arrived, and it then covers the dropdown (one CI run, issue 46).
     for trigger in (add.selected.change, add.add_folder.click):
@@ -303,25 +302,52 @@ def _bind_actions(desk: DesktopApp, add: _Adding, overview: _Overview, act: _Act
     """Re-index, re-embed, pause/resume/cancel indexing, and remove (after a confirmation)."""
     selected, message = add.selected, add.message
     picked = [message, selected]
-    act.reindex.click(lambda c: _action_outputs(kh.reindex(desk, c)), [selected], picked)
-    act.reembed.click(lambda c: _action_outputs(kh.reembed(desk, c)), [selected], picked)
-    overview.pause.click(lambda: kh.pause_indexing(desk), None, [message])
-    overview.resume.click(lambda: kh.resume_indexing(desk), None, [message])
-    overview.cancel_indexing.click(lambda: kh.cancel_indexing(desk), None, [message])
-    act.remove.click(
-        lambda c: (
-            gr.update(visible=bool(c)),
-            gr.update(value=f"Yes, remove '{desk.knowledge.title(c or '')}' and its index"),
-        ),
-        [selected],
-        [act.confirm_row, act.confirm],
-    )
+    for button, on_collection in ((act.reindex, kh.reindex), (act.reembed, kh.reembed)):
+        button.click(_on_collection(desk, on_collection), [selected], picked)
+    for button, on_indexing in (
+        (overview.pause, kh.pause_indexing),
+        (overview.resume, kh.resume_indexing),
+        (overview.cancel_indexing, kh.cancel_indexing),
+    ):
+        button.click(_on_indexing(desk, on_indexing), None, [message])
+
+    def on_remove(c: str | None, request: gr.Request) -> tuple[Any, ...]:
+        named = word("confirm_remove_named", _language(desk, request), name=desk.knowledge.title(c or ""))
+        return gr.update(visible=bool(c)), gr.update(value=named)
+
+    def on_confirm(c: str | None, request: gr.Request) -> tuple[Any, ...]:
+        return (
+            *_action_outputs(kh.remove_collection(desk, c, _language(desk, request))),
+            gr.update(visible=False),
+        )
+
+    act.remove.click(on_remove, [selected], [act.confirm_row, act.confirm])
     act.cancel.click(lambda: gr.update(visible=False), None, [act.confirm_row])
-    act.confirm.click(
-        lambda c: (*_action_outputs(kh.remove_collection(desk, c)), gr.update(visible=False)),
-        [selected],
-        [*picked, act.confirm_row],
-    )
+    act.confirm.click(on_confirm, [selected], [*picked, act.confirm_row])
+
+
+def _on_collection(
+    desk: DesktopApp, action: Callable[[DesktopApp, str | None, Language], kh.KnowledgeAction]
+) -> Callable[[str | None, gr.Request], tuple[Any, ...]]:
+    """A button that acts on the chosen collection and says how it went in the page's language."""
+
+    def on_click(c: str | None, request: gr.Request) -> tuple[Any, ...]:
+        return _action_outputs(action(desk, c, _language(desk, request)))
+
+    return on_click
+
+
+def _on_indexing(
+    desk: DesktopApp, action: Callable[[DesktopApp, Language], str]
+) -> Callable[[gr.Request], str]:
+    def on_click(request: gr.Request) -> str:
+        return action(desk, _language(desk, request))
+
+    return on_click
+
+
+def _language(desk: DesktopApp, request: gr.Request | None) -> Language:
+    return page_language(desk.config.ui.language, request)
 
 
 def _bind_settings(desk: DesktopApp, add: _Adding, fields: list[Any], save: gr.Button) -> None:
@@ -331,11 +357,11 @@ def _bind_settings(desk: DesktopApp, add: _Adding, fields: list[Any], save: gr.B
         fields,
         show_progress="hidden",
     )
-    save.click(
-        lambda c, *v: kh.save_collection_settings(desk, c, kh.CollectionFields(*v)),
-        [add.selected, *fields],
-        [add.message],
-    )
+
+    def on_save(c: str | None, request: gr.Request, *v: Any) -> str:
+        return kh.save_collection_settings(desk, c, kh.CollectionFields(*v), _language(desk, request))
+
+    save.click(on_save, [add.selected, *fields], [add.message])
 
 
 def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> KnowledgeTab:
@@ -366,7 +392,7 @@ def bind_load(desk: DesktopApp, tab: KnowledgeTab, demo: gr.Blocks) -> None:
     demo.load(lambda c: astuple(kh.load_collection_settings(desk, c)), [tab.selected], tab.fields)
 
     def files(c: str | None, show: str, request: gr.Request) -> tuple[Any, ...]:
-        language = page_language(desk.config.ui.language, request)
-        return documents_tab.outputs(documents_handlers.documents_view(desk, c, show, None, language))
+        view = documents_handlers.documents_view(desk, c, show, None, _language(desk, request))
+        return documents_tab.outputs(view)
 
     demo.load(files, [tab.selected, tab.documents["show"]], [tab.documents["list"], tab.documents["pick"]])

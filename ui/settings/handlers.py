@@ -14,6 +14,7 @@ from html import escape
 from app.desktop import ActionResult, DesktopApp
 from app.models.catalog import CatalogEntry, DownloadProgress, ModelStatus, choice, machine_ram_mb
 from app.models.downloads import DownloadState
+from app.outcomes import Said
 from app.settings import rules as settings_rules
 from app.settings.form import SettingsForm
 from kimas_desktop.errors import KimasError
@@ -176,26 +177,31 @@ def downloads_html(desk: DesktopApp) -> str:
     return "".join(lines)
 
 
-def download(desk: DesktopApp, name: str | None) -> tuple[str, str]:
+def download(desk: DesktopApp, name: str | None, language: Language = "en") -> tuple[str, str]:
     """The message and the downloads panel. The panel is the one place a download's state shows (issue 46:
     offline, the message said "Downloading … in the background" beside the panel's "cannot connect"), so
     the message is emptied once the download starts."""
     if not name:
-        return outcome_markdown(ActionResult(False, "Choose a model first.")), downloads_html(desk)
+        return outcome_markdown(_choose_model(), language), downloads_html(desk)
     desk.models.start(name)
     return "", downloads_html(desk)
 
 
-def cancel_download(desk: DesktopApp, name: str | None) -> str:
+def cancel_download(desk: DesktopApp, name: str | None, language: Language = "en") -> str:
     if name and desk.models.cancel(name):
-        return f"Stopping the download of {escape(name)}; Download again goes on where it stopped."
-    return "No download of that model is running."
+        return word("set_download_stopping", language, name=escape(name))
+    return word("set_no_download", language)
 
 
-def use_model(desk: DesktopApp, name: str | None) -> str:
+def _choose_model() -> ActionResult:
+    english = word("app_choose_model", "en")
+    return ActionResult(False, english, Said(english, "choose_model"))
+
+
+def use_model(desk: DesktopApp, name: str | None, language: Language = "en") -> str:
     if not name:
-        return outcome_markdown(ActionResult(False, "Choose a model first."))
-    return outcome_markdown(desk.settings.use_model(name))
+        return outcome_markdown(_choose_model(), language)
+    return outcome_markdown(desk.settings.use_model(name), language)
 
 
 @dataclass(frozen=True)
@@ -228,10 +234,10 @@ def form_preset(desk: DesktopApp, form: SettingsForm) -> str:
     return desk.settings.form_preset(form)
 
 
-def save_settings(desk: DesktopApp, form: SettingsForm) -> tuple[str, str]:
+def save_settings(desk: DesktopApp, form: SettingsForm, language: Language = "en") -> tuple[str, str]:
     """The message, and the preset the radio shows for the config as saved."""
-    return outcome_markdown(desk.settings.save(form)), desk.settings.form().preset
+    return outcome_markdown(desk.settings.save(form), language), desk.settings.form().preset
 
 
-def restore_defaults(desk: DesktopApp) -> tuple[str, SettingsForm]:
-    return outcome_markdown(desk.settings.restore_defaults()), desk.settings.form()
+def restore_defaults(desk: DesktopApp, language: Language = "en") -> tuple[str, SettingsForm]:
+    return outcome_markdown(desk.settings.restore_defaults(), language), desk.settings.form()

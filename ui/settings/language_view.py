@@ -7,7 +7,7 @@ from __future__ import annotations
 import gradio as gr
 
 from app.desktop import DesktopApp
-from ui.i18n import I18N, LANGUAGES, apply_language, t
+from ui.i18n import I18N, LANGUAGES, Language, apply_language, page_language, t
 from ui.markup import outcome_markdown
 
 __all__ = ["build", "choose"]
@@ -15,12 +15,13 @@ __all__ = ["build", "choose"]
 RELOAD_JS = "(message) => { if (message && !message.startsWith('⚠')) { window.location.reload(); } }"
 
 
-def choose(desk: DesktopApp, language: str) -> str:
-    """Save ``language`` and make the pages served from now on say it; the message."""
+def choose(desk: DesktopApp, language: str, page: Language = "en") -> str:
+    """Save ``language`` and make the pages served from now on say it; the message, in ``page``: the
+    language of the page it was chosen on (the page then reloads in the new one)."""
     result = desk.settings.set_language(language)
     if result.ok:
         apply_language(I18N, desk.config.ui.language)
-    return outcome_markdown(result)
+    return outcome_markdown(result, page)
 
 
 def build(desk: DesktopApp) -> None:
@@ -33,4 +34,8 @@ def build(desk: DesktopApp) -> None:
             elem_id="ui-language",
         )
     message = gr.Markdown("", elem_id="ui-language-message")
-    pick.input(lambda v: choose(desk, v), [pick], [message]).then(None, [message], None, js=RELOAD_JS)
+
+    def on_pick(v: str, request: gr.Request) -> str:
+        return choose(desk, v, page_language(desk.config.ui.language, request))
+
+    pick.input(on_pick, [pick], [message]).then(None, [message], None, js=RELOAD_JS)

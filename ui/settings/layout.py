@@ -98,13 +98,19 @@ def _answering(form: SettingsForm) -> list[Any]:
 def _bind_models(desk: DesktopApp, models: _Models, model_status: gr.Markdown) -> None:
     """Download, cancel, use; a half-second timer keeps the catalog and the downloads current."""
     pick, catalog, downloads, models_message = models.pick, models.catalog, models.downloads, models.message
-    models.download.click(lambda n: sh.download(desk, n), [pick], [models_message, downloads])
-    models.cancel.click(lambda n: sh.cancel_download(desk, n), [pick], [models_message])
-    models.use.click(
-        lambda n: (sh.use_model(desk, n), model_markdown(desk.model_state())),
-        [pick],
-        [models_message, model_status],
-    )
+
+    def on_download(n: str | None, request: gr.Request) -> tuple[str, str]:
+        return sh.download(desk, n, _language(desk, request))
+
+    def on_cancel(n: str | None, request: gr.Request) -> str:
+        return sh.cancel_download(desk, n, _language(desk, request))
+
+    def on_use(n: str | None, request: gr.Request) -> tuple[str, str]:
+        return sh.use_model(desk, n, _language(desk, request)), model_markdown(desk.model_state())
+
+    models.download.click(on_download, [pick], [models_message, downloads])
+    models.cancel.click(on_cancel, [pick], [models_message])
+    models.use.click(on_use, [pick], [models_message, model_status])
     seen = gr.State(None)
 
     def tick(version: Any, request: gr.Request) -> tuple[Any, ...]:
@@ -135,18 +141,18 @@ def _bind_form(
             return (gr.skip(),) * len(switches)
         return _form_values(desk.settings.preset_form(p))[1:5]
 
-    def on_restore() -> tuple[Any, ...]:
-        text, f = sh.restore_defaults(desk)
+    def on_restore(request: gr.Request) -> tuple[Any, ...]:
+        text, f = sh.restore_defaults(desk, _language(desk, request))
         return (text, *_form_values(f)[:5])
+
+    def on_save(request: gr.Request, *v: Any) -> tuple[Any, ...]:
+        said = sh.save_settings(desk, SettingsForm(*v), _language(desk, request))
+        return (*said, model_markdown(desk.model_state()))
 
     preset.input(on_preset, [preset], switches)
     for switch in switches:
         switch.input(lambda *v: sh.form_preset(desk, SettingsForm(*v)), inputs, [preset])
-    save.click(
-        lambda *v: (*sh.save_settings(desk, SettingsForm(*v)), model_markdown(desk.model_state())),
-        inputs,
-        [message, preset, model_status],
-    )
+    save.click(on_save, inputs, [message, preset, model_status])
     restore.click(on_restore, None, [message, preset, *switches])
 
 
@@ -176,3 +182,7 @@ def build(desk: DesktopApp, opened: gr.Tab | None = None) -> gr.Markdown:
     _bind_models(desk, models, model_status)
     _bind_form(desk, inputs, (save, restore), message, model_status)
     return model_status
+
+
+def _language(desk: DesktopApp, request: gr.Request | None) -> Language:
+    return page_language(desk.config.ui.language, request)

@@ -81,5 +81,5 @@ def look(config: Config, choices: LocalModelChoices, language: Language = "en") 
     return rows_of(config, models), word("loc_found", language, n=n, s="s" if n != 1 else "", chats=chats)
 
 
-def use(choices: LocalModelChoices, key: str) -> str:
-    return outcome_markdown(choices.use(key))
+def use(choices: LocalModelChoices, key: str, language: Language = "en") -> str:
+    return outcome_markdown(choices.use(key), language)

@@ -38,8 +38,12 @@ def build(desk: DesktopApp, model_status: gr.Markdown, opened: gr.Tab | None) ->
     rows = gr.State([])
     used = gr.Markdown("", elem_id="local-use-message")
 
-    def on_use(key: str) -> Callable[[], tuple[str, str]]:
-        return lambda: (lh.use(choices, key), model_markdown(desk.model_state()))
+    def on_use(key: str) -> Callable[[gr.Request], tuple[str, str]]:
+        def use(request: gr.Request) -> tuple[str, str]:
+            language = page_language(desk.config.ui.language, request)
+            return lh.use(choices, key, language), model_markdown(desk.model_state())
+
+        return use
 
     @gr.render(inputs=[rows], triggers=[rows.change])  # type: ignore[untyped-decorator]
     def listing(current: list[lh.LocalRow]) -> None:

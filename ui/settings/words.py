@@ -34,8 +34,9 @@ SETTINGS: dict[str, tuple[str, str]] = {
         "对话模型：这台电脑上的一个 .gguf 文件（留空 = 内置的 SmolLM2-135M-Instruct）",
     ),
     "set_embedding": (
-        "Embedding model: a fastembed model name or a local model folder (empty = built-in all-MiniLM-L6-v2)",
-        "嵌入模型：fastembed 的模型名或本地模型文件夹（留空 = 内置的 all-MiniLM-L6-v2）",
+        "Embedding model: a model name or a local model folder (empty = built-in all-MiniLM-L6-v2; "
+        "multilingual-e5-small is built in too)",
+        "嵌入模型：模型名或本地模型文件夹（留空 = 内置的 all-MiniLM-L6-v2；multilingual-e5-small 也是内置的）",
     ),
     "set_save": ("Save settings", "保存设置"),
     "set_restore": ("Restore defaults", "恢复默认"),
@@ -99,6 +100,33 @@ SETTINGS: dict[str, tuple[str, str]] = {
         "send the token.",
         "HTTP 上的 API 和 MCP **已开启**，地址 127.0.0.1:{port}（仅限本机），供发送令牌的程序使用。",
     ),
+    # what the Settings tab's buttons say (``app.outcomes.Said`` codes; the refusals of ``ui.settings``)
+    "app_choose_model": ("Choose a model first.", "请先选择一个模型。"),
+    "app_model_gone": (
+        "That model is no longer listed: press Look again.",
+        "这个模型已不在列表中：请按“重新查找”。",
+    ),
+    "app_settings_saved_to": ("Settings saved to {path}.", "设置已保存到 {path}。"),
+    "app_settings_saved_loading": (
+        "Settings saved to {path}. Loading the model… (saved once it loads; answers use the current one "
+        "meanwhile)",
+        "设置已保存到 {path}。正在加载模型…（加载完成后保存；其间回答仍用当前的模型）",
+    ),
+    "app_defaults_restored": (
+        "Default settings restored (preset {preset}); your models and collections are kept.",
+        "已恢复默认设置（预设 {preset}）；你的模型和知识库都保留。",
+    ),
+    "app_language_saved": ("Language saved; the page reloads in it.", "语言已保存；页面会用它重新加载。"),
+    "app_model_in_use": ("{name} is already in use.", "{name} 已经在使用中。"),
+    "app_model_loading_saved": (
+        "Loading {name}… (saved once it loads; answers use the current model meanwhile)",
+        "正在加载 {name}…（加载完成后保存；其间回答仍用当前的模型）",
+    ),
+    "set_download_stopping": (
+        "Stopping the download of {name}; Download again goes on where it stopped.",
+        "正在停止下载 {name}；再按“下载”会从停下的地方接着下载。",
+    ),
+    "set_no_download": ("No download of that model is running.", "这个模型没有正在进行的下载。"),
 }
 
 # the catalog's "languages" of a model → in Chinese
