@@ -21,6 +21,7 @@ from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
 from kimas_desktop.retrieval.strategies import StrategyContext, make_strategy
 from kimas_desktop.structured import ask_json
+from kimas_desktop.text.gloss import searched
 from kimas_desktop.text.words import truncate
 from kimas_desktop.types import Hit, Message
 
@@ -79,12 +80,13 @@ class RetrievalAgent:
     def search(self, query: str, k: int | None = None, sources: Sequence[str] = ()) -> list[Hit]:
         """The collection's best chunks for ``query``; with ``sources``, only those files' chunks."""
         vector = self._embedder.embed_query([query])[0]
-        mode = self._config.retrieval.mode
+        mode, text = self._config.retrieval.mode, query
         if not self._embedder.reads(query):
             mode = "fts"  # the embedder's vector of a script it never learned ranks at random
+            text = searched(query)  # and the glossary's English words of a Chinese question
         return self._searcher.search(
             self.collection,
-            text=query,
+            text=text,
             vector=vector,
             k=k or self._config.retrieval.k,
             mode=mode,

@@ -1,4 +1,5 @@
-"""Chinese table questions and Chinese headers read in the planner's English words (issue 57).
+"""Chinese table questions and Chinese headers read in the planner's English words (issue 57), and a
+Chinese question searched by those words too where the embedder reads no Chinese (``searched``).
 
 ``gloss`` rewrites the Chinese of a question, a header or a cell into the words the planner reads, so
 "2013年西雅图的总降水量是多少？" plans as "in 2013 西雅图 的 total precipitation" does, and a header
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["GLOSSES", "gloss", "written"]
+__all__ = ["GLOSSES", "gloss", "searched", "written"]
 
 GLOSSES: dict[str, str] = {
     # the question's frame
@@ -135,3 +136,10 @@ def written(word: str, text: str) -> str:
     low = word.lower()
     said = [k for k, v in GLOSSES.items() if low in v.lower().split() and k in text]
     return max(said, key=len, default=word)
+
+
+def searched(text: str) -> str:
+    """What a search by words alone looks for: ``text`` and, when it has Chinese, its gloss ("2009年有多少只
+    雌性企鹅？" also finds "sex: female; year: 2009" in a table written in English); ``text`` otherwise."""
+    said = gloss(text)
+    return text if said == text else f"{text} {' '.join(said.split())}"

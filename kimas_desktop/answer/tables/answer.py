@@ -19,10 +19,10 @@ from pathlib import Path
 from kimas_desktop.answer.outcome import DECLINE_START
 from kimas_desktop.answer.phrases import language_of
 from kimas_desktop.answer.tables.chinese import absent_said, answer_text_zh, in_chinese
-from kimas_desktop.answer.tables.lexicon import written
 from kimas_desktop.answer.tables.planner import TablePlanner
 from kimas_desktop.answer.tables.unasked import closest
 from kimas_desktop.tables import TableEngine, TableInfo, TableQuery, TableResult, TableShelf
+from kimas_desktop.text.gloss import written
 from kimas_desktop.types import Citation, Hit
 
 __all__ = ["TOP_PASSAGES", "TableAnswer", "TableAnswerer", "answer_text", "table_place"]

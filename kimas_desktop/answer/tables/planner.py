@@ -8,7 +8,8 @@ What it reads, in this order:
                 on that day, month or year
     numbers     a number next to a number column ("8 cylinders", "poverty above 15"): a filter, with the
                 comparison the words before it say; a year with no column beside it goes to the date
-                column or a column called year; "top 5" is the k of a top-k
+                column or a column called year; "top 5" and "the three cars with the highest …" give a
+                top-k its k
     columns     the other columns the question names: the target (the first number column after the
                 operation's word, else the first named)
     operation   "difference between A and B", "top k", "for each X"/"by X" (group), "how many" (a count,
@@ -46,6 +47,7 @@ from kimas_desktop.answer.tables.targets import (
     SUM,
     Reading,
     asks_row,
+    count_at,
     counts_rows,
     grouped_by,
     has,
@@ -152,6 +154,8 @@ class TablePlanner:
         values = sorted(values + value_filters(table, toks, used, seen), key=lambda x: x[1])
         filters = [f for f, _ in values]
         mentions = mentions_of(table, toks, used)
+        k = count_at(toks, mentions)
+        used.update(() if k is None else (k,))  # the k of "the three cars with the highest horsepower"
         filters += date_filters(table, toks, used)
         numbered = number_filters(table, toks, used, mentions)
         if numbered is None:

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from kimas_desktop.answer.tables.lexicon import gloss
 from kimas_desktop.tables import TableColumn, TableInfo
+from kimas_desktop.text.gloss import gloss
 from kimas_desktop.text.words import stem, words
 
 __all__ = ["Token", "keys", "row_values", "subject", "tokens", "tokens_kept"]
@@ -115,7 +115,7 @@ def tokens_kept(text: str, kept: Sequence[tuple[int, int, bool]]) -> tuple[list[
 
 def tokens(text: str) -> list[Token]:
     """The question's tokens in order: dates and numbers whole, the rest as words (Chinese read through
-    ``lexicon.gloss``)."""
+    ``text.gloss``)."""
     text = gloss(text)
     out: list[Token] = []
     pos = 0

@@ -7,6 +7,7 @@ the answer's row (``label_column``: "which state", "when"), the column of "for e
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kimas_desktop.answer.tables.named import Span
@@ -23,6 +24,7 @@ __all__ = [
     "SUM",
     "Reading",
     "asks_row",
+    "count_at",
     "counts_rows",
     "grouped_by",
     "has",
@@ -62,7 +64,10 @@ _COUNT_WORDS = {
     "six": 6,
     "seven": 7,
     "eight": 8,
+    "nine": 9,
     "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
 }
 # Words of the question's frame: never a sign that it names something the table lacks.
 FRAME = MAX | MIN | SUM | MEAN | {"how", "many", "much", "number", "count", "difference", "value", "row"}
@@ -111,7 +116,33 @@ def has(r: Reading, words_: set[str]) -> int | None:
     return None
 
 
+def _k_of(t: Token) -> int:
+    """ "three" → 3, "5" → 5 (one to twelve in words, a whole number in figures); 0 for no count."""
+    if t.number is not None:
+        return int(t.number) if t.number == int(t.number) and t.number > 0 else 0
+    return _COUNT_WORDS.get(t.text.lower(), 0)
+
+
+def count_at(toks: Sequence[Token], mentions: Sequence[Span]) -> int | None:
+    """The index of the k of a top k written as a count of rows: "the three cars with the highest
+    horsepower", "the 5 days with the lowest temp_min" (after "the", before a plural noun that starts no
+    column's name, in a question with a superlative); None otherwise. English: a Chinese count is read
+    by ``text.gloss`` ("最高的三辆车" → first 3)."""
+    if not any(t.text.lower() in MAX | MIN for t in toks):
+        return None
+    named = {m.start for m in mentions}
+    for i in range(1, len(toks) - 1):
+        noun, low = toks[i + 1], toks[i + 1].text.lower()
+        plural = low.endswith("s") and noun.key != low and noun.number is None and noun.date is None
+        if toks[i - 1].text.lower() == "the" and _k_of(toks[i]) and plural and i + 1 not in named:
+            return i
+    return None
+
+
 def top_k(r: Reading) -> int:
+    at = count_at(r.toks, r.mentions)
+    if at is not None:
+        return _k_of(r.toks[at])
     for i, t in enumerate(r.toks):
         low = t.text.lower()
         nxt = r.toks[i + 1] if i + 1 < len(r.toks) else None

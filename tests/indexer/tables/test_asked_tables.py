@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Callable
 from importlib.resources import files
 from pathlib import Path
@@ -35,6 +36,15 @@ IOWA = _shipped("vega_datasets", "_data/iowa-electricity.csv")
 AIRPORTS = _shipped("vega_datasets", "_data/airports.csv")
 PENGUINS = _shipped("palmerpenguins", "data/penguins.csv")
 ZH_HEADER = "日期,降水量,最高气温,最低气温,风速,天气"
+CARS_JSON = json.loads(_shipped("vega_datasets", "_data/cars.json"))
+
+
+def _cars_csv() -> bytes:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(CARS_JSON[0]))
+    writer.writeheader()
+    writer.writerows(CARS_JSON)
+    return out.getvalue().encode("utf-8")
 
 
 def _rows(data: bytes) -> list[dict[str, str]]:
@@ -62,6 +72,7 @@ def ask(tmp_path_factory: pytest.TempPathFactory) -> Ask:
         ("airports.csv", AIRPORTS),
         ("penguins.csv", PENGUINS),
         ("西雅图天气.csv", _chinese_weather()),
+        ("cars.csv", _cars_csv()),
     ):
         path = Path(tmp / name)
         path.write_bytes(data)
@@ -169,3 +180,16 @@ def test_a_decline_names_what_the_table_lacks_and_the_closest_column(ask: Ask) -
     said = ask.planner.absent(question, info)  # type: ignore[attr-defined]
     assert "no column for snowfall" in said and "temp_max" in said and "closest: weather" in said
     assert ask("airports.csv", "How many airports are in Ontario (ON)?") is None
+
+
+def test_a_top_k_counted_in_words_or_figures_before_the_rows_noun(ask: Ask) -> None:
+    by_power = sorted((c for c in CARS_JSON if c["Horsepower"]), key=lambda c: -c["Horsepower"])
+    got = ask("cars.csv", "What are the three cars with the highest horsepower?")
+    assert got is not None and got.text.startswith(f"{by_power[0]['Name']} ({by_power[0]['Horsepower']})")
+    assert [dict(r.cells)["Horsepower"] for r in got.rows] == [str(c["Horsepower"]) for c in by_power[:3]]
+    light = sorted(CARS_JSON, key=lambda c: c["Weight_in_lbs"])[:5]
+    got = ask("cars.csv", "Which are the 5 cars with the lowest weight?")
+    assert got is not None and len(got.rows) == 5 and light[0]["Name"] in got.text
+    got = ask("cars.csv", "List the twelve cars with the most cylinders.")
+    assert got is not None and got.text.count(" (8)") == 12 and got.used == len(CARS_JSON)
+    assert ask("cars.csv", "How many cars have the highest horsepower?") is not None  # no k: as before
