@@ -32,7 +32,7 @@ from app.models.downloads import ModelDownloads
 from app.models.first_embedder import FirstEmbedder
 from app.models.loading import ModelLoading
 from app.models.multilingual import MultilingualSwitch
-from app.outcomes import ActionResult, ModelState, Said, attempt, explained
+from app.outcomes import ActionResult, ModelState, Said, attempt, explained_said
 from app.runtime import Runtime
 from app.settings.config_store import ConfigStore
 from app.settings.form import describe_models
@@ -74,7 +74,7 @@ class DesktopApp:
             indexing=self.indexing,
             loading=self.model_loading,
             changed=self._changed,
-            explain=self.explain,
+            explain=self.explain_said,
         )
         self.multilingual = MultilingualSwitch(  # the one click to the multilingual embedder (issue 42)
             runtime.paths,
@@ -82,7 +82,7 @@ class DesktopApp:
             config=lambda: config.current,
             loading=self.model_loading.state,
             catalog_file=lambda: self.models.catalog_file,
-            explain=self.explain,
+            explain=self.explain_said,
         )
         self.chat = ChatSession(
             pipeline=lambda: runtime.pipeline(config.current),
@@ -155,10 +155,14 @@ class DesktopApp:
 
     def explain(self, err: BaseException, doing: str) -> str:
         """The sentence for ``err`` (logged); a damaged index is rebuilt now, not left to the user."""
-        return explained(err, doing, repair=self.indexing.repair, log_file=self.log_file)
+        return self.explain_said(err, doing).english
+
+    def explain_said(self, err: BaseException, doing: str) -> Said:
+        """``explain``'s sentence with its code, for the UI to say in the page's language."""
+        return explained_said(err, doing, repair=self.indexing.repair, log_file=self.log_file)
 
     def _attempt(self, doing: str, action: Callable[[], str | Said]) -> ActionResult:
-        return attempt(self.explain, doing, action)
+        return attempt(self.explain_said, doing, action)
 
     # -- models -------------------------------------------------------------------------------------
 
@@ -169,11 +173,12 @@ class DesktopApp:
         def load() -> ModelState:
             try:
                 self.runtime.warm_up(config)
-                return ModelState("ready", f"Ready: {describe_models(config)}.")
+                english = f"Ready: {describe_models(config)}."
+                return ModelState("ready", english, Said(english, "models_ready", {"models": config}))
             except Exception as err:
-                return ModelState(
-                    "failed", "The model could not be loaded: " + self.explain(err, "loading the model")
-                )
+                why = self.explain_said(err, "loading the model")
+                english = "The model could not be loaded: " + why.english
+                return ModelState("failed", english, Said(english, "model_not_loaded", {"why": why}))
 
         self.model_loading.start(
             f"Loading model… ({describe_models(config)})", load, thread_name="kimas-warm-up"

@@ -16,7 +16,7 @@ from typing import Literal
 from app.knowledge.indexing import describe_damage
 from kimas_desktop.errors import IndexDamagedError, KimasError
 
-__all__ = ["ActionResult", "ModelState", "Said", "attempt", "explained"]
+__all__ = ["ActionResult", "ModelState", "Said", "attempt", "explained", "explained_said"]
 
 log = logging.getLogger(__name__)
 
@@ -48,32 +48,45 @@ def _result(ok: bool, message: str | Said) -> ActionResult:
 @dataclass(frozen=True)
 class ModelState:
     phase: Literal["loading", "ready", "failed"]
-    message: str
+    message: str  # English
+    said: Said | None = None  # the message as a code (its values may be a ``Config``: the models named)
 
 
 def attempt(
-    explain: Callable[[BaseException, str], str], doing: str, action: Callable[[], str | Said]
+    explain: Callable[[BaseException, str], str | Said], doing: str, action: Callable[[], str | Said]
 ) -> ActionResult:
     """Run ``action``: its sentence when it works, else ``explain``'s sentence for the error (which logs it),
-    with the error's code when it has one (``KimasError.code``)."""
+    with a code when it gives one (``explained_said``; a ``KimasError``'s own ``code``)."""
     try:
         return _result(True, action())
     except Exception as err:
-        english = explain(err, doing)
-        if isinstance(err, KimasError) and err.code and english == str(err):
-            return ActionResult(False, english, Said(english, err.code, err.values))
-        return ActionResult(False, english)
+        said = explain(err, doing)
+        if isinstance(said, Said):
+            return ActionResult(False, said.english, said if said.code else None)
+        if isinstance(err, KimasError) and err.code and said == str(err):
+            return ActionResult(False, said, Said(said, err.code, err.values))
+        return ActionResult(False, said)
 
 
-def explained(err: BaseException, doing: str, *, repair: Callable[[str], object], log_file: Path) -> str:
-    """The sentence the UI shows for ``err`` while ``doing``, logged: a damaged index is ``repair``-ed
-    now (not left to the user), a ``KimasError`` is its sentence, anything else points at ``log_file``."""
+def explained_said(
+    err: BaseException, doing: str, *, repair: Callable[[str], object], log_file: Path
+) -> Said:
+    """The sentence the UI shows for ``err`` while ``doing``, logged, with its code ("" : none): a damaged
+    index is ``repair``-ed now (not left to the user), a ``KimasError`` is its sentence (and its code),
+    anything else is "unexpected" and points at ``log_file``."""
     if isinstance(err, IndexDamagedError) and err.collection:
         log.warning("%s: %s", doing, err)
         repair(err.collection)
-        return describe_damage(err)
+        return Said(describe_damage(err), "")
     if isinstance(err, KimasError):  # expected: the sentence is enough on screen, details in the log
         log.info("%s: %s", doing, err, exc_info=err)
-        return str(err)
+        return Said(str(err), err.code, err.values)
     log.error("%s failed unexpectedly", doing, exc_info=err)
-    return f"Something went wrong while {doing} ({type(err).__name__}: {err}). Details are in {log_file}."
+    error = f"{type(err).__name__}: {err}"
+    english = f"Something went wrong while {doing} ({error}). Details are in {log_file}."
+    return Said(english, "unexpected", {"doing": doing, "error": error, "log": log_file})
+
+
+def explained(err: BaseException, doing: str, *, repair: Callable[[str], object], log_file: Path) -> str:
+    """``explained_said``'s English sentence."""
+    return explained_said(err, doing, repair=repair, log_file=log_file).english

@@ -21,6 +21,7 @@ from typing import Literal, get_args
 import gradio as gr
 
 from app.outcomes import Said
+from kimas_desktop.errors import KimasError
 from ui.words import COLUMNS, WORDS
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "counted",
     "new_i18n",
     "page_language",
+    "reason",
     "spoken",
     "t",
     "told",
@@ -103,16 +105,28 @@ def word(key: str, language: Language, **values: object) -> str:
 
 def spoken(code: str, values: Mapping[str, object], english: str, language: Language) -> str:
     """What ``app/`` said as ``code`` with ``values`` (its ``english`` sentence beside), in ``language``:
-    the table's "app_<code>" words; English, and a code the table does not know, as ``english`` itself."""
+    the table's "app_<code>" words; English, a code the table does not know and a language whose column
+    lacks it, as ``english`` itself.
+    A value that is itself a ``Said`` (the reason inside a sentence) is said in ``language`` too."""
     key = f"app_{code}"
-    if language == "en" or not code or key not in WORDS:
+    lacking = language in COLUMNS and key not in COLUMNS[language]  # Japanese, Hindi: the chat's words only
+    if language == "en" or not code or key not in WORDS or lacking:
         return english
-    return word(key, language, **values)
+    filled = {k: told(v, v.english, language) if isinstance(v, Said) else v for k, v in values.items()}
+    return word(key, language, **filled)
 
 
 def told(said: Said | None, english: str, language: Language) -> str:
     """``spoken`` for an ``app.outcomes.Said`` (None: ``english`` as it is)."""
     return english if said is None else spoken(said.code, said.values, english, language)
+
+
+def reason(err: BaseException, language: Language) -> str:
+    """Why ``err`` happened, in ``language``: its code when it is a ``KimasError`` with one, else its own
+    words."""
+    if isinstance(err, KimasError) and err.code:
+        return spoken(err.code, err.values, str(err), language)
+    return str(err)
 
 
 def counted(key: str, n: int, language: Language) -> str:

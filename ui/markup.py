@@ -9,6 +9,7 @@ from urllib.parse import quote, urlencode
 
 from app.chat.served_files import source_token
 from app.desktop import ActionResult, ModelState
+from app.outcomes import Said
 from app.settings.form import MULTILINGUAL_EMBEDDER, describe_models
 from kimas_desktop.config import Config
 from ui.i18n import Language, told, word
@@ -21,6 +22,7 @@ __all__ = [
     "model_markdown",
     "models_named",
     "outcome_markdown",
+    "said_naming_models",
     "source_url",
     "store_problem",
     "viewer_url",
@@ -91,20 +93,29 @@ def models_named(config: Config, language: Language = "en") -> str:
     return word("models", language, chat=chat, embedding=embedding)
 
 
+def said_naming_models(said: Said | None, english: str, language: Language = "en") -> str:
+    """``said`` in ``language`` (None: ``english``), its ``Config`` values as the models they name."""
+    if said is None:
+        return english
+    values = {k: models_named(v, language) if isinstance(v, Config) else v for k, v in said.values.items()}
+    return told(Said(said.english, said.code, values), said.english, language)
+
+
 def model_sentence(state: ModelState, config: Config | None = None, language: Language = "en") -> str:
-    """The model status in ``language``. app/ writes it in English; the sentences of loading the models of
-    ``config`` and of being ready with them are said again here in ``language``. Any other (a switch of
-    models, a failure with its reason) stays as app/ wrote it."""
-    if language == "en" or config is None:
+    """The model status in ``language``. app/ writes it in English: the sentences of loading the models of
+    ``config`` and of being ready with them are said again here in ``language`` (Japanese and Hindi too);
+    any other by its code (``state.said``: its values may be configs, whose models are named here)."""
+    if language == "en":
         return state.message
-    described = describe_models(config)
-    if state.message == "Loading model…":
-        return word("model_loading", language)
-    if state.message == f"Loading model… ({described})":
-        return word("model_loading_named", language, models=models_named(config, language))
-    if state.message == f"Ready: {described}.":
-        return word("model_ready", language, models=models_named(config, language))
-    return state.message
+    if config is not None:
+        described = describe_models(config)
+        if state.message == "Loading model…":
+            return word("model_loading", language)
+        if state.message == f"Loading model… ({described})":
+            return word("model_loading_named", language, models=models_named(config, language))
+        if state.message == f"Ready: {described}.":
+            return word("model_ready", language, models=models_named(config, language))
+    return said_naming_models(state.said, state.message, language)
 
 
 def model_markdown(state: ModelState, config: Config | None = None, language: Language = "en") -> str:

@@ -326,6 +326,10 @@ WORDS: dict[str, tuple[str, str]] = {
         "（或添加要监视的文件夹），然后在这里提问。也可以在下面选择 **回答依据：只用模型**：它用自己的知识"
         "回答，并标明不是来自你的文档。",
     ),
+    "app_unexpected": (  # ``app.outcomes.explained_said``: an error nobody expected ({error}: its words)
+        "Something went wrong while {doing} ({error}). Details are in {log}.",
+        "出了意外的错误（{error}）。详情见 {log}。",
+    ),
     "store_problem": (
         "**The knowledge store cannot be read.** {message} Details are in {log}.",
         "**无法读取知识库存储。** {message} 详情见 {log}。",

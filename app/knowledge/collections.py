@@ -100,8 +100,11 @@ class Knowledge:
         except KimasError:
             raise
         except Exception as err:
+            error = f"{type(err).__name__}: {err}"
             raise IndexingError(
-                f"The collection store cannot be read ({type(err).__name__}: {err})."
+                f"The collection store cannot be read ({error}).",
+                code="store_unreadable",
+                values={"error": error},
             ) from err
 
     def has_knowledge(self) -> bool:
@@ -237,7 +240,12 @@ class Knowledge:
         match = next((f for f in folders if f == wanted or f.resolve() == wanted.resolve()), None)
         if match is None:
             listed = ", ".join(str(f) for f in folders) or "none"
-            raise ConfigError(f"'{folder}' is not a folder of '{self.title(cid)}' (its folders: {listed}).")
+            title = self.title(cid)
+            raise ConfigError(
+                f"'{folder}' is not a folder of '{title}' (its folders: {listed}).",
+                code="folder_not_watched",
+                values={"folder": folder, "name": title, "listed": listed},
+            )
         if match.resolve() == (self.uploads_root / cid).resolve():
             raise ConfigError(
                 "That is the folder of the files dropped onto this collection: remove them one by one in "
@@ -251,29 +259,38 @@ class Knowledge:
     def check_folder(self, folder: str) -> Path:
         """The folder as a resolved path, if it may join a collection; else a ``ConfigError``."""
         if not folder.strip():
-            raise ConfigError("Type the full path of a folder on this computer.")
+            raise ConfigError("Type the full path of a folder on this computer.", code="folder_empty")
         path = Path(folder.strip()).expanduser()
         if not path.is_absolute():
-            raise ConfigError(f"'{folder}' is not a full path: start it with / (or a drive letter).")
+            raise ConfigError(
+                f"'{folder}' is not a full path: start it with / (or a drive letter).",
+                code="folder_not_full_path",
+                values={"folder": folder},
+            )
         if not path.is_dir():
-            raise ConfigError(f"There is no folder at {path}.")
+            raise ConfigError(f"There is no folder at {path}.", code="no_folder_at", values={"path": path})
         path = path.resolve()
         try:
             str(path).encode("utf-8")
         except UnicodeEncodeError:
             raise ConfigError(
-                "That folder's name is not valid UTF-8 text, so it cannot be kept in the settings; rename it."
+                "That folder's name is not valid UTF-8 text, so it cannot be kept in the settings; rename it.",
+                code="folder_not_utf8",
             ) from None
         virtual = virtual_file_system(path)
         if virtual is not None:
             raise ConfigError(virtual)
         data = self.data_dir.resolve()
         if path == data or data.is_relative_to(path):
-            raise ConfigError("That folder holds KIMAs' own data directory; choose a folder of documents.")
+            raise ConfigError(
+                "That folder holds KIMAs' own data directory; choose a folder of documents.",
+                code="folder_holds_data",
+            )
         if path.is_relative_to(data):
             raise ConfigError(
                 "That folder is inside KIMAs' own data directory; choose a folder of documents "
-                "(files dropped onto a collection are kept there already)."
+                "(files dropped onto a collection are kept there already).",
+                code="folder_in_data",
             )
         return path
 

@@ -343,7 +343,8 @@ class IndexScheduler:
             self.note(name, "Indexing cancelled; what was indexed so far is kept.", code="cancelled")
             return
         except KimasError as err:
-            self.note(name, f"Indexing stopped: {err}", "error", "stopped", why=str(err))
+            why = {f"why_{k}": str(v) for k, v in err.values.items()} | {"why_code": err.code}
+            self.note(name, f"Indexing stopped: {err}", "error", "stopped", why=str(err), **why)
             return
         except Exception as err:
             log.error("indexing %s failed unexpectedly", name, exc_info=err)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from app.outcomes import ModelState
+from app.outcomes import ModelState, Said
 
 __all__ = ["ModelLoading"]
 
@@ -25,7 +25,7 @@ class ModelLoading:
 
     def start(
         self,
-        message: str,
+        message: str | Said,
         load: Callable[[], ModelState],
         *,
         thread_name: str,
@@ -36,7 +36,8 @@ class ModelLoading:
         with self._lock:
             self._generation += 1
             generation = self._generation
-            self._state = ModelState("loading", message)
+            said = message if isinstance(message, Said) else None
+            self._state = ModelState("loading", said.english if said else str(message), said)
 
         def work() -> None:
             state = load()

@@ -22,7 +22,7 @@ from typing import Literal
 
 from app.models import catalog
 from app.models.languages import question_needs_multilingual
-from app.outcomes import ActionResult, ModelState
+from app.outcomes import ActionResult, ModelState, Said
 from app.paths import Paths
 from app.settings.settings import Settings
 from kimas_desktop.answer.phrases import phrase
@@ -44,7 +44,8 @@ Phase = Literal["idle", "downloading", "switching", "done", "failed"]
 @dataclass(frozen=True)
 class SwitchState:
     phase: Phase
-    message: str = ""
+    message: str = ""  # English
+    said: Said | None = None  # the message as a code
 
 
 class MultilingualSwitch:
@@ -56,7 +57,7 @@ class MultilingualSwitch:
         config: Callable[[], Config],
         loading: Callable[[], ModelState],
         catalog_file: Callable[[], Path | None],
-        explain: Callable[[BaseException, str], str],
+        explain: Callable[[BaseException, str], Said],
         target: str = MULTILINGUAL_EMBEDDER,
         base_url: str = "",
     ) -> None:
@@ -82,37 +83,43 @@ class MultilingualSwitch:
         loaded = self._loading()
         if loaded.phase == "loading":
             return state
-        return SwitchState("done" if loaded.phase == "ready" else "failed", loaded.message)
+        return SwitchState("done" if loaded.phase == "ready" else "failed", loaded.message, loaded.said)
 
     def start(self) -> ActionResult:
         """The one click: fetch (when not on disk), switch and re-embed, in the background."""
         with self._lock:
             if self._state.phase in ("downloading", "switching") and self._thread and self._thread.is_alive():
-                return ActionResult(True, self._state.message)
-            self._state = SwitchState("switching", f"Switching to {self.target}…")
+                return ActionResult(True, self._state.message, self._state.said)
+            english = f"Switching to {self.target}…"
+            said = Said(english, "switching_to", {"name": self.target})
+            self._state = SwitchState("switching", english, said)
             self._saved = False
             self._thread = threading.Thread(target=self._run, name="kimas-multilingual", daemon=True)
             self._thread.start()
-        return ActionResult(True, self._state.message)
+        return ActionResult(True, english, said)  # what the click started (the thread may be further on)
 
     def _run(self) -> None:
         if not self._on_disk():
-            self._state = SwitchState("downloading", f"Downloading {self.target}…")
+            english = f"Downloading {self.target}…"
+            self._state = SwitchState(
+                "downloading", english, Said(english, "downloading", {"name": self.target})
+            )
             try:
                 catalog.pull(
                     self._paths, self.target, base_url=self.base_url, catalog_file=self._catalog_file()
                 )
             except Exception as err:  # a KimasError's sentence; anything else to the log
                 why = self._explain(err, f"downloading {self.target}")
-                self._state = SwitchState(
-                    "failed",
-                    f"Could not download {self.target}: {why} Nothing was changed: the embedding model in "
-                    "use stays, and so do your collections.",
+                english = (
+                    f"Could not download {self.target}: {why.english} Nothing was changed: the embedding "
+                    "model in use stays, and so do your collections."
                 )
+                said = Said(english, "multilingual_not_downloaded", {"name": self.target, "why": why})
+                self._state = SwitchState("failed", english, said)
                 return
         result = self._settings.save(replace(self._settings.form(), embedding_model=self.target))
         self._saved = result.ok
-        self._state = SwitchState("switching" if result.ok else "failed", result.message)
+        self._state = SwitchState("switching" if result.ok else "failed", result.message, result.said)
 
     def _on_disk(self) -> bool:
         if Path(self.target).expanduser().is_absolute():

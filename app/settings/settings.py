@@ -40,7 +40,7 @@ class Settings:
         indexing: IndexScheduler,
         loading: ModelLoading,
         changed: Callable[[], None],
-        explain: Callable[[BaseException, str], str],
+        explain: Callable[[BaseException, str], Said],
     ) -> None:
         self._runtime = runtime
         self._config_store = config_store
@@ -149,35 +149,54 @@ class Settings:
         def load() -> ModelState:
             try:
                 self._runtime.load(target, commit)
-                return ModelState("ready", f"Ready: {describe_models(target)}.{self._reembed_after_switch()}")
+                return _ready(target, self._reembed_after_switch())
             except Exception as err:
-                return ModelState(
-                    "failed",
-                    f"Could not switch models: {self._explain(err, 'loading the model')} "
-                    f"Still using {describe_models(self._config)}; the new model was not saved.",
+                why = self._explain(err, "loading the model")
+                english = (
+                    f"Could not switch models: {why.english} Still using {describe_models(self._config)}; "
+                    "the new model was not saved."
                 )
+                said = Said(english, "models_not_switched", {"why": why, "models": self._config})
+                return ModelState("failed", english, said)
 
+        english = f"Loading {describe_models(target)}… (answers use {describe_models(before)} meanwhile)"
         self._loading.start(
-            f"Loading {describe_models(target)}… (answers use {describe_models(before)} meanwhile)",
+            Said(english, "models_switching", {"models": target, "before": before}),
             load,
             thread_name="kimas-switch-models",
             then=self._changed,
         )
 
-    def _reembed_after_switch(self) -> str:
-        """Start re-embedding every collection built with another embedding model than the one in use."""
+    def _reembed_after_switch(self) -> list[str] | Said:
+        """Start re-embedding every collection built with another embedding model than the one in use:
+        their names, or why the collections could not be listed."""
         try:
             stale = [c.name for c in self._knowledge.collections() if c.needs_reembedding]
         except KimasError as err:
-            return " " + self._explain(err, "listing collections")
+            return self._explain(err, "listing collections")
         for name in stale:
             self._indexing.submit(name, "new embedding model", reembed=True)
-        if not stale:
-            return ""
-        return (
-            f" Re-embedding {', '.join(stale)} with the new embedding model in the background; "
-            "the Knowledge tab shows the progress."
+        return stale
+
+
+def _ready(target: Config, reembedding: list[str] | Said) -> ModelState:
+    """The models of ``target`` are in use; ``reembedding``: the collections re-embedded (or why not)."""
+    english = f"Ready: {describe_models(target)}."
+    if isinstance(reembedding, Said):
+        english += " " + reembedding.english
+        return ModelState(
+            "ready", english, Said(english, "models_ready_but", {"models": target, "why": reembedding})
         )
+    if not reembedding:
+        return ModelState("ready", english, Said(english, "models_ready", {"models": target}))
+    names = ", ".join(reembedding)
+    english += (
+        f" Re-embedding {names} with the new embedding model in the background; "
+        "the Knowledge tab shows the progress."
+    )
+    return ModelState(
+        "ready", english, Said(english, "models_ready_reembedding", {"models": target, "names": names})
+    )
 
 
 def _loading(name: str) -> Said:

@@ -67,7 +67,11 @@ class Database:
                         read_consistency_interval=timedelta(seconds=self._consistency_s),
                     )
                 except Exception as err:
-                    raise IndexingError(f"cannot open the collection database at {self.uri}: {err}") from err
+                    raise IndexingError(
+                        f"cannot open the collection database at {self.uri}: {err}",
+                        code="store_unopenable",
+                        values={"uri": self.uri, "error": err},
+                    ) from err
             return self._db
 
     def open(self, name: str, schema: pa.Schema | None = None) -> Any:

@@ -20,7 +20,7 @@ from kimas_desktop.answer.model_alone import MODES, AnswerMode
 from kimas_desktop.errors import KimasError
 from ui.chat import render
 from ui.chat.model_alone_view import offer_markdown
-from ui.i18n import Language, word
+from ui.i18n import Language, reason, word
 from ui.markup import esc, store_problem
 
 __all__ = [
@@ -62,7 +62,7 @@ def chat_hint(desk: DesktopApp, language: Language = "en") -> str:
     try:
         return "" if desk.knowledge.has_knowledge() else word("no_knowledge_hint", language)
     except KimasError as err:  # a broken store is not "no knowledge yet"
-        return store_problem(str(err), str(desk.log_file), language)
+        return store_problem(reason(err, language), str(desk.log_file), language)
 
 
 def sidebar(desk: DesktopApp, conv_id: str | None, search: str = "", language: Language = "en") -> Sidebar:

@@ -141,7 +141,11 @@ def _report(a: Activity, language: Language) -> str:
 def _activity_text(a: Activity, language: Language) -> str:
     if a.code == "report" and language == "zh":
         return _report(a, language)
-    return spoken(a.code, a.values, a.text, language)
+    values = dict(a.values)
+    if values.get("why_code"):  # the reason's own code ("why_<name>": its values)
+        why = {k[4:]: v for k, v in values.items() if k.startswith("why_")}
+        values["why"] = spoken(str(why.pop("code")), why, str(values["why"]), language)
+    return spoken(a.code, values, a.text, language)
 
 
 def activity_markdown(items: list[Activity], limit: int = 8, language: Language = "en") -> str:

@@ -7,7 +7,7 @@ from typing import Literal
 
 from app.desktop import DesktopApp
 from kimas_desktop.errors import KimasError
-from ui.i18n import Language
+from ui.i18n import Language, told
 from ui.knowledge.documents_view import card_html, document_choices, documents_html
 from ui.knowledge.handlers import refused
 from ui.markup import outcome_markdown, store_problem
@@ -42,8 +42,9 @@ def documents_view(
         docs = desk.list_documents(collection)
         title = desk.knowledge.title(collection)
     except KimasError as err:
-        message = desk.explain(err, "listing the files")
-        return DocumentsView(store_problem(message, str(desk.log_file)), [], None)
+        said = desk.explain_said(err, "listing the files")
+        message = told(said, said.english, language)
+        return DocumentsView(store_problem(message, str(desk.log_file), language), [], None)
     desk.sources.remember(d.path for d in docs)  # so the list's links open the files
     problems_only = show == PROBLEMS_ONLY
     shown = [d for d in docs if d.problem] if problems_only else docs

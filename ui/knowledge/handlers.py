@@ -20,18 +20,18 @@ from app.knowledge.indexing import IndexingState
 from app.models.languages import collections_advice
 from app.outcomes import Said
 from kimas_desktop.errors import KimasError
-from ui.i18n import Language, column, spoken, t, told
+from ui.i18n import Language, column, reason, spoken, t, told
 from ui.knowledge.collections_view import activity_markdown, collections_markdown
-from ui.markup import esc, outcome_markdown, store_problem
+from ui.markup import esc, outcome_markdown, said_naming_models, store_problem
 
 
-def _collections(desk: DesktopApp) -> tuple[list[CollectionStatus] | None, str]:
-    """The collections, or None and why the store cannot be read."""
+def _collections(desk: DesktopApp, language: Language = "en") -> tuple[list[CollectionStatus] | None, str]:
+    """The collections, or None and why the store cannot be read (in ``language``)."""
     try:
         return desk.knowledge.collections(), ""
     except KimasError as err:
         desk.explain(err, "listing collections")
-        return None, store_problem(str(err), str(desk.log_file))
+        return None, store_problem(reason(err, language), str(desk.log_file), language)
 
 
 def collection_choices(desk: DesktopApp) -> list[tuple[str, str]]:
@@ -50,7 +50,7 @@ def collection_names(desk: DesktopApp) -> list[str]:
 def collections_view(desk: DesktopApp, language: Language = "en") -> str | I18nData:
     """The collections as Markdown in ``language``; none yet: how to begin, in the page's language
     (``ui.i18n``)."""
-    items, problem = _collections(desk)
+    items, problem = _collections(desk, language)
     if items is None:
         return problem
     if not items:
@@ -72,16 +72,17 @@ def multilingual_advice(desk: DesktopApp, names: Sequence[str] | None = None) ->
         return {}
 
 
-def multilingual_switch(desk: DesktopApp) -> str:
+def multilingual_switch(desk: DesktopApp, language: Language = "en") -> str:
     """The one click: fetch the multilingual embedder if needed, switch to it, re-embed (Markdown)."""
-    return outcome_markdown(desk.multilingual.start())
+    return outcome_markdown(desk.multilingual.start(), language)
 
 
-def multilingual_status(desk: DesktopApp) -> tuple[bool, str]:
-    """(whether the button shows, the switch's state as Markdown): shown while a collection needs it, or
-    while a switch runs or tells how it ended."""
+def multilingual_status(desk: DesktopApp, language: Language = "en") -> tuple[bool, str]:
+    """(whether the button shows, the switch's state as Markdown, in ``language``): shown while a
+    collection needs it, or while a switch runs or tells how it ended."""
     state = desk.multilingual.state()
-    text = "" if state.phase == "idle" else esc(state.message)
+    said = said_naming_models(state.said, state.message, language)
+    text = "" if state.phase == "idle" else esc(said)
     if state.phase == "failed":
         text = f"⚠ {text}"
     busy = state.phase in ("downloading", "switching")

@@ -15,7 +15,7 @@ import gradio as gr
 
 from app.desktop import DesktopApp
 from ui.i18n import Language, page_language, t, word
-from ui.knowledge import documents_handlers, documents_tab, sources_tab
+from ui.knowledge import documents_handlers, documents_tab, multilingual_view, sources_tab
 from ui.knowledge import handlers as kh
 from ui.knowledge.collections_view import progress_html
 
@@ -92,31 +92,6 @@ def _overview(desk: DesktopApp) -> _Overview:
         cancel_indexing = gr.Button(t("cancel_indexing"), size="sm", elem_id="cancel-indexing")
     return _Overview(
         collections_md, progress, pause, resume, cancel_indexing, multilingual, multilingual_status
-    )
-
-
-def _bind_multilingual(desk: DesktopApp, overview: _Overview) -> None:
-    """The button starts the switch; a timer of its own shows the switch's state and shows the button while
-    a collection needs it (read again only when the collections changed or a switch runs)."""
-    seen = gr.State(-1)
-
-    def refresh(version: int) -> tuple[Any, ...]:
-        if version == desk.version and desk.multilingual.state().phase == "idle":
-            return version, gr.skip(), gr.skip()
-        shown, status = kh.multilingual_status(desk)
-        return desk.version, gr.update(visible=shown), status
-
-    overview.multilingual.click(
-        lambda: (gr.update(visible=False), kh.multilingual_switch(desk)),
-        None,
-        [overview.multilingual, overview.multilingual_status],
-    )
-    gr.Timer(2.0).tick(
-        refresh,
-        [seen],
-        [seen, overview.multilingual, overview.multilingual_status],
-        show_progress="hidden",
-        queue=False,
     )
 
 
@@ -381,7 +356,7 @@ def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> KnowledgeTab:
     _bind_adding(desk, add)
     _bind_naming(desk, add, naming)
     _bind_actions(desk, add, overview, act)
-    _bind_multilingual(desk, overview)
+    multilingual_view.bind(desk, overview.multilingual, overview.multilingual_status)
     _bind_settings(desk, add, fields, save)
     documents_tab.bind(desk, docs, add.selected, add.message)
     return KnowledgeTab(overview.collections, overview.progress, activity, add.selected, fields, docs)

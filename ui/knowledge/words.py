@@ -103,4 +103,48 @@ KNOWLEDGE: dict[str, tuple[str, str]] = {
     "docs_problem_failed": ("{status}: {why}", "“{name}”读取失败：{why}"),
     "docs_problem_skipped": ("{status}: {why}", "“{name}”已跳过：{why}"),
     "docs_problem_indexed": ("{status}: {why}", "“{name}”已索引，附注：{why}"),
+    # why a folder cannot be watched (``app.knowledge.collections.Knowledge.check_folder``, ``unwatch``)
+    "app_folder_empty": (
+        "Type the full path of a folder on this computer.",
+        "请输入这台电脑上某个文件夹的完整路径。",
+    ),
+    "app_folder_not_full_path": (
+        "'{folder}' is not a full path: start it with / (or a drive letter).",
+        "“{folder}”不是完整路径：请以 / （或盘符）开头。",
+    ),
+    "app_no_folder_at": ("There is no folder at {path}.", "{path} 处没有文件夹。"),
+    "app_folder_not_utf8": (
+        "That folder's name is not valid UTF-8 text, so it cannot be kept in the settings; rename it.",
+        "这个文件夹的名称不是有效的 UTF-8 文本，无法保存到设置中；请给它改名。",
+    ),
+    "app_folder_holds_data": (
+        "That folder holds KIMAs' own data directory; choose a folder of documents.",
+        "这个文件夹包含 KIMAs 自己的数据目录；请选择一个存放文档的文件夹。",
+    ),
+    "app_folder_in_data": (
+        "That folder is inside KIMAs' own data directory; choose a folder of documents (files dropped onto "
+        "a collection are kept there already).",
+        "这个文件夹在 KIMAs 自己的数据目录里；请选择一个存放文档的文件夹（拖到知识库上的文件已经保存在那里）。",
+    ),
+    "app_folder_not_watched": (
+        "'{folder}' is not a folder of '{name}' (its folders: {listed}).",
+        "“{folder}”不是“{name}”的文件夹（它的文件夹：{listed}）。",
+    ),
+    # the store cannot be read ({error}: the library's own words)
+    "app_store_unreadable": (
+        "The collection store cannot be read ({error}).",
+        "无法读取知识库存储（{error}）。",
+    ),
+    "app_store_unopenable": (
+        "cannot open the collection database at {uri}: {error}",
+        "无法打开位于 {uri} 的知识库数据库：{error}",
+    ),
+    # the one click to the multilingual embedding model (``app.models.multilingual``)
+    "app_switching_to": ("Switching to {name}…", "正在切换到 {name}…"),
+    "app_downloading": ("Downloading {name}…", "正在下载 {name}…"),
+    "app_multilingual_not_downloaded": (
+        "Could not download {name}: {why} Nothing was changed: the embedding model in use stays, and so do "
+        "your collections.",
+        "无法下载 {name}：{why} 什么都没有改变：正在使用的嵌入模型和你的知识库都保持原样。",
+    ),
 }

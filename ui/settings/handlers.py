@@ -134,47 +134,50 @@ def model_in_use(desk: DesktopApp) -> str | None:
     return next((s.entry.name for s in rows if s.entry.role == "chat" and _in_use(desk, s)), None)
 
 
-def _progress_line(p: DownloadProgress) -> str:
+def _progress_line(p: DownloadProgress, language: Language) -> str:
     if p.phase == "connecting":
-        return "connecting…"
+        return word("dl_connecting", language)
     if p.phase == "verifying":
-        return "checking the SHA-256…"
-    size = f"{_mb(p.done)} of {_mb(p.total)}" if p.total else _mb(p.done)
+        return word("dl_verifying", language)
+    size = word("dl_of", language, done=_mb(p.done), total=_mb(p.total)) if p.total else _mb(p.done)
     pct = f" ({p.fraction:.0%})" if p.fraction is not None else ""
     speed = f" · {_mb(p.bytes_per_s)}/s" if p.bytes_per_s else ""
-    eta = f" · about {p.eta_s:.0f} s left" if p.eta_s is not None and p.phase == "downloading" else ""
+    eta = ""
+    if p.eta_s is not None and p.phase == "downloading":
+        eta = word("dl_left", language, s=f"{p.eta_s:.0f}")
     return f"{size}{pct}{speed}{eta}"
 
 
-def downloads_html(desk: DesktopApp) -> str:
-    """One line per download asked for in this session: progress, done, failed (why) or cancelled."""
-    lines = []
-    for name, d in sorted(desk.models.states().items()):
-        who = f"<b>{escape(name)}</b>"
-        if d.phase == "downloading":
-            p = d.progress
-            width = int(100 * (p.fraction or 0)) if p is not None else 0
-            text = _progress_line(p) if p is not None else "starting… (you can keep working meanwhile)"
-            lines.append(
-                f"<div class='kimas-download' data-phase='downloading'>Downloading {who}: {escape(text)}"
-                f"<div class='kimas-bar'><div style='width:{width}%'></div></div></div>"
-            )
-        elif d.phase == "done":
-            lines.append(
-                f"<div class='kimas-download' data-phase='done'>✓ {who} downloaded. {escape(d.message)} "
-                "Press <i>Use this model</i> to switch to it.</div>"
-            )
-        elif d.phase == "failed":
-            lines.append(
-                f"<div class='kimas-download' data-phase='failed'>⚠ {who}: {escape(d.message)}</div>"
-            )
-        else:
-            got = f" at {_mb(d.progress.done)}" if d.progress is not None else ""
-            lines.append(
-                f"<div class='kimas-download' data-phase='cancelled'>{who}: cancelled{got}; "
-                "Download goes on from there.</div>"
-            )
-    return "".join(lines)
+def _download_line(d: DownloadState, language: Language) -> str:
+    """One download's line: progress, done, failed (why) or cancelled."""
+    who = f"<b>{escape(d.name)}</b>"
+    if d.phase == "downloading":
+        p = d.progress
+        width = int(100 * (p.fraction or 0)) if p is not None else 0
+        text = _progress_line(p, language) if p is not None else word("dl_starting", language)
+        return (
+            f"<div class='kimas-download' data-phase='downloading'>"
+            f"{word('dl_downloading', language, who=who, text=escape(text))}"
+            f"<div class='kimas-bar'><div style='width:{width}%'></div></div></div>"
+        )
+    if d.phase == "done":
+        message = d.message
+        if d.result is not None:
+            check = word("dl_checked" if d.result.verified else "dl_no_hash", language)
+            message = word("dl_installed", language, path=d.result.path, check=check)
+        said = word("dl_done", language, who=who, message=escape(message))
+        return f"<div class='kimas-download' data-phase='done'>{said}</div>"
+    if d.phase == "failed":
+        said = word("dl_failed", language, who=who, message=escape(d.message))
+        return f"<div class='kimas-download' data-phase='failed'>{said}</div>"
+    got = word("dl_at", language, size=_mb(d.progress.done)) if d.progress is not None else ""
+    said = word("dl_cancelled", language, who=who, got=got)
+    return f"<div class='kimas-download' data-phase='cancelled'>{said}</div>"
+
+
+def downloads_html(desk: DesktopApp, language: Language = "en") -> str:
+    """One line per download asked for in this session, in ``language``."""
+    return "".join(_download_line(d, language) for _, d in sorted(desk.models.states().items()))
 
 
 def download(desk: DesktopApp, name: str | None, language: Language = "en") -> tuple[str, str]:
@@ -182,9 +185,9 @@ def download(desk: DesktopApp, name: str | None, language: Language = "en") -> t
     offline, the message said "Downloading … in the background" beside the panel's "cannot connect"), so
     the message is emptied once the download starts."""
     if not name:
-        return outcome_markdown(_choose_model(), language), downloads_html(desk)
+        return outcome_markdown(_choose_model(), language), downloads_html(desk, language)
     desk.models.start(name)
-    return "", downloads_html(desk)
+    return "", downloads_html(desk, language)
 
 
 def cancel_download(desk: DesktopApp, name: str | None, language: Language = "en") -> str:
@@ -216,7 +219,7 @@ def poll(desk: DesktopApp, seen: tuple[int, int] | None, language: Language = "e
     version = (desk.version, desk.models.version)
     if seen is not None and tuple(seen) == version:
         return SettingsPoll(version, None, None)
-    return SettingsPoll(version, catalog_html(desk, language), downloads_html(desk))
+    return SettingsPoll(version, catalog_html(desk, language), downloads_html(desk, language))
 
 
 # -- the settings form ---------------------------------------------------------------------------------

@@ -106,7 +106,8 @@ def _bind_models(desk: DesktopApp, models: _Models, model_status: gr.Markdown) -
         return sh.cancel_download(desk, n, _language(desk, request))
 
     def on_use(n: str | None, request: gr.Request) -> tuple[str, str]:
-        return sh.use_model(desk, n, _language(desk, request)), model_markdown(desk.model_state())
+        language = _language(desk, request)
+        return sh.use_model(desk, n, language), model_markdown(desk.model_state(), desk.config, language)
 
     models.download.click(on_download, [pick], [models_message, downloads])
     models.cancel.click(on_cancel, [pick], [models_message])
@@ -146,8 +147,9 @@ def _bind_form(
         return (text, *_form_values(f)[:5])
 
     def on_save(request: gr.Request, *v: Any) -> tuple[Any, ...]:
-        said = sh.save_settings(desk, SettingsForm(*v), _language(desk, request))
-        return (*said, model_markdown(desk.model_state()))
+        language = _language(desk, request)
+        said = sh.save_settings(desk, SettingsForm(*v), language)
+        return (*said, model_markdown(desk.model_state(), desk.config, language))
 
     preset.input(on_preset, [preset], switches)
     for switch in switches:

@@ -24,7 +24,7 @@ CSS = """
 
 
 def _row_markup(row: lh.LocalRow) -> str:
-    badge = " <b>in use</b>" if row.in_use else ""
+    badge = f" <b>{word('loc_in_use', row.language)}</b>" if row.in_use else ""
     return f"<b>{escape(row.name)}</b>{badge}<br><small>{row.facts}</small>"
 
 
@@ -41,7 +41,7 @@ def build(desk: DesktopApp, model_status: gr.Markdown, opened: gr.Tab | None) ->
     def on_use(key: str) -> Callable[[gr.Request], tuple[str, str]]:
         def use(request: gr.Request) -> tuple[str, str]:
             language = page_language(desk.config.ui.language, request)
-            return lh.use(choices, key, language), model_markdown(desk.model_state())
+            return lh.use(choices, key, language), model_markdown(desk.model_state(), desk.config, language)
 
         return use
 
@@ -72,10 +72,11 @@ def _keep_current(desk: DesktopApp, choices: LocalModelChoices, rows: gr.State) 
     """Once a switch loads, "in use" moves: the rows are redrawn from the last listing (nothing is asked)."""
     seen = gr.State(-1)
 
-    def tick(version: int) -> tuple[Any, ...]:
+    def tick(version: int, request: gr.Request) -> tuple[Any, ...]:
         if version == desk.version:
             return gr.skip(), gr.skip()
-        return desk.version, lh.rows_of(desk.config, choices.models)
+        language = page_language(desk.config.ui.language, request)
+        return desk.version, lh.rows_of(desk.config, choices.models, language)
 
     # queued: a State changed by an unqueued call does not trigger its change event (the redraw)
     gr.Timer(1.0).tick(tick, [seen], [seen, rows], show_progress="hidden")

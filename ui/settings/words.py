@@ -127,6 +127,55 @@ SETTINGS: dict[str, tuple[str, str]] = {
         "正在停止下载 {name}；再按“下载”会从停下的地方接着下载。",
     ),
     "set_no_download": ("No download of that model is running.", "这个模型没有正在进行的下载。"),
+    # the downloads panel (``ui.settings.handlers.downloads_html``)
+    "dl_downloading": ("Downloading {who}: {text}", "正在下载 {who}：{text}"),
+    "dl_starting": ("starting… (you can keep working meanwhile)", "正在开始…（其间可以继续使用）"),
+    "dl_connecting": ("connecting…", "正在连接…"),
+    "dl_verifying": ("checking the SHA-256…", "正在校验 SHA-256…"),
+    "dl_of": ("{done} of {total}", "{done} / {total}"),
+    "dl_left": (" · about {s} s left", " · 约剩 {s} 秒"),
+    "dl_installed": ("Installed at {path} ({check}).", "已安装到 {path}（{check}）。"),
+    "dl_checked": ("checked against its published SHA-256", "已按公布的 SHA-256 校验"),
+    "dl_no_hash": ("no published hash", "没有公布的哈希值"),
+    "dl_done": (
+        "✓ {who} downloaded. {message} Press <i>Use this model</i> to switch to it.",
+        "✓ {who} 已下载。{message}按<i>使用这个模型</i>切换到它。",
+    ),
+    "dl_failed": ("⚠ {who}: {message}", "⚠ {who} 下载失败：{message}"),
+    "dl_at": (" at {size}", "（停在 {size}）"),
+    "dl_cancelled": (
+        "{who}: cancelled{got}; Download goes on from there.",
+        "{who}：已取消{got}；再按“下载”会从那里接着下载。",
+    ),
+    # "Models on this computer" (``ui.settings.local_handlers``)
+    "loc_chat_model": ("chat model", "对话模型"),
+    "loc_embedding_model": ("embedding model", "嵌入模型"),
+    "loc_folder_of": ("{title} folder", "{title} 文件夹"),
+    "loc_size_unknown": ("size unknown", "大小未知"),
+    "loc_quantization_unknown": ("quantization unknown", "量化方式未知"),
+    "loc_context": ("{n} tokens of context", "{n} 个词元的上下文"),
+    "loc_context_unknown": ("context unknown", "上下文长度未知"),
+    "loc_fits": ("fits this computer's RAM", "这台电脑的内存够用"),
+    "loc_too_big": ("too big for this computer's RAM", "这台电脑的内存不够"),
+    "loc_ram_unknown": ("RAM need unknown", "所需内存未知"),
+    "loc_in_use": ("in use", "使用中"),
+    # the model status line after Use or Save (``app.outcomes.ModelState.said``; {models}: the models named)
+    "app_models_switching": (
+        "Loading {models}… (answers use {before} meanwhile)",
+        "正在加载{models}…（其间回答仍用{before}）",
+    ),
+    "app_models_ready": ("Ready: {models}.", "就绪：{models}。"),
+    "app_models_ready_reembedding": (
+        "Ready: {models}. Re-embedding {names} with the new embedding model in the background; the "
+        "Knowledge tab shows the progress.",
+        "就绪：{models}。正在后台用新的嵌入模型重新嵌入 {names}；进度见“知识库”标签页。",
+    ),
+    "app_models_ready_but": ("Ready: {models}. {why}", "就绪：{models}。{why}"),
+    "app_models_not_switched": (
+        "Could not switch models: {why} Still using {models}; the new model was not saved.",
+        "无法切换模型：{why} 仍在使用{models}；新模型没有保存。",
+    ),
+    "app_model_not_loaded": ("The model could not be loaded: {why}", "模型无法加载：{why}"),
 }
 
 # the catalog's "languages" of a model → in Chinese
