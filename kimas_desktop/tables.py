@@ -99,6 +99,7 @@ class TableQuery:
     by: str = ""  # group: the column grouped by
     agg: Aggregate = "count"  # group: what is computed per group; top: "min" for the smallest
     k: int = 0  # top: how many
+    least: bool = False  # group: the smallest group first ("which island has the fewest penguins")
     pair: tuple[TableFilter, TableFilter] | None = None  # difference: the two rows
 
 

@@ -194,8 +194,9 @@ class ArrowEngine:
             grouped = valid.group_by(q.by).aggregate([(q.target, q.agg)])
             values = grouped[f"{q.target}_{q.agg}"]
             what = f"{q.agg} of {q.target}"
+        sign = 1 if q.least else -1
         pairs = sorted(
-            zip(grouped[q.by].to_pylist(), values.to_pylist(), strict=True), key=lambda p: -(p[1] or 0)
+            zip(grouped[q.by].to_pylist(), values.to_pylist(), strict=True), key=lambda p: sign * (p[1] or 0)
         )
         shown = "; ".join(f"{_cell(k)} {number_text(float(v))}" for k, v in pairs[:10])
         more = f" (and {len(pairs) - 10} more)" if len(pairs) > 10 else ""

@@ -40,10 +40,12 @@ from kimas_desktop.answer.tables.named import (
 )
 from kimas_desktop.answer.tables.reading import row_values, subject, tokens_kept
 from kimas_desktop.answer.tables.targets import (
+    COUNTED,
     FRAME,
     MAX,
     MEAN,
     MIN,
+    ROW_KINDS,
     SUM,
     Reading,
     asks_row,
@@ -169,7 +171,7 @@ class TablePlanner:
 
 
 def _operation(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
-    for step in (_difference, _top, _group, _how_many, _aggregate, _extreme, _lookup):
+    for step in (_difference, _top, _most_rows, _group, _how_many, _aggregate, _extreme, _lookup):
         q = step(question, table, r)
         if q is not None:
             return q
@@ -199,6 +201,23 @@ def _top(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
         return None
     agg: Aggregate = "min" if sup is not None and sup[0] == "min" else "max"
     return TableQuery("top", target.name, tuple(r.filters), label_column(table, r, target).name, agg=agg, k=k)
+
+
+def _most_rows(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
+    """ "Which island has the most penguins?", "which state has the fewest airports": the rows counted per
+    group of the column "which" names, the largest (smallest) count first, when the word after the
+    superlative (before it when it ends the question: "哪个岛的企鹅最多") names the rows (the table's subject,
+    "rows", "entries"), not a number column."""
+    sup = superlative(r)
+    by = which_column(table, r)
+    if sup is None or by is None or by.kind == "number" or sup[1] == 0:
+        return None
+    word = r.toks[sup[1]].text.lower()
+    noun = r.toks[sup[1] + 1 if sup[1] + 1 < len(r.toks) else sup[1] - 1].key
+    rows_noun = noun in subject(table) or noun in ROW_KINDS
+    if word not in COUNTED or not rows_noun or target_column(without(r, by), sup[1]) is not None:
+        return None
+    return TableQuery("group", "", tuple(r.filters), by=by.name, agg="count", least=word != "most")
 
 
 def _aggregate_word(r: Reading) -> tuple[Aggregate, int | None]:

@@ -15,6 +15,7 @@ from kimas_desktop.answer.tables.reading import Token, keys
 from kimas_desktop.tables import TableColumn, TableFilter, TableInfo
 
 __all__ = [
+    "COUNTED",
     "FRAME",
     "MAX",
     "MEAN",
@@ -22,8 +23,10 @@ __all__ = [
     "QUANTITY",
     "ROW_KINDS",
     "SUM",
+    "WHEN",
     "Reading",
     "asks_row",
+    "asks_when",
     "count_at",
     "counts_rows",
     "grouped_by",
@@ -52,6 +55,8 @@ MAX = {
     "longest",
 }
 MIN = {"lowest", "smallest", "least", "minimum", "min", "fewest", "worst", "shortest"}
+# The superlatives that count rows ("which island has the most penguins", "the fewest airports").
+COUNTED = {"most", "fewest", "least"}
 SUM = {"total", "sum", "combined", "altogether", "overall"}
 MEAN = {"average", "mean", "avg"}
 _GROUP = re.compile(r"\b(?:for each|for every|in each|per|by|broken down by|across)\s+(?:the\s+)?$", re.I)
@@ -69,6 +74,8 @@ _COUNT_WORDS = {
     "eleven": 11,
     "twelve": 12,
 }
+# The words after "which"/"what" that ask for the row's date ("on which day", "what year"), as keys.
+WHEN = {"day", "dat", "month", "year", "week", "tim"}
 # Words of the question's frame: never a sign that it names something the table lacks.
 FRAME = MAX | MIN | SUM | MEAN | {"how", "many", "much", "number", "count", "difference", "value", "row"}
 # Headers that hold how many pieces of each row's thing there are: "how many items" sums them, not the
@@ -202,13 +209,19 @@ def label_column(table: TableInfo, r: Reading, target: TableColumn) -> TableColu
     if named is not None and named.name != target.name:
         return named
     q = [t.text.lower() for t in r.toks]
-    if "when" in q or "year" in [t.key for t in r.toks]:
+    if "when" in q or "year" in [t.key for t in r.toks] or asks_when(r):
         for c in table.columns:
             if c.kind == "date" or ("year" in keys(c.name) and c.name != target.name):
                 return c
     texts = [c for c in table.columns if c.kind == "text"]
     distinct = [c for c in texts if len(c.samples) >= min(table.rows, 50) * 0.9]
     return (distinct or texts or [table.columns[0]])[0]
+
+
+def asks_when(r: Reading) -> bool:
+    """Whether "which"/"what" asks for a time: "on which day", "what date", "in which month"."""
+    q = [t.text.lower() for t in r.toks]
+    return any(w in ("which", "what") and r.toks[i + 1].key in WHEN for i, w in enumerate(q[:-1]))
 
 
 def grouped_by(r: Reading, question: str) -> TableColumn | None:
@@ -259,5 +272,5 @@ def asks_row(r: Reading, table: TableInfo) -> bool:
     if "what" in q:
         i = q.index("what")
         nxt = r.toks[i + 1].key if i + 1 < len(q) else ""
-        return any(nxt in keys(c.name) and c.kind != "number" for c in table.columns) or nxt == "year"
+        return any(nxt in keys(c.name) and c.kind != "number" for c in table.columns) or nxt in WHEN
     return False

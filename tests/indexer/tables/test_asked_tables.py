@@ -8,7 +8,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections import Counter
 from collections.abc import Callable
+from datetime import datetime
 from importlib.resources import files
 from pathlib import Path
 from statistics import mean
@@ -193,3 +195,29 @@ def test_a_top_k_counted_in_words_or_figures_before_the_rows_noun(ask: Ask) -> N
     got = ask("cars.csv", "List the twelve cars with the most cylinders.")
     assert got is not None and got.text.count(" (8)") == 12 and got.used == len(CARS_JSON)
     assert ask("cars.csv", "How many cars have the highest horsepower?") is not None  # no k: as before
+
+
+def test_which_group_has_the_most_or_fewest_rows_counts_the_rows_per_group(ask: Ask) -> None:
+    states = Counter(r["state"] for r in _rows(AIRPORTS))
+    got = ask("airports.csv", "Which state has the most airports?")
+    assert _value(got) == states.most_common(1)[0][0] and got is not None and got.used == states.total()
+    assert got.text.startswith(f"{states.most_common(1)[0][0]} {states.most_common(1)[0][1]};")
+    assert _value(ask("airports.csv", "哪个州的机场最多？")) == states.most_common(1)[0][0]
+    fewest = states[str(_value(ask("airports.csv", "Which state has the fewest airports?")))]
+    assert fewest == min(states.values())
+    origins = Counter(c["Origin"] for c in CARS_JSON)
+    assert _value(ask("cars.csv", "Which origin has the fewest cars?")) == min(
+        origins, key=origins.__getitem__
+    )
+    assert _value(ask("cars.csv", "Which car has the most cylinders?")) != "USA"  # a number column: argmax
+
+
+def test_on_which_day_a_measure_was_highest_answers_the_rows_date_with_the_value(ask: Ask) -> None:
+    msft = [r for r in _rows(STOCKS) if r["symbol"] == "MSFT"]
+    best = max(msft, key=lambda r: float(r["price"]))
+    day = datetime.strptime(best["date"], "%b %d %Y").date().isoformat()
+    got = ask("stocks.csv", "On which day was the price of MSFT the highest?", rows=("MSFT",))
+    assert _value(got) == day and got is not None and f"price {best['price']}" in got.description
+    amzn = min((r for r in _rows(STOCKS) if r["symbol"] == "AMZN"), key=lambda r: float(r["price"]))
+    got = ask("stocks.csv", "In which month was the price of AMZN the lowest?", rows=("AMZN",))
+    assert _value(got) == datetime.strptime(amzn["date"], "%b %d %Y").date().isoformat()
