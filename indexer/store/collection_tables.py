@@ -33,13 +33,6 @@ from kimas_desktop.protocols import SearchMode, Vector
 from kimas_desktop.types import Chunk, Hit
 
 PART_ROWS = 8192  # rows per part of a pass over a whole chunk table
-# LanceDB's ``optimize`` adds the rows written since to the vector index as deltas, searched with the
-# partitions trained on the first rows. The index is trained again on every row once the table holds this
-# many times the rows it was trained on (the count is in its name, ``vector_<rows>``): a doubling costs one
-# build over the doubled table, so the builds of a collection grown from nothing cost about two of its
-# final build. bench.scale: trained at 50,000 and grown to 552,636 chunks, dense recall@5 through the
-# index was 0.03 under the exact search's.
-RETRAIN_GROWTH = 2
 
 
 class CollectionTables:
@@ -205,10 +198,8 @@ class CollectionTables:
 
     def refresh_indexes(self) -> None:
         """Keep searches fast after writes: compact many small fragments, bring the full-text index up to
-        date, add a vector index once the table is large, and train it again once it has outgrown its
-        partitions (``_outgrown``). New rows are searchable before this runs (LanceDB searches unindexed
-        rows exhaustively, and the old vector index serves until the new one is committed); this only
-        restores speed and recall."""
+        date, and add a vector index once the table is large. New rows are searchable before this runs
+        (LanceDB searches unindexed rows exhaustively); this only restores speed."""
         table = self._chunks
         stats = table.stats()
         rows = int(stats["num_rows"])
@@ -220,15 +211,8 @@ class CollectionTables:
         if fragments > 16 or unindexed > max(5_000, rows // 10):
             table.optimize(cleanup_older_than=timedelta(hours=1))
             self._files.optimize(cleanup_older_than=timedelta(hours=1))
-        vector = [i.name for i in table.list_indices() if i.index_type != "FTS"]
-        if rows >= self._vector_index_rows and (
-            not vector or _outgrown(vector, rows, self._vector_index_rows)
-        ):
-            config = IvfHnswSq(distance_type="cosine")
-            table.create_index("vector", config=config, replace=True, name=f"vector_{rows}")
-            for old in vector:  # the new index is committed; the old one served until now
-                if old != f"vector_{rows}":
-                    table.drop_index(old)
+        if rows >= self._vector_index_rows and not any(i.index_type != "FTS" for i in table.list_indices()):
+            table.create_index("vector", config=IvfHnswSq(distance_type="cosine"))
 
     def document_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         return document_frequencies(self._chunks, terms)
@@ -238,13 +222,3 @@ class CollectionTables:
     ) -> list[Hit]:
         where = " OR ".join(in_filters("source", sources)) or None
         return search_table(self._chunks, text=text, vector=vector, k=k, mode=mode, where=where)
-
-
-def _outgrown(names: list[str], rows: int, first: int) -> bool:
-    """The vector index (``names``: the table's vector indexes) was trained on less than
-    1/``RETRAIN_GROWTH`` of the table's ``rows``. An index named before the count was (``vector_idx``) was
-    made when the table first passed ``first`` rows."""
-    if len(names) > 1:
-        return True  # a build stopped before the old index was dropped
-    count = names[0].rsplit("_", 1)[-1]
-    return rows >= RETRAIN_GROWTH * (int(count) if count.isdigit() else first)
