@@ -90,7 +90,8 @@ def test_the_collections_summary_in_chinese() -> None:
     assert "### 手册\n**1 个文件 · 3 个片段** · 嵌入模型 <code>bge-small</code> · 最近更新 从未" in shown
     assert "- 文件夹：<code>/w/notes</code>（原位监视）, <code>/up/c</code>（上传的文件）" in shown
     assert "- 路由：园艺；1 个示例；权重 0.3；缩放 1；改写 hyde" in shown
-    assert "<summary>1 个文件被跳过或失败</summary>" in shown and "— 已跳过: no text layer" in shown
+    assert "<summary>1 个文件被跳过或失败</summary>" in shown
+    assert "<code>/w/notes/scan.pdf</code> — “scan.pdf”已跳过：<code>no text layer</code>" in shown
     trouble = _collection(damaged="table unreadable", needs_reembedding=True, folders=(), problems=())
     warned = collections_markdown([trouble], {"c": "switch"}, "zh")
     assert "**索引已损坏，正在根据其文件重建**（重新索引也会这样做）：table unreadable" in warned
