@@ -153,3 +153,21 @@ class TestLanceStoreContract(ChunkSearcherContract):
                 write(folder / name, text)
             indexer.index(collection, [folder])
         return store
+
+
+@pytest.mark.parametrize("mode", ["dense", "fts", "hybrid"])
+def test_copies_of_a_file_take_one_place_in_the_results(
+    tmp_path: Path, store: LanceStore, indexer: Indexer, embedder: HashEmbedder, mode: str
+) -> None:
+    for name, text in TOPICS.items():
+        write(tmp_path / "docs" / name, text)
+    for i in range(6):  # the same bytes at six more paths
+        write(tmp_path / "docs" / f"copy{i}" / "bread.md", TOPICS["bread.md"])
+    indexer.index("notes", [tmp_path / "docs"])
+    q = "knead the sourdough dough"
+    hits = store.search("notes", text=q, vector=embedder.embed_query([q])[0], k=3, mode=mode)  # type: ignore[arg-type]
+    assert Path(hits[0].chunk.source).name == "bread.md"
+    assert len({h.chunk.text for h in hits}) == len(hits) == (1 if mode == "fts" else 3)
+    copy = str((tmp_path / "docs" / "copy3" / "bread.md").resolve())
+    only = store.search("notes", text=q, vector=embedder.embed_query([q])[0], k=3, mode=mode, sources=[copy])  # type: ignore[arg-type]
+    assert [h.chunk.source for h in only] == [copy]
