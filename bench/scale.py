@@ -16,7 +16,8 @@ directory's size, the chunk table's fragments and versions; for ``--questions`` 
 first 10 words of a sentence of a chunk sampled from ``copy00/``, chosen once), the store's hybrid search
 (k=12, as a retrieval agent asks) p50/p95 with and without the question's embedding, and recall@5 (a hit
 whose text holds the words counts: any copy of the chunk is the known item); recall@5 of the dense search
-through the vector index against the exact (flat) search; routing time; restart-to-ready (a fresh store and
+through the vector index against the exact (flat) search, both as the store searches (the copies of a file
+take one place in the results); routing time; restart-to-ready (a fresh store and
 indexer: open, scan the folder, compare with the manifest, sync nothing, answer one search). At the first
 stage with at least ``--edit-files`` files: ``--edits`` saves of one file each, from the write until a
 full-text search finds the saved word, and the table's versions and size after them. At the end, the
@@ -49,6 +50,7 @@ from app.knowledge.scheduler import IndexScheduler
 from bench.machine import cpu_model, tree_rss
 from indexer import FolderWatcher, Indexer, LanceStore
 from indexer.store.lance_store import StoredChunk
+from indexer.store.search import dense
 from kimas_desktop.config import EmbeddingModelConfig, IndexerConfig, parse_config
 from kimas_desktop.routing.router import CentroidRouter
 
@@ -134,11 +136,10 @@ def searches(store: LanceStore, embedder: Any, db: Path, asked: list[str]) -> di
         with_embed.append((t2 - t0) * 1000)
         search_ms.append((t2 - t1) * 1000)
         found["hybrid"] += any(holds(h.chunk.text, q) for h in hits[:5])
-        dense = store.search(NAME, text=q, vector=vector, k=5, mode="dense")  # through the index
-        found["dense_index"] += any(holds(h.chunk.text, q) for h in dense)
-        flat = table.search(vector, vector_column_name="vector").distance_type("cosine").limit(5)
-        texts = flat.bypass_vector_index().select(["text", "_distance"]).to_arrow().column("text")
-        found["dense_flat"] += any(holds(t, q) for t in texts.to_pylist())
+        indexed = store.search(NAME, text=q, vector=vector, k=5, mode="dense")  # through the index
+        found["dense_index"] += any(holds(h.chunk.text, q) for h in indexed)
+        flat = dense(table, vector, 5, exact=True)  # the same search, the index bypassed
+        found["dense_flat"] += any(holds(h.chunk.text, q) for h in flat)
     n = len(asked)
     return {
         "retrieve_p50_ms": round(pct(with_embed, 0.5), 1),
@@ -224,7 +225,11 @@ def jittered(store: LanceStore, embedder: Any, work: Path, asked: list[str], cop
         moved = vectors + (step if c else 0)
         moved /= np.linalg.norm(moved, axis=1, keepdims=True)
         rows = [
-            StoredChunk(replace(s.chunk, chunk_id=f"{c}-{s.chunk.chunk_id}"), s.ordinal, moved[i])
+            StoredChunk(  # another file's chunk (its own hash), not a copy the search collapses
+                replace(s.chunk, chunk_id=f"{c}-{s.chunk.chunk_id}", file_hash=f"{c}-{s.chunk.file_hash}"),
+                s.ordinal,
+                moved[i],
+            )
             for i, s in enumerate(base)
         ]
         for i in range(0, len(rows), 8192):
@@ -322,7 +327,7 @@ def main() -> None:
     indexer = Indexer(store, embedder, IndexerConfig())
     asked: list[str] = []
     edited = False
-    for copies in (int(c) for c in args.copies.split(",")):
+    for copies in (int(c) for c in args.copies.split(",") if c):  # "": the near-duplicates alone
         row = stage(work, copies, embedder, indexer, store)
         asked = asked or questions(store, args.questions)
         row |= searches(store, embedder, db, asked) | table_state(db, store)
@@ -335,6 +340,7 @@ def main() -> None:
             after |= {f"after_edits_{k}": v for k, v in table_state(db, store).items()}
             print(json.dumps(after), flush=True)
     if args.jittered:
+        asked = asked or questions(store, args.questions)
         print(json.dumps(jittered(store, embedder, work, asked, args.jittered)), flush=True)
 
 

@@ -4,12 +4,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh test
 # Debian packages the tests read: Chromium (the browser tests), strace (the network guard,
-# tests/test_no_network.py), the Debian Reference in English and German (real DocBook HTML).
+# tests/test_no_network.py), the Debian Reference in English and German (real DocBook HTML), the kernel's
+# documentation (thousands of real files: tests/indexer/store/test_vector_index.py).
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v strace >/dev/null 2>&1 || need+=(strace)
 [ -f /usr/share/debian-reference/ch01.en.html ] || need+=(debian-reference-en)
 [ -f /usr/share/debian-reference/ch01.de.html ] || need+=(debian-reference-de)
+[ -d /usr/share/doc/linux-doc-6.1/Documentation ] || need+=(linux-doc-6.1)
 if [ ${#need[@]} -gt 0 ]; then
   echo "Installing Debian's ${need[*]} for the tests..." >&2
   sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
