@@ -313,6 +313,9 @@ def main() -> None:
     parser.add_argument("--jittered", type=int, default=18, help="near-duplicate copies (0: none)")
     parser.add_argument("--answers", type=int, default=20, help="questions asked through kimas ask (0: none)")
     parser.add_argument("--resume", action="store_true", help="grow the folder and store in --work further")
+    parser.add_argument(
+        "--embedding", default="", help="an embedder name ('multilingual-e5-small'); default: MiniLM"
+    )
     args = parser.parse_args()
     from local_models import build_embedder
 
@@ -321,7 +324,10 @@ def main() -> None:
     if not (args.resume and (work / "docs" / "copy00").is_dir()):
         shutil.rmtree(work, ignore_errors=True)
         print(json.dumps({"unpacked": unpack(SOURCE, work / "docs" / "copy00", args.every)}), flush=True)
-    embedder = build_embedder(EmbeddingModelConfig(), ROOT / "bench" / ".cache" / "models")
+    embedding = EmbeddingModelConfig(name=args.embedding, auto=False)
+    embedder = build_embedder(embedding, ROOT / "bench" / ".cache" / "models")
+    (work / "data").mkdir(parents=True, exist_ok=True)  # kimas ask reads the same embedder from its config
+    (work / "data" / "config.toml").write_text(f'[embedding]\nname = "{args.embedding}"\nauto = false\n')
     embedder.warm_up()
     store = LanceStore(str(db), embedder=embedder)
     indexer = Indexer(store, embedder, IndexerConfig())
