@@ -50,7 +50,7 @@ from bench.devkit import (
     token_f1,
 )
 from bench.grounding import Grounding1, fit_logistic, rescore
-from bench.workspace import chat_config, old_tree, prepare_quac, prepare_squad
+from bench.workspace import chat_config, old_tree, overrides, prepare_quac, prepare_squad
 from kimas_desktop.answer.signals.answerability import AnswerabilityModel
 from kimas_desktop.answer.signals.grounding import weights_of
 from kimas_desktop.answer.signals.quote import QuoteWeights, pick_quotes
@@ -97,7 +97,9 @@ def grid(runs: list[dict[str, Any]], golds: list[tuple[str, ...]]) -> list[tuple
 
 def part1(args: argparse.Namespace, cache: Path, config: GroundingConfig) -> dict[str, Any]:
     precision = args.embedding_precision
-    data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable, precision)
+    data, answerable, unanswerable = prepare_squad(
+        cache, args.answerable, args.unanswerable, precision, overrides(args.set)
+    )
     qdata, turns = prepare_quac(cache, args.quac, precision)
     t = time.perf_counter()
     results = kimas_batch("retrieve", data, squad_items([*answerable, *unanswerable]))
@@ -267,7 +269,9 @@ def ask_metrics(
 
 def part2(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
     precision = args.embedding_precision
-    data, answerable, unanswerable = prepare_squad(cache, args.answerable, args.unanswerable, precision)
+    data, answerable, unanswerable = prepare_squad(
+        cache, args.answerable, args.unanswerable, precision, overrides(args.set)
+    )
     qdata, turns = prepare_quac(cache, args.quac, precision)
     a = split(answerable, args.split)[: args.llm_answerable]
     u = split(unanswerable, args.split)[: args.llm_unanswerable]
@@ -434,6 +438,13 @@ def main() -> None:
         help="the embedded embedder's precision for both sides (the kept index was built with fp32)",
     )
     p.add_argument("--fit", action="store_true", help="grid-search quote weights, fit answerability")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="SECTION.KEY=VALUE",
+        help="a config override of Part 1's SQuAD data dir, e.g. rerank.second_opinion=0.25",
+    )
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "answers"))
     args = p.parse_args()
     cache = Path(args.cache)

@@ -30,25 +30,11 @@ from bench.devkit import (
     write_quac,
     write_squad,
 )
-from bench.workspace import configure, index_folders
+from bench.workspace import configure, index_folders, overrides
 
 ROOT = Path(__file__).resolve().parents[1]
 
 K = 5
-
-
-def _overrides(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """``section.key=value`` pairs (values parsed as JSON when they parse) as config sections."""
-    sections: dict[str, dict[str, Any]] = {}
-    for pair in pairs:
-        key, _, raw = pair.partition("=")
-        section, _, name = key.partition(".")
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = raw
-        sections.setdefault(section, {})[name] = value
-    return sections
 
 
 def _cli_retrieve(
@@ -86,7 +72,7 @@ def squad(args: argparse.Namespace, cache: Path) -> dict[str, Any]:
         where = write_squad(name, folders[name])
         questions += squad_questions(name, where, args.per_domain)
     data = cache / "squad"
-    sections = _overrides(args.set)
+    sections = overrides(args.set)
     sections["routing"] = {"top_k": 2, **sections.get("routing", {})}
     services = configure(data, folders, **sections)
     index_s = index_folders(services, folders)

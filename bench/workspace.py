@@ -7,10 +7,12 @@ for a side-by-side (``old_tree``). Shared by the benchmarks; a library, not a be
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,20 @@ from bench.devkit import SQUAD, Question, Turn, quac_turns, write_quac, write_sq
 from kimas_desktop.config import CollectionConfig, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def overrides(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """``section.key=value`` pairs (values parsed as JSON when they parse) as config sections."""
+    sections: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        key, _, raw = pair.partition("=")
+        section, _, name = key.partition(".")
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        sections.setdefault(section, {})[name] = value
+    return sections
 
 
 def configure(data_dir: Path, folders: dict[str, Path], **sections: Any) -> Runtime:
@@ -48,12 +64,16 @@ def index_folders(runtime: Runtime, folders: dict[str, Path]) -> float:
 
 
 def prepare_squad(
-    cache: Path, n_answerable: int, n_unanswerable: int, precision: str = ""
+    cache: Path,
+    n_answerable: int,
+    n_unanswerable: int,
+    precision: str = "",
+    sections: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[Path, list[Question], list[Question]]:
     """The four SQuAD-Shifts domains with the passages of ``n_unanswerable`` questions left out, indexed
     in ``cache / "squad"``. ``precision``: the embedded embedder's, saved in the data dir's config (the
     kept index was built with fp32, before int8 became the default); both sides of a comparison read it
-    from there."""
+    from there. ``sections``: more config overrides (``overrides``)."""
     folders = {name: cache / "docs" / name for name in SQUAD}
     answerable: list[Question] = []
     unanswerable: list[Question] = []
@@ -65,7 +85,7 @@ def prepare_squad(
         unanswerable += h.unanswerable
     data = cache / "squad"
     pinned = {"embedding": {"precision": precision}} if precision else {}
-    runtime = configure(data, folders, routing={"top_k": 2}, **pinned)
+    runtime = configure(data, folders, **{"routing": {"top_k": 2}, **pinned, **(sections or {})})
     index_folders(runtime, folders)
     return data, answerable[:n_answerable], unanswerable[:n_unanswerable]
 
