@@ -117,7 +117,8 @@ class RerankConfig(_Section):
     semantic_weight: float = Field(0.3, ge=0, le=1)
     # multilingual-e5-small's share in the order of the kept candidates (kimas_desktop/retrieval/
     # second_opinion.py); 0 = the reranker's order alone. 0.25 is the dev kit's tune choice (bench/RESULTS.md,
-    # "The meaning signal"); off until measured through the whole path.
+    # "The meaning signal"); off: through the whole path it gains little held out for e5's memory beside
+    # MiniLM (bench/RESULTS.md, "The second opinion through the whole app").
     second_opinion: float = Field(0.0, ge=0, le=1)
 
 
