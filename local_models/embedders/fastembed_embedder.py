@@ -42,6 +42,7 @@ from local_models.embedders.embedded import (
     MINILM_OUTPUT,
     minilm_model_id,
 )
+from local_models.embedders.token_counter import TokenCounter
 from local_models.resolve import ModelOrigin, onnx_model_file, resolve_embedding
 
 __all__ = ["FastEmbedEmbedder"]
@@ -145,7 +146,7 @@ class FastEmbedEmbedder:
         self._model: Any = None
         self._directory: Path | None = None
         self._dim: int | None = None
-        self._tokenizer: Any = None
+        self._counter: TokenCounter | None = None
         self._english_only = english_only(cfg)
         # multilingual-e5 was trained with these before its texts (an empty prefix for other models)
         self._e5 = not cfg.path and cfg.name.lower() == E5_NAME
@@ -194,6 +195,7 @@ class FastEmbedEmbedder:
         """Drop the loaded ONNX session (a batch in flight finishes first); a later call loads it again."""
         with self._lock:
             self._model = None
+            self._counter = None  # it shares the dropped model's tokenizer
 
     def _loaded(self) -> Any:
         """The fastembed model; call with the lock held."""
@@ -280,26 +282,24 @@ class FastEmbedEmbedder:
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` without special tokens and without truncation."""
-        return len(self._tokenizer_loaded().encode(text, add_special_tokens=False).ids)
+        return self._counter_loaded().count(text)
 
-    def _tokenizer_loaded(self) -> Any:
-        tokenizer = self._tokenizer
-        if tokenizer is not None:  # loaded: no lock, so chunking does not wait for an embedding batch
-            return tokenizer
+    def _counter_loaded(self) -> TokenCounter:
+        counter = self._counter
+        if counter is not None:  # loaded: no lock, so chunking does not wait for an embedding batch
+            return counter
         with self._lock:
-            if self._tokenizer is None:
-                if self._directory is None:
-                    origin = resolve_embedding(self._cfg, self._cache_dir)
-                    if origin.network:  # the files arrive with the model
-                        self._loaded()
-                    else:
-                        self._directory = Path(origin.location)
-                if self._directory is None or not (self._directory / "tokenizer.json").is_file():
-                    raise ModelError(f"The tokenizer of the embedding model {self.model_id} was not found.")
-                from tokenizers import Tokenizer
+            if self._counter is None:
+                self._counter = TokenCounter(self._tokenizer_of(self._loaded()))
+            return self._counter
 
-                tokenizer = Tokenizer.from_file(str(self._directory / "tokenizer.json"))
-                tokenizer.no_truncation()
-                tokenizer.no_padding()
-                self._tokenizer = tokenizer
-            return self._tokenizer
+    def _tokenizer_of(self, model: Any) -> Any:
+        """The loaded model's own tokenizer (fastembed's ``model.tokenizer``), else its tokenizer.json read."""
+        tokenizer = getattr(getattr(model, "model", None), "tokenizer", None)
+        if tokenizer is not None:
+            return tokenizer
+        if self._directory is None or not (self._directory / "tokenizer.json").is_file():
+            raise ModelError(f"The tokenizer of the embedding model {self.model_id} was not found.")
+        from tokenizers import Tokenizer
+
+        return Tokenizer.from_file(str(self._directory / "tokenizer.json"))

@@ -174,3 +174,41 @@ def test_the_fallback_reranker_scores_a_page_in_another_language_of_the_same_scr
     assert right > wrong + 0.05, (right, wrong)
     few_right, few_wrong = reranker.score("mount disk image network", [answer, other])
     assert few_wrong > few_right, (few_right, few_wrong)
+
+
+_COUNT_IN_A_CHILD = """
+import json, sys
+from pathlib import Path
+import psutil
+from kimas_desktop.config import EmbeddingModelConfig
+from local_models.embedders.fastembed_embedder import FastEmbedEmbedder
+e5 = FastEmbedEmbedder(EmbeddingModelConfig(name=sys.argv[2], max_tokens=512), Path(sys.argv[1]))
+e5.embed_passages(["warm"])
+before = psutil.Process().memory_info().rss
+n = e5.count_tokens(sys.argv[3])
+print(json.dumps({"tokens": n, "grew_mb": (psutil.Process().memory_info().rss - before) / 2**20}))
+"""
+
+
+def test_counting_tokens_shares_the_loaded_tokenizer_and_never_cuts(
+    e5: FastEmbedEmbedder, cache: Path
+) -> None:
+    """The chunker's counts come from the tokenizer the model already holds: a second copy of e5's
+    250,002-piece vocabulary cost 280 MB. A text past the 512-token window is counted whole, as
+    ``Tokenizer.encode`` counts it without truncation. In a child process, so no memory another test freed
+    hides a second copy."""
+    from tokenizers import Tokenizer
+
+    e5.warm_up()  # the model's files in ``cache``
+    text = " ".join(SENTENCES.values()) * 20
+    out = subprocess.run(
+        [sys.executable, "-c", _COUNT_IN_A_CHILD, str(cache), E5_NAME, text],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    counted = json.loads(out.stdout.strip().splitlines()[-1])
+    whole = Tokenizer.from_file(str(materialize_e5(cache, 512) / "tokenizer.json"))
+    whole.no_truncation()
+    assert counted["tokens"] == len(whole.encode(text, add_special_tokens=False).ids) > 512
+    assert counted["grew_mb"] < 100, counted
