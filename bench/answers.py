@@ -443,7 +443,7 @@ def main() -> None:
         action="append",
         default=[],
         metavar="SECTION.KEY=VALUE",
-        help="a config override of Part 1's SQuAD data dir, e.g. rerank.second_opinion=0.25",
+        help="a config override of the SQuAD data dir (both parts), e.g. rerank.second_opinion=0.25",
     )
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "answers"))
     args = p.parse_args()
