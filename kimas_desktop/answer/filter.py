@@ -67,9 +67,16 @@ class EvidenceFilter:
 
 
 def format_source(n: int, hit: Hit) -> str:
-    """One numbered source as the summarizer reads it."""
+    """One numbered source as the summarizer reads it. Its label holds no words of any language
+    (``file.txt:1-2``, ``file.pdf, p. 3``): a small model copies its prompt's labels into its answer
+    (issue 72: "lines 1-2" inside a Chinese answer), and ``writing/echo.py`` drops what it copies."""
     c = hit.chunk
-    where = ", ".join(x for x in (c.file_name, c.locator, c.heading) if x)
+    place = c.file_name
+    if c.page is not None:
+        place += f", p. {c.page}"
+    elif c.lines is not None:
+        place += f":{c.line_start}-{c.line_end}"
+    where = ", ".join(x for x in (place, c.heading) if x)
     return f"[{n}] ({where})\n{c.text.strip()}"
 
 

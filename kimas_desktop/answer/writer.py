@@ -31,6 +31,7 @@ from kimas_desktop.answer.signals.quote import renumber_quotes
 from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.budget import PaceMeter, PromptSpeed
 from kimas_desktop.answer.writing.citations import closest_passages, supported_citations, value_citations
+from kimas_desktop.answer.writing.echo import drop_labels
 from kimas_desktop.answer.writing.guard import StreamGuard, guard_stream
 from kimas_desktop.answer.writing.support import SupportChecker, uses_quote
 from kimas_desktop.clock import Clock
@@ -101,20 +102,30 @@ class AnswerWriter:
         yield Status("answer", writing, None if run.checked else meter.reading(run.prompt_tokens))
         written: list[str] = []
         try:
-            answer = yield from self._stream(run, messages, written, meter, writing)
+            names = {h.chunk.file_name for h in evidence.hits}
+            answer = yield from self._stream(run, messages, written, meter, writing, names)
         except Cancelled:
             yield from finish(run, Stopped("".join(written)))
             raise
         yield from self._verify(run, answer, replace(decided, evidence=evidence))
 
     def _stream(
-        self, run: Run, messages: list[Message], parts: list[str], meter: PaceMeter, writing: str
+        self,
+        run: Run,
+        messages: list[Message],
+        parts: list[str],
+        meter: PaceMeter,
+        writing: str,
+        names: set[str],
     ) -> Generator[Event, None, str]:
-        """Stream the summarizer's answer (through the guard) into ``parts``; returns the answer's text.
-        The status line hears the model's pace about once a second (``PaceMeter``)."""
+        """Stream the summarizer's answer (without the source labels it copies from the prompt, through
+        the guard) into ``parts``; returns the answer's text. The status line hears the model's pace about
+        once a second (``PaceMeter``)."""
         guard = StreamGuard()
         t = Clock()
-        deltas = run.stages.summarizer.stream(messages, temperature=run.options.temperature)
+        deltas = drop_labels(
+            run.stages.summarizer.stream(messages, temperature=run.options.temperature), names
+        )
         try:
             for delta in guard_stream(deltas, guard):
                 if not parts:
