@@ -10,11 +10,31 @@ from __future__ import annotations
 
 import contextlib
 import time
+from pathlib import Path
 from typing import Any
 
-__all__ = ["HANG_MS", "open_until_visible"]
+import pytest
+
+__all__ = ["GRADIO_ERROR", "HANG_MS", "open_until_visible", "shows_or_fails"]
 
 HANG_MS = 900_000  # 15 minutes: a step that has not happened by then is hung, not slow
+# What Gradio draws when a handler raises: "Error" in the output's status tracker, or an error toast.
+GRADIO_ERROR = "[data-testid=status-tracker] .error, .toast-body.error"
+
+
+def shows_or_fails(page: Any, target: Any, text: str, log: Path) -> None:
+    """Wait until ``target`` shows ``text``; fail at once, with the server's log, when Gradio shows that a
+    handler raised instead (issue 72: "Error" in the collections box under load was seen only after the
+    15-minute wait, and without the exception)."""
+    deadline = time.monotonic() + HANG_MS / 1000
+    errors = page.locator(GRADIO_ERROR)
+    while text not in (target.inner_text() if target.count() else ""):
+        shown = [e.inner_text().strip() for e in errors.all() if e.is_visible()]
+        if any(shown):
+            told = log.read_text("utf-8", errors="replace")[-6000:] if log.is_file() else "(no log)"
+            pytest.fail(f"the page showed an error ({'; '.join(shown)}) instead of {text!r}:\n{told}")
+        assert time.monotonic() < deadline, f"{text!r} never showed"
+        page.wait_for_timeout(250)
 
 
 def open_until_visible(header: Any, shown: Any) -> None:

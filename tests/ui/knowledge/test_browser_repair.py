@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.patience import HANG_MS
+from tests.ui.patience import HANG_MS, shows_or_fails
 from tests.ui.test_browser import ARTIFACTS, CHROMIUM, App, app  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -54,9 +54,9 @@ def test_a_deleted_chunks_table_is_explained_in_the_chat_and_rebuilt_from_the_ap
             page.get_by_role("tab", name="Knowledge").click()
             page.locator("#new-collection textarea, #new-collection input").first.fill("garden")
             page.locator("#create-collection").click()
-            expect(page.locator("#collections")).to_contain_text("garden")
+            shows_or_fails(page, page.locator("#collections"), "garden", app.log)
             page.locator("#upload-folder input[type=file]").set_input_files(str(notes))
-            expect(page.locator("#collections")).to_contain_text("1 file", timeout=HANG_MS)
+            shows_or_fails(page, page.locator("#collections"), "1 file", app.log)
             expect(page.locator("#index-progress [data-state=idle]")).to_be_visible(timeout=HANG_MS)
             indexed = page.locator("#activity li", has_text=re.compile(r"· 1 file indexed"))
             expect(indexed).to_have_count(1)
