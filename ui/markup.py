@@ -4,6 +4,7 @@ link to a cited file, and the one-line status of an action, of the models and of
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
@@ -17,8 +18,10 @@ from ui.i18n import Language, told, word
 __all__ = [
     "SOURCE_ROUTE",
     "VIEW_ROUTE",
+    "attr",
     "code",
     "esc",
+    "esc_html",
     "model_markdown",
     "models_named",
     "outcome_markdown",
@@ -29,16 +32,59 @@ __all__ = [
 ]
 
 
+# Text from documents, models and the user is data (issue 69: a "$$" in a quoted paper turned the quote and
+# its sources into raw HTML, Gradio having read what lay between two "$$" as one formula). Markdown, GFM and
+# LaTeX (KaTeX's "$$…$$", "\\(…\\)") read these characters as syntax anywhere in a line:
+_SYNTAX = "\\`*_[]|#$~"
+# and these where a line starts: a list item ("- ", "+ ", "1. ", "2) "), a heading's underline ("==="),
+# an indented code block.
+_BLOCK_START = re.compile(r"[-+=]|[0-9]{1,9}[.)]| {4}| {0,3}\t")
+_LINE_START = re.compile(rf"^(?:{_BLOCK_START.pattern})", re.MULTILINE)
+_BACKSLASHED = {ord(c): "\\" + c for c in _SYNTAX}
+# In the app's HTML Markdown is off (a backslash would show), so there a character is written as a numeric
+# character reference, which the browser shows as itself and no parser reads as syntax, in HTML and in
+# Markdown alike. "[1]" stays: "[a]" makes a link only with "(", "[" or ":" after it.
+_REFERENCED = {ord(c): f"&#{ord(c)};" for c in _SYNTAX if c not in "[]"} | {
+    ord("&"): "&amp;",
+    ord("<"): "&lt;",
+    ord(">"): "&gt;",
+    ord("\n"): "<br>",  # a line break that starts no line and ends no HTML block (a blank line would)
+}
+_LINK = re.compile(r"\]([(\[:])")
+
+
+def _starts_no_block(found: re.Match[str]) -> str:
+    """The opening of a block (``_BLOCK_START``), its telling character escaped: "1&#46;", "&#45;"."""
+    mark = found.group()
+    at = len(mark) - 1 if mark[-1] in ".)" else 0
+    return f"{mark[:at]}&#{ord(mark[at])};{mark[at + 1 :]}"
+
+
 def esc(text: str) -> str:
-    """Text that shows as itself inside Markdown or HTML."""
-    out = text
-    for ch in "\\`*_[]|#":
-        out = out.replace(ch, "\\" + ch)
-    return html.escape(out, quote=False)
+    """``text`` as Markdown (a chat message, ``gr.Markdown``) that shows its characters and draws nothing:
+    no emphasis, code, link, table, list, heading or formula. Inside the app's HTML: ``esc_html``."""
+    out = html.escape(text.replace("\r\n", "\n").replace("\r", "\n").translate(_BACKSLASHED), quote=False)
+    return _LINE_START.sub(_starts_no_block, out)
+
+
+def esc_html(text: str) -> str:
+    """``text`` as markup that shows its characters and line breaks and draws nothing, inside the app's
+    HTML (a quote, a citation, a chunk) and inside Markdown alike, whatever HTML, Markdown or LaTeX it
+    holds."""
+    out = text.replace("\r\n", "\n").replace("\r", "\n").translate(_REFERENCED)
+    out = _LINK.sub(lambda found: f"]&#{ord(found.group(1))};", out)
+    return _BLOCK_START.sub(_starts_no_block, out, count=1) if _BLOCK_START.match(out) else out
+
+
+def attr(text: str) -> str:
+    """``text`` as the value of an HTML attribute (a tooltip, a link) in either quotes: its characters, and
+    no ``$`` or backslash that a LaTeX renderer reading the message's source could take for a formula."""
+    return html.escape(text).translate({ord("$"): "&#36;", ord("\\"): "&#92;"})
 
 
 def code(text: str) -> str:
-    return f"<code>{html.escape(text)}</code>"
+    """``text`` in the code style, in Markdown or in the app's HTML (Markdown reads inside ``<code>``)."""
+    return f"<code>{esc_html(text)}</code>"
 
 
 SOURCE_ROUTE = "/kimas/source"  # serves cited files; registered by cli/serve_cmd.py

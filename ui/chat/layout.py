@@ -17,7 +17,11 @@ from ui.i18n import Language, page_language, t
 from ui.knowledge import sources_handlers
 from ui.markup import model_markdown, outcome_markdown
 
-__all__ = ["ChatTab", "build"]
+__all__ = ["LATEX_DELIMITERS", "ChatTab", "build"]
+
+# The chat draws no LaTeX: the app writes none, and the documents it quotes are data (issue 69). Gradio's
+# default ($$…$$) took the span between two "$$" of a quoted paper, HTML and all, as one formula.
+LATEX_DELIMITERS: list[dict[str, str | bool]] = []
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,7 @@ def _talk(desk: DesktopApp) -> _Talk:
             placeholder=cast(str, t("ready_hint")),  # Gradio's type says str; the page translates it
             buttons=["copy"],
             feedback_options=("Like", "Dislike"),
+            latex_delimiters=LATEX_DELIMITERS,
         )
         feedback_line = gr.Markdown("", elem_id="chat-feedback")
         multilingual = gr.Button(

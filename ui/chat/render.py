@@ -1,12 +1,14 @@
 """Chat values → Gradio chat messages, Markdown and HTML: answers with their quotes, citations and [n]
 markers, the trace under each answer, the sidebar's entries. Pure functions; nothing here decides anything.
 
-Everything that comes from documents or models is escaped before it is put into markup.
+Every text from documents, models and the user is escaped (``ui.markup.esc_html``, ``esc``) before it is
+put into markup, so it shows as its characters (issue 69): only the app's own markup (quotes, citations,
+[n] markers, flags) is drawn.
 """
 
 from __future__ import annotations
 
-import html
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -28,26 +30,25 @@ from ui.chat.model_alone_view import model_alone_markdown, model_alone_trace, of
 from ui.chat.said import said, said_in
 from ui.chat.trace_view import locator, status_line, trace_markdown
 from ui.i18n import Language, word
-from ui.markup import esc, source_url, viewer_url
+from ui.markup import attr, code, esc, esc_html, source_url, viewer_url
 
 TRACE_TITLE = said_in("how made", "en")
 NO_KNOWLEDGE_HINT = word("no_knowledge_hint", "en")
 READY_HINT = word("ready_hint", "en")
 SEND_WHILE_ANSWERING = word("send_note", "en")
+_EDGE_BREAKS = re.compile(r"^(?:\s|<br>)+|(?:\s|<br>)+$")  # an escaped answer's blank first or last lines
 
 
 def chunk_html(chunk: Chunk, start: int | None = None, end: int | None = None) -> str:
     """The whole chunk, escaped, with ``chunk.text[start:end]`` (the cited sentence) highlighted."""
     text = chunk.text
     if start is None or end is None or not 0 <= start < end <= len(text):
-        body = html.escape(text.strip())
-    else:
-        body = (
-            html.escape(text[:start].lstrip())
-            + f"<mark class='kimas-cited'>{html.escape(text[start:end])}</mark>"
-            + html.escape(text[end:].rstrip())
-        )
-    return body.replace("\n", "<br>")
+        return esc_html(text.strip())
+    return (
+        esc_html(text[:start].lstrip())
+        + f"<mark class='kimas-cited'>{esc_html(text[start:end])}</mark>"
+        + esc_html(text[end:].rstrip())
+    )
 
 
 def source_name(chunk: Chunk) -> str:
@@ -62,24 +63,24 @@ def _open_link(chunk: Chunk, start: int | None = None, end: int | None = None, l
         )
         when = said_in("retrieved", lang, when=retrieved) if retrieved else ""
         return (
-            f"<div class='kimas-open'><a href='{html.escape(chunk.source, quote=True)}' target='_blank' "
-            f"rel='noopener noreferrer'>{said_in('open page', lang)}</a> <code>{html.escape(chunk.source)}</code>"
+            f"<div class='kimas-open'><a href='{attr(chunk.source)}' target='_blank' "
+            f"rel='noopener noreferrer'>{said_in('open page', lang)}</a> {code(chunk.source)}"
             f"{when}</div>"
         )
-    name = html.escape(Path(chunk.source).name)
+    name = esc_html(Path(chunk.source).name)
     shown = viewable(chunk.source)
     label = said_in("original file", lang) if shown else said_in("open file", lang, name=name)
     opened = (
         f"<div class='kimas-open'><a class='kimas-file' href='{source_url(chunk.source, chunk.page)}' "
         f"target='_blank' rel='noopener'>{label}</a> "
-        f"<code>{html.escape(chunk.source)}</code></div>"
+        f"{code(chunk.source)}</div>"
     )
     if not shown:
         return opened
     ok = start is not None and end is not None and 0 <= start < end <= len(chunk.text)
     at = viewer_url(chunk.source, chunk.page, chunk.lines, chunk.text[start:end] if ok else chunk.text)
     return (
-        f"<div class='kimas-view'><a class='kimas-view' href='{html.escape(at, quote=True)}' target='_blank' "
+        f"<div class='kimas-view'><a class='kimas-view' href='{attr(at)}' target='_blank' "
         f"rel='noopener'>{said_in('open at passage', lang, name=name)}</a></div>{opened}"
     )
 
@@ -87,13 +88,13 @@ def _open_link(chunk: Chunk, start: int | None = None, end: int | None = None, l
 def _source_details(
     n: int, chunk: Chunk, summary: str, start: int | None, end: int | None, anchor: str = "", lang: str = "en"
 ) -> str:
-    where = f" · {html.escape(locator(chunk, lang))}" if chunk.locator else ""
+    where = f" · {esc_html(locator(chunk, lang))}" if chunk.locator else ""
     if chunk.online:
-        where = f" · {said_in('web', lang, name=html.escape(chunk.collection))}"
-    heading = f"<div class='kimas-heading'>{html.escape(chunk.heading)}</div>" if chunk.heading else ""
+        where = f" · {said_in('web', lang, name=esc_html(chunk.collection))}"
+    heading = f"<div class='kimas-heading'>{esc_html(chunk.heading)}</div>" if chunk.heading else ""
     at = f" id='{anchor}'" if anchor else ""
     return (
-        f"<details class='kimas-citation'{at}><summary>[{n}] <b>{html.escape(source_name(chunk))}</b>{where}{summary}</summary>"
+        f"<details class='kimas-citation'{at}><summary>[{n}] <b>{esc_html(source_name(chunk))}</b>{where}{summary}</summary>"
         f"{heading}<div class='kimas-chunk'>{chunk_html(chunk, start, end)}</div>"
         f"{_open_link(chunk, start, end, lang)}</details>"
     )
@@ -105,7 +106,7 @@ def citation_html(c: Citation, key: str = "", lang: str = "en") -> str:
     answer's [n] markers; the app's words in ``lang``."""
     shown = " ".join((c.sentence or c.snippet).split())
     anchor = source_anchor(key, c.n) if key else ""
-    return _source_details(c.n, c.chunk, f" — “{html.escape(shown)}”", c.start, c.end, anchor, lang)
+    return _source_details(c.n, c.chunk, f" — “{esc_html(shown)}”", c.start, c.end, anchor, lang)
 
 
 def source_anchor(key: str, n: int) -> str:
@@ -123,7 +124,7 @@ def quote_html(quotes: Sequence[Quote], answerable: bool, question: str = "") ->
     label = said("from your documents" if answerable else "closest passages", question)
     lang = language_of(question)
     blocks = [
-        f"<blockquote class='kimas-quote'>“{html.escape(q.display)}”</blockquote>"
+        f"<blockquote class='kimas-quote'>“{esc_html(q.display)}”</blockquote>"
         + _source_details(q.n, q.chunk, "", q.start, q.end, lang=lang)
         for q in quotes
     ]
@@ -143,11 +144,11 @@ def table_html(t: TableAnswer, lang: str = "en") -> str:
     order = list(dict.fromkeys(n for n in named if n))
     order += [c.name for c in t.table.columns if c.name not in order]
     shown = order[:TABLE_COLUMNS]
-    head = "".join(f"<th>{html.escape(n)}</th>" for n in [said_in("row", lang), *shown])
+    head = "".join(f"<th>{esc_html(n)}</th>" for n in [said_in("row", lang), *shown])
     body = ""
     for row in r.rows:
         cells = dict(row.cells)
-        tds = "".join(f"<td>{html.escape(cells.get(n, ''))}</td>" for n in shown)
+        tds = "".join(f"<td>{esc_html(cells.get(n, ''))}</td>" for n in shown)
         body += f"<tr><td>{row.row}</td>{tds}</tr>"
     more = r.used - len(r.rows)
     more_note = (
@@ -155,9 +156,9 @@ def table_html(t: TableAnswer, lang: str = "en") -> str:
     )
     link = (
         f"<a href='{source_url(t.table.source)}' target='_blank' rel='noopener'>"
-        f"{said_in('open file', lang, name=html.escape(table_place(t.table)))}</a>"
+        f"{said_in('open file', lang, name=esc_html(table_place(t.table)))}</a>"
     )
-    computed = said_in("computed", lang, what=html.escape(r.description))
+    computed = said_in("computed", lang, what=esc_html(r.description))
     return (
         f"<div class='kimas-table-answer'><div class='kimas-quote-label'>{computed}"
         f"</div><table class='kimas-table-rows'><tr>{head}</tr>{body}</table>"
@@ -181,8 +182,9 @@ def marked_answer(
     key: str = "",
     lang: str = "en",
 ) -> str:
-    """The answer with each sentence the sources do not back marked (and why, on hover, in ``lang``), and
-    an [n] after each sentence source n backs (``markers``, linked to the sources of answer ``key``)."""
+    """The answer, escaped, with each sentence the sources do not back marked (and why, on hover, in
+    ``lang``), and an [n] after each sentence source n backs (``markers``, linked to the sources of answer
+    ``key``). The model copies documents: their ``$``, ``<b>`` or ``|`` show as characters (issue 69)."""
     if markers:
         # Markers go after supported sentences only, so they never fall inside a flagged one: mark the
         # pieces between them.
@@ -196,20 +198,20 @@ def marked_answer(
         return "".join(pieces)
     flagged = [s for s in support if not s.supported and answer[s.start : s.end] == s.text]
     if not flagged:
-        return answer
+        return esc_html(answer)
     out = []
     pos = 0
     for s in sorted(flagged, key=lambda x: x.start):
         if s.start < pos:
             continue
         why = unsupported_why(s, lang)
-        out.append(answer[pos : s.start])
+        out.append(esc_html(answer[pos : s.start]))
         out.append(
-            f"<span class='kimas-unsupported' title='{html.escape(why, quote=True)}'>{esc(s.text)}</span>"
-            f"<sup class='kimas-flag' title='{html.escape(said_in('flag', lang), quote=True)}'>⚠</sup>"
+            f"<span class='kimas-unsupported' title='{attr(why)}'>{esc_html(s.text)}</span>"
+            f"<sup class='kimas-flag' title='{attr(said_in('flag', lang))}'>⚠</sup>"
         )
         pos = s.end
-    out.append(answer[pos:])
+    out.append(esc_html(answer[pos:]))
     return "".join(out)
 
 
@@ -254,11 +256,11 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
         if turn.finished and support:
             shown = {c.n for c in turn.citations}
             markers = place_markers(answer, support, shown) if key else ()
-            parts.append(marked_answer(answer, support, markers, key, lang).strip())
-        elif turn.table is not None:  # the values and names are the file's: shown as text
-            parts.append(esc(answer.strip()))
-        else:
-            parts.append(answer.strip() if turn.finished else answer)
+            parts.append(_EDGE_BREAKS.sub("", marked_answer(answer, support, markers, key, lang)))
+        elif turn.no_knowledge:  # the app's own words: how to add knowledge (Markdown)
+            parts.append(answer.strip())
+        else:  # the model's words or the documents' (a quote, a table's values): shown as text (issue 69)
+            parts.append(esc_html(answer.strip() if turn.finished else answer.lstrip()))
         if turn.table is not None and turn.table.answered:
             parts.append(table_html(turn.table, lang))
         if turn.finished and turn.uses_quote is False:
@@ -309,7 +311,7 @@ def earlier_html(earlier: Sequence[Turn], lang: str = "en") -> str:
         answer = without_preamble(t.answer, (), lang)[0].strip()
         blocks.append(
             f"<div class='kimas-earlier-answer'><div class='kimas-quote-label'>{said_in('answer n', lang, n=i)}"
-            f"{state}</div><div>{html.escape(answer or t.error or said_in('no answer', lang))}</div>{cited}</div>"
+            f"{state}</div><div>{esc_html(answer or t.error or said_in('no answer', lang))}</div>{cited}</div>"
         )
     n = len(earlier)
     summary = said_in("earlier answers", lang, n=n, s="s" if n != 1 else "")
