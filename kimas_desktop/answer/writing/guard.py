@@ -4,6 +4,11 @@ Small chat models (SmolLM2-135M) repeat one line until the token limit, or go on
 chat log ("user: … / assistant: …", "Question: …"). ``StreamGuard`` watches the deltas and says when to
 stop; it holds back only the start of a line that could still become such a marker, so the user never sees
 one. ``text`` is the answer without the repeated or transcript part.
+
+Two kinds of repetition stop it: a finished line or sentence written again, and a loop at the end of the
+text whatever its punctuation (issue 69: "最大的数据集," streamed 46 times, "KAG-Builder:[3] KAG-Solver:[1]
+KAG-Model:[3]" 17 times, neither a sentence): the same characters written back to back, three times when
+they are short, twice from ``_LONG_UNIT`` characters on. The first copy stays; the copies after it go.
 """
 
 from __future__ import annotations
@@ -35,6 +40,35 @@ def _may_become_marker(line: str) -> bool:
 _UNIT = re.compile(r"[^\n.!?。！？]+[.!?。！？]*")
 
 
+_LONG_UNIT = 20  # a unit this long written twice in a row is a loop; a shorter one needs three copies
+_LOOP_SPAN = 20  # the fewest characters a loop of short units spans ("哈哈" needs ten copies)
+_TAIL = 1_200  # how far back a loop is looked for
+
+
+def loop_start(text: str) -> int | None:
+    """Where the copies of a loop at the end of ``text`` begin (the first copy ends there); None when
+    the text does not end in a loop."""
+    tail = text[-_TAIL:]
+    n, offset = len(tail), len(text) - len(tail)
+    for p in range(2, n // 2 + 1):
+        unit = tail[n - p :]
+        if not unit.strip():
+            continue
+        copies = 1
+        while (copies + 1) * p <= n and tail[n - (copies + 1) * p : n - copies * p] == unit:
+            copies += 1
+        need = 2 if p >= _LONG_UNIT else max(3, -(-_LOOP_SPAN // p))
+        if copies >= need:
+            start = n - copies * p  # back to where the loop began: its first copy is kept whole
+            while start > 0 and tail[start - 1] == tail[start - 1 + p]:
+                start -= 1
+            cut = start + p  # and on to the end of its word ("hermes." begins as "s. The … herme")
+            while cut < min(n, start + 2 * p - 1) and tail[cut - 1].isascii() and tail[cut - 1].isalnum():
+                cut += 1
+            return offset + cut
+    return None
+
+
 def _key(unit: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", unit.lower()).split())
 
@@ -58,8 +92,14 @@ class StreamGuard:
         return self._shown.strip() if self.stopped else (self._shown + self._held).strip()
 
     def _cut_repeats(self) -> None:
-        """Count finished lines/sentences; on the N-th repeat, drop it and stop."""
+        """Count finished lines/sentences; on the N-th repeat, drop it and stop. A loop at the end of the
+        text (``loop_start``) stops it too."""
         body = self._shown
+        at = loop_start(body)
+        if at is not None:
+            self._shown = body[:at].rstrip()
+            self.stopped, self.reason = True, "repetition"
+            return
         for m in _UNIT.finditer(body, self._checked):
             unit = m.group()
             if m.end() == len(body) and not re.search(r"[.!?。！？]\s*$", unit):

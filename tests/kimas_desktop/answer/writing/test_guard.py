@@ -11,12 +11,14 @@ def deltas(text: str) -> list[str]:
     return re.findall(r"\S+\s*|\s+", text)
 
 
-def run(text: str) -> tuple[str, StreamGuard, int]:
+def run(text: str, size: int = 0) -> tuple[str, StreamGuard, int]:
+    """``text`` streamed by words (``size`` 0) or in pieces of ``size`` characters (Chinese has no spaces)."""
     pulled = 0
+    pieces = deltas(text) if not size else [text[i : i + size] for i in range(0, len(text), size)]
 
     def source():  # type: ignore[no-untyped-def]
         nonlocal pulled
-        for d in deltas(text):
+        for d in pieces:
             pulled += 1
             yield d
 
@@ -49,3 +51,28 @@ def test_a_normal_answer_passes_unchanged() -> None:
     assert shown == text and guard.text == text and not guard.stopped
     short, guard, _ = run("Yes")  # a held line start is released at the end
     assert short == "Yes" and guard.text == "Yes"
+
+
+def test_a_loop_that_is_no_sentence_stops_within_a_few_copies() -> None:
+    """Issue 69: what the embedded model streamed for about a minute, each loop kept to its first copy."""
+    for head, unit in [
+        ("KAG 的数据集中，", "最大的数据集,"),
+        ("数据集：", "最大的数据集"),
+        ("三个模块：", "KAG-Builder:[3] KAG-Solver:[1] KAG-Model:[3] "),
+    ]:
+        shown, guard, pulled = run(head + unit * 40, size=3)
+        assert guard.reason == "repetition"
+        assert guard.text == (head + unit).strip()
+        assert shown.count(unit.strip()) <= 4 and pulled * 3 <= len(head + unit * 5)
+
+
+def test_text_that_only_repeats_a_little_is_not_a_loop() -> None:
+    for text in [
+        "Yes, yes. The backups are kept for 90 days.",
+        "步骤一：检索。步骤二：生成。",
+        "The rows 1, 2, 3 and 4 are summed: 10.",
+        "哈哈哈，这个问题很好。",
+    ]:
+        for size in (0, 1, 3):
+            shown, guard, _ = run(text, size)
+            assert shown == text and not guard.stopped
