@@ -28,6 +28,7 @@ from kimas_desktop.answer.signals.answer_slot import answer_shaped
 from kimas_desktop.answer.signals.compare import Computed
 from kimas_desktop.answer.signals.documents import OwnWords, in_own_words
 from kimas_desktop.answer.signals.quote import renumber_quotes
+from kimas_desktop.answer.signals.shape import misshapen
 from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.budget import PaceMeter, PromptSpeed
 from kimas_desktop.answer.writing.citations import closest_passages, supported_citations, value_citations
@@ -150,11 +151,14 @@ class AnswerWriter:
         report = self._support.check(answer, hits, run.question, quotes)
         quote = " ".join(q.text for q in quotes)
         used = uses_quote(answer, quote, run.question) if quotes else None
-        aside = run.policy is not None and run.policy.sets_aside(decided.decision, report.sentences, quotes)
+        shape = misshapen(answer, run.question) if quotes else ""  # no answer at all: as if unsupported
+        aside = bool(shape) or (
+            run.policy is not None and run.policy.sets_aside(decided.decision, report.sentences, quotes)
+        )
         run.trace.add(SupportStage(t.ms(), len(report.sentences), report.unsupported, used, aside))
         yield SupportReady(report.sentences, used)
         if aside:
-            yield from self._quoted(run, quotes, set_aside=answer)
+            yield from self._quoted(run, quotes, set_aside=answer, why=shape)
             return
         citations = supported_citations(report.sentences, hits)
         note = "" if citations else "no sentence of the answer is backed by the sources"
@@ -195,12 +199,14 @@ class AnswerWriter:
         return in_own_words(run.focus, decided.evidence.hits, quotes)
 
     @staticmethod
-    def _quoted(run: Run, quotes: list[Quote], set_aside: str) -> Steps:
-        """The quote in place of a model's answer no source backs (rule ``quote instead``): the documents'
-        own words, saying the model's text was set aside (``Done`` carries this text alone)."""
+    def _quoted(run: Run, quotes: list[Quote], set_aside: str, why: str = "") -> Steps:
+        """The quote in place of a model's answer no source backs (rule ``quote instead``) or that is no
+        answer (``why``: its shape, ``signals/shape.py``): the documents' own words, saying the model's text
+        was set aside (``Done`` carries this text alone)."""
         text, cited = quote_text(quotes, set_aside=True, question=run.question), closest_passages(quotes)
         yield AnswerDelta(f"\n\n{text}")
-        run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), "the model's answer was set aside"))
+        note = "the model's answer was set aside" + (f" ({why})" if why else "")
+        run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), note))
         yield from finish(run, Answered(text, cited, "the model's answer was set aside", set_aside))
 
     @staticmethod

@@ -26,3 +26,15 @@ def test_a_label_the_model_copies_into_a_chinese_answer_is_not_shown() -> None:
     assert "查询重写步骤先改写问题[1]" in streamed  # the answer and its marker stay
     for shown in (streamed, done.answer):
         assert "lines" not in shown and "agentic-rag-pattern.zh.txt" not in shown
+
+
+def test_an_english_template_in_reply_to_a_chinese_question_gives_way_to_the_quote() -> None:
+    """Issue 69: "The original document is: [1] … The document is: [1]" to a Chinese question, even from
+    a model that judges (whose unbacked answers are otherwise shown, marked)."""
+    template = "The original document is: [1] 2. 框架概述 The document is: [1]"
+    chat = ScriptedChatModel(by_schema(DOGS, template), judges=True)
+    pipe, searcher = make(chat, agentic={"enabled": False}, routing={"top_k": 1})
+    searcher.add("pets", [FACT], PAPER)
+    done = list(pipe.ask("查询重写步骤 是什么?"))[-1]
+    assert isinstance(done, Done)
+    assert "The original document" not in done.answer and FACT.split()[1] in done.answer
