@@ -10,6 +10,11 @@ conversation and the question as asked (``rerank_readings``): each reading's can
 that reading and the two rankings are fused by rank, so a wrong guess that the question leans on the
 conversation cannot push out what the question itself finds (issue 23; scoring both readings' candidates
 against the rewrite alone lost them).
+
+The reading kept to the files the conversation's answers came from asks the same query as a search of the
+whole collection when the question was not rewritten: its passages are found twice and fused above the one
+the whole search ranks first. That one leads (issue 69: a question that stands alone was declined in the
+fourth turn of a chat and answered in a new one).
 """
 
 from __future__ import annotations
@@ -63,6 +68,9 @@ class EvidenceFilter:
             for hit in ranking:
                 scored.setdefault(hit.chunk.chunk_id, hit)
         fused = [scored[h.chunk.chunk_id] for h in reciprocal_rank_fusion(rankings)]
+        if readings[0][0] == readings[-1][0] and rankings[0]:  # the last one narrowed the first one's query
+            lead = rankings[0][0]
+            fused = [lead, *(h for h in fused if h.chunk.chunk_id != lead.chunk.chunk_id)]
         return deduplicate(fused)[: self._top_n]
 
 

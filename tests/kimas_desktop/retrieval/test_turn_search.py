@@ -151,3 +151,21 @@ def test_retrieving_a_first_question_does_not_load_the_chat_model_to_describe_it
     history = [Message("user", "Tell me about cars"), Message("assistant", "They have engines.")]
     pipe.retrieve("How often is it changed?", history)
     assert Counting.described == 1  # a follow-up's rewrite asks once; the pipeline keeps the answer
+
+
+def test_narrowing_to_the_conversations_files_never_takes_the_first_place_of_what_the_question_finds() -> (
+    None
+):
+    """Issue 69: a question that stands alone, asked fourth in a chat, was declined: the passage its own
+    search ranked first (in another file) lost its place to passages of the files the earlier answers came
+    from, which the narrowed search found again. It leads as in a new chat; the files' passage still
+    comes along."""
+    vet = ("/k/vet.md", ["When did Rex the vet leave the clinic? Rex left the clinic in June."])
+    pets = ("/k/pets.md", ["Rex leave home.", "When did Rex sleep?", "Rex did walk when it rained."])
+    asked = rex_asked_after_an_answer({"needs_history": "no", "query": "When did Rex leave?"}, 3, vet, pets)
+    alone = asked(())
+    assert alone.hits[0].chunk.source == "/k/vet.md"
+    fourth = asked(("/k/pets.md",))
+    assert _found(fourth.trace, RewriteStage).within == ("/k/pets.md",)
+    assert fourth.hits[0].chunk.text == alone.hits[0].chunk.text
+    assert any(h.chunk.source == "/k/pets.md" for h in fourth.hits)
