@@ -58,13 +58,13 @@ def _layer(w: dict[str, Tensor], i: int, x: Tensor, bias: Tensor, s: ReaderShape
     """A post-norm BERT layer (XLM-R's), exact GELU."""
     import torch.nn.functional as F
 
-    b, n, h = x.shape
+    b, n, h = x.shape[0], x.shape[1], s.hidden  # the width static (ONNX export wants it constant)
 
     def linear(name: str, t: Tensor) -> Tensor:
         return F.linear(t, w[f"l{i}.{name}.w"], w[f"l{i}.{name}.b"])
 
     def heads(t: Tensor) -> Tensor:
-        return t.view(b, n, s.heads, h // s.heads).transpose(1, 2)
+        return t.reshape(b, n, s.heads, h // s.heads).transpose(1, 2)
 
     attended = F.scaled_dot_product_attention(
         heads(linear("q", x)), heads(linear("k", x)), heads(linear("v", x)), attn_mask=bias
