@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from kimas_desktop.answer.model_alone import LABEL as MODEL_ALONE_LABEL
 from kimas_desktop.answer.phrases import language_of
+from ui.chat.trace_words import TRACE
 from ui.words import COLUMNS, WORDS
 
 __all__ = ["SAID", "said", "said_in"]
@@ -88,6 +89,7 @@ SAID: dict[str, tuple[str, str]] = {
         "或选择 **{mode}：{alone}**。",
     ),
 }
+SAID |= TRACE  # the trace's words (issue 69)
 
 
 def said_in(key: str, language: str, **values: object) -> str:

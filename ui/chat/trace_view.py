@@ -1,12 +1,15 @@
-"""The trace ("How this answer was made") as Markdown: each typed stage record rendered by its fields."""
+"""The trace ("How this answer was made") as Markdown: each typed stage record rendered by its fields, in the
+language of its question (issue 69: ``ui.chat.trace_words``), like the chat's other lines."""
 
 from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.chat.viewer import viewable
+from kimas_desktop.answer.phrases import language_of
 from kimas_desktop.answer.writing.budget import Pace, first_word_s
 from kimas_desktop.text.words import truncate
 from kimas_desktop.trace import (
@@ -28,33 +31,53 @@ from kimas_desktop.trace import (
 )
 from kimas_desktop.types import Chunk, Hit
 from ui.chat.said import said, said_in
+from ui.chat.trace_words import MARKS, again
 from ui.markup import esc, viewer_url
 
-# What each timed stage is called on the page (the trace's own names are for `kimas ask --json`).
+# What each timed stage is called on the page, in English (the trace's own names are for `kimas ask --json`);
+# ``stage_label`` says it in another language.
 STAGE_LABELS = {
-    "rewrite": "understanding the question",
-    "route": "choosing collections",
-    "reroute": "choosing collections again",
-    "retrieve": "searching",
-    "context_analysis": "reading the conversation",
-    "rerank": "ranking the evidence",
-    "pack": "fitting the evidence",
-    "budget": "planning for the first word",
-    "compute": "comparing the values",
-    "hop": "searching for the bridge",
-    "document": "reading the document's card or chapter",
-    "agentic": "second search",
-    "online": "online sources",
-    "quote": "finding the quote",
-    "answer_check": "the model's check",
-    "first_token": "first word of the answer",
-    "answer": "writing the answer",
-    "citations": "citing sources",
-    "support": "checking the answer",
-    "total": "total",
+    stage: said_in(f"tr stage {stage}", "en")
+    for stage in (
+        "rewrite route reroute retrieve context_analysis rerank pack budget compute hop document agentic "
+        "online quote answer_check first_token answer citations support total"
+    ).split()
 }
 
-__all__ = ["budget_line", "locator", "status_line", "trace_markdown"]
+__all__ = ["STAGE_LABELS", "budget_line", "locator", "stage_label", "status_line", "trace_markdown"]
+
+
+@dataclass(frozen=True)
+class Say:
+    """The trace's words in ``lang``: ``say(key, **values)`` is ``said_in`` (``ui.chat.trace_words``), and
+    the marks between a list's items, between queries and at a sentence's end are the language's."""
+
+    lang: str
+
+    def __call__(self, key: str, **values: object) -> str:
+        return said_in(key, self.lang, **values)
+
+    @property
+    def sep(self) -> str:
+        return MARKS.get(self.lang, MARKS["en"])[0]
+
+    @property
+    def query_sep(self) -> str:
+        return MARKS.get(self.lang, MARKS["en"])[1]
+
+    @property
+    def end(self) -> str:
+        return MARKS.get(self.lang, MARKS["en"])[2]
+
+
+ENGLISH = Say("en")
+
+
+def stage_label(stage: str, lang: str = "en") -> str:
+    """What the timed ``stage`` is called on the page, in ``lang`` (an unknown stage: its own name)."""
+    key = f"tr stage {stage}"
+    text = said_in(key, lang)
+    return stage if text == key else text
 
 
 def locator(chunk: Chunk, lang: str = "en") -> str:
@@ -66,43 +89,50 @@ def locator(chunk: Chunk, lang: str = "en") -> str:
     return ""
 
 
-def _hit_line(n: int, h: Hit, name_of: Callable[[str], str]) -> str:
+def _hit_line(n: int, h: Hit, name_of: Callable[[str], str], say: Say, lang: str) -> str:
     """One piece of evidence; a file the viewer shows links to its page at the passage (``/kimas/view``)."""
     c = h.chunk
-    where = f" · {c.locator}" if c.locator else ""
+    where = f" · {locator(c, lang) or c.locator}" if c.locator else ""
     name = f"**{esc(c.source if c.online else Path(c.source).name)}**"
     if not c.online and viewable(c.source):
         at = html.escape(viewer_url(c.source, c.page, c.lines, c.text), quote=True)
         name = f"<a class='kimas-evidence' href='{at}' target='_blank' rel='noopener'>{name}</a>"
     return (
-        f"{n}. {name}{esc(where)} · {esc(name_of(c.collection))} · score {h.score:.3f}"
+        f"{n}. {name}{esc(where)} · {esc(name_of(c.collection))} · {say('tr score', score=f'{h.score:.3f}')}"
         f" — {esc(truncate(' '.join(c.text.split()), 160))}"
     )
 
 
+# The answer policy's rules (``DecisionStage.rule``), by what each means to a reader.
 DECISION_RULES = {
-    "lexical": "from how well the evidence matches the question",
-    "rescued": "the chat model copied the answer from a source, though the match was weak",
-    "doubted": "the chat model found no source that states it, though the match was good",
-    "try anyway": "you asked the model to try",
-    "computed": "the sources give both values the question compares",
+    rule: said_in(f"tr rule {rule}", "en")
+    for rule in ("lexical", "rescued", "doubted", "try anyway", "computed")
 }
 
 
-def conversation_use(rewrite: RewriteStage) -> str:
+def _rule(rule: str, say: Say) -> str:
+    return say(f"tr rule {rule}") if rule in DECISION_RULES else rule
+
+
+def _files(files: tuple[str, ...], say: Say) -> str:
+    return say.sep.join(esc(Path(f).name) for f in files)
+
+
+def conversation_use(rewrite: RewriteStage, say: Say = ENGLISH) -> str:
     """What the context manager took from the conversation, in the user's words."""
-    files = ", ".join(esc(Path(f).name) for f in rewrite.within)
-    within = f"in the files the earlier answers came from ({files})" if files else ""
+    within = say("tr within", files=_files(rewrite.within, say)) if rewrite.within else ""
+    reason = esc(again(rewrite.reason, say))
     if rewrite.depends == "self-contained":
-        kept = f" ({esc(rewrite.note)})" if rewrite.note else ""
-        also = f"; also {within}, and the searches merged" if within else ""
-        return f"searched as asked{kept}: {esc(rewrite.reason)}{also}"
-    asked = ", ".join(f"“{esc(truncate(q, 80))}”" for q in rewrite.earlier) or "the earlier answers"
+        also = say("tr also within", within=within) if within else ""
+        if rewrite.note:
+            return say("tr as asked kept", note=esc(again(rewrite.note, say)), reason=reason, also=also)
+        return say("tr as asked", reason=reason, also=also)
+    asked = say.sep.join(f"“{esc(truncate(q, 80))}”" for q in rewrite.earlier)
     both = ""
     if rewrite.also_as_asked:
-        kept = f", in all files and {within}" if within else ""
-        both = f"; also searched as asked{kept}, and the searches merged"
-    return f"used the earlier question {asked}: {esc(rewrite.reason)}{both}"
+        kept = say("tr in all files and", within=within) if within else ""
+        both = say("tr also as asked", kept=kept)
+    return say("tr used earlier", asked=asked or say("tr the earlier answers"), reason=reason, both=both)
 
 
 def status_line(message: str, pace: Pace | None, question: str = "") -> str:
@@ -125,225 +155,243 @@ def status_line(message: str, pace: Pace | None, question: str = "") -> str:
     return f"{message} {pace_text}"
 
 
-def budget_line(b: BudgetStage, first: FirstTokenStage | None = None) -> str:
+def _speed_from(source: str, say: Say) -> str:
+    """Where the prompt speed comes from (``PromptSpeed``'s "measured at load", "recent answers", "unknown")."""
+    return esc(say(source))
+
+
+def budget_line(b: BudgetStage, first: FirstTokenStage | None = None, say: Say = ENGLISH) -> str:
     """How the answer prompt was cut to start in time (issue 28), in the user's words: the aim, whether
     it was still ahead when the prompt was planned, when the first word was expected at the measured
     speed and when it came. A time is said to be due only while it was still ahead (issue 46)."""
-    given = f"{b.sources} source{'s' if b.sources != 1 else ''} given to the model ({b.prompt} prompt tokens)"
-    came = f" The first word came at {first.ms / 1000:.1f} s." if first is not None else ""
+    given = say("tr budget given", n=b.sources, s="s" if b.sources != 1 else "", prompt=b.prompt)
+    came = say("tr budget came", at=f"{first.ms / 1000:.1f}") if first is not None else ""
+    label = say("tr budget")
     if b.allowed is None:
-        why = "no time limit set" if b.target_s <= 0 else f"prompt speed {esc(b.speed_from)}"
-        return f"\n**Time budget:** none ({why}); {given}.{came}"
-    speed = f"{b.tokens_per_s:.0f} prompt tokens/s ({esc(b.speed_from)})" if b.tokens_per_s else ""
+        source = _speed_from(b.speed_from, say)
+        why = say("tr budget no limit") if b.target_s <= 0 else say("tr budget speed unknown", source=source)
+        return f"\n{label} {say('tr budget none', why=why, given=given)}{came}"
+    speed = (
+        say("tr budget speed", rate=f"{b.tokens_per_s:.0f}", source=_speed_from(b.speed_from, say))
+        if b.tokens_per_s
+        else ""
+    )
+    target, elapsed = f"{b.target_s:g}", f"{b.elapsed_s:.1f}"
     if b.elapsed_s < b.target_s:
-        aim = (
-            f"the first word was aimed for {b.target_s:g} s after the question, {b.elapsed_s:.1f} s had "
-            f"passed; at {speed} that left {b.allowed} prompt tokens"
+        aim = say(
+            "tr budget ahead", target=target, elapsed=elapsed, speed=speed, allowed=b.allowed, given=given
         )
     else:
-        aim = (
-            f"the aim of a first word {b.target_s:g} s after the question had passed before the model was "
-            f"asked ({b.elapsed_s:.1f} s spent finding the evidence); at {speed}, only what must stay"
-        )
-    text = f"\n**Time budget:** {aim}: {given}"
+        aim = say("tr budget passed", target=target, elapsed=elapsed, speed=speed, given=given)
+    text = f"\n{label} {aim}"
     if b.cut:
-        text += f", {b.cut} lower-ranked source{'s' if b.cut != 1 else ''} left out for time"
+        text += say("tr budget cut", n=b.cut, s="s" if b.cut != 1 else "")
     if b.over:
-        text += "; the quoted sources alone needed more, and they stay"
+        text += say("tr budget over")
     expected = first_word_s(b.elapsed_s, b.prompt, b.tokens_per_s)
     if expected is not None:
-        text += f". At that speed the first word was expected at {expected:.1f} s"
-    return text + "." + came
+        text += say("tr budget expected", at=f"{expected:.1f}")
+    return text + say.end + came
 
 
-def online_lines(trace: Trace) -> list[str]:
+def _asked(r: OnlineStage, say: Say) -> str:
+    why = esc(again(r.why, say))
+    return say("tr asked query", query=esc(r.query), why=why) if r.query else say("tr asked", why=why)
+
+
+def online_lines(trace: Trace, say: Say = ENGLISH) -> list[str]:
     """Which online sources were asked, with which query (what left this computer), and what came back."""
     records = [s for s in trace.stages if isinstance(s, OnlineStage)]
     if not records:
         return []
-    out = ["\n**Online sources**\n"]
+    out = [f"\n{say('tr online')}\n"]
     for r in records:
+        source = esc(r.source)
         if r.skipped:
-            out.append(f"- {esc(r.source)}: not asked ({esc(r.skipped)})")
-            continue
-        asked = f"asked “{esc(r.query)}” ({esc(r.why)})" if r.query else f"asked ({esc(r.why)})"
-        if r.error:
+            out.append(f"- {say('tr not asked', source=source, why=esc(again(r.skipped, say)))}")
+        elif r.error:
             out.append(
-                f"- {esc(r.source)}: {asked}; **failed**: {esc(r.error)}. The answer used your documents only."
+                f"- {say('tr online failed', source=source, asked=_asked(r, say), error=esc(r.error))}"
             )
         else:
-            found = f"{r.results} results, {r.pages_read} pages read, {r.passages} passages"
-            out.append(f"- {esc(r.source)}: {asked}: {found} ({r.ms / 1000:.1f} s)")
+            found = say(
+                "tr online found",
+                source=source,
+                asked=_asked(r, say),
+                results=r.results,
+                pages=r.pages_read,
+                passages=r.passages,
+                seconds=f"{r.ms / 1000:.1f}",
+            )
+            out.append(f"- {found}")
     return out
 
 
-def _question_lines(trace: Trace, name_of: Callable[[str], str]) -> list[str]:
+def _question_lines(trace: Trace, name_of: Callable[[str], str], say: Say) -> list[str]:
     """The search query, what the conversation added, and collections that need re-embedding."""
     lines: list[str] = []
     rewrite = trace.find(RewriteStage)
-    method = f" _(by {esc(rewrite.method)})_" if rewrite is not None and rewrite.method else ""
-    lines.append(f"**Search query:** {esc(trace.query or trace.question)}{method}")
+    method = ""
+    if rewrite is not None and rewrite.method:
+        named = say(f"tr method {rewrite.method}")
+        method = say("tr by", method=esc(rewrite.method if named.startswith("tr method") else named))
+    lines.append(f"{say('tr query')} {esc(trace.query or trace.question)}{method}")
     if rewrite is not None and rewrite.reason and rewrite.method != "first-turn":
-        lines.append(f"\n**Conversation:** {conversation_use(rewrite)}")
+        lines.append(f"\n{say('tr conversation')} {conversation_use(rewrite, say)}")
     stale = trace.find(ReembedStage)
     if stale is not None:
-        lines.append(
-            f"\n**Needs re-embedding:** {esc(', '.join(name_of(c) for c in stale.collections))} (built with another embedding "
-            "model: not searched by meaning until re-embedded in the Knowledge tab)"
-        )
+        names = say.sep.join(esc(name_of(c)) for c in stale.collections)
+        lines.append(f"\n{say('tr needs reembedding', names=names)}")
     return lines
 
 
-def _search_lines(trace: Trace, name_of: Callable[[str], str]) -> list[str]:
+def _search_lines(trace: Trace, name_of: Callable[[str], str], say: Say, lang: str) -> list[str]:
     """Routing, the retrieval agents' queries, and the evidence given to the model; each collection by
     the name it shows (``name_of``: id → name)."""
     lines: list[str] = []
     if trace.routes:
         searched = set(trace.agent_queries)
-        lines.append(
-            "\n**Collections** (how well each matches the question: its main topics, its description, "
-            "the meaning of its best passages, its characteristic words)\n"
-        )
-        lines.append(
-            "| collection | score | topics | description | passages | words | searched |\n"
-            "|---|---|---|---|---|---|---|"
-        )
+        lines.append(f"\n{say('tr collections')}\n")
+        columns = "collection score topics description passages words searched".split()
+        head = " | ".join(say(f"tr col {c}") for c in columns)
+        lines.append(f"| {head} |\n" + "|---" * len(columns) + "|")
         for r in trace.routes:
             mixin = "–" if r.mixin_score is None else f"{r.mixin_score:.3f}"
             lexical = "–" if r.lexical_score is None else f"{r.lexical_score:+.2f}"
-            mark = "yes" if r.collection in searched else ""
+            mark = say("tr yes") if r.collection in searched else ""
             lines.append(
                 f"| {esc(name_of(r.collection))} | {r.score:.3f} | {r.centroid_score:.3f} | {mixin} "
                 f"| {r.dense_score:.3f} | {lexical} | {mark} |"
             )
     if trace.agent_queries:
-        lines.append("\n**Queries of each retrieval agent**\n")
+        lines.append(f"\n{say('tr agent queries')}\n")
         for name, queries in trace.agent_queries.items():
-            lines.append(f"- {esc(name_of(name))}: " + "; ".join(f"“{esc(q)}”" for q in queries))
+            lines.append(f"- {esc(name_of(name))}: " + say.query_sep.join(f"“{esc(q)}”" for q in queries))
     if trace.evidence:
-        lines.append("\n**Evidence given to the model**\n")
-        lines += [_hit_line(i + 1, h, name_of) for i, h in enumerate(trace.evidence)]
+        lines.append(f"\n{say('tr evidence')}\n")
+        lines += [_hit_line(i + 1, h, name_of, say, lang) for i, h in enumerate(trace.evidence)]
     return lines
 
 
-def _evidence_lines(trace: Trace) -> list[str]:
+def _order(order: str, say: Say) -> str:
+    """A computed answer's order or operation (``ComputeStage.order``), as a word."""
+    said_order = say(f"tr order {order}")
+    return esc(order if said_order.startswith("tr order") else said_order)
+
+
+def _evidence_lines(trace: Trace, say: Say) -> list[str]:
     """How the evidence was shaped: the time budget, a document's card or chapter, hops, computed values."""
     lines: list[str] = []
     budget = trace.find(BudgetStage)
     if budget is not None:
-        lines.append(budget_line(budget, trace.find(FirstTokenStage)))
+        lines.append(budget_line(budget, trace.find(FirstTokenStage), say))
     doc = trace.find(DocumentStage)
     if doc is not None:
         name = esc(doc.source.rsplit("/", 1)[-1])
         what = (
-            f"its chapter “{esc(doc.section)}” ({doc.passages} passage(s) first)"
+            say("tr its chapter", section=esc(doc.section), n=doc.passages)
             if doc.section
-            else "its card"
+            else say("tr its card")
         )
-        lines.append(f"\n**Document**: {name}, {what}: {esc(doc.why)}")
+        lines.append(f"\n{say('tr document', name=name, what=what, why=esc(again(doc.why, say)))}")
     hops = [s for s in trace.stages if isinstance(s, HopStage)]
     if hops:
-        lines.append(
-            "\n**Hops** (searching again from the best passages for what the question leaves implicit)\n"
-        )
+        lines.append(f"\n{say('tr hops')}\n")
         for h in hops:
             if h.round:
-                lines.append(f"- round {h.round}: “{esc(h.query)}”: {len(h.added)} new passage(s)")
+                lines.append(f"- {say('tr hop round', round=h.round, query=esc(h.query), n=len(h.added))}")
             else:
-                lines.append(f"- {esc(h.why)}")
+                lines.append(f"- {esc(again(h.why, say))}")
     computed = trace.find(ComputeStage)
     if computed is not None and len(computed.items) == 1:  # over a table's rows (``answer/tables``)
-        said = f"{esc(computed.items[0])}: {esc(computed.values[0])} [{computed.sources[0]}]"
-        lines.append(f"\n**Computed, not written by the model:** {said} ({esc(computed.order)}).")
+        said_value = f"{esc(computed.items[0])}: {esc(computed.values[0])} [{computed.sources[0]}]"
+        lines.append(f"\n{say('tr computed', said=said_value, order=_order(computed.order, say))}")
     elif computed is not None:
-        pairs = ", ".join(
+        pairs = say.sep.join(
             f"{esc(item)} {esc(value)} [{n}]"
             for item, value, n in zip(computed.items, computed.values, computed.sources, strict=True)
         )
-        lines.append(f"\n**Computed, not written by the model:** compared {pairs} ({esc(computed.order)}).")
+        lines.append(f"\n{say('tr computed pairs', pairs=pairs, order=_order(computed.order, say))}")
     return lines
 
 
-def _agentic_lines(trace: Trace) -> list[str]:
+def _agentic_lines(trace: Trace, say: Say) -> list[str]:
     """The agentic round (the KIMAs paper's second retrieval round), or that it did not run."""
-    lines: list[str] = []
     agentic = trace.find(AgenticStage)
-    if agentic is not None:
-        if agentic.skipped:
-            text = f"skipped ({esc(agentic.skipped)})"
-        elif agentic.fallback:
-            text = f"fell back to the first search ({esc(agentic.fallback)})"
-        elif agentic.is_sufficient:
-            text = "the evidence was judged sufficient"
-        else:
-            text = "searched again for: " + "; ".join(f"“{esc(q)}”" for q in agentic.queries)
-            if agentic.missing_info:
-                text += f" (missing: {esc(agentic.missing_info)})"
-        lines.append(f"\n**Agentic round:** {text}")
+    if agentic is None:
+        text = say("tr did not run")
+    elif agentic.skipped:
+        text = say("tr skipped", why=esc(again(agentic.skipped, say)))
+    elif agentic.fallback:
+        text = say("tr fell back", why=esc(again(agentic.fallback, say)))
+    elif agentic.is_sufficient:
+        text = say("tr sufficient")
     else:
-        lines.append("\n**Agentic round:** did not run")
-    return lines
+        queries = say.query_sep.join(f"“{esc(q)}”" for q in agentic.queries)
+        text = say("tr searched again", queries=queries)
+        if agentic.missing_info:  # the model's words
+            text += say("tr missing", info=esc(agentic.missing_info))
+    return [f"\n{say('tr agentic', text=text)}"]
 
 
-def _verdict_lines(trace: Trace) -> list[str]:
+def _check_line(check: AnswerCheckStage, say: Say) -> str:
+    """The chat model's answerability check (``AnswerCheckStage``)."""
+    if check.answerable is None:
+        text = say("tr check failed", why=esc(again(check.fallback, say)))
+    else:
+        found = say("tr check words", words=esc(check.words)) if check.words else ""
+        if check.answerable:
+            text = say("tr check answers", found=found)
+        else:
+            text = say("tr check not", reason=esc(again(check.reason, say)), found=found)
+    return f"\n{say('tr check', text=text)}"
+
+
+def _verdict_lines(trace: Trace, say: Say) -> list[str]:
     """Grounding, the chat model's check, the decision, and the support check of the answer."""
     lines: list[str] = []
     quote = trace.find(QuoteStage)
     if quote is not None:
-        verdict = "answers" if quote.answerable else "does not answer"
-        lines.append(
-            f"\n**Grounding:** the evidence {verdict} the question (score {quote.score}, "
-            f"threshold {quote.threshold}); quote ready after {quote.at_ms} ms"
-        )
+        key = "tr grounding answers" if quote.answerable else "tr grounding not"
+        lines.append(f"\n{say(key, score=quote.score, threshold=quote.threshold, ms=quote.at_ms)}")
     check = trace.find(AnswerCheckStage)
     if check is not None:
-        if check.answerable is None:
-            text = f"could not judge ({esc(check.fallback)}); the answer went ahead"
-        else:
-            found = f" (“{esc(check.words)}”)" if check.words else ""
-            if check.answerable:
-                text = f"the sources answer the question{found}"
-            else:
-                text = f"the sources do not answer it: {esc(check.reason)}{found}"
-        lines.append(f"\n**The chat model's check:** {text}")
+        lines.append(_check_line(check, say))
     decision = trace.find(DecisionStage)
     if decision is not None:
-        lines.append(
-            f"\n**Decision:** {'answer' if decision.answer else 'decline'} ({esc(DECISION_RULES.get(decision.rule, decision.rule))})"
-        )
+        what = say("tr answer" if decision.answer else "tr decline")
+        lines.append(f"\n{say('tr decision', what=what, rule=esc(_rule(decision.rule, say)))}")
     written = trace.find(AnswerStage)
     if written is not None and written.model:
-        lines.append(f"\n**Written by:** {esc(written.model)}")
+        lines.append(f"\n{say('tr written by', model=esc(written.model))}")
     support = trace.find(SupportStage)
     if support is not None:
-        lines.append(
-            f"\n**Support check:** {support.unsupported} of {support.sentences} answer "
-            "sentences not found in the sources"
-        )
+        lines.append(f"\n{say('tr support', n=support.unsupported, total=support.sentences)}")
     return lines
 
 
-def _timing_lines(trace: Trace) -> list[str]:
+def _timing_lines(trace: Trace, say: Say, lang: str) -> list[str]:
     """How long each stage took."""
-    lines: list[str] = []
     timings = trace.timings_ms
-    if timings:
-        lines.append("\n**Timings**\n")
-        lines.append("| stage | ms |\n|---|---|")
-        lines += [f"| {esc(STAGE_LABELS.get(stage, stage))} | {ms:,.0f} |" for stage, ms in timings.items()]
-    return lines
+    if not timings:
+        return []
+    rows = [f"| {esc(stage_label(stage, lang))} | {ms:,.0f} |" for stage, ms in timings.items()]
+    return [f"\n{say('tr timings')}\n", f"{say('tr timings head')}\n|---|---|", *rows]
 
 
-def trace_markdown(trace: Trace, name_of: Callable[[str], str] = str) -> str:
+def trace_markdown(trace: Trace, name_of: Callable[[str], str] = str, lang: str | None = None) -> str:
     """The trace: rewritten query, routing, agents' queries, evidence, agentic round, timings; ``name_of``
-    (collection id → the name the user gave it) names the collections as the Knowledge tab does."""
+    (collection id → the name the user gave it) names the collections as the Knowledge tab does. Said in
+    ``lang`` (None: the language of the trace's question, as the chat's other lines, issue 69)."""
+    lang = language_of(trace.question) if lang is None else lang
+    say = Say(lang)
     lines = [
-        *_question_lines(trace, name_of),
-        *_search_lines(trace, name_of),
-        *_evidence_lines(trace),
-        *_agentic_lines(trace),
-        *online_lines(trace),
-        *_verdict_lines(trace),
-        *_timing_lines(trace),
+        *_question_lines(trace, name_of, say),
+        *_search_lines(trace, name_of, say, lang),
+        *_evidence_lines(trace, say),
+        *_agentic_lines(trace, say),
+        *online_lines(trace, say),
+        *_verdict_lines(trace, say),
+        *_timing_lines(trace, say, lang),
     ]
     return "\n".join(lines)
