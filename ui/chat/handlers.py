@@ -8,8 +8,8 @@ tab stops drawing (and stops) once that tab opens another chat.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from kimas_desktop.answer.model_alone import MODES, AnswerMode
 from kimas_desktop.errors import KimasError
 from ui.chat import render
 from ui.chat.model_alone_view import offer_markdown
+from ui.chat.said import status_said
 from ui.i18n import Language, reason, word
 from ui.markup import esc, store_problem
 
@@ -82,8 +83,23 @@ def sidebar(desk: DesktopApp, conv_id: str | None, search: str = "", language: L
 
 
 def _messages(desk: DesktopApp, conv: Conversation | None) -> Messages:
-    """The chat as drawn, its traces naming each collection as the user named it."""
-    return render.chat_messages(conv, desk.knowledge.title)
+    """The chat as drawn, its traces and the status line naming each collection as the user named it."""
+    return render.chat_messages(said_steps(conv, desk.knowledge.title), desk.knowledge.title)
+
+
+def said_steps(conv: Conversation | None, title: Callable[[str], str] = str) -> Conversation | None:
+    """``conv`` as drawn: the step of an answer still running said in its question's language, with the
+    collections it searched by their names (``ui.chat.said.status_said``, issue 69). The conversation
+    itself is not changed: a copy holds the said steps."""
+    if conv is None or not any(t.state == "running" and t.status for t in conv.turns):
+        return conv
+    turns = [
+        replace(t, status=status_said(t.status, t.question, title))
+        if t.state == "running" and t.status
+        else t
+        for t in conv.turns
+    ]
+    return replace(conv, turns=turns)
 
 
 def _shown(desk: DesktopApp, conv: Conversation) -> Messages:

@@ -5,12 +5,15 @@ page shows it."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from kimas_desktop.answer.model_alone import LABEL as MODEL_ALONE_LABEL
 from kimas_desktop.answer.phrases import language_of
-from ui.chat.trace_words import TRACE
+from ui.chat.trace_words import MARKS, TRACE
 from ui.words import COLUMNS, WORDS
 
-__all__ = ["SAID", "said", "said_in"]
+__all__ = ["SAID", "said", "said_in", "status_said"]
 
 # key → (English, Simplified Chinese)
 SAID: dict[str, tuple[str, str]] = {
@@ -38,6 +41,11 @@ SAID: dict[str, tuple[str, str]] = {
     "unknown": ("unknown", "未知"),
     # an answer's state (``ui/chat/render.py``, ``model_alone_view.py``)
     "thinking": ("Thinking…", "思考中…"),
+    # the status line's steps that app/ and the pipeline write in English (``status_said``)
+    "status loading": ("Loading the model…", "正在加载模型…"),
+    "status searched": ("Searched {names}.", "已搜索：{names}。"),
+    "status searched none": ("Searched no collection.", "没有搜索任何知识库。"),
+    "status asking": ("Asking {names}…", "正在询问 {names}…"),
     "stopped": ("_Stopped._", "_已停止。_"),
     "stopped because": ("_Stopped ({why})._", "_已停止（{why}）。_"),
     "you asked a new question": ("you asked a new question", "你问了新的问题"),  # app/chat/session.py
@@ -104,3 +112,31 @@ def said_in(key: str, language: str, **values: object) -> str:
 def said(key: str, question: str) -> str:
     """The chat's own words ``key`` in ``question``'s language (a key it does not know: ``key`` itself)."""
     return said_in(key, language_of(question))
+
+
+# The steps of an answer that app/ and the pipeline still write in English (issue 69), by their exact form:
+# the key that says them, and whether the names in them are collections.
+_STATUSES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
+    (re.compile(r"Searched no collection\."), "status searched none", False),
+    (re.compile(r"Searched (?P<names>.+)\."), "status searched", True),
+    (re.compile(r"Asking (?P<names>.+)…"), "status asking", False),
+    (re.compile(r"Loading the model…"), "status loading", False),
+    (re.compile(r"Thinking…"), "thinking", False),
+)
+
+
+def status_said(status: str, question: str, title: Callable[[str], str] = str) -> str:
+    """The answer's step ``status`` in ``question``'s language; the collections it searched by the names they
+    show (``title``: id → name, as the Knowledge tab shows them, never the internal id). A step already
+    said in the question's language (the pipeline's phrases) stays as it is."""
+    lang = language_of(question)
+    for form, key, collections in _STATUSES:
+        found = form.fullmatch(status)
+        if found is None:
+            continue
+        names = found.groupdict().get("names")
+        if names is None:
+            return said_in(key, lang)
+        listed = [title(n) if collections else n for n in names.split(", ")]
+        return said_in(key, lang, names=MARKS.get(lang, MARKS["en"])[0].join(listed))
+    return status
