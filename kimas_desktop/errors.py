@@ -11,6 +11,7 @@
     │   ├── CollectionBusyError     another writer holds the collection's writer lease
     │   └── IndexDamagedError       a collection's table is missing or unreadable (a sync rebuilds it)
     ├── CollectionNotFoundError     no collection of that name
+    ├── OverLimitError              a request over one of the [limits] (names the setting)
     ├── StructuredOutputError       an LLM answer did not match its JSON schema
     └── SourceError                 an online source failed (unreachable, time limit, bad response)
         └── UnsafeAddressError      an address the source may not reach (private range, not http(s))
@@ -34,6 +35,7 @@ __all__ = [
     "ModelCrashedError",
     "ModelError",
     "ModelUnavailableError",
+    "OverLimitError",
     "SourceError",
     "StructuredOutputError",
     "UnsafeAddressError",
@@ -98,6 +100,22 @@ class IndexDamagedError(IndexingError):
 
 class CollectionNotFoundError(KimasError):
     """No collection has that name."""
+
+
+class OverLimitError(KimasError):
+    """A request asks more than one of the ``[limits]`` allow (``kimas_desktop.limits``): ``setting`` names
+    it (``question_chars``), ``size`` is the request's, ``limit`` the setting's value."""
+
+    def __init__(self, message: str, setting: str = "", size: int = 0, limit: int = 0) -> None:
+        super().__init__(
+            message, code="over_limit", values={"setting": setting, "size": size, "limit": limit}
+        )
+        self.setting = setting
+        self.size = size
+        self.limit = limit
+
+    def __reduce__(self) -> tuple[type[OverLimitError], tuple[str, str, int, int]]:
+        return type(self), (str(self), self.setting, self.size, self.limit)
 
 
 class StructuredOutputError(KimasError):

@@ -43,6 +43,7 @@ from kimas_desktop.context.dependence import TurnDependence
 from kimas_desktop.context.manager import ContextAnalyzer, QueryContextualizer
 from kimas_desktop.control import CancelToken
 from kimas_desktop.events import Event, Status
+from kimas_desktop.limits import check_history, check_question
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, OnlineSource, Reranker
 from kimas_desktop.retrieval.online import OnlineQueryWriter, OnlineSources
 from kimas_desktop.retrieval.second_look import SecondLook
@@ -150,8 +151,17 @@ class Pipeline:
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._online.close()
 
+    def admit(self, question: str, history: Sequence[Message] = ()) -> None:
+        """Refuse a question, or a conversation a client sends with it, over the ``[limits]``
+        (``OverLimitError``, naming the limit): every way in calls it before it does anything with them."""
+        check_question(question, self.config.limits, self._chat.count_tokens)
+        if history:
+            check_history(history, self.config.limits, self._chat.count_tokens)
+
     def retrieve(self, question: str, history: Sequence[Message] = ()) -> RetrievalResult:
-        """Steps up to the filter: the best evidence for ``question`` in this conversation."""
+        """Steps up to the filter: the best evidence for ``question`` in this conversation (a question
+        over the limits is refused: ``admit``)."""
+        check_question(question, self.config.limits, self._chat.count_tokens)
         clock = Clock()
         trace = TraceBuilder()
         names = self._search.collections(trace)

@@ -114,6 +114,7 @@ CORE_MODULES = {
     "config",
     "config_file",
     "errors",
+    "limits",  # what one request may ask (``[limits]``), checked by every way in
     "trace",
     "clock",
     "control",

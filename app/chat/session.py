@@ -21,13 +21,16 @@ from dataclasses import replace
 from app.chat.conversation import AnswerRun, Conversation, Turn
 from kimas_desktop.answer.model_alone import AnswerMode, ModelAlone
 from kimas_desktop.control import CancelToken
+from kimas_desktop.errors import OverLimitError
 from kimas_desktop.events import CitationsReady, Event, QuoteReady, TraceReady
 from kimas_desktop.pipeline import AskOptions, Pipeline
+from kimas_desktop.text.words import truncate
 from kimas_desktop.types import Message
 
 __all__ = ["ChatSession", "attempt_options"]
 
 REGENERATE_TEMPERATURES = (0.5, 0.7, 0.9, 1.1)
+REFUSED_CHARS = 200  # what a turn keeps of a question over the limits
 
 
 def attempt_options(attempt: int, *, try_anyway: bool = False, sources: Sequence[str] = ()) -> AskOptions:
@@ -80,7 +83,9 @@ class ChatSession:
         """Answer ``question`` in ``conv``: yields the (same, updated) turn after every change. An answer
         still being written in ``conv`` is stopped first (it keeps what it had).
         ``try_anyway``: the model answers even when the documents were judged not to.
-        ``replacing``: the turn a Regenerate answers again (kept in the new turn's ``earlier``)."""
+        ``replacing``: the turn a Regenerate answers again (kept in the new turn's ``earlier``).
+        A question over the ``[limits]`` fails at once with the reason; its turn keeps only its first
+        ``REFUSED_CHARS`` characters (the whole question is never stored)."""
         question = question.strip()
         if not question:
             return
@@ -89,10 +94,16 @@ class ChatSession:
         self.stop(conv)
         mode = conv.mode if self._model_alone is not None else "documents"
         history = conv.history(mode)
-        turn = self._new_turn(question, replacing)
+        refused = self._refusal(question)
+        turn = self._new_turn(truncate(question, REFUSED_CHARS) if refused else question, replacing)
         turn.mode = mode
         conv.turns.append(turn)
+        if refused is not None:
+            turn.state, turn.status, turn.error = "failed", "", self._explain(refused, "answering")
         self._persist(conv)
+        if refused is not None:
+            yield turn
+            return
         saved_at = time.monotonic()
         yield turn
         options = attempt_options(turn.attempt, try_anyway=try_anyway, sources=sources)
@@ -110,6 +121,16 @@ class ChatSession:
             if turn.state == "running":  # the reader went away (a new question, or the page closed)
                 turn.state, turn.status = "stopped", ""
             self._persist(conv)
+
+    def _refusal(self, question: str) -> OverLimitError | None:
+        """Why ``question`` is over the ``[limits]`` (None: it is not)."""
+        try:
+            self._pipeline().admit(question)
+        except OverLimitError as err:
+            return err
+        except Exception:  # a pipeline that cannot be built: the answer's run meets it and says so
+            return None
+        return None
 
     def _answer(
         self,

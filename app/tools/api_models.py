@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager, nullcontext
 from app.paths import read_config
 from app.runtime import Runtime
 from app.tools.client_chats import ClientChats
-from kimas_desktop.config import PRESETS, Config
+from kimas_desktop.config import PRESETS, Config, LimitsConfig
 from kimas_desktop.errors import KimasError
 from kimas_desktop.pipeline import Pipeline
 from kimas_desktop.protocols import Embedder
@@ -85,6 +85,10 @@ class ApiModels:
                 f"no embedding model named {model!r}; use {EMBEDDING_MODEL!r} (it is {embedder.model_id})"
             )
         return embedder
+
+    def limits(self) -> LimitsConfig:
+        """What one request may ask (``[limits]``), as the app's config says now."""
+        return self._current().limits
 
     def close(self) -> None:
         """Close the pipelines this API built (the app's own are the runtime's to close)."""

@@ -89,7 +89,8 @@ class KnowledgeTools:
         )  # fmt: skip
 
     def search(self, question: str, collections: Sequence[str] = ()) -> SearchResult:
-        """The ranked passages for ``question`` (in ``collections`` only, when named)."""
+        """The ranked passages for ``question`` (in ``collections`` only, when named); a question over the
+        ``[limits]`` is refused (``OverLimitError``) before anything is done."""
         result = self._pipeline(collections).retrieve(question)
         passages = [Passage.of(h.chunk, h.score) for h in result.hits]
         return SearchResult(question, list(result.active), passages, self._indexing(result.active))
@@ -99,8 +100,11 @@ class KnowledgeTools:
     ) -> AskResult:
         """A grounded answer with its quote, citations and decision; with ``quote_only`` the verbatim
         quote and whether it answers, without the chat model writing an answer. ``via`` names the caller
-        in the chat the app keeps of it."""
-        events = self._chats.follow(self._pipeline(collections).ask(question), question, via)
+        in the chat the app keeps of it. A question over the ``[limits]`` is refused (``OverLimitError``)
+        before anything is done or kept."""
+        pipeline = self._pipeline(collections)
+        pipeline.admit(question)
+        events = self._chats.follow(pipeline.ask(question), question, via)
         quote: QuoteReady | None = None
         cited: tuple[Citation, ...] = ()
         decision: Decision = "quote only"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -38,8 +39,9 @@ from app.tools.openai_wire import (
     embeddings,
 )
 from kimas_desktop.control import CancelToken
-from kimas_desktop.errors import KimasError
+from kimas_desktop.errors import KimasError, OverLimitError
 from kimas_desktop.events import Event
+from kimas_desktop.limits import check_embedding_inputs
 from kimas_desktop.pipeline import AskOptions
 
 if TYPE_CHECKING:
@@ -50,16 +52,28 @@ __all__ = ["build_api"]
 log = logging.getLogger(__name__)
 
 
-def _error(status: int, message: str, kind: str) -> JSONResponse:
-    return JSONResponse({"error": {"message": message, "type": kind, "code": kind}}, status)
+def _error(
+    status: int, message: str, kind: str, param: str | None = None, code: str | None = None
+) -> JSONResponse:
+    """OpenAI's error shape, whatever went wrong."""
+    error = {"message": message, "type": kind, "param": param, "code": code or kind}
+    return JSONResponse({"error": error}, status)
 
 
 async def _refused(request: Request, err: Exception) -> Response:
     if isinstance(err, UnknownModel):
-        return _error(404, str(err), "model_not_found")
+        return _error(404, str(err), "model_not_found", "model")
+    if isinstance(err, OverLimitError):
+        param = "input" if request.url.path.endswith("/embeddings") else "messages"
+        return _error(400, str(err), "invalid_request_error", param, "over_limit")
     if isinstance(err, BadRequest | RequestValidationError):
         text = str(err) if isinstance(err, BadRequest) else _invalid(err)
         return _error(400, text, "invalid_request_error")
+    if isinstance(err, HTTPException):  # the web framework's own: a body it could not parse, no such route
+        kind = "invalid_request_error" if err.status_code < 500 else "server_error"
+        response = _error(err.status_code, str(err.detail), kind)
+        response.headers.update(err.headers or {})  # a 405's Allow
+        return response
     log.warning("api: %s failed: %s", request.url.path, err)
     return _error(500, str(err), "kimas_error")
 
@@ -87,6 +101,7 @@ def build_api(
         api.router.routes.append(Route(MCP_PATH, mcp.endpoint, methods=["GET", "POST", "DELETE"]))
     api.add_exception_handler(KimasError, _refused)
     api.add_exception_handler(RequestValidationError, _refused)
+    api.add_exception_handler(HTTPException, _refused)
     created = int(time.time())
 
     @api.get("/v1/models")
@@ -101,6 +116,7 @@ def build_api(
     def chat_completions(body: ChatRequest, request: Request) -> Response | dict[str, Any]:
         question, history = conversation(body.messages)
         pipeline = models.pipeline(body.model)
+        pipeline.admit(question, history)  # before anything is done or kept
         log.info("api: chat completion (%s%s) from %s: %r", body.model, ", streamed" if body.stream else "",
                  _client(request), question[:200])  # fmt: skip
         options = AskOptions(temperature=body.temperature)
@@ -119,14 +135,19 @@ def build_api(
             answer_id, body.model, int(time.time()), reply.content(), reply.sources, reply.decision
         )
 
-    @api.post("/v1/embeddings")
-    def embed(body: EmbeddingRequest, request: Request) -> dict[str, Any]:
+    @api.post("/v1/embeddings", response_model=None)
+    def embed(body: EmbeddingRequest, request: Request) -> Response:
         texts = [body.input] if isinstance(body.input, str) else body.input
         if not texts or not all(t.strip() for t in texts):
             raise BadRequest("input must be a text or a list of texts, none of them empty")
         embedder = models.embedder(body.model)
-        log.info("api: %d embedding(s) from %s", len(texts), _client(request))
-        return embeddings(embedder.embed_passages(texts), embedder.model_id, body.encoding_format)
+        limits = models.limits()
+        tokens = check_embedding_inputs(texts, limits, embedder.count_tokens)
+        log.info("api: %d embedding(s), %d tokens, from %s", len(texts), tokens, _client(request))
+        size = limits.embedding_batch
+        batches = (embedder.embed_passages(texts[i : i + size]) for i in range(0, len(texts), size))
+        body_json = embeddings(batches, embedder.model_id, body.encoding_format, tokens)
+        return Response(body_json, media_type="application/json")
 
     return api
 

@@ -10,7 +10,8 @@ page or lines, text and id) beside ``choices``, for a client that reads them. A 
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -181,17 +182,25 @@ def chunk(
     return out
 
 
-def embeddings(vectors: Any, model: str, encoding: Literal["float", "base64"]) -> dict[str, Any]:
-    """The ``/v1/embeddings`` answer: one unit vector per input, as floats or base64 of float32."""
-    rows = np.asarray(vectors, dtype="<f4")
-    data = [
-        {"object": "embedding", "index": i, "embedding": _encoded(row, encoding)}
-        for i, row in enumerate(rows)
-    ]
-    return {"object": "list", "data": data, "model": model, "usage": {"prompt_tokens": 0, "total_tokens": 0}}
+def embeddings(
+    batches: Iterable[Any], model: str, encoding: Literal["float", "base64"], tokens: int = 0
+) -> bytes:
+    """The ``/v1/embeddings`` answer as JSON: one unit vector per input, as floats or base64 of float32.
+    Each batch of vectors is written out as it comes (the caller embeds batch by batch), so no more than one
+    batch is held as numbers; ``tokens``: the inputs' tokens, for ``usage``."""
+    items: list[bytes] = []
+    for batch in batches:
+        for row in np.asarray(batch, dtype="<f4"):
+            item = {"object": "embedding", "index": len(items), "embedding": _encoded(row, encoding)}
+            items.append(json.dumps(item).encode())
+    usage = json.dumps({"prompt_tokens": tokens, "total_tokens": tokens})
+    head = b'{"object": "list", "data": ['
+    tail = f'], "model": {json.dumps(model)}, "usage": {usage}}}'.encode()
+    return head + b", ".join(items) + tail
 
 
 def _encoded(row: Any, encoding: Literal["float", "base64"]) -> list[float] | str:
     if encoding == "base64":
         return base64.b64encode(row.tobytes()).decode("ascii")
-    return [float(x) for x in row]
+    floats: list[float] = row.tolist()
+    return floats
