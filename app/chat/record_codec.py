@@ -8,7 +8,11 @@ import), ignores fields the class no longer has and lets fields it gained since 
 is how a record written by an older version still reads. A class that moved since is found through
 ``RENAMED`` (the old ``module.Class`` → where it lives now).
 
-``DROP`` lists fields not worth keeping (a hit's stored embedding).
+``DROP`` lists fields not worth keeping (a hit's stored embedding). A trace is kept capped: each text of
+its own (the question as asked, the rewritten query, the agents' and the stages' queries and notes) is cut
+to ``TRACE_TEXT_CHARS`` characters, so a trace no longer grows with its question (the turn keeps the
+question whole); its evidence (passages and their files) stays whole, each passage bounded by the
+indexer's chunk size.
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ from kimas_desktop.errors import KimasError
 __all__ = ["RecordError", "dumps", "loads"]
 
 DROP = {("kimas_desktop.types", "Hit", "vector")}
+TRACE_TEXT_CHARS = 400
+_CAPPED = ("kimas_desktop.trace", "Trace")
+_WHOLE = {("kimas_desktop.trace", "Trace", "evidence")}
 _HOMES = ("kimas_desktop", "app.chat.conversation")
 
 # Where the record types written by earlier releases live now (issue 22 moved the core into stage folders
@@ -43,27 +50,32 @@ class RecordError(KimasError):
     """A stored record cannot be read back."""
 
 
-def _encode(value: Any) -> Any:
-    if value is None or isinstance(value, bool | str | int):
+def _encode(value: Any, cap: int | None = None) -> Any:
+    """``value`` as JSON values; with ``cap``, each text cut to that many characters (inside a trace)."""
+    if isinstance(value, str):
+        return value if cap is None or len(value) <= cap else value[: cap - 1] + "…"
+    if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else {"@f": str(value)}  # JSON has no inf/nan
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         cls = type(value)
+        kind = (cls.__module__, cls.__qualname__)
+        inner = TRACE_TEXT_CHARS if kind == _CAPPED else cap
         out: dict[str, Any] = {"@": f"{cls.__module__}.{cls.__qualname__}"}
         for f in dataclasses.fields(value):
-            if f.init and (cls.__module__, cls.__qualname__, f.name) not in DROP:
-                out[f.name] = _encode(getattr(value, f.name))
+            if f.init and (*kind, f.name) not in DROP:
+                out[f.name] = _encode(getattr(value, f.name), None if (*kind, f.name) in _WHOLE else inner)
         return out
     if isinstance(value, tuple):
-        return {"@t": [_encode(v) for v in value]}
+        return {"@t": [_encode(v, cap) for v in value]}
     if isinstance(value, list):
-        return [_encode(v) for v in value]
+        return [_encode(v, cap) for v in value]
     if isinstance(value, dict):
-        return {"@m": [[_encode(k), _encode(v)] for k, v in value.items()]}
+        return {"@m": [[_encode(k, cap), _encode(v, cap)] for k, v in value.items()]}
     item = getattr(value, "item", None)  # numpy scalars
     if callable(item):
-        return _encode(item())
+        return _encode(item(), cap)
     return str(value)
 
 
