@@ -173,7 +173,7 @@ def _serve(args: argparse.Namespace, paths: Paths, config: Config) -> int:
             limits,
             routes=[
                 lambda app: add_source_route(app, desk.sources, SOURCE_ROUTE),
-                lambda app: add_viewer_route(app, desk.sources, VIEW_ROUTE),
+                lambda app: add_viewer_route(app, desk.sources, VIEW_ROUTE, lambda: desk.config.ui.language),
             ],
             launch=ui_app.launch_kwargs(),
         )

@@ -32,6 +32,7 @@ __all__ = [
     "browser_language",
     "column",
     "counted",
+    "language_for",
     "new_i18n",
     "page_language",
     "reason",
@@ -143,9 +144,15 @@ def browser_language(accept_language: str | None) -> Language:
     return next((lang for lang in _ALL if lang == base), "en")
 
 
+def language_for(setting: str, accept_language: str | None) -> Language:
+    """The language of a page: ``setting`` (``[ui] language``), or with "auto" the browser's (its
+    Accept-Language header)."""
+    if setting != "auto":
+        return "zh" if setting == "zh-CN" else "en"
+    return browser_language(accept_language)
+
+
 def page_language(setting: str, request: gr.Request | None) -> Language:
     """The language of the page ``request`` comes from: ``setting`` (``[ui] language``), or with "auto" the
     browser's."""
-    if setting != "auto":
-        return "zh" if setting == "zh-CN" else "en"
-    return browser_language(request.headers.get("accept-language") if request is not None else None)
+    return language_for(setting, request.headers.get("accept-language") if request is not None else None)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.chat.viewer_pdf import PdfPageReader, PdfPageView, UndrawnPage
-from app.chat.viewer_text import LinesReader, LinesView, ProseReader, ProseView, Section
+from app.chat.viewer_text import LinesReader, LinesView, Problem, ProseReader, ProseView, Section
 from indexer.parse.registry import file_kind
 
 __all__ = ["SourceViewer", "Spot", "View", "viewable"]
@@ -56,7 +56,9 @@ class SourceViewer:
                 return self._pdf.read(path, spot.page or 1, spot.passage)
             except UndrawnPage as err:  # the app lives on; the original file is a link away
                 said = f"This page could not be drawn: {err}. The original file opens with the link above."
-                return ProseView(path.name, (Section("", spot.page, said),), None)
+                return ProseView(
+                    path.name, (Section("", spot.page, said),), None, Problem("undrawn page", str(err))
+                )
         if kind in LINE_KINDS:
             return self._lines.read(path, spot.lines, spot.passage)
         if kind in PROSE_KINDS:

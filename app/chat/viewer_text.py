@@ -16,7 +16,7 @@ from app.chat.viewer_find import find_passage
 from indexer.parse.registry import FileParser
 from indexer.parse.text import decode_text, split_lines
 
-__all__ = ["LinesReader", "LinesView", "ProseReader", "ProseView", "Section"]
+__all__ = ["LinesReader", "LinesView", "Problem", "ProseReader", "ProseView", "Section"]
 
 AROUND = 1500  # lines shown before and after the cited ones (a log file may have millions)
 
@@ -39,10 +39,21 @@ class Section:
 
 
 @dataclass(frozen=True)
+class Problem:
+    """Why the viewer shows a sentence instead of the file's text: ``code`` ("undrawn page": a PDF page
+    pdfium could not draw; "unreadable file": a parser failed) and the error's own words. The page says it
+    in the reader's language (``ui/server/viewer_page.py``); the section holds it in English."""
+
+    code: str
+    why: str
+
+
+@dataclass(frozen=True)
 class ProseView:
     name: str
     sections: tuple[Section, ...]
     hit: tuple[int, int, int] | None  # (section, start, end): the cited passage
+    problem: Problem | None = None
 
 
 class LinesReader:
@@ -79,7 +90,8 @@ class ProseReader:
             blocks = list(parser.parse(path, path.read_bytes()).blocks)
         except Exception as err:  # a file that cannot be read shows why, never a crash
             why = str(err) or type(err).__name__
-            return ProseView(path.name, (Section("", None, f"This file could not be read: {why}"),), None)
+            said = f"This file could not be read: {why}"
+            return ProseView(path.name, (Section("", None, said),), None, Problem("unreadable file", why))
         finally:
             parser.close()
         sections: list[Section] = []

@@ -3,18 +3,23 @@
 The same guard as ``/kimas/source``: the token must name a file this run has shown, still inside a
 collection's folder (``SourceRegistry``), or the answer is a 404. The page is data, never code:
 ``FILE_POLICY`` (sandboxed, no script, nothing loaded from anywhere), every word escaped
-(``viewer_page.py``). A kind the viewer does not show goes to the file itself (``/kimas/source``).
+(``viewer_page.py``). A kind the viewer does not show goes to the file itself (``/kimas/source``). The page's
+own words are in the reader's language: ``[ui] language`` (``setting``), else the browser's (issue 69).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode
 
+from starlette.requests import Request
+
 from app.chat.viewer import SourceViewer, Spot
+from ui.i18n import language_for
 from ui.markup import PASSAGE_CHARS, SOURCE_ROUTE
 from ui.server.security_headers import FILE_POLICY
 from ui.server.viewer_page import view_html
@@ -54,14 +59,21 @@ def _links(route: str, token: str, name: str, page: int | None, pages: int) -> d
     return links
 
 
-def add_viewer_route(app: Any, sources: Sources, route: str) -> None:
+def _auto() -> str:
+    return "auto"
+
+
+def add_viewer_route(app: Any, sources: Sources, route: str, setting: Callable[[], str] = _auto) -> None:
+    """``setting``: the ``[ui] language`` in use ("auto": the browser's language)."""
     from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 
     from app.chat.viewer_pdf import PdfPageView
 
     viewer = SourceViewer()
 
-    def view(token: str, name: str, page: str = "", lines: str = "", q: str = "") -> Response:
+    def view(
+        request: Request, token: str, name: str, page: str = "", lines: str = "", q: str = ""
+    ) -> Response:
         path = sources.file(token)
         if path is None:
             return PlainTextResponse(GONE, 404, headers=_HEADERS)
@@ -76,6 +88,7 @@ def add_viewer_route(app: Any, sources: Sources, route: str) -> None:
             return RedirectResponse(original, 303, headers=_HEADERS)
         number, pages = (shown.page, shown.pages) if isinstance(shown, PdfPageView) else (None, 0)
         links = _links(route, token, path.name, number, pages)
-        return HTMLResponse(view_html(shown, links), headers=_HEADERS)
+        lang = language_for(setting(), request.headers.get("accept-language"))
+        return HTMLResponse(view_html(shown, links, lang), headers=_HEADERS)
 
     app.add_api_route(route + "/{token}/{name:path}", view, methods=["GET"])
