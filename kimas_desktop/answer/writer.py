@@ -7,7 +7,7 @@ place. Every answer ends in one ``Outcome`` and the same trailing events (``fini
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import replace
 
 from kimas_desktop.answer.decider import Decided
@@ -32,7 +32,7 @@ from kimas_desktop.answer.signals.shape import misshapen
 from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.budget import PaceMeter, PromptSpeed
 from kimas_desktop.answer.writing.citations import closest_passages, supported_citations, value_citations
-from kimas_desktop.answer.writing.echo import drop_labels
+from kimas_desktop.answer.writing.echo import EchoFilter
 from kimas_desktop.answer.writing.guard import StreamGuard, guard_stream
 from kimas_desktop.answer.writing.support import SupportChecker, uses_quote
 from kimas_desktop.clock import Clock
@@ -55,9 +55,17 @@ from kimas_desktop.trace import (
     SupportStage,
     TotalStage,
 )
-from kimas_desktop.types import Message, Quote
+from kimas_desktop.types import Message, Quote, SentenceSupport
 
 __all__ = ["AnswerWriter", "finish"]
+
+
+def _cites_nowhere(s: SentenceSupport, nowhere: Sequence[int]) -> SentenceSupport:
+    """``s`` unsupported when a marker pointing to no source stood in it (or right after it)."""
+    if not any(s.start <= at <= s.end for at in nowhere):
+        return s
+    return replace(s, supported=False, source=None, reason="not in the sources")
+
 
 Steps = Generator[Event, None, None]
 
@@ -103,12 +111,12 @@ class AnswerWriter:
         yield Status("answer", writing, None if run.checked else meter.reading(run.prompt_tokens))
         written: list[str] = []
         try:
-            names = {h.chunk.file_name for h in evidence.hits}
-            answer = yield from self._stream(run, messages, written, meter, writing, names)
+            echo = EchoFilter({h.chunk.file_name for h in evidence.hits}, len(evidence.hits))
+            answer = yield from self._stream(run, messages, written, meter, writing, echo)
         except Cancelled:
             yield from finish(run, Stopped("".join(written)))
             raise
-        yield from self._verify(run, answer, replace(decided, evidence=evidence))
+        yield from self._verify(run, answer, replace(decided, evidence=evidence), echo.dropped)
 
     def _stream(
         self,
@@ -117,16 +125,14 @@ class AnswerWriter:
         parts: list[str],
         meter: PaceMeter,
         writing: str,
-        names: set[str],
+        echo: EchoFilter,
     ) -> Generator[Event, None, str]:
-        """Stream the summarizer's answer (without the source labels it copies from the prompt, through
-        the guard) into ``parts``; returns the answer's text. The status line hears the model's pace about
-        once a second (``PaceMeter``)."""
+        """Stream the summarizer's answer (without the labels and markers it copies, ``echo``, through the
+        guard) into ``parts``; returns the answer's text. The status line hears the model's pace about once
+        a second (``PaceMeter``)."""
         guard = StreamGuard()
         t = Clock()
-        deltas = drop_labels(
-            run.stages.summarizer.stream(messages, temperature=run.options.temperature), names
-        )
+        deltas = echo.stream(run.stages.summarizer.stream(messages, temperature=run.options.temperature))
         try:
             for delta in guard_stream(deltas, guard):
                 if not parts:
@@ -142,13 +148,16 @@ class AnswerWriter:
             run.trace.add(AnswerStage(t.ms(), len(parts), guard.reason or "", run.stages.summarizer.model_id))
         return guard.text
 
-    def _verify(self, run: Run, answer: str, decided: Decided) -> Steps:
+    def _verify(self, run: Run, answer: str, decided: Decided, nowhere: Sequence[int] = ()) -> Steps:
         """The support check: each sentence backed by a source or marked; the backing sources are the
-        citations."""
+        citations. A sentence that cited a source there is none of (its marker dropped at ``nowhere``) is
+        unsupported, whatever the check found."""
         t = Clock()
         hits = decided.evidence.hits
         quotes = renumber_quotes(decided.grounding.quotes, hits)
         report = self._support.check(answer, hits, run.question, quotes)
+        if nowhere:
+            report = replace(report, sentences=tuple(_cites_nowhere(s, nowhere) for s in report.sentences))
         quote = " ".join(q.text for q in quotes)
         used = uses_quote(answer, quote, run.question) if quotes else None
         shape = misshapen(answer, run.question) if quotes else ""  # no answer at all: as if unsupported

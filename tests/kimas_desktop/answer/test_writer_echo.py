@@ -38,3 +38,20 @@ def test_an_english_template_in_reply_to_a_chinese_question_gives_way_to_the_quo
     done = list(pipe.ask("查询重写步骤 是什么?"))[-1]
     assert isinstance(done, Done)
     assert "The original document" not in done.answer and FACT.split()[1] in done.answer
+
+
+def test_a_sentence_citing_a_source_that_does_not_exist_is_unsupported_and_its_marker_gone() -> None:
+    """Issue 70: "The backups are kept for 7 days only [9]. [2]": only [2] was listed, [9] came from the
+    planted note's own text. Even a sentence the sources back loses its support with such a marker."""
+    from kimas_desktop.events import SupportReady
+
+    copied = "The engine oil must be changed every 10000 km [9]."
+    chat = ScriptedChatModel(by_schema(DOGS, copied), judges=True)
+    pipe, _ = make(chat, agentic={"enabled": False}, routing={"top_k": 1})
+    events = list(pipe.ask("How often must the engine oil be changed?"))
+    streamed = "".join(e.text for e in events if isinstance(e, AnswerDelta))
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert "[9]" not in streamed and "[9]" not in done.answer
+    (sentence,) = next(e for e in events if isinstance(e, SupportReady)).sentences
+    assert not sentence.supported and sentence.source is None

@@ -1,14 +1,25 @@
-"""Source labels a model copies from its prompt (``answer/writing/echo.py``, issue 72): dropped from the
-answer however the stream splits them, and nothing else of the answer with them."""
+"""What a model copies from its prompt (``answer/writing/echo.py``): source labels (issue 72) and markers
+that point to no source (issue 70), dropped from the answer however the stream splits them, and nothing
+else of the answer with them."""
 
-from kimas_desktop.answer.writing.echo import drop_labels, is_label
+from kimas_desktop.answer.writing.echo import EchoFilter, is_label
 
 ECHO = "检索增强生成是一种方法[1] (agentic-rag-pattern.zh.txt, lines 1-2)。它先检索再生成。"
 CLEAN = "检索增强生成是一种方法[1]。它先检索再生成。"
 
 
-def _streamed(text: str, size: int, names: set[str] | frozenset[str] = frozenset()) -> str:
-    return "".join(drop_labels(iter([text[i : i + size] for i in range(0, len(text), size)]), names))
+def _streamed(
+    text: str, size: int, names: set[str] | frozenset[str] = frozenset(), sources: int | None = None
+) -> str:
+    return "".join(_filtered(text, size, names, sources)[0])
+
+
+def _filtered(
+    text: str, size: int, names: set[str] | frozenset[str] = frozenset(), sources: int | None = None
+) -> tuple[str, list[int]]:
+    echo = EchoFilter(names, sources)
+    shown = "".join(echo.stream(iter([text[i : i + size] for i in range(0, len(text), size)])))
+    return shown, echo.dropped
 
 
 def test_a_copied_label_is_dropped_however_the_stream_splits_it() -> None:
@@ -36,3 +47,16 @@ def test_what_reads_as_a_label() -> None:
     assert is_label("lines 4-9") and is_label("p. 3") and is_label("第 2-8 行")
     assert is_label("report, final version", {"report"})  # a file of the prompt, by its name
     assert not is_label("RAG") and not is_label("see lines 4-9 of the manual for the steps")
+
+
+def test_a_marker_that_points_to_no_source_is_dropped_and_its_place_kept() -> None:
+    """Issue 70: a planted note's own "[9]" came back as the answer's citation of a source not listed."""
+    text = "The backups are kept for 7 days only [9]. The audit says 90 days [2]."
+    for size in (1, 4, 1000):
+        shown, dropped = _filtered(text, size, sources=2)
+        assert shown == "The backups are kept for 7 days only. The audit says 90 days [2]."
+        assert dropped == [len("The backups are kept for 7 days only")]
+    assert _filtered("见【3】和[^7]。", 2, sources=2)[0] == "见和。"
+    kept = "Steps [1, 2] and a list [a] and [sic] and [2]"
+    assert _filtered(kept, 3, sources=2) == (kept, [])
+    assert _filtered(text, 5)[0] == text  # no count given: markers are not checked
