@@ -48,8 +48,9 @@ Language = Literal[
 
 _ALL: tuple[Language, ...] = get_args(Language)
 
-# The Settings choice: config value → what the radio shows (each in its own language).
-LANGUAGES: dict[str, str] = {"auto": "Automatic / 自动", "en": "English", "zh-CN": "简体中文"}
+# The Settings choice: config value → what the radio shows (each language in its own; "auto" is said in the
+# page's language, ``ui_language_auto``).
+LANGUAGES: dict[str, str] = {"auto": "Automatic", "en": "English", "zh-CN": "简体中文"}
 
 
 def column(key: str, language: Language) -> str:
@@ -62,11 +63,33 @@ def column(key: str, language: Language) -> str:
     return COLUMNS[language].get(key, english) if language in COLUMNS else english
 
 
-def _tables(language: str) -> dict[str, dict[str, str]]:
+# Words of Gradio's own widgets that its tables lack in a language (Gradio 6.31: the chatbot's copy button says
+# "Copy message" on a zh-CN, ja or hi page), as groups of its table: merged into its own on the page.
+GRADIO_WIDGETS: dict[Language, dict[str, dict[str, str]]] = {
+    "zh": {"chatbot": {"copy_message": "复制消息", "copied_message": "已复制消息", "complete": "完成"}},
+    "ja": {
+        "chatbot": {
+            "copy_message": "メッセージをコピー",
+            "copied_message": "コピーしました",
+            "complete": "完了",
+        }
+    },
+    "hi": {
+        "chatbot": {"copy_message": "संदेश कॉपी करें", "copied_message": "संदेश कॉपी हो गया", "complete": "पूरा"}
+    },
+}
+
+
+def _table(language: Language) -> dict[str, object]:
+    """The words Gradio serves for ``language``: ours (``WORDS``) and the widgets' it lacks."""
+    return {**{key: column(key, language) for key in WORDS}, **GRADIO_WIDGETS.get(language, {})}
+
+
+def _tables(language: str) -> dict[str, dict[str, object]]:
     """Locale → words, for the ``[ui] language`` setting. A browser language without a table reads "en":
     with an override, "en" holds the chosen language's words too. Gradio's frontend looks a browser's
     "ja-JP" up as "ja", "hi-IN" as "hi"."""
-    english, chinese, japanese, hindi = ({key: column(key, lang) for key in WORDS} for lang in _ALL)
+    english, chinese, japanese, hindi = (_table(lang) for lang in _ALL)
     chosen = {"en": english, "zh-CN": chinese}.get(language)
     if chosen is not None:
         return {locale: dict(chosen) for locale in ("en", "zh-CN", "zh", "ja", "hi")}
@@ -74,7 +97,7 @@ def _tables(language: str) -> dict[str, dict[str, str]]:
 
 
 def new_i18n(language: str = "auto") -> gr.I18n:
-    return gr.I18n(**_tables(language))
+    return gr.I18n(**_tables(language))  # type: ignore[arg-type]  # Gradio's frontend takes groups too
 
 
 def apply_language(i18n: gr.I18n, language: str) -> None:
@@ -82,7 +105,7 @@ def apply_language(i18n: gr.I18n, language: str) -> None:
     launched with into every page it serves, so the next page load shows the change."""
     tables = _tables(language)
     for locale, words in tables.items():
-        table = i18n.translations.setdefault(locale, {})
+        table: dict[str, object] = i18n.translations.setdefault(locale, {})  # type: ignore[assignment]
         table.clear()
         table.update(words)
 

@@ -18,8 +18,23 @@ __all__ = [
     "settings_form",
 ]
 
-# Sections a preset does not decide: switching preset keeps the user's values for these.
-_KEPT_ON_PRESET_SWITCH = ("chat", "embedding", "rerank", "storage", "indexer", "summarizer", "collections")
+# Sections a preset does not decide: switching preset (or restoring the defaults) keeps the user's values for
+# these. Besides the models and the library, the app's own: its language, its server and limits, the online
+# sources (issue 69: a new user who chose the app's language saw the preset "custom" though config.toml said
+# "full", and a preset switch would have reset the language and deleted the online sources).
+_KEPT_ON_PRESET_SWITCH = (
+    "chat",
+    "embedding",
+    "rerank",
+    "storage",
+    "indexer",
+    "summarizer",
+    "collections",
+    "server",
+    "limits",
+    "ui",
+    "sources",
+)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from ui.i18n import Language, page_language, t, word
 from ui.knowledge import documents_handlers, documents_tab, multilingual_view, sources_tab
 from ui.knowledge import handlers as kh
 from ui.knowledge.collections_view import progress_html
+from ui.words import WORDS
 
 __all__ = ["KnowledgeTab", "bind_load", "build"]
 
@@ -161,6 +162,13 @@ def _naming(desk: DesktopApp, first: str | None) -> _Naming:
     return _Naming(new_title, rename, watched, unwatch)
 
 
+def _strategy_choice(name: str) -> tuple[Any, str]:
+    """A query rewrite strategy as the dropdown offers it: its name said in the page's language, its value
+    the config's key (issue 69; "" is the default). A strategy a plugin registered shows its own name."""
+    key = f"strategy_{name}"
+    return (t(key) if key in WORDS else name), name
+
+
 def _collection_settings(desk: DesktopApp) -> tuple[list[Any], gr.Button]:
     """The routing and rewriting settings of the selected collection, and their Save button."""
     with gr.Accordion(t("collection_settings"), open=False):
@@ -170,7 +178,7 @@ def _collection_settings(desk: DesktopApp) -> tuple[list[Any], gr.Button]:
         scale = gr.Number(label=t("coll_scale"), minimum=0.01)
         language = gr.Textbox(label=t("coll_language"))
         strategy = gr.Dropdown(
-            choices=[(c or "default", c) for c in desk.strategy_choices()],
+            choices=[_strategy_choice(c) for c in desk.strategy_choices()],
             label=t("coll_strategy"),
         )
         save_coll = gr.Button(t("save_collection_settings"))

@@ -8,6 +8,14 @@ from __future__ import annotations
 __all__ = ["KNOWLEDGE"]
 
 KNOWLEDGE: dict[str, tuple[str, str]] = {
+    # a collection's query rewrite strategies (``[collections.NAME] strategy``; "" is the default), by name
+    "strategy_": ("default", "默认"),
+    "strategy_none": ("none", "不改写"),
+    "strategy_keyword": ("keyword", "关键词"),
+    "strategy_prompt": ("prompt", "按提示改写"),
+    "strategy_retrieval": ("retrieval", "为检索改写"),
+    "strategy_hyde": ("hyde", "假设文档（HyDE）"),
+    "strategy_translation": ("translation", "翻译"),
     "confirm_remove_named": ("Yes, remove '{name}' and its index", "确定删除“{name}”及其索引"),
     # refused before the app is asked (``ui.knowledge.handlers``, ``documents_handlers``)
     "app_choose_collection": ("Choose a collection first.", "请先选择一个知识库。"),

@@ -27,7 +27,7 @@ def choose(desk: DesktopApp, language: str, page: Language = "en") -> str:
 def build(desk: DesktopApp) -> None:
     with gr.Row():
         pick = gr.Radio(
-            choices=[(label, value) for value, label in LANGUAGES.items()],
+            choices=[(t("ui_language_auto") if v == "auto" else label, v) for v, label in LANGUAGES.items()],
             value=lambda: desk.config.ui.language,  # read at each page load: the saved choice
             label=t("ui_language"),
             info=t("ui_language_info"),

@@ -78,7 +78,7 @@ def _answering(form: SettingsForm) -> list[Any]:
     """The answering settings, in ``SettingsForm`` order."""
     gr.Markdown(t("set_answering"))
     preset = gr.Radio(
-        choices=[*PRESETS, "custom"],
+        choices=[(t(f"preset_{p}"), p) for p in (*PRESETS, "custom")],  # labels said, values the config's
         value=form.preset,
         label=t("set_preset"),
         info=t("set_preset_info"),

@@ -19,8 +19,14 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "set_preset_info": (
         "full: everything on · routed: one best collection · turbo: lowest latency · custom: your own "
         "switches",
-        "full：全部开启 · routed：只用最合适的一个知识库 · turbo：延迟最低 · custom：你自己的开关",
+        "完整：全部开启 · 路由：只用最合适的一个知识库 · 极速：延迟最低 · 自定义：你自己的开关",
     ),
+    # the presets' names on the radio (issue 69): the values stay the config's keys
+    "preset_full": ("full", "完整"),
+    "preset_routed": ("routed", "路由"),
+    "preset_turbo": ("turbo", "极速"),
+    "preset_custom": ("custom", "自定义"),
+    "ui_language_auto": ("Automatic", "自动"),
     "set_context": ("Context manager (understands follow-up questions)", "上下文管理（理解追问）"),
     "set_routing": ("Route questions to the best collections", "把问题路由到最合适的知识库"),
     "set_top_k": ("How many collections to search", "检索多少个知识库"),
