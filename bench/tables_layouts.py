@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from bench.table_values import holds
-from bench.tables_asked import Source, _wheel, _xlsx, ask, read_tables
+from bench.tables_reading import Source, ask, read_tables, wheel, xlsx
 
 VEGA = "vega_datasets/_data/"
 SM = "statsmodels/datasets/"
@@ -80,7 +80,7 @@ def _csv(df: pd.DataFrame) -> bytes:
 
 
 def sources(wheels: Path) -> dict[str, Source]:
-    vega, sm = _wheel(wheels, "vega_datasets"), _wheel(wheels, "statsmodels")
+    vega, sm = wheel(wheels, "vega_datasets"), wheel(wheels, "statsmodels")
     out: dict[str, Source] = {}
     wide = _sales()
     out["wide"] = Source("regional-sales.xlsx", _xlsx_text(wide), wide)
@@ -123,7 +123,7 @@ def _region_order(s: pd.Series) -> pd.Series:
 
 def _xlsx_text(df: pd.DataFrame) -> bytes:
     """``df`` as a workbook whose Month cells are text ("2024-01"), as a person types them."""
-    out: bytes = _xlsx(df.astype({"Month": str}))
+    out: bytes = xlsx(df.astype({"Month": str}))
     return out
 
 
@@ -363,7 +363,7 @@ def run(wheels: Path, split: str, show: bool) -> dict[str, dict[str, int]]:
             part = halves[i]
             if split not in ("both", part):
                 continue
-            plan, result = ask(bench, q)  # type: ignore[arg-type]
+            plan, result = ask(bench, q)
             answered = result is not None and not result.empty
             text = f"{result.text} ({result.description})" if answered else ""
             ok = not answered if q.expect is None else answered and said(text, q.expect(frames))

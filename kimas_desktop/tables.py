@@ -21,6 +21,8 @@ __all__ = [
     "Aggregate",
     "ColumnKind",
     "FilterOp",
+    "Grain",
+    "Melt",
     "Operation",
     "TableColumn",
     "TableEngine",
@@ -33,6 +35,9 @@ __all__ = [
 ]
 
 ColumnKind = Literal["number", "date", "text"]
+# What one value of a date column covers: a day (or a moment), a month ("2025-05", "May 2025"), a quarter
+# ("Q2 2025"); a month or quarter is kept as its first day.
+Grain = Literal["", "month", "quarter"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,7 @@ class TableColumn:
     name: str  # the header cell's text (made unique: "Amount", "Amount (2)")
     kind: ColumnKind
     samples: tuple[str, ...] = ()  # up to 50 distinct values as text (all of them when there are fewer)
+    grain: Grain = ""  # a date column's: what one value covers
 
 
 @dataclass(frozen=True)
@@ -80,11 +86,28 @@ Aggregate = Literal["count", "sum", "mean", "min", "max"]
 class TableFilter:
     column: str
     op: FilterOp
-    value: str | float  # a number, a date as ISO text ("1990-03-05", "1990-03", "1990"), or a text value
+    # a number, a text value, or a date as ISO text: a day, a month, a year ("1990-03-05", "1990-03", "1990"),
+    # a quarter ("1990-Q2"), or a month or quarter of every year ("--03", "--Q2")
+    value: str | float
 
     def words(self) -> str:
         v = f"{self.value:g}" if isinstance(self.value, float) else self.value
         return f"{self.column} {self.op} {v}"
+
+
+@dataclass(frozen=True)
+class Melt:
+    """A wide table read long: each of ``columns`` (one per region, month, cause of death, … sharing one
+    kind of number) is a row of its own, its header in a text column ``name`` ("region"), its value in a
+    number column ``value`` ("sales"); the other columns repeat. A row keeps its number in the sheet."""
+
+    columns: tuple[str, ...]
+    name: str
+    value: str
+
+    def words(self) -> str:
+        """ "sales (North, South, East, West)"."""
+        return f"{self.value} ({', '.join(self.columns)})"
 
 
 @dataclass(frozen=True)
@@ -101,6 +124,7 @@ class TableQuery:
     k: int = 0  # top: how many
     least: bool = False  # group: the smallest group first ("which island has the fewest penguins")
     pair: tuple[TableFilter, TableFilter] | None = None  # difference: the two rows
+    melt: Melt | None = None  # the table read long first; its ``name`` and ``value`` are then columns
 
 
 @dataclass(frozen=True)
@@ -113,13 +137,16 @@ class TableRow:
 class TableResult:
     """What a query computed: ``text`` is the value as the answer states it, ``description`` the query in
     plain words with its value ("rows where Origin = Japan: 79"), ``rows`` the first few rows used and
-    ``used`` how many there were. ``used == 0``: the table holds no row the query asks for (declined)."""
+    ``used`` how many there were. ``used == 0``: the table holds no row the query asks for (declined; the
+    description names the range a date or year column covers: "Month runs from 2024-01 to 2025-12")."""
 
     value: float | str | None
     text: str
     description: str
     rows: tuple[TableRow, ...]
     used: int
+    # declined: the range each filtered date or year column covers, (column, first, last) as written
+    covers: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def empty(self) -> bool:

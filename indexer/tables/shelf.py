@@ -44,7 +44,7 @@ REGISTRY_SCHEMA = pa.schema(
         pa.field("sheet", pa.string()),
         pa.field("position", pa.int32()),  # the table's place among its file's tables (0-based)
         pa.field("header_row", pa.int64()),
-        pa.field("columns", pa.string()),  # JSON: [{"name", "kind", "samples"}]
+        pa.field("columns", pa.string()),  # JSON: [{"name", "kind", "samples", "grain"}]
         pa.field("rows", pa.int64()),
         pa.field("data", pa.string()),  # the LanceDB table holding its rows
     ]
@@ -67,12 +67,15 @@ class StoredTable:
 
 
 def _columns_json(columns: Sequence[TableColumn]) -> str:
-    return json.dumps([{"name": c.name, "kind": c.kind, "samples": list(c.samples)} for c in columns])
+    return json.dumps(
+        [{"name": c.name, "kind": c.kind, "samples": list(c.samples), "grain": c.grain} for c in columns]
+    )
 
 
 def _info(row: dict[str, Any]) -> TableInfo:
     columns = tuple(
-        TableColumn(c["name"], c["kind"], tuple(c.get("samples") or ())) for c in json.loads(row["columns"])
+        TableColumn(c["name"], c["kind"], tuple(c.get("samples") or ()), c.get("grain") or "")
+        for c in json.loads(row["columns"])
     )
     return TableInfo(
         table_id=row["table_id"],

@@ -3,7 +3,9 @@
 A cell comes from a CSV as text, from a workbook typed (float, date, datetime, bool, text). A column is a
 ``number`` when every value that is not missing reads as one ("1,234.5", "-3", "(12)", "$5", "7%"), a
 ``date`` when every value reads as a date ("2024-03-01", "01/03/2024", "1 Mar 2024", "2024年3月1日", a
-workbook date), else ``text``. Missing values ("", "n/a", "-", "#DIV/0!", ...) are null in any kind. A
+workbook date), or a month or a quarter written as text ("2025-05", "May 2025", "Apr-1854", "2025年5月",
+"Q2 2025", "2025Q2", "2025-Q2": its first day, the column's ``grain`` saying what one value covers), else
+``text``. Missing values ("", "n/a", "-", "#DIV/0!", ...) are null in any kind. A
 code written with a leading zero ("0042") or a number of more than 15 digits (an id) is text: a float
 would change it. Slashed dates are month first unless some value's first part is over 12 (then day first).
 """
@@ -18,9 +20,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from kimas_desktop.tables import ColumnKind, TableColumn
+from kimas_desktop.tables import ColumnKind, Grain, TableColumn
 
-__all__ = ["Cell", "ColumnTally", "cell_text", "parse_date", "parse_number"]
+__all__ = ["Cell", "ColumnTally", "cell_text", "parse_date", "parse_number", "parse_period"]
 
 Cell = str | float | int | bool | dt.date | dt.datetime | dt.time | dt.timedelta | None
 
@@ -41,6 +43,14 @@ _SLASHED = re.compile(r"(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})(?:[ T](\d{1,2}):(\d{
 _DAY_MONTH = re.compile(r"(\d{1,2})[ -]([A-Za-z]{3,9})\.?[ -],?\s*(\d{4})")
 _MONTH_DAY = re.compile(r"([A-Za-z]{3,9})\.? (\d{1,2}),? (\d{4})")
 _CJK = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+_YEAR_MONTH = re.compile(r"(\d{4})[-/.](\d{1,2})")
+_MONTH_YEAR = re.compile(r"([A-Za-z]{3,9})\.?[ -/,]+(\d{4})")
+_CJK_MONTH = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月")
+_QUARTERS = (
+    re.compile(r"[Qq]([1-4])[ -/]*(?P<y>\d{4})"),  # Q2 2025, Q2-2025, Q2/2025
+    re.compile(r"(?P<y>\d{4})[ -/]*[Qq]([1-4])"),  # 2025Q2, 2025-Q2, 2025 Q2
+    re.compile(r"(?P<y>\d{4})\s*年?\s*第?\s*([1-4一二三四])\s*季度?"),  # 2025年第2季度, 2025年Q2 is above
+)
 _MONTH_NAMES = (
     "jan january", "feb february", "mar march", "apr april", "may", "jun june", "jul july", "aug august",
     "sep sept september", "oct october", "nov november", "dec december",
@@ -101,6 +111,26 @@ def parse_date(text: str, *, day_first: bool = False) -> dt.date | None:
     return None
 
 
+def parse_period(text: str) -> tuple[dt.date, Grain] | None:
+    """The month or quarter ``text`` writes as its first day and its grain ("2025-05" → 2025-05-01,
+    "month"; "Q2 2025" → 2025-04-01, "quarter"), or None."""
+    s = text.strip()
+    month: int | None = None
+    year = 0
+    if m := _YEAR_MONTH.fullmatch(s) or _CJK_MONTH.fullmatch(s):
+        year, month = int(m[1]), int(m[2])
+    elif m := _MONTH_YEAR.fullmatch(s):
+        year, month = int(m[2]), _MONTHS.get(m[1].lower())
+    if month is not None:
+        return (dt.date(year, month, 1), "month") if 1 <= month <= 12 and year >= 1000 else None
+    for pattern in _QUARTERS:
+        if m := pattern.fullmatch(s):
+            q = next(g for i, g in enumerate(m.groups()) if g and i != pattern.groupindex["y"] - 1)
+            n = "一二三四".find(q) + 1 or int(q)
+            return dt.date(int(m["y"]), 3 * n - 2, 1), "quarter"
+    return None
+
+
 def cell_text(cell: Cell) -> str:
     """A cell as a person reads it: 3.0 → "3", a date → "2024-03-01", True → "TRUE"."""
     if cell is None:
@@ -130,6 +160,7 @@ class ColumnTally:
         self.has_time = False
         self._day_first_seen = False  # a slashed date whose first part is over 12
         self._month_first_seen = False  # one whose second part is
+        self._grains: set[Grain] = set()  # "month", "quarter": the text periods seen ("" for days)
         self.values = 0  # cells not missing
         self._samples: dict[str, None] = {}
 
@@ -157,6 +188,11 @@ class ColumnTally:
             self.date = False
             return
         day_first = False
+        period = parse_period(cell)
+        if period is not None:
+            self._grains.add(period[1])
+            return
+        self._grains.add("")
         if m := _SLASHED.fullmatch(cell.strip()):
             day_first = int(m[1]) > 12
             self._day_first_seen |= day_first
@@ -172,6 +208,14 @@ class ColumnTally:
         return self._day_first_seen
 
     @property
+    def grain(self) -> Grain:
+        """What one value of a date column covers: a day ("", also when days and months mix), a month, a
+        quarter (a column of quarters and months: the months)."""
+        if "" in self._grains or not self._grains or self.kind != "date":
+            return ""
+        return "month" if "month" in self._grains else "quarter"
+
+    @property
     def kind(self) -> ColumnKind:
         if self.values and self.number:
             return "number"
@@ -180,7 +224,7 @@ class ColumnTally:
         return "text"
 
     def column(self, name: str) -> TableColumn:
-        return TableColumn(name, self.kind, tuple(self._samples))
+        return TableColumn(name, self.kind, tuple(self._samples), self.grain)
 
     def arrow_type(self) -> pa.DataType:
         kind = self.kind
@@ -210,7 +254,8 @@ class ColumnTally:
         if isinstance(cell, dt.date):
             return cell
         if isinstance(cell, str) and not missing(cell):
-            return parse_date(cell, day_first=self.day_first)
+            period = parse_period(cell)
+            return period[0] if period is not None else parse_date(cell, day_first=self.day_first)
         return None
 
     def _date(self, cell: Cell) -> dt.date | None:

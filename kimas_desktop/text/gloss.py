@@ -12,13 +12,18 @@ no English word the table lacks). jieba's segmentation is not used here: it cuts
 ("有多少天下雪" → 天下, "太阳黑子数是" → 数是).
 
 ``GLOSSES`` is data, not rules: the words of table questions (operations, time, counting) and the
-common names of measures, kinds and places that tables use for headers and values. A word missing here
+common names of measures, kinds, directions and places that tables use for headers and values, with the
+names of countries and world regions in Chinese and Japanese from the Unicode CLDR (``gloss_names.py``,
+written by ``bench/tables_gloss.py``; "泰国" and "タイ" → Thailand). Months and quarters are dates
+("2025年第一季度" → 2025-Q1, "7月" → in July). A word missing here
 leaves its question as unplanned as an English word the table does not hold.
 """
 
 from __future__ import annotations
 
 import re
+
+from kimas_desktop.text.gloss_names import NAMES
 
 __all__ = ["GLOSSES", "gloss", "searched", "written"]
 
@@ -66,21 +71,51 @@ GLOSSES: dict[str, str] = {
     "体重": "body mass", "喙长": "bill length", "喙深": "bill depth", "鳍长": "flipper length",
     "机场": "airports", "城市": "city", "州": "state", "国家": "country", "纬度": "latitude",
     "经度": "longitude", "太阳黑子": "sunspot", "太阳活动": "sunspot activity",
-    # places tables name in their values
+    # directions, regions and kinds that tables use for headers and values
+    "北部": "North", "南部": "South", "东部": "East", "東部": "East", "西部": "West", "中部": "Central",
+    "北方": "North", "南方": "South", "东北": "Northeast", "東北": "Northeast", "西北": "Northwest",
+    "东南": "Southeast", "東南": "Southeast", "西南": "Southwest",
+    "地区": "region", "地區": "region", "区域": "region", "地域": "region", "地点": "site",
+    "产品": "product", "製品": "product", "类别": "category", "部门": "department",
+    "销售": "sales", "売上高": "sales", "売上": "sales", "产量": "yield",
+    "海面温度": "sea surface temperature", "疾病": "disease", "受伤": "wounds", "伤": "wounds",
+    "死亡": "deaths", "死于": "died of", "士兵": "soldiers", "人数": "number", "出生率": "fertility rate",
+    # Japanese particles: no word of a table
+    "の": " ", "は": " ", "を": " ", "が": " ", "で": " ", "に": " ", "どの": "which", "いくつ": "how many",
+    # places tables name in their values (beside the CLDR's names in gloss_names.py)
     "美国": "USA", "日本": "Japan", "欧洲": "Europe", "中国": "China", "德国": "Germany",
     "法国": "France", "英国": "United Kingdom", "意大利": "Italy", "加拿大": "Canada",
     "印度": "India", "韩国": "Korea", "俄罗斯": "Russia", "巴西": "Brazil", "澳大利亚": "Australia",
 }  # fmt: skip
 
+GLOSSES = NAMES | GLOSSES
 _LONGEST = max(len(k) for k in GLOSSES)
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _YEAR = r"(\d{4})\s*年?"
+_QUARTER = r"(?:第\s*([1-4一二三四])\s*季度?|[QqＱ]\s*([1-4]))"
+_MONTH_NAMES = (
+    "January February March April May June July August September October November December"
+).split()
+_MONTH = r"(1[0-2]|0?[1-9]|十[一二]|[一二三四五六七八九十])\s*月(?!份?\s*[0-9])"
+
+
+def _n(numeral: str) -> int:
+    return "一二三四".find(numeral) + 1 if numeral in "一二三四" else int(numeral)
+
+
+def _month(numeral: str) -> int:
+    return int(numeral) if numeral.isdigit() else _count(numeral)
+
+
 _DATES = (
     (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]"), lambda m: f" {m[1]}-{int(m[2]):02d}-{int(m[3]):02d} "),
+    (re.compile(r"(\d{4})\s*年\s*(?:的\s*)?" + _QUARTER), lambda m: f" in {m[1]}-Q{_n(m[2] or m[3])} "),
+    (re.compile(r"(?<![\d-])" + _QUARTER), lambda m: f" in the {('first', 'second', 'third', 'fourth')[_n(m[1] or m[2]) - 1]} quarter "),
     (re.compile(_YEAR + r"\s*(?:到|至|—|-|~)\s*" + _YEAR + r"(?:\s*之间)?"), lambda m: f" from {m[1]} to {m[2]} "),
     (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月"), lambda m: f" in {m[1]}-{int(m[2]):02d} "),
     (re.compile(r"(\d{4})\s*年\s*(以来|以后|之后|起|以前|之前)"), lambda m: f" {GLOSSES.get(m[2], 'since')} {m[1]} "),
     (re.compile(r"(\d{4})\s*年"), lambda m: f" in {m[1]} "),
+    (re.compile(r"(?<![0-9年])" + _MONTH), lambda m: f" in {_MONTH_NAMES[_month(m[1]) - 1]} "),
 )  # fmt: skip
 
 

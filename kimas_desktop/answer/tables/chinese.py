@@ -56,12 +56,22 @@ def _exactly(result: TableResult) -> str:
     return result.text if exact == result.text else f"{result.text}（精确值 {exact}）"
 
 
+def _what(q: TableQuery) -> TableQuery:
+    """``q`` with its target in words: "销售额（North、South、East、West）" for a wide table's measure."""
+    if q.melt is None or q.target != q.melt.value:
+        return q
+    return replace(q, target=f"{q.target}（{'、'.join(q.melt.columns)}）")
+
+
 def described(q: TableQuery, r: TableResult) -> str:
-    """The query ``q`` in Chinese with what it computed (``r``), as the engine's English description."""
+    """The query ``q`` in Chinese with what it computed (``r``), as the engine's English description; a
+    decline names the range of each date or year column it filtered ("Month 的范围是 2024-01 到 2025-12")."""
+    q = _what(q)
     where, n = _where(q.filters), f"（{r.used} 行）"
     op = q.operation
     if r.empty:
-        return f"没有{where}" if q.filters else f"没有 {q.target} 有值的行"
+        spans = "".join(f"；{c} 的范围是 {lo} 到 {hi}" for c, lo, hi in r.covers)
+        return (f"没有{where}" if q.filters else f"没有 {q.target} 有值的行") + spans
     if op == "count":
         return f"{where}数：{r.text}" if q.filters else f"总行数：{r.text}"
     if op in ("lookup", "min", "max", "mean") and (op == "lookup" or r.used == 1):

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kimas_desktop.answer.tables.reading import Token, keys, tokens_kept
+from kimas_desktop.answer.tables.reading import Token, keys, month_number, tokens_kept
 from kimas_desktop.tables import FilterOp, TableColumn, TableFilter, TableInfo
 from kimas_desktop.text.scripts import has_unspaced
 from kimas_desktop.text.words import STOPWORDS, words
@@ -22,6 +22,7 @@ __all__ = [
     "glossed_codes",
     "informative",
     "mentions_of",
+    "month_names",
     "number_filters",
     "same",
     "time_op",
@@ -302,12 +303,37 @@ def mentions_of(table: TableInfo, toks: list[Token], used: set[int]) -> list[Spa
 
 
 def date_filters(table: TableInfo, toks: list[Token], used: set[int]) -> list[TableFilter]:
+    """A date the question names, on the table's date column; without one, a month ("January 1998", "in
+    March") on a column whose values are months' names (JAN … DEC), with its year on the year column."""
     dates = [c for c in table.columns if c.kind == "date"]
+    months = [c for c in table.columns if c.kind == "text" and month_names(c.samples)]
     out = []
     for i, t in enumerate(toks):
-        if t.date is not None and dates and i not in used:
+        if t.date is None or i in used:
+            continue
+        if dates:
             used.add(i)
             out.append(TableFilter(dates[0].name, time_op(toks, i) or "=", t.date))
+            continue
+        year, _, month = t.date.lstrip("-").partition("-") if t.date[:2] != "--" else ("", "", t.date[2:])
+        named = month_names(months[0].samples).get(int(month)) if months and month.isdigit() else None
+        by_year = year_column(table, float(year)) if year.isdigit() else None
+        if named is not None and (by_year is not None or not year):
+            used.add(i)
+            out.append(TableFilter(months[0].name, "=", named))
+            if by_year is not None:
+                out.append(year_filter(by_year, "=", float(year)))
+    return out
+
+
+def month_names(values: Sequence[str]) -> dict[int, str]:
+    """The month each of ``values`` names ("JAN", "1月"), by number; {} unless each names another month."""
+    out = {}
+    for v in values:
+        n = month_number(v)
+        if n is None or n in out:
+            return {}
+        out[n] = v
     return out
 
 

@@ -49,19 +49,33 @@ from kimas_desktop.answer.tables.targets import (
     SUM,
     Reading,
     asks_row,
+    coarser,
     count_at,
     counts_rows,
     grouped_by,
     has,
+    is_key,
     label_column,
+    measure_of,
     quantity_column,
+    repeats,
     superlative,
     target_column,
+    target_or_measure,
     top_k,
+    totals_ranked,
     which_column,
     without,
 )
-from kimas_desktop.answer.tables.unasked import closest, uncounted, unkinded, unplaced, untargeted
+from kimas_desktop.answer.tables.unasked import (
+    closest,
+    lacking,
+    table_words,
+    uncounted,
+    unkinded,
+    untargeted,
+)
+from kimas_desktop.answer.tables.wide import members, nouns, view
 from kimas_desktop.tables import (
     Aggregate,
     Operation,
@@ -70,7 +84,8 @@ from kimas_desktop.tables import (
     TableInfo,
     TableQuery,
 )
-from kimas_desktop.text.words import STOPWORDS, is_name
+from kimas_desktop.text.gloss import written
+from kimas_desktop.text.words import STOPWORDS
 
 __all__ = ["TablePlanner"]
 
@@ -81,18 +96,34 @@ class TablePlanner:
     def plan(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> TableQuery | None:
         """The query ``question`` asks of ``table`` (``rows``: the text of the row chunks the search found),
         or None when it asks nothing this planner can compute or names what the table lacks."""
+        rows = list(rows)
         r = self._read(question, table, rows)
         if r is None:
             return None
-        query = _operation(question, table, r)
-        if (
-            query is None
-            or _lacking(r, table)
-            or uncounted(r.toks, r.used, r.filters, table, FRAME)
-            or unkinded(r.toks, r.used, query, table, FRAME)
-        ):
+        query = _planned(question, table, r)
+        return self._wide(question, table, rows, r, query) or query
+
+    def _wide(
+        self, question: str, table: TableInfo, rows: list[str], r: Reading, base: TableQuery | None
+    ) -> TableQuery | None:
+        """The plan over ``table`` read long (``wide.py``) when it has columns that are one measure per
+        category and the question asks of them as one ("total sales", "per region", "which cause"), not
+        of one of them ("the North region's sales": ``base``, over its column)."""
+        wide = members(table)
+        said = nouns(r.toks, r.used, table, wide, FRAME) if wide else None
+        if said is None:
             return None
-        return query
+        named = {c.name for c in wide}
+        if base is not None and (base.target in named or not any(said)):
+            return None
+        category, measure = (written(w, question) if w else w for w in said)
+        long, melt = view(table, wide, category, measure)
+        lr = self._read(question, long, rows)
+        if lr is None:
+            return None
+        value = next(c for c in long.columns if c.name == melt.value)
+        query = _planned(question, long, replace(lr, measure=value, melt=melt))
+        return None if query is None else replace(query, melt=melt)
 
     def follow(
         self, question: str, table: TableInfo, before: TableQuery, rows: Iterable[str] = ()
@@ -101,7 +132,7 @@ class TablePlanner:
         each filter it reads replaces the earlier plan's filters on the same column, the operation and its
         columns stay. None when it names no filter, or names what the table lacks."""
         r = self._read(question, table, rows)
-        if r is None or not r.filters or before.operation == "difference" or _lacking(r, table):
+        if r is None or not r.filters or before.operation == "difference" or lacking(r, table):
             return None
         renamed = {f.column for f in r.filters}
         kept = tuple(f for f in before.filters if f.column not in renamed)
@@ -134,11 +165,11 @@ class TablePlanner:
         r = self._read(question, table, rows)
         if r is None:
             return (), ()
-        names = _lacking(r, table) if r.mentions else []
+        names = lacking(r, table) if r.mentions else []
         query = _operation(question, table, r)
         kinds = unkinded(r.toks, r.used, query, table, FRAME) if query is not None else []
         counted = uncounted(r.toks, r.used, r.filters, table, FRAME)
-        if query is None and not counted:
+        if (query is None or _unnamed_measure(query, table, r)) and not counted:
             counted = untargeted(
                 r.toks, r.used, table, MEAN | SUM | MAX | MIN, FRAME - MEAN - SUM - MAX - MIN
             )
@@ -162,12 +193,35 @@ class TablePlanner:
         numbered = number_filters(table, toks, used, mentions)
         if numbered is None:
             return None
-        return Reading(toks, filters + numbered, used, mentions, values, tuple(codes))
+        measure = measure_of(table)
+        return Reading(toks, filters + numbered, used, mentions, values, tuple(codes), measure)
 
     def score(self, question: str, table: TableInfo, rows: Iterable[str] = ()) -> int:
         """How much of ``table`` the question names (to choose among a file's tables)."""
         r = self._read(question, table, rows)
         return 0 if r is None else 2 * len(r.filters) + len({m.column.name for m in r.mentions})
+
+
+def _planned(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
+    """The operation's plan, unless the question names what the table lacks."""
+    query = _operation(question, table, r)
+    if (
+        query is None
+        or _unnamed_measure(query, table, r)
+        or lacking(r, table)
+        or uncounted(r.toks, r.used, r.filters, table, FRAME)
+        or unkinded(r.toks, r.used, query, table, FRAME)
+    ):
+        return None
+    return query
+
+
+def _unnamed_measure(query: TableQuery, table: TableInfo, r: Reading) -> bool:
+    """Whether the plan computes the table's one measure where the question names another ("total profit")."""
+    if r.measure is None or query.target != r.measure.name or any(m.column == r.measure for m in r.mentions):
+        return False
+    ops = MEAN | SUM | MAX | MIN
+    return bool(untargeted(r.toks, r.used, table, ops, FRAME - ops | {"per", "each", "every"}))
 
 
 def _operation(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
@@ -233,11 +287,11 @@ def _aggregate_word(r: Reading) -> tuple[Aggregate, int | None]:
 
 def _group(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
     by = grouped_by(r, question)
-    if by is None:
-        return None
+    if by is None or (is_key(table, by) and r.melt is None):
+        return None  # "the average deaths per month" over one row per month: the mean of all
     rest = replace(r, mentions=[m for m in r.mentions if m.column.name != by.name])
     agg, at = _aggregate_word(rest)
-    target = target_column(rest, at)
+    target = target_or_measure(rest, at) if agg != "count" else target_column(rest, at)
     if agg != "count" and target is None:
         return None
     quantity = _quantity(r, table) if agg == "count" and target is None else None
@@ -263,7 +317,11 @@ def _how_many(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
     if target is not None and has(r, SUM) is not None:
         return TableQuery("sum", target.name, tuple(r.filters))
     named = any(m.start == i + 2 and m.column.kind == "number" for m in r.mentions)
-    if target is not None and r.filters and (r.values or named):
+    counted = r.toks[i + 2] if i + 2 < len(r.toks) and i + 2 not in r.used else None
+    unnamed = counted is not None and bool(counted.key) and counted.key not in table_words(table, FRAME)
+    if target is not None and r.filters and (r.values or named or unnamed):  # "how many soldiers died of"
+        if coarser(table, r.filters):  # "how many deaths from wounds in 1854" over one row per month
+            return TableQuery("sum", target.name, tuple(r.filters))
         return TableQuery("lookup", target.name, tuple(r.filters))  # "how many construction jobs in May 2009"
     if not r.filters and not counts_rows(r, i) and _unknown_words(r, table, i + 2):
         return None  # "how many tulip flowers": a word that names no column or value narrows the rows
@@ -298,13 +356,14 @@ def _aggregate(question: str, table: TableInfo, r: Reading) -> TableQuery | None
         i = has(r, words_)
         if i is None:
             continue
-        target = target_column(r, i)
+        target = target_or_measure(r, i)
         if target is None:
             return None
         sup = superlative(r)
         label = label_column(table, r, target)
-        if sup is not None and asks_row(r, table) and label.kind == "text":
-            return TableQuery("group", target.name, tuple(r.filters), by=label.name, agg=op)  # type: ignore[arg-type]
+        if sup is not None and asks_row(r, table) and (label.kind == "text" or repeats(table, r, label)):
+            least = sup[0] == "min"
+            return TableQuery("group", target.name, tuple(r.filters), by=label.name, agg=op, least=least)  # type: ignore[arg-type]
         return TableQuery(op, target.name, tuple(r.filters))  # type: ignore[arg-type]
     return None
 
@@ -313,12 +372,16 @@ def _extreme(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
     sup = superlative(r)
     if sup is None:
         return None
-    target = target_column(without(r, which_column(table, r)), sup[1])
+    target = target_or_measure(without(r, which_column(table, r)), sup[1])
     if target is None:
         return None
     if asks_row(r, table):
+        label = label_column(table, r, target)
+        if totals_ranked(table, r, label, target):  # "which month had the highest sales": each month's sum
+            least = sup[0] == "min"
+            return TableQuery("group", target.name, tuple(r.filters), by=label.name, agg="sum", least=least)
         op: Operation = "argmax" if sup[0] == "max" else "argmin"
-        return TableQuery(op, target.name, tuple(r.filters), label_column(table, r, target).name)
+        return TableQuery(op, target.name, tuple(r.filters), label.name)
     return TableQuery(sup[0], target.name, tuple(r.filters))  # type: ignore[arg-type]
 
 
@@ -335,19 +398,3 @@ def _lookup(question: str, table: TableInfo, r: Reading) -> TableQuery | None:
     if not r.filters:
         return None
     return TableQuery("lookup", target.name, tuple(r.filters))
-
-
-def _lacking(r: Reading, table: TableInfo) -> list[str]:
-    """What the question names that the plan does not use: names (capitalised words; places written in
-    Chinese over a table written in Chinese), numbers and dates outside every filter, column and the
-    file's own name."""
-    own = subject(table)
-    k = top_k(r)
-    out = list(r.codes) + unplaced(r.toks, r.used, table, FRAME)
-    for i, t in enumerate(r.toks):
-        if i in r.used or t.key in own or t.key in FRAME:
-            continue
-        counted = t.date is not None or (t.number is not None and not (k and t.number == k))
-        if counted or (t.key and is_name(t.text, i) and t.key not in STOPWORDS):
-            out.append(t.text)
-    return out

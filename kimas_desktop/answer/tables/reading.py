@@ -17,7 +17,7 @@ from kimas_desktop.tables import TableColumn, TableInfo
 from kimas_desktop.text.gloss import gloss
 from kimas_desktop.text.words import stem, words
 
-__all__ = ["Token", "keys", "row_values", "subject", "tokens", "tokens_kept"]
+__all__ = ["Token", "keys", "month_number", "row_values", "subject", "tokens", "tokens_kept"]
 
 _MONTHS = {
     m: i
@@ -40,12 +40,20 @@ _MONTHS = {
     )
     for m in names
 }
+_NAMED = [m.capitalize() for m in _MONTHS if len(m) > 3 or m == "may"]  # "in May", "of March": every year's
 _MONTH = r"(?P<{0}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _SPECIAL = re.compile(
-    r"(?P<iso>\b\d{4}-\d{1,2}(?:-\d{1,2})?\b)"
+    r"(?P<q1>\bQ(?P<qa>[1-4])[\s/-]*(?P<ya>\d{4})\b)"  # Q2 2025, Q2-2025
+    r"|(?P<q2>\b(?P<yb>\d{4})[\s-]*Q(?P<qb>[1-4])\b)"  # 2025Q2, 2025-Q2, 2025 Q2
+    r"|(?P<q3>\b(?:the\s+)?(?P<qc>first|1st|second|2nd|third|3rd|fourth|4th)\s+quarter"
+    r"(?:\s+(?:of|in)\s+(?P<yc>\d{4}))?\b)"  # the third quarter (of 1977)
+    r"|(?P<q4>(?<=\bin )Q(?P<qd>[1-4])\b)"  # in Q3 (of every year)
+    r"|(?P<iso>\b\d{4}[-/]\d{1,2}(?:[-/]\d{1,2})?\b)"
     r"|(?P<mdy>\b" + _MONTH.format("m1") + r"\s+(?P<d1>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y1>\d{4})\b)"
     r"|(?P<dmy>\b(?P<d2>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format("m2") + r",?\s+(?P<y2>\d{4})\b)"
     r"|(?P<my>\b" + _MONTH.format("m3") + r",?\s+(?P<y3>\d{4})\b)"
+    r"|(?P<m>(?<=\b(?:in|of) )(?-i:(?P<m4>" + "|".join(sorted(_NAMED, key=len, reverse=True)) + r"))\b)"
     r"|(?P<num>(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])-?\d+(?:\.\d+)?(?![\w]))",
     re.I,
 )
@@ -60,8 +68,19 @@ class Token:
 
 
 def _iso(m: re.Match[str]) -> str | None:
+    """The ISO text of a date the question writes: a day, a month, a quarter ("1977-Q3"), or a month or
+    quarter of every year ("--05", "--Q3")."""
+    if m.group("q1") or m.group("q2"):
+        return f"{m.group('ya') or m.group('yb')}-Q{m.group('qa') or m.group('qb')}"
+    if m.group("q3"):
+        n = _ORDINALS[m.group("qc").lower()]
+        return f"{m.group('yc')}-Q{n}" if m.group("yc") else f"--Q{n}"
+    if m.group("q4"):
+        return f"--Q{m.group('qd')}"
+    if m.group("m"):
+        return f"--{_MONTHS[m.group('m4').lower().rstrip('.')]:02d}"
     if m.group("iso"):
-        parts = [int(p) for p in m.group("iso").split("-")]
+        parts = [int(p) for p in re.split(r"[-/]", m.group("iso"))]
         if not 1 <= parts[1] <= 12 or (len(parts) == 3 and not 1 <= parts[2] <= 31):
             return None
         return "-".join([f"{parts[0]:04d}", *(f"{p:02d}" for p in parts[1:])])
@@ -75,6 +94,19 @@ def _iso(m: re.Match[str]) -> str | None:
             d = f"-{int(m.group(day)):02d}" if day else ""
             return f"{int(m.group(year)):04d}-{month:02d}{d}"
     return None
+
+
+_CJK_MONTHS = {f"{n}月": i for i, n in enumerate("一 二 三 四 五 六 七 八 九 十 十一 十二".split(), start=1)}
+
+
+def month_number(text: str) -> int | None:
+    """The month a header or cell names: "JAN", "January", "Sept.", "1月", "一月" → 1 … 12; None."""
+    low = text.strip().lower().rstrip(".")
+    if low in _MONTHS:
+        return _MONTHS[low]
+    if low.endswith("月") and low[:-1].isdigit() and 1 <= int(low[:-1]) <= 12:
+        return int(low[:-1])
+    return _CJK_MONTHS.get(low)
 
 
 def _key(word: str) -> str:

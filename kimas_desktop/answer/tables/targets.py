@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from kimas_desktop.answer.tables.named import Span
 from kimas_desktop.answer.tables.reading import Token, keys
-from kimas_desktop.tables import TableColumn, TableFilter, TableInfo
+from kimas_desktop.tables import Melt, TableColumn, TableFilter, TableInfo
 
 __all__ = [
     "COUNTED",
@@ -27,16 +27,24 @@ __all__ = [
     "Reading",
     "asks_row",
     "asks_when",
+    "coarser",
     "count_at",
+    "counts",
     "counts_rows",
     "grouped_by",
     "has",
+    "is_key",
+    "is_kinds",
     "label_column",
+    "measure_of",
     "quantity_column",
+    "repeats",
     "row_noun",
     "superlative",
     "target_column",
+    "target_or_measure",
     "top_k",
+    "totals_ranked",
     "which_column",
     "without",
 ]
@@ -75,7 +83,7 @@ _COUNT_WORDS = {
     "twelve": 12,
 }
 # The words after "which"/"what" that ask for the row's date ("on which day", "what year"), as keys.
-WHEN = {"day", "dat", "month", "year", "week", "tim"}
+WHEN = {"day", "dat", "month", "year", "week", "tim", "quarter"}
 # Words of the question's frame: never a sign that it names something the table lacks.
 FRAME = MAX | MIN | SUM | MEAN | {"how", "many", "much", "number", "count", "difference", "value", "row"}
 # Headers that hold how many pieces of each row's thing there are: "how many items" sums them, not the
@@ -96,6 +104,8 @@ class Reading:
     mentions: list[Span]
     values: list[tuple[TableFilter, int]]  # value filters and where they start
     codes: tuple[str, ...] = ()  # bracketed codes ("(TX)") that are no value or column of the table
+    measure: TableColumn | None = None  # what an aggregate computes when the question names no number
+    melt: Melt | None = None  # planning over a wide table read long (``wide.py``)
 
 
 def quantity_column(table: TableInfo) -> TableColumn | None:
@@ -178,6 +188,58 @@ def target_column(r: Reading, after: int | None, numeric: bool = True) -> TableC
         if later:
             return later[0].column
     return cands[0].column
+
+
+def target_or_measure(r: Reading, after: int | None) -> TableColumn | None:
+    """``target_column``, else the table's one measure ("average per region" over Month, Region, Sales)."""
+    return target_column(r, after) or r.measure
+
+
+def measure_of(table: TableInfo) -> TableColumn | None:
+    """The table's one number column that is no year ("Sales" beside Month and Region); None."""
+    found = [c for c in table.columns if c.kind == "number" and not {"year", "yr"} & set(keys(c.name))]
+    return found[0] if len(found) == 1 else None
+
+
+def repeats(table: TableInfo, r: Reading, column: TableColumn) -> bool:
+    """Whether ``column``'s values are known to repeat across the rows (Month over one row per month and
+    region; any column but the category of a wide table read long)."""
+    if r.melt is not None:
+        return column.name not in (r.melt.name, r.melt.value)
+    return len(column.samples) < min(table.rows, 50)
+
+
+def totals_ranked(table: TableInfo, r: Reading, label: TableColumn, target: TableColumn) -> bool:
+    """Whether "which <label> had the highest <target>" ranks totals, not rows: the label's values repeat,
+    and its rows are split by a column of kinds the plan does not filter on (each month's rows are its
+    regions': "which month had the highest sales" sums each month first), or by time alone and the
+    measure counts (``counts``); not "which symbol had the highest price in 2009" (the highest price of one
+    day)."""
+    if label.name == target.name or not repeats(table, r, label):
+        return False
+    filtered = {f.column for f in r.filters}
+    split = any(
+        c.kind == "text" and c.name not in filtered and c.name != label.name and is_kinds(table, c)
+        for c in table.columns
+    )
+    return split or (r.melt is None and counts(target))
+
+
+def counts(column: TableColumn) -> bool:
+    """Whether a number column's values are known to be written as whole numbers (counts and amounts, which
+    add up over a period: "which region had the highest sales in Q4" ranks the regions' totals; a price
+    written with decimals is ranked by its highest value)."""
+    return bool(column.samples) and all(s.lstrip("-").isdigit() for s in column.samples)
+
+
+def is_kinds(table: TableInfo, column: TableColumn) -> bool:
+    """A text column naming the rows' kinds: a few values, each on many rows."""
+    return 2 <= len(column.samples) < 50 and 2 * len(column.samples) <= table.rows
+
+
+def is_key(table: TableInfo, column: TableColumn) -> bool:
+    """A column whose values are known to be (nearly) all distinct: one row each."""
+    return len(column.samples) >= table.rows * 0.9
 
 
 def which_column(table: TableInfo, r: Reading) -> TableColumn | None:
@@ -273,4 +335,22 @@ def asks_row(r: Reading, table: TableInfo) -> bool:
         i = q.index("what")
         nxt = r.toks[i + 1].key if i + 1 < len(q) else ""
         return any(nxt in keys(c.name) and c.kind != "number" for c in table.columns) or nxt in WHEN
+    return False
+
+
+_FINE = {"": 0, "month": 1, "quarter": 2}
+
+
+def coarser(table: TableInfo, filters: Sequence[TableFilter]) -> bool:
+    """Whether a date filter covers more than one row's date: a year over a column of months, a month over
+    a column of days."""
+    grains = {c.name: _FINE[c.grain] for c in table.columns if c.kind == "date"}
+    for f in filters:
+        if f.column in grains and f.op == "=" and isinstance(f.value, str):
+            text = f.value.lstrip("-")
+            span = (
+                3 if "-" not in text and "Q" not in text else 2 if "Q" in text else 1 if len(text) <= 7 else 0
+            )
+            if f.value.startswith("--") or span > grains[f.column]:
+                return True
     return False

@@ -13,11 +13,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kimas_desktop.answer.tables.reading import Token, keys, subject
+from kimas_desktop.answer.tables.targets import FRAME, Reading, top_k
 from kimas_desktop.tables import TableFilter, TableInfo, TableQuery
+from kimas_desktop.text.gloss_names import NAMES
 from kimas_desktop.text.scripts import has_unspaced
-from kimas_desktop.text.words import STOPWORDS
+from kimas_desktop.text.words import STOPWORDS, is_name
 
-__all__ = ["closest", "phrases", "uncounted", "unkinded", "unplaced", "untargeted"]
+__all__ = [
+    "closest",
+    "initialled",
+    "lacking",
+    "phrases",
+    "table_words",
+    "uncounted",
+    "unkinded",
+    "unplaced",
+    "untargeted",
+]
 
 # Where a Chinese question writes a place: "<place>里", "<place>的", "在<place>", "从<place>".
 _PLACE_AFTER = {"里", "中", "内", "上", "的", "那里", "这里", "地区"}
@@ -35,7 +47,7 @@ def phrases(toks: Sequence[Token]) -> list[list[int]]:
     return [run for run in runs if run]
 
 
-def _table_words(table: TableInfo, frame: set[str]) -> set[str]:
+def table_words(table: TableInfo, frame: set[str]) -> set[str]:
     """The keys of the table's file name, sheet, headers and sampled values, and the question's frame."""
     out = subject(table) | frame
     for c in table.columns:
@@ -68,7 +80,7 @@ def uncounted(
     if not at or not any(f.op == "=" and _is_key(table, f.column) for f in filters):
         return []
     run = next((p for p in phrases(toks) if p[0] == at[0] + 2), [])
-    known = _table_words(table, frame)
+    known = table_words(table, frame)
     return [toks[j].text for j in run if j not in used and toks[j].key not in known][:1]
 
 
@@ -87,7 +99,7 @@ def unkinded(
     ]
     if not kinds or any(c.name in planned for c in kinds):
         return []
-    known = _table_words(table, frame)
+    known = table_words(table, frame)
     headers = {k for c in table.columns for k in keys(c.name)}
     out = []
     for run in phrases(toks):
@@ -111,7 +123,7 @@ def untargeted(
     if at is None:
         return []
     run = next((p for p in phrases(toks) if at + 1 in p or (p[0] == at and len(p) > 1)), [])
-    known = _table_words(table, frame)
+    known = table_words(table, frame)
     return [toks[j].text for j in run if j != at and j not in used and toks[j].key not in known][:1]
 
 
@@ -123,7 +135,7 @@ def unplaced(toks: Sequence[Token], used: set[int], table: TableInfo, frame: set
     降水量" over an English table is its subject, which the table cannot say in Chinese)."""
     if not any(c.kind == "text" and any(has_unspaced(v) for v in c.samples) for c in table.columns):
         return []
-    known = _table_words(table, frame)
+    known = table_words(table, frame)
     out = []
     for i, t in enumerate(toks):
         if i in used or len(t.text) < 2 or not has_unspaced(t.text) or t.text in STOPWORDS:
@@ -147,3 +159,39 @@ def closest(word: str, table: TableInfo) -> str:
             return c.name
     near = difflib.get_close_matches(low, [c.name.lower() for c in table.columns], n=1, cutoff=0.6)
     return next((c.name for c in table.columns if near and c.name.lower() == near[0]), "")
+
+
+_PLACES = frozenset(NAMES.values())  # countries and regions, a name wherever the question puts them
+
+
+def lacking(r: Reading, table: TableInfo) -> list[str]:
+    """What the question names that the plan does not use: names (capitalised words; places written in
+    Chinese over a table written in Chinese), numbers and dates outside every filter, column and the
+    file's own name."""
+    own = subject(table)
+    k = top_k(r)
+    out = list(r.codes) + unplaced(r.toks, r.used, table, FRAME)
+    subject_name = initialled(r, own)
+    for i, t in enumerate(r.toks):
+        if i in r.used or t.key in own or t.key in FRAME or i in subject_name:
+            continue
+        counted = t.date is not None or (t.number is not None and not (k and t.number == k))
+        named = is_name(t.text, i) or t.text in _PLACES  # "Nauru" first in "Nauru has how many …"
+        if counted or (t.key and named and t.key not in STOPWORDS):
+            out.append(t.text)
+    return out
+
+
+def initialled(r: Reading, own: set[str]) -> set[int]:
+    """The tokens of a name whose initials are a word of the file's name ("San Francisco" over
+    sf-temps.csv, "New York City" over nyc-taxis.csv): the table's subject, no filter."""
+    out: set[int] = set()
+    i = 0
+    while i < len(r.toks):
+        j = i
+        while j < len(r.toks) and r.toks[j].text[:1].isupper() and r.toks[j].text.isalpha():
+            j += 1
+        if j - i >= 2 and "".join(t.text[0] for t in r.toks[i:j]).lower() in own:
+            out.update(range(i, j))
+        i = max(j, i + 1)
+    return out
