@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ["StreamGuard", "guard_stream"]
+__all__ = ["StreamGuard", "guard_stream", "loop_start"]
 
 # A line that starts a new speaker turn or a new question: the model is writing a transcript.
 _MARKER = re.compile(
