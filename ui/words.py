@@ -202,6 +202,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "card_no_headings": ("No headings.", "没有标题。"),
     "card_what": ("(document card{details})", "（文档卡片{details}）"),
     "card_language": (", language: {name}", "，语言：{name}"),
+    "card_no_language": (", no language: numbers or codes", "，没有语言：数字或代码"),
+    "card_table_no_language": (", a table: no language", "，表格：没有语言"),
     "card_page": ("(p. {n})", "（第 {n} 页）"),
     "card_line": ("(line {n})", "（第 {n} 行）"),
     "card_tables": ("Tables ({n})", "表格（{n}）"),

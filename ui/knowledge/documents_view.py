@@ -117,14 +117,21 @@ def card_html(doc: Document | None, language: Language = "en") -> str:
         if card.outline
         else f"<p class='kimas-note'>{word('card_no_headings', language)}</p>"
     )
-    named = card.language not in ("", "und")
-    what = word("card_language", language, name=html.escape(card.language)) if named else ""
+    what = _language(card.language, bool(card.tables), language)
     return (
         f"<div class='kimas-doc-card' data-path='{html.escape(doc.path)}'>"
         f"<div class='kimas-doc-card-title'><b>{html.escape(card.title)}</b> "
         f"<small>{word('card_what', language, details=what)}</small></div>"
         f"{_tables_html(card.tables, language)}<p>{said}</p>{outline}</div>"
     )
+
+
+def _language(code: str, tables: bool, language: Language) -> str:
+    """The card's language: its code; "zxx" (the language identifier's "no linguistic content": numbers,
+    codes, a spreadsheet's cells) said as no language, a table's or not (issue 69: "language: zxx")."""
+    if code == "zxx":
+        return word("card_table_no_language" if tables else "card_no_language", language)
+    return word("card_language", language, name=html.escape(code)) if code not in ("", "und") else ""
 
 
 def _tables_html(tables: Sequence[CardTable], language: Language) -> str:
