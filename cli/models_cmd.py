@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from app.models.catalog import CatalogEntry, DownloadProgress, catalog, machine_ram_mb, pull, status
-from app.models.local_files import FileScan
+from app.models.local_files import FileScan, SkippedFile, SkipReason
 from app.models.local_model import LocalModel
 from app.models.local_search import find_local_models, pick, use_local_model
 from app.models.local_servers import WELL_KNOWN_SERVERS, ServerAddress, ServerProbe, servers_of_this_computer
 from app.paths import read_config, resolve_paths
 from app.settings.config_store import ConfigStore
 from cli.render import dumps
-from cli.terminal import redraw, say
+from cli.terminal import json_text, redraw, say
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
 
@@ -72,11 +74,39 @@ def _port_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _local_models(args: argparse.Namespace) -> list[LocalModel]:
+SKIP_REASONS: dict[SkipReason, str] = {
+    "not-a-regular-file": "not a regular file (a FIFO, device or socket): not opened",
+    "unreadable": "could not be read",
+    "not-gguf": "not a GGUF model file, or one cut short",
+    "beyond-limits": "a GGUF header beyond sane limits (arrays nested too deep, a count or string too large)",
+    "bad-manifest": "an Ollama manifest that is too big, not JSON, or not shaped like one",
+    "bad-digest": "an Ollama manifest whose digest is not sha256:<hex> (it could point outside blobs/)",
+    "missing-blob": "an Ollama manifest whose model blob is not in blobs/",
+    "out-of-time": "not read: the scan's time budget ran out here (later files were not read either)",
+}
+
+
+def _probe(args: argparse.Namespace) -> ServerProbe:
     known = {a.port: a for a in servers_of_this_computer()}
     ports = args.port or []
     addresses = [known.get(p, ServerAddress("openai-compatible", p)) for p in ports] or tuple(known.values())
-    return find_local_models(ServerProbe(addresses), FileScan())
+    return ServerProbe(addresses)
+
+
+def _local_models(args: argparse.Namespace) -> list[LocalModel]:
+    return find_local_models(_probe(args), FileScan())
+
+
+def _shown_path(path: Path) -> str:
+    """``path`` quoted, with every control character (newlines too) and undecodable byte escaped."""
+    return json_text(os.fsencode(path).decode("utf-8", "backslashreplace"))
+
+
+def _say_skipped(skipped: tuple[SkippedFile, ...], file: TextIO) -> None:
+    if skipped:
+        say(f"\nSkipped {len(skipped)} file{'s' * (len(skipped) != 1)}:", file=file)
+    for s in skipped:
+        say(f"  {_shown_path(s.path)}: {SKIP_REASONS[s.reason]}", file=file)
 
 
 def _local_json(m: LocalModel) -> dict[str, object]:
@@ -97,12 +127,15 @@ def _local_json(m: LocalModel) -> dict[str, object]:
 
 
 def run_local(args: argparse.Namespace) -> int:
-    models = _local_models(args)
+    files = FileScan().scan()
+    models = _probe(args).find() + list(files.models)  # served first, as find_local_models lists them
     if args.json:
         say(dumps([_local_json(m) for m in models], indent=2))
+        _say_skipped(files.skipped, sys.stderr)  # stdout stays one JSON document
         return 0
     if not models:
         say("No model found on this computer (no local model server answered, no model file was found).")
+        _say_skipped(files.skipped, sys.stdout)
         return 0
     say(f"This machine: {machine_ram_mb() / 1024:.1f} GB RAM.")
     say(f"{'NAME':<40} {'KIND':<9} {'FROM':<24} {'SIZE':>9} {'QUANT':<8} {'CONTEXT':>8}  FITS")
@@ -114,6 +147,7 @@ def run_local(args: argparse.Namespace) -> int:
             f"{m.name:<40} {m.kind:<9} {m.holder:<24} {size:>9} {m.quantization or '?':<8} {context:>8}  {fits}"
         )
         say(f"    {m.location}")
+    _say_skipped(files.skipped, sys.stdout)
     say("\nUse one with: kimas models use NAME")
     return 0
 

@@ -1,22 +1,41 @@
-"""``read_gguf_facts(path)``: the few facts a model list shows, read from a GGUF file's header.
+"""``gguf_facts(file)``: the few facts a model list shows, read from a GGUF file's header.
 
 A GGUF file starts with ``GGUF``, a version (2 or 3), the tensor count and the key/value count, then the
 key/value pairs (the format is documented in ggml's ``docs/gguf.md``). Only the header is read, never the
 weights, and only until the keys we need are seen: ``general.architecture``, ``general.name``,
 ``general.file_type`` (the quantization), ``<arch>.context_length`` and ``<arch>.pooling_type`` (set by
-embedding models). Long arrays (the tokenizer's vocabulary) are skipped without keeping them.
+embedding models). Every other value (the tokenizer's long arrays) is skipped without keeping it.
 
-A file that is not GGUF, or is cut short, raises ``GgufError`` (a ``ValueError``); the caller skips it.
+Model discovery reads files it did not write, so the reader holds limits: no length read from the file is
+trusted before it is checked, and nothing is recursed into without bound. Errors::
+
+    GgufError (ValueError)   not a GGUF file we can read: wrong magic, an old version, a header cut short
+    └── GgufLimitError       a header beyond the limits below (arrays nested deeper than MAX_NESTING, more
+                             than MAX_KEYS keys, an array of more than MAX_ITEMS items, a string longer than
+                             MAX_STRING bytes), or not read by the caller's deadline
+
+``read_gguf_facts(path)`` opens ``path`` and reads it; discovery opens files itself (``local_files``: regular
+files only) and calls ``gguf_facts``.
 """
 
 from __future__ import annotations
 
+import math
 import struct
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["EMBEDDING_ARCHITECTURES", "GgufError", "GgufFacts", "quantization_name", "read_gguf_facts"]
+__all__ = [
+    "EMBEDDING_ARCHITECTURES",
+    "GgufError",
+    "GgufFacts",
+    "GgufLimitError",
+    "gguf_facts",
+    "quantization_name",
+    "read_gguf_facts",
+]
 
 MAGIC = b"GGUF"
 # llama.cpp's LLAMA_FTYPE values (include/llama.h) → the names its quantize tool and file names use.
@@ -30,7 +49,10 @@ FILE_TYPES = {
 # Architectures that only embed (no chat): BERT-style encoders.
 EMBEDDING_ARCHITECTURES = frozenset({"bert", "nomic-bert", "nomic-bert-moe", "jina-bert-v2", "t5encoder"})
 MAX_KEYS = 100_000  # a header claiming more is not a model file we can read
-MAX_STRING = 1 << 24
+MAX_STRING = 1 << 24  # a string value (a chat template is a few KB)
+MAX_KEY = (1 << 16) - 1  # docs/gguf.md: a key is at most 65535 bytes
+MAX_ITEMS = 1 << 24  # items in one array (the largest vocabularies have ~260k tokens)
+MAX_NESTING = 3  # arrays of arrays; llama.cpp writes none nested, ggml's format allows them
 
 # value types: 0 u8, 1 i8, 2 u16, 3 i16, 4 u32, 5 i32, 6 f32, 7 bool, 8 string, 9 array, 10 u64, 11 i64, 12 f64
 _SCALARS = {
@@ -53,6 +75,10 @@ class GgufError(ValueError):
     """Not a GGUF file we can read (wrong magic, an old version, a header cut short)."""
 
 
+class GgufLimitError(GgufError):
+    """A GGUF header beyond the reader's limits (nesting, counts, sizes, time): see the module docstring."""
+
+
 @dataclass(frozen=True)
 class GgufFacts:
     architecture: str
@@ -66,45 +92,67 @@ def quantization_name(file_type: int) -> str:
     return FILE_TYPES.get(file_type, f"type {file_type}")
 
 
-def _read(f: BinaryIO, n: int) -> bytes:
-    data = f.read(n)
-    if len(data) != n:
-        raise GgufError("the GGUF header is cut short")
-    return data
+class _HeaderReader:
+    """Reads a GGUF header's values from ``f``, each length checked against its limit before it is used,
+    and the clock against ``deadline`` (``time.monotonic``) before each read."""
 
+    def __init__(self, f: BinaryIO, deadline: float) -> None:
+        self._f = f
+        self._deadline = deadline
 
-def _unpack(f: BinaryIO, fmt: str) -> int | float | bool:
-    value: int | float | bool = struct.unpack(fmt, _read(f, struct.calcsize(fmt)))[0]
-    return value
+    def bytes(self, n: int) -> bytes:
+        if time.monotonic() > self._deadline:
+            raise GgufLimitError("the GGUF header was not read in time")
+        data = self._f.read(n)
+        if len(data) != n:
+            raise GgufError("the GGUF header is cut short")
+        return data
 
+    def number(self, fmt: str) -> int | float | bool:
+        value: int | float | bool = struct.unpack(fmt, self.bytes(struct.calcsize(fmt)))[0]
+        return value
 
-def _string(f: BinaryIO) -> str:
-    n = int(_unpack(f, "<Q"))
-    if n > MAX_STRING:
-        raise GgufError("a GGUF header string is implausibly long")
-    return _read(f, n).decode("utf-8", "replace")
+    def count(self, limit: int, what: str) -> int:
+        n = int(self.number("<Q"))
+        if n > limit:
+            raise GgufLimitError(f"the GGUF header claims {n:,} {what} (at most {limit:,} are read)")
+        return n
 
+    def string(self, limit: int = MAX_STRING) -> str:
+        return self.bytes(self.count(limit, "bytes in a string")).decode("utf-8", "replace")
 
-def _value(f: BinaryIO, kind: int) -> object:
-    """The value of type ``kind``; arrays are skipped (None) since none of the keys we read is one."""
-    if kind in _SCALARS:
-        return _unpack(f, _SCALARS[kind])
-    if kind == _STRING:
-        return _string(f)
-    if kind != _ARRAY:
-        raise GgufError(f"unknown GGUF value type {kind}")
-    item, count = int(_unpack(f, "<I")), int(_unpack(f, "<Q"))
-    if item in _SCALARS:
-        f.seek(struct.calcsize(_SCALARS[item]) * count, 1)
-    else:
-        for _ in range(count):
-            _value(f, item)
-    return None
+    def value(self, kind: int) -> object:
+        """A scalar or a string (the keys we keep are never arrays)."""
+        if kind in _SCALARS:
+            return self.number(_SCALARS[kind])
+        if kind == _STRING:
+            return self.string()
+        self.skip(kind)
+        return None
+
+    def skip(self, kind: int, depth: int = 0) -> None:
+        """Moves past a value of type ``kind`` without keeping it; ``depth``: the arrays it is inside."""
+        if kind in _SCALARS:
+            self._f.seek(struct.calcsize(_SCALARS[kind]), 1)
+        elif kind == _STRING:
+            self._f.seek(self.count(MAX_STRING, "bytes in a string"), 1)
+        elif kind == _ARRAY:
+            if depth >= MAX_NESTING:
+                raise GgufLimitError(f"the GGUF header nests arrays deeper than {MAX_NESTING}")
+            item, count = int(self.number("<I")), self.count(MAX_ITEMS, "items in an array")
+            if item in _SCALARS:
+                self._f.seek(struct.calcsize(_SCALARS[item]) * count, 1)
+            else:
+                for _ in range(count):
+                    self.skip(item, depth + 1)
+        else:
+            raise GgufError(f"unknown GGUF value type {kind}")
 
 
 def _wanted(key: str, found: dict[str, object]) -> bool:
     arch = found.get("general.architecture", "")
-    return key.startswith("general.") or key in (f"{arch}.context_length", f"{arch}.pooling_type")
+    wanted = ("general.architecture", "general.name", "general.file_type")
+    return key in wanted or key in (f"{arch}.context_length", f"{arch}.pooling_type")
 
 
 def _done(found: dict[str, object]) -> bool:
@@ -112,31 +160,30 @@ def _done(found: dict[str, object]) -> bool:
     return arch is not None and "general.file_type" in found and f"{arch}.context_length" in found
 
 
-def _header(f: BinaryIO) -> dict[str, object]:
-    if _read(f, 4) != MAGIC:
+def _header(read: _HeaderReader) -> dict[str, object]:
+    if read.bytes(4) != MAGIC:
         raise GgufError("not a GGUF file")
-    version = int(_unpack(f, "<I"))
+    version = int(read.number("<I"))
     if version not in (2, 3):
         raise GgufError(f"GGUF version {version} is not supported")
-    _unpack(f, "<Q")  # tensor count
-    keys = int(_unpack(f, "<Q"))
-    if keys > MAX_KEYS:
-        raise GgufError("the GGUF header claims too many keys")
+    read.number("<Q")  # tensor count
     found: dict[str, object] = {}
-    for _ in range(keys):
-        key, kind = _string(f), int(_unpack(f, "<I"))
-        value = _value(f, kind)
+    for _ in range(read.count(MAX_KEYS, "keys")):
+        key, kind = read.string(MAX_KEY), int(read.number("<I"))
         if _wanted(key, found):
-            found[key] = value
+            found[key] = read.value(kind)
+        else:
+            read.skip(kind)
         if _done(found):
             break
     return found
 
 
-def read_gguf_facts(path: Path) -> GgufFacts:
-    """The header facts of the GGUF file at ``path``; ``GgufError`` (or ``OSError``) when unreadable."""
-    with path.open("rb") as f:
-        found = _header(f)
+def gguf_facts(f: BinaryIO, deadline: float = math.inf) -> GgufFacts:
+    """The header facts of the GGUF file open in ``f`` (binary, at its start); ``GgufError`` when it is
+    not one we can read, ``GgufLimitError`` when it is beyond the limits or ``deadline`` (``time.monotonic``)
+    passes before it is read."""
+    found = _header(_HeaderReader(f, deadline))
     arch = str(found.get("general.architecture", ""))
     context = found.get(f"{arch}.context_length", 0)
     file_type = found.get("general.file_type")
@@ -148,3 +195,10 @@ def read_gguf_facts(path: Path) -> GgufFacts:
         quantization=quantization_name(file_type) if isinstance(file_type, int) else "",
         embedding=arch in EMBEDDING_ARCHITECTURES or (isinstance(pooling, int) and pooling > 0),
     )
+
+
+def read_gguf_facts(path: Path) -> GgufFacts:
+    """The header facts of the GGUF file at ``path``, a file the caller knows to be a regular one (opening a
+    FIFO blocks); ``GgufError`` (or ``OSError``) when unreadable."""
+    with path.open("rb") as f:
+        return gguf_facts(f)
