@@ -169,12 +169,18 @@ class DesktopApp:
     def model_state(self) -> ModelState:
         return self.model_loading.state()
 
+    def _ready(self) -> ModelState:
+        """The models of the config in use are ready (named as it names them now: a new library may have
+        moved to another embedder meanwhile, ``FirstEmbedder``)."""
+        config = self.config
+        english = f"Ready: {describe_models(config)}."
+        return ModelState("ready", english, Said(english, "models_ready", {"models": config}))
+
     def _warm_up_async(self, config: Config) -> None:
         def load() -> ModelState:
             try:
                 self.runtime.warm_up(config)
-                english = f"Ready: {describe_models(config)}."
-                return ModelState("ready", english, Said(english, "models_ready", {"models": config}))
+                return self._ready()
             except Exception as err:
                 why = self.explain_said(err, "loading the model")
                 english = "The model could not be loaded: " + why.english
@@ -285,6 +291,8 @@ class DesktopApp:
             path, _ = self.knowledge.add_folder(name, folder)
             cid = self.knowledge.find(name) or name
             chosen = FirstEmbedder().adopt(path, self.knowledge, self.runtime, self.config_store)
+            if chosen:  # the status line names the embedder the library is built with (issue 69)
+                self.model_loading.settle(self._ready())
             self._watch()
             self.indexing.submit(cid, "new folder")
             return said.watching(path, self.knowledge.title(cid), chosen)

@@ -23,6 +23,13 @@ class ModelLoading:
     def state(self) -> ModelState:
         return self._state
 
+    def settle(self, state: ModelState) -> None:
+        """Show ``state`` in place of a "ready" one: the models changed in place, with no load for the page
+        to wait for (a new library's embedder). A load in progress is left to say what it loaded."""
+        with self._lock:
+            if self._state.phase == "ready":
+                self._state = state
+
     def start(
         self,
         message: str | Said,
