@@ -12,7 +12,7 @@ from kimas_desktop.answer.phrases import language_of
 from kimas_desktop.trace import AnswerStage, BudgetStage, FirstTokenStage, Trace
 from ui.chat.answer_text import without_preamble
 from ui.chat.said import said_in
-from ui.chat.trace_view import STAGE_LABELS, status_line
+from ui.chat.trace_view import Say, stage_label, status_line
 from ui.i18n import t
 from ui.markup import esc
 
@@ -53,7 +53,7 @@ def offer(lang: str = "en") -> str:
 
 
 OFFER = offer()
-NO_RETRIEVAL = "**No retrieval ran:** the model answered alone; your documents were not read."
+NO_RETRIEVAL = said_in("tr no retrieval", "en")
 
 
 def stopped_line(turn: Turn, lang: str = "en", escaped: bool = True) -> str:
@@ -96,20 +96,21 @@ def offer_markdown(turn: Turn) -> str:
 
 
 def model_alone_trace(trace: Trace) -> str:
-    """How a model-alone answer was made: no retrieval, the model that wrote it, what it read in time."""
-    lines = [NO_RETRIEVAL]
+    """How a model-alone answer was made: no retrieval, the model that wrote it, what it read in time; in
+    the language of its question (issue 69)."""
+    lang = language_of(trace.question)
+    say = Say(lang)
+    lines = [say("tr no retrieval")]
     written = trace.find(AnswerStage)
     if written is not None and written.model:
-        lines.append(f"**Written by:** {esc(written.model)}")
+        lines.append(say("tr written by", model=esc(written.model)))
     budget, first = trace.find(BudgetStage), trace.find(FirstTokenStage)
     if budget is not None:
-        left = (
-            f"; {budget.cut} earlier message(s) of this chat left out to start in time" if budget.cut else ""
-        )
-        came = f" The first word came at {first.ms / 1000:.1f} s." if first is not None else ""
-        lines.append(f"**Time budget:** the model read {budget.prompt} prompt tokens{left}.{came}")
+        left = say("tr left out messages", n=budget.cut) if budget.cut else ""
+        came = say("tr budget came", at=f"{first.ms / 1000:.1f}") if first is not None else ""
+        lines.append(say("tr model read", prompt=budget.prompt, left=left) + came)
     timings = trace.timings_ms
     if timings:
-        rows = [f"| {esc(STAGE_LABELS.get(stage, stage))} | {ms:,.0f} |" for stage, ms in timings.items()]
-        lines.append("**Timings**\n\n| stage | ms |\n|---|---|\n" + "\n".join(rows))
+        rows = [f"| {esc(stage_label(stage, lang))} | {ms:,.0f} |" for stage, ms in timings.items()]
+        lines.append(f"{say('tr timings')}\n\n{say('tr timings head')}\n|---|---|\n" + "\n".join(rows))
     return "\n\n".join(lines)

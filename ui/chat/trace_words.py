@@ -195,6 +195,19 @@ TRACE: dict[str, tuple[str, str]] = {
         "{source}: {asked}: {results} results, {pages} pages read, {passages} passages ({seconds} s)",
         "{source}：{asked}：{results} 条结果，读取了 {pages} 个网页，{passages} 个段落（{seconds} 秒）",
     ),
+    # a model-alone answer's trace (``ui.chat.model_alone_view.model_alone_trace``)
+    "tr no retrieval": (
+        "**No retrieval ran:** the model answered alone; your documents were not read.",
+        "**没有检索：** 模型独自回答；没有读取你的文档。",
+    ),
+    "tr model read": (
+        "**Time budget:** the model read {prompt} prompt tokens{left}.",
+        "**时间预算：** 模型读了 {prompt} 个提示词元{left}。",
+    ),
+    "tr left out messages": (
+        "; {n} earlier message(s) of this chat left out to start in time",
+        "；为了按时开始，省去了这个对话中 {n} 条较早的消息",
+    ),
     # the timings (``_timing_lines``): each stage by what it does
     "tr timings": ("**Timings**", "**用时**"),
     "tr timings head": ("| stage | ms |", "| 步骤 | 毫秒 |"),

@@ -157,3 +157,28 @@ def test_the_sentences_the_pipeline_writes_are_said_again_in_chinese() -> None:
             text,
         )
         history += [Message("user", question), Message("assistant", f"关于“{question}”的回答。")]
+
+
+def test_a_model_alone_trace_is_said_in_the_questions_language_too() -> None:
+    from ui.chat.model_alone_view import model_alone_trace
+
+    def trace(question: str) -> Trace:
+        t = TraceBuilder(question=question)
+        t.add(AnswerStage(1.0, 12, model=MODEL))
+        t.add(BudgetStage(0.0, 2.5, 0.1, 40.0, "recent answers", 400, 120, 0, 2))
+        t.add(FirstTokenStage(900.0))
+        t.add(TotalStage(1000.0))
+        return t.snapshot()
+
+    chinese = model_alone_trace(trace(QUESTIONS["zh"]))
+    assert not _english(chinese), chinese
+    assert (
+        "**时间预算：** 模型读了 120 个提示词元；为了按时开始，省去了这个对话中 2 条较早的消息。" in chinese
+    )
+    english = model_alone_trace(trace("Who wrote it?"))
+    assert english.startswith("**No retrieval ran:** the model answered alone; your documents were not read.")
+    assert (
+        "**Time budget:** the model read 120 prompt tokens; 2 earlier message(s) of this chat left out to start "
+        "in time. The first word came at 0.9 s." in english
+    )
+    assert "| first word of the answer | 900 |" in english
