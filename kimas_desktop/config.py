@@ -7,14 +7,14 @@ back is the application's (``app.settings.config_store.save_config``, with a TOM
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from kimas_desktop.config_file import PRESETS, explain, merge, preset_data, read_toml
+from kimas_desktop.config_file import PRESETS, default_data_dir, explain, merge, preset_data, read_toml
 from kimas_desktop.errors import ConfigError
+from kimas_desktop.limits import LimitsConfig  # [limits] lives beside its checks
 
 __all__ = [
     "PRESETS",
@@ -162,29 +162,6 @@ class ServerConfig(_Section):
     max_upload_request_mb: float = Field(1000.0, gt=0)
     api: bool = True  # the OpenAI-compatible API (/v1) on 127.0.0.1:api_port, behind a token (`kimas token`)
     api_port: int = Field(7870, ge=1, le=65535)
-
-
-class LimitsConfig(_Section):
-    """What one request may ask of the app, the same whichever way it comes in (the Chat tab, the
-    OpenAI-compatible API, MCP over HTTP and on stdio), checked before any work (``kimas_desktop.limits``).
-    Characters are checked first; tokens (the chat model's, the embedder's for embeddings) only then."""
-
-    # A question: 1,024 chat-model tokens leave room in the default 4,096-token window for the evidence
-    # (summarizer.context_tokens) and the answer (max_answer_tokens); 4,000 characters are ~1,000 English
-    # tokens (a Chinese character is about one token: the token limit comes first there).
-    question_chars: int = Field(4000, ge=1)
-    question_tokens: int = Field(1024, ge=16)
-    # The conversation an API client sends before its question (the app reads its last context.history_turns
-    # turns; a chat front end sends all of them).
-    history_messages: int = Field(256, ge=0)
-    history_chars: int = Field(262_144, ge=0)
-    history_tokens: int = Field(65_536, ge=0)
-    # /v1/embeddings: inputs and their text per request (OpenAI's own limits: 2,048 inputs, 300,000 tokens),
-    # embedded this many at a time so the app's memory stays flat.
-    embedding_inputs: int = Field(2048, ge=1)
-    embedding_chars: int = Field(1_000_000, ge=1)
-    embedding_tokens: int = Field(300_000, ge=1)
-    embedding_batch: int = Field(64, ge=1)
 
 
 class UiConfig(_Section):
@@ -391,11 +368,6 @@ class Config(_Section):
         data = self.model_dump()
         data.update(sections)
         return Config.model_validate(data)
-
-
-def default_data_dir() -> Path:
-    env = os.environ.get("KIMAS_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".kimas"
 
 
 def parse_config(data: dict[str, Any], origin: str = "") -> Config:

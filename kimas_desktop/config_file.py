@@ -5,6 +5,7 @@ changed; ``kimas_desktop.config`` turns the mapping into the typed ``Config``.""
 from __future__ import annotations
 
 import logging
+import os
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -14,7 +15,7 @@ from pydantic import ValidationError
 
 from kimas_desktop.errors import ConfigError
 
-__all__ = ["PRESETS", "explain", "merge", "preset_data", "read_toml"]
+__all__ = ["PRESETS", "default_data_dir", "explain", "merge", "preset_data", "read_toml"]
 
 PRESETS = ("full", "routed", "turbo")
 
@@ -79,3 +80,9 @@ def preset_data(name: str) -> dict[str, Any]:
         raise ConfigError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
     text = resources.files("kimas_desktop.presets").joinpath(f"{name}.toml").read_text("utf-8")
     return tomllib.loads(text)
+
+
+def default_data_dir() -> Path:
+    """Where the app keeps its data: ``KIMAS_HOME``, else ``~/.kimas``."""
+    env = os.environ.get("KIMAS_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".kimas"

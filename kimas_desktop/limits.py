@@ -12,11 +12,39 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from kimas_desktop.config import LimitsConfig
+from pydantic import BaseModel, ConfigDict, Field
+
 from kimas_desktop.errors import OverLimitError
 from kimas_desktop.types import Message
 
-__all__ = ["check_embedding_inputs", "check_history", "check_question"]
+__all__ = ["LimitsConfig", "check_embedding_inputs", "check_history", "check_question"]
+
+
+class LimitsConfig(BaseModel):
+    """What one request may ask of the app, the same whichever way it comes in (the Chat tab, the
+    OpenAI-compatible API, MCP over HTTP and on stdio), checked before any work (below).
+    Characters are checked first; tokens (the chat model's, the embedder's for embeddings) only then. The
+    ``[limits]`` section of ``Config`` (``kimas_desktop.config``), kept here beside its checks."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # A question: 1,024 chat-model tokens leave room in the default 4,096-token window for the evidence
+    # (summarizer.context_tokens) and the answer (max_answer_tokens); 4,000 characters are ~1,000 English
+    # tokens (a Chinese character is about one token: the token limit comes first there).
+    question_chars: int = Field(4000, ge=1)
+    question_tokens: int = Field(1024, ge=16)
+    # The conversation an API client sends before its question (the app reads its last context.history_turns
+    # turns; a chat front end sends all of them).
+    history_messages: int = Field(256, ge=0)
+    history_chars: int = Field(262_144, ge=0)
+    history_tokens: int = Field(65_536, ge=0)
+    # /v1/embeddings: inputs and their text per request (OpenAI's own limits: 2,048 inputs, 300,000 tokens),
+    # embedded this many at a time so the app's memory stays flat.
+    embedding_inputs: int = Field(2048, ge=1)
+    embedding_chars: int = Field(1_000_000, ge=1)
+    embedding_tokens: int = Field(300_000, ge=1)
+    embedding_batch: int = Field(64, ge=1)
+
 
 Count = Callable[[str], int]
 

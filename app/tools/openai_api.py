@@ -84,11 +84,9 @@ def _invalid(err: RequestValidationError) -> str:
     return f"invalid request: {where or 'body'}: {first.get('msg', 'not understood')}"
 
 
-def build_api(
-    models: ApiModels, token: Callable[[], str], per_minute: int = 120, mcp: McpHttp | None = None
-) -> FastAPI:
-    """The API's ASGI app on ``models``; ``token()`` is the bearer token each request must carry. With
-    ``mcp``, MCP over streamable HTTP is served at ``/mcp`` behind the same token and rate limit."""
+def _guarded_app(token: Callable[[], str], per_minute: int, mcp: McpHttp | None) -> FastAPI:
+    """The bare app: no API pages, the rate limit and the token before every route, every error in
+    OpenAI's shape, and MCP at ``/mcp`` when given."""
     api = FastAPI(
         title="KIMAs Desktop",
         openapi_url=None,
@@ -102,6 +100,15 @@ def build_api(
     api.add_exception_handler(KimasError, _refused)
     api.add_exception_handler(RequestValidationError, _refused)
     api.add_exception_handler(HTTPException, _refused)
+    return api
+
+
+def build_api(
+    models: ApiModels, token: Callable[[], str], per_minute: int = 120, mcp: McpHttp | None = None
+) -> FastAPI:
+    """The API's ASGI app on ``models``; ``token()`` is the bearer token each request must carry. With
+    ``mcp``, MCP over streamable HTTP is served at ``/mcp`` behind the same token and rate limit."""
+    api = _guarded_app(token, per_minute, mcp)
     created = int(time.time())
 
     @api.get("/v1/models")
