@@ -23,6 +23,22 @@ __all__ = [
     "TableRowUsed",
 ]
 
+_FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def inert_cell(text: str) -> str:
+    """A table cell safe to paste into a spreadsheet (OWASP's CSV injection advice): a cell that starts
+    with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``, so a sheet shows it
+    as text rather than running it as a formula; a plain number (``-3.5``, ``+1``) is left as it is."""
+    if not text.startswith(_FORMULA_LEADS):
+        return text
+    try:
+        float(text)
+    except ValueError:
+        return "'" + text
+    return text
+
+
 Decision = Literal["answered", "declined", "nothing found", "stopped", "quote only", "model alone"]
 
 
@@ -76,7 +92,8 @@ class CitedPassage:
 @dataclass(frozen=True)
 class TableRowUsed:
     """A row a table answer used: its 1-based row number in the sheet, CSV or document table, and its
-    cells (column name to value as text)."""
+    cells (column name to value as text; a cell a spreadsheet would run as a formula starts with ``'``,
+    see ``inert_cell``)."""
 
     row: int
     cells: dict[str, str]
@@ -103,10 +120,11 @@ class TableComputation:
     @classmethod
     def of(cls, t: TableAnswer) -> TableComputation:
         q, r = t.query, t.result
-        rows = [TableRowUsed(row.row, dict(row.cells)) for row in r.rows]
+        rows = [TableRowUsed(row.row, {inert_cell(k): inert_cell(v) for k, v in row.cells}) for row in r.rows]
+        value = inert_cell(r.value) if isinstance(r.value, str) else r.value
         return cls(
             q.operation if q is not None else "", q.target if q is not None else "",
-            None if r.empty else r.value, r.used, rows, t.table.source, t.table.sheet, t.table.header_row,
+            None if r.empty else value, r.used, rows, t.table.source, t.table.sheet, t.table.header_row,
             r.description,
         )  # fmt: skip
 

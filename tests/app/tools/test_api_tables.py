@@ -2,7 +2,8 @@
 serve`` starts it) on 127.0.0.1 over real collections indexed by ``kimas index`` (a CSV in one, Markdown
 notes in another; real parser, LanceDB and embedded models). The OpenAI-compatible chat completion and
 MCP's ``ask`` (over all collections, and narrowed to the CSV's) answer with the value computed over the
-rows; MCP's result carries the computation as data: operation, value, rows used, file and row numbers."""
+rows; MCP's result carries the computation as data: operation, value, rows used, file and row numbers,
+with cells a spreadsheet would run as formulas prefixed by ``'`` (issue 70)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,10 @@ ROOT = Path(__file__).resolve().parents[3]
 
 pytestmark = pytest.mark.slow
 
-CARS = "name,origin,horsepower\nmazda glc,Japan,65\nford pinto,USA,75\nhonda civic,Japan,67\nford torino,USA,140\n"
+CARS = (
+    'name,origin,horsepower,change\n=HYPERLINK("http://x.test"),Japan,65,@SUM(A1)\nford pinto,USA,75,0\n'
+    "honda civic,Japan,67,-3.5\nford torino,USA,140,-\n"
+)
 NOTES = "# Garage notes\n\nThe garage door is painted green every spring.\n"
 QUESTION = "How many cars have the origin Japan?"
 
@@ -92,6 +96,17 @@ def test_mcp_ask_carries_the_computation_narrowed_or_not(app: App) -> None:
         assert (table["operation"], table["value"], table["rows_used"]) == ("count", 2, 2), (scope, table)
         assert Path(table["file"]).name == "cars.csv" and table["sheet"] == "" and table["header_row"] == 1
         assert table["rows"] == [
-            {"row": 2, "cells": {"name": "mazda glc", "origin": "Japan", "horsepower": "65"}},
-            {"row": 4, "cells": {"name": "honda civic", "origin": "Japan", "horsepower": "67"}},
-        ]
+            {
+                "row": 2,
+                "cells": {
+                    "name": '\'=HYPERLINK("http://x.test")',
+                    "origin": "Japan",
+                    "horsepower": "65",
+                    "change": "'@SUM(A1)",
+                },
+            },
+            {
+                "row": 4,
+                "cells": {"name": "honda civic", "origin": "Japan", "horsepower": "67", "change": "-3.5"},
+            },
+        ]  # a cell a spreadsheet would run as a formula comes back with a leading quote; numbers as they are
