@@ -1,7 +1,7 @@
 """``.csv`` and ``.tsv`` files as one table, streamed: rows are read again for each pass, never held.
 
 The encoding is told from the file's start (a byte-order mark, else UTF-8 when it decodes, else
-charset-normalizer's guess); the dialect by ``csv.Sniffer`` on the first lines (a ``.tsv`` is tab-separated;
+charset-normalizer's guess); the dialect by ``csv.Sniffer`` on the first lines, at most 4 KB (a ``.tsv`` is tab-separated;
 when the sniffer cannot tell, a comma). A ``;``-separated file writes decimals with a comma ("3,5"). A row's
 number is the line it starts on; blank lines are skipped; the header is found as in a sheet
 (``indexer.tables.layout``), and the lines above it (a title) stay readable as text.
@@ -25,6 +25,7 @@ from indexer.tables.values import Cell
 __all__ = ["DelimitedFile", "read_delimited"]
 
 SAMPLE = 64 * 1024
+SNIFF = 4 * 1024  # csv.Sniffer's time grows with the square of its sample: 25 s on one hostile 64 KB line
 DELIMITERS = ",;\t|"
 _WESTERN = set("€‚„…‘’“”–—•ŠšŒœŽžŸ°«»¿¡§©®±²³µ·¹º¼½¾ £¥¢")
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
@@ -85,14 +86,18 @@ def _western(head: bytes) -> bool:
 
 def _dialect(sample: str, tab: bool) -> type[csv.Dialect] | csv.Dialect:
     """The sniffer's dialect when its delimiter cuts the first lines as evenly as any other (it is misled
-    by a title line), else the one that does, with the usual quoting."""
+    by a title line), else the one that does, with the usual quoting. The sniffer reads only the whole
+    lines within the first ``SNIFF`` characters, so a hostile line cannot hold indexing for seconds."""
     if tab:
         return csv.excel_tab
     lines = sample[: sample.rfind("\n") + 1 or len(sample)].splitlines()[:50]
     fits = {d: _fit(lines, d) for d in DELIMITERS}
     best = max(DELIMITERS, key=lambda d: fits[d])
+    sniffable = "\n".join(lines)[:SNIFF]
+    if len(sniffable) == SNIFF:  # whole lines only; none when the first is longer than SNIFF
+        sniffable = sniffable[: sniffable.rfind("\n") + 1]
     try:
-        sniffed = csv.Sniffer().sniff("\n".join(lines), delimiters=DELIMITERS)
+        sniffed = csv.Sniffer().sniff(sniffable, delimiters=DELIMITERS)
         if fits.get(sniffed.delimiter, (0.0, 0)) >= fits[best]:
             return sniffed
     except csv.Error:
