@@ -1,7 +1,8 @@
 """``.csv`` and ``.tsv`` files as one table, streamed: rows are read again for each pass, never held.
 
-The encoding is told from the file's start (a byte-order mark, else UTF-8 when it decodes, else
-charset-normalizer's guess); the dialect by ``csv.Sniffer`` on the first lines, at most 4 KB (a ``.tsv`` is tab-separated;
+The encoding is told from the file's start (a byte-order mark, else UTF-8 when it decodes or a line beyond
+ASCII does, else charset-normalizer's guess; a UTF-8 file's lines that are not UTF-8 are read as
+Windows-1252); the dialect by ``csv.Sniffer`` on the first lines, at most 4 KB (a ``.tsv`` is tab-separated;
 when the sniffer cannot tell, a comma). A ``;``-separated file writes decimals with a comma ("3,5"). A row's
 number is the line it starts on; blank lines are skipped; the header is found as in a sheet
 (``indexer.tables.layout``), and the lines above it (a title) stay readable as text.
@@ -51,12 +52,46 @@ def _encoding(data: bytes) -> str:
             return "utf-8"
     if b"\0" in head:
         raise SkipFile("not a text file (it holds NUL bytes), though named as a CSV")
+    if _utf8_lines(head):
+        return "utf-8"
     if _western(head):
         return "cp1252"
     guess = from_bytes(head).best()
     if guess is None:
         raise SkipFile("not a text file, though named as a CSV (no encoding reads it)")
     return str(guess.encoding)
+
+
+def _utf8_lines(head: bytes) -> bool:
+    """Whether a line of ``head`` beyond ASCII reads as UTF-8: a UTF-8 file with some rows in Windows-1252
+    (rows pasted from an older file), read line by line (``_lines``); a file all in a legacy encoding
+    practically never holds such a line."""
+    return any(not line.isascii() and _decodes(line) for line in head.split(b"\n")[:-1])
+
+
+def _decodes(line: bytes) -> bool:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _lines(data: bytes, encoding: str) -> Iterator[str]:
+    """The file's lines as text, endings kept (as ``newline=""`` reads them). A UTF-8 file is decoded line
+    by line, and a line that is not UTF-8 is read as Windows-1252 rather than turned into U+FFFD."""
+    if encoding not in ("utf-8", "utf-8-sig"):
+        yield from io.TextIOWrapper(io.BytesIO(data), encoding=encoding, errors="replace", newline="")
+        return
+    for raw in io.BytesIO(data):  # split at b"\n", which is never part of a UTF-8 character
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError:
+            text = raw.decode("cp1252", errors="replace")
+        if "\r" in text.rstrip("\r\n"):  # an old Mac line ending inside: split there too
+            yield from io.StringIO(text, newline="")
+        else:
+            yield text
 
 
 def _fit(lines: list[str], delimiter: str) -> tuple[float, int]:
@@ -110,8 +145,7 @@ def _dialect(sample: str, tab: bool) -> type[csv.Dialect] | csv.Dialect:
 def _records(
     data: bytes, encoding: str, dialect: type[csv.Dialect] | csv.Dialect
 ) -> Iterator[tuple[int, list[str]]]:
-    text = io.TextIOWrapper(io.BytesIO(data), encoding=encoding, errors="replace", newline="")
-    reader = csv.reader(text, dialect)
+    reader = csv.reader(_lines(data, encoding), dialect)
     line = 0
     try:
         for cells in reader:

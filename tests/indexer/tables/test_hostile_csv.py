@@ -20,3 +20,22 @@ def test_one_hostile_64_kb_line_is_read_in_well_under_a_second(tmp_path: Path) -
     took = time.monotonic() - start
     assert took < 3.0, f"{took:.1f} s"
     assert [line for line, _ in rows] == [2, 3, 4] and rows[1][1][:3] == ["1", "a", "5"]
+
+
+def _cells(path: Path) -> list[list[str]]:
+    found = read_delimited(path.read_bytes(), tab=False)
+    return [[str(c) for c in cells] for _, cells in found.table.rows()]
+
+
+def test_windows_1252_rows_in_a_utf8_file_keep_their_letters(tmp_path: Path) -> None:
+    # rows pasted from an older file: "Café crème" and "Müller" in cp1252 among UTF-8 rows, near the start
+    # (told from the file's first 64 KB) and far past it (read as the rows stream)
+    path = tmp_path / "mixed.csv"
+    utf8 = [f"Zoë {i},Málaga,{i}\n".encode() for i in range(4000)]
+    legacy = ["Café crème,Besançon,1\n".encode("cp1252"), "Müller,Köln,2\n".encode("cp1252")]
+    path.write_bytes(b"name,city,n\n" + legacy[0] + b"".join(utf8) + legacy[1])
+    rows = _cells(path)
+    assert len(rows) == 4002
+    assert rows[0] == ["Café crème", "Besançon", "1"] and rows[-1] == ["Müller", "Köln", "2"]
+    assert rows[1] == ["Zoë 0", "Málaga", "0"]
+    assert not any("\ufffd" in cell for row in rows for cell in row)
