@@ -5,9 +5,11 @@ After a real answer and a decline in the Chat tab, a file that fails to index dr
 (an indexing run that records a failed file) and a test set made and run on the Evaluation tab, each tab
 (Chat, Knowledge, Evaluation, Settings) is read as a user sees it: its visible text and the placeholders of
 its empty boxes may hold no run of three or more English words that is not a file name, a model name, a
-path or code (``tests/ui/english.py``). The waits do not depend on the page's language, so a page that
-still speaks English fails on what it finds, not on a timeout. Screenshots go to
-``test-artifacts/browser-zh-every-tab/``.
+path or code (``tests/ui/english.py``). On the Chat tab both answers' traces ("这个回答是如何得出的") are open
+(issue 69), the labels of the chat's buttons (Gradio's copy button said "Copy message") hold no English
+phrase, and a citation opens in the viewer, whose own words are read the same way (the file's lines are the
+document's). The waits do not depend on the page's language, so a page that still speaks English fails on
+what it finds, not on a timeout. Screenshots go to ``test-artifacts/browser-zh-every-tab/``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.ui.chat.test_browser_zh_chat import DECLINED, LAPTOP, _answered, _ask
+from tests.ui.chat.test_browser_zh_chat import DECLINED, LAPTOP, TRACE_INSIDE, _answered, _ask, open_traces
 from tests.ui.english import english_runs
 from tests.ui.patience import HANG_MS
 from tests.ui.test_browser import CHROMIUM, ROOT, running_app
@@ -41,6 +43,13 @@ SEEN = """() => {
   const code = [...document.querySelectorAll('code')].map((c) => c.innerText);
   return {text: document.body.innerText + '\\n' + boxes.join('\\n'), code};
 }"""
+# The labels of the chat's buttons, shown or not yet (Gradio's copy, like and dislike buttons show on hover),
+# and its tooltips (aria-label, title). Not the chat's box itself: Gradio 6.31 labels it "chatbot conversation"
+# for screen readers in every language, outside its tables.
+LABELS = """() => [...document.querySelectorAll('#chatbot button, #chatbot [title]')]
+  .map((e) => e.getAttribute('aria-label') || e.getAttribute('title') || '')"""
+ENGLISH_LABEL = re.compile(r"[A-Za-z]+(?: [A-Za-z]+)+")  # "Copy message": two words are a phrase here
+COPY = "复制消息"  # Gradio's copy button, which its own zh-CN table leaves in English
 # The Evaluation tab's line under its buttons has ended a job (made a set, or run it).
 ENDED = "() => !!document.querySelector('#eval-progress [data-state=ended]')"
 
@@ -48,6 +57,38 @@ ENDED = "() => !!document.querySelector('#eval-progress [data-state=ended]')"
 def _english(page: Any, where: str) -> list[str]:
     seen = page.evaluate(SEEN)
     return [f"{where}: {run}" for run in english_runs(seen["text"], [*seen["code"], *MODEL_NAMES])]
+
+
+def _english_labels(page: Any) -> list[str]:
+    labels = page.evaluate(LABELS)
+    english = [f"chat button: {label}" for label in labels if ENGLISH_LABEL.fullmatch(label)]
+    return english + ([] if COPY in labels else [f"chat button: no “{COPY}” among {sorted(set(labels))}"])
+
+
+def _shoot_traces(page: Any) -> None:
+    """A screenshot of each open trace (the chat scrolls inside its own box)."""
+    insides = page.locator("#chatbot").get_by_text(TRACE_INSIDE)
+    for i in range(insides.count()):
+        insides.nth(i).scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"1a-trace-{i + 1}.png"))
+
+
+def _viewer_english(context: Any, page: Any, expect: Any) -> list[str]:
+    """A citation of the last answer opened in the viewer, as a reader clicks it: the viewer's own words (the
+    file's lines are the document's, its name a file name)."""
+    cited = page.locator("#chatbot details.kimas-citation").last
+    cited.locator("summary").click()
+    link = cited.locator("a.kimas-view")
+    expect(link).to_be_visible()
+    with context.expect_page() as opened:
+        link.click()
+    viewer = opened.value
+    viewer.wait_for_load_state("load")
+    viewer.screenshot(path=str(ARTIFACTS / "1b-viewer.png"), full_page=False)
+    lines = viewer.locator(".line span:last-child").all_inner_texts()
+    text = viewer.locator("body").inner_text()
+    viewer.close()
+    return [f"viewer: {run}" for run in english_runs(text, [line for line in lines if line.strip()])]
 
 
 def _open_accordions(page: Any) -> None:
@@ -95,7 +136,8 @@ def test_every_tab_in_a_chinese_browser_shows_no_english(tmp_path: Path) -> None
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
         expect = sync_api.expect
         expect.set_options(timeout=HANG_MS)
-        page = browser.new_context(locale="zh-CN", viewport=LAPTOP).new_page()
+        context = browser.new_context(locale="zh-CN", viewport=LAPTOP)
+        page = context.new_page()
 
         def read(tab: str) -> None:
             _open_accordions(page)
@@ -109,7 +151,11 @@ def test_every_tab_in_a_chinese_browser_shows_no_english(tmp_path: Path) -> None
             _answered(page, ANSWERED)
             _ask(page, DECLINED)
             _answered(page, DECLINED)
+            open_traces(page)
+            _shoot_traces(page)
             read("1-chat")
+            found.extend(_english_labels(page))
+            found.extend(_viewer_english(context, page, expect))
 
             page.get_by_role("tab", name="知识库").click()
             _drop_a_broken_file(page, expect, broken)

@@ -6,8 +6,8 @@ a real answer, a decline, an answer stopped by a new question and one stopped by
 visible text (and the question box's placeholder) may hold no run of three or more English words that is
 not a file name, a model name, a path or code (``tests/ui/english.py``). The waits do not depend on the
 page's language, so on a page that still speaks English the test fails on what it finds, not on a timeout.
-Screenshots go to ``test-artifacts/browser-zh-chat/``. The traces ("这个回答是如何得出的") stay closed:
-their insides are not translated yet.
+Screenshots go to ``test-artifacts/browser-zh-chat/``. After the answer and the decline, their traces
+("这个回答是如何得出的") are opened and read too (issue 69).
 
 What the model wrote is its own free text, which differs with the tokens a CPU's arithmetic picks (issue 72:
 "lines 1-2" copied from the prompt on a Zen 5 EPYC): the sentences of the stored answers are taken out
@@ -26,7 +26,7 @@ import pytest
 
 from app.chat.store import FILE_NAME, ConversationStore
 from tests.ui.english import english_runs
-from tests.ui.patience import HANG_MS
+from tests.ui.patience import HANG_MS, open_until_visible
 from tests.ui.test_browser import CHROMIUM, ROOT, running_app
 from tests.ui.test_browser_languages import indexed_paper
 
@@ -81,6 +81,20 @@ def _english(page: Any, where: str, data: Path) -> list[str]:
     return [f"{where}: {run}" for run in english_runs(seen["text"], allowed)]
 
 
+TRACE_TITLE = "这个回答是如何得出的"
+# A heading every trace of an answer from the documents holds, in either language: the wait does not depend on
+# the trace's language, so a trace that still speaks English fails on what it says.
+TRACE_INSIDE = re.compile("交给模型的证据|Evidence given to the model")
+
+
+def open_traces(page: Any) -> None:
+    """Open each answer's trace, in order, so that its words are on the page."""
+    chat = page.locator("#chatbot")
+    titles = chat.get_by_text(TRACE_TITLE)
+    for i in range(titles.count()):
+        open_until_visible(titles.nth(i), chat.get_by_text(TRACE_INSIDE).nth(i))
+
+
 def _ask(page: Any, question: str) -> None:
     box = page.locator("#question textarea").first
     box.fill(question)
@@ -121,6 +135,7 @@ def test_the_chat_tab_in_a_chinese_browser_shows_no_english(tmp_path: Path) -> N
             _answered(page, ANSWERED)
             _ask(page, DECLINED)
             _answered(page, DECLINED)
+            open_traces(page)
             shot("02-answer-and-decline")
             found += _english(page, "answer and decline", data)
 
