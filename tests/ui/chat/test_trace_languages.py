@@ -182,3 +182,30 @@ def test_a_model_alone_trace_is_said_in_the_questions_language_too() -> None:
         "in time. The first word came at 0.9 s." in english
     )
     assert "| first word of the answer | 900 |" in english
+
+
+def test_the_sentences_of_the_hops_and_the_checks_are_said_again_as_they_are_written() -> None:
+    """The real producers' sentences (not copies of them): the hops' reflect check, the answer check's
+    verdicts, the context manager's judgements and the online sources' whys all have a Chinese form; a
+    sentence a producer changes fails here, not on a page."""
+    from kimas_desktop.answer.signals.verify import verify
+    from kimas_desktop.retrieval.hops import covered
+    from kimas_desktop.text.terms import TermWeights
+    from ui.chat.trace_view import Say
+    from ui.chat.trace_words import again
+
+    chunk = Chunk("c1", "papers", "/p/a.txt", "The harbour ferry leaves at nine every morning.")
+    weights = TermWeights.from_texts([chunk.text, "The museum opens at ten."])
+    reflect = [
+        covered("When does the harbour ferry leave?", [Hit(chunk, 1.0)], weights, 0.1).why,
+        covered("When does the museum close on Sundays?", [Hit(chunk, 1.0)], weights, 0.99).why,
+        covered("anything", [], weights, 0.5).why,
+    ]
+    hits = [Hit(chunk, 1.0)]
+    asked = "When does the ferry leave?"
+    verdicts = [verify(words, asked, hits).reason for words in ("", "at noon", "the ferry leave")]
+    said = [*reflect, *verdicts, *_JUDGED.values(), *WHY.values()]
+    assert all(said), said
+    for sentence in said:
+        chinese = again(sentence, Say("zh"))
+        assert chinese != sentence and not english_runs(chinese), (sentence, chinese)
