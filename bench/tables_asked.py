@@ -46,7 +46,7 @@ from typing import Any
 import pandas as pd
 
 from bench.table_values import holds
-from bench.tables_reading import Source, ask, read_tables, wheel, xlsx
+from bench.tables_reading import Source, ask, print_tally, read_tables, wheel, xlsx
 
 Frames = dict[str, pd.DataFrame]
 VEGA = "vega_datasets/_data/"
@@ -371,14 +371,7 @@ def main() -> None:
         tally = run_whole(args.wheels, args.cache, args.split, args.show, args.embedder)
     else:
         tally = run(args.wheels, args.split, args.show)
-    for part, t in sorted(tally.items()):
-        if "questions" in t:
-            right = t["right"] / t["questions"] if t["questions"] else 0.0
-            decl = t["declined"] / t["absent"] if t["absent"] else 0.0
-            print(f"{part}: value right {t['right']}/{t['questions']} ({right:.2f}); "
-                  f"absent declined {t['declined']}/{t['absent']} ({decl:.2f})")  # fmt: skip
-        else:
-            print(f"  {part}: {t['ok']}/{t['asked']}")
+    print_tally(tally)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from bench.table_values import holds
-from bench.tables_reading import Source, ask, read_tables, wheel, xlsx
+from bench.tables_reading import Source, ask, print_tally, read_tables, wheel, xlsx
 
 VEGA = "vega_datasets/_data/"
 SM = "statsmodels/datasets/"
@@ -427,14 +427,7 @@ def main() -> None:
         tally = run_whole(args.wheels, args.cache, args.split, args.show, args.embedder)
     else:
         tally = run(args.wheels, args.split, args.show)
-    for part, t in sorted(tally.items()):
-        if "questions" in t:
-            right = t["right"] / t["questions"] if t["questions"] else 0.0
-            decl = t["declined"] / t["absent"] if t["absent"] else 0.0
-            print(f"{part}: value right {t['right']}/{t['questions']} ({right:.2f}); "
-                  f"absent declined {t['declined']}/{t['absent']} ({decl:.2f})")  # fmt: skip
-        else:
-            print(f"  {part}: {t['ok']}/{t['asked']}")
+    print_tally(tally)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import pandas as pd
 
 from kimas_desktop.tables import TableInfo
 
-__all__ = ["Bench", "Source", "ask", "found_rows", "read_tables", "wheel", "xlsx"]
+__all__ = ["Bench", "Source", "ask", "found_rows", "print_tally", "read_tables", "wheel", "xlsx"]
 
 
 def wheel(wheels: Path, name: str) -> zipfile.ZipFile:
@@ -99,3 +99,15 @@ def ask(bench: Bench, q: Any) -> tuple[Any, Any]:
     else:
         plan = planner.plan(q.text, info, found_rows(q.text, lines))
     return plan, (bench.engine.run(info, plan) if plan is not None else None)
+
+
+def print_tally(tally: dict[str, dict[str, int]]) -> None:
+    """Each part's values right and absent rows declined (a bench's halves), or its asked/ok count."""
+    for part, t in sorted(tally.items()):
+        if "questions" in t:
+            right = t["right"] / t["questions"] if t["questions"] else 0.0
+            decl = t["declined"] / t["absent"] if t["absent"] else 0.0
+            print(f"{part}: value right {t['right']}/{t['questions']} ({right:.2f}); "
+                  f"absent declined {t['declined']}/{t['absent']} ({decl:.2f})")  # fmt: skip
+        else:
+            print(f"  {part}: {t['ok']}/{t['asked']}")

@@ -51,6 +51,8 @@ def loop_start(text: str) -> int | None:
     tail = text[-_TAIL:]
     n, offset = len(tail), len(text) - len(tail)
     for p in range(2, n // 2 + 1):
+        if tail[-1] != tail[-1 - p]:
+            continue  # not periodic with p: skip the slices (this runs on every delta)
         unit = tail[n - p :]
         if not unit.strip():
             continue
