@@ -58,6 +58,7 @@ def test_a_loop_that_is_no_sentence_stops_within_a_few_copies() -> None:
     for head, unit in [
         ("KAG 的数据集中，", "最大的数据集,"),
         ("数据集：", "最大的数据集"),
+        ("उत्तर: ", "सबसे बड़ा डेटासेट, "),
         ("三个模块：", "KAG-Builder:[3] KAG-Solver:[1] KAG-Model:[3] "),
     ]:
         shown, guard, pulled = run(head + unit * 40, size=3)
@@ -72,6 +73,7 @@ def test_text_that_only_repeats_a_little_is_not_a_loop() -> None:
         "步骤一：检索。步骤二：生成。",
         "The rows 1, 2, 3 and 4 are summed: 10.",
         "哈哈哈，这个问题很好。",
+        "दिल्ली भारत की राजधानी है। दिल्ली बड़ी है।",
     ]:
         for size in (0, 1, 3):
             shown, guard, _ = run(text, size)
