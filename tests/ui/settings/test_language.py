@@ -77,7 +77,8 @@ def test_an_english_browser_shows_chinese_labels_once_chosen_and_back(tmp_path: 
             expect(page.locator("#ui-language input[value='zh-CN']")).to_be_checked()
             expect(page.locator("#ui-language")).to_contain_text("应用的语言")
             page.screenshot(path=str(ARTIFACTS / "01-chinese.png"), full_page=False)
-            page.locator("#ui-language").get_by_text("自动", exact=True).click()  # said in the page's language
+            # "Automatic", said in the page's language
+            page.locator("#ui-language").get_by_text("自动", exact=True).click()
             expect(page.get_by_role("tab", name="Chat")).to_be_visible()
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "failure.png"), full_page=True)
