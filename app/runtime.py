@@ -32,7 +32,7 @@ from kimas_desktop.config import (
     StorageConfig,
 )
 from kimas_desktop.pipeline import Pipeline
-from kimas_desktop.protocols import ChatModel, Embedder, OnlineSource, Reranker
+from kimas_desktop.protocols import ChatModel, Embedder, OnlineSource, Reader, Reranker
 
 if TYPE_CHECKING:
     from indexer import LanceStore
@@ -64,6 +64,8 @@ class Builders:
     # The embedded multilingual model beside the collections' embedder (``Runtime.meaning``): theirs when
     # it is that model, None when it is not installed; no builder: none.
     meaning: Callable[[Embedder, Path], Embedder | None] | None = None
+    # The reader (issue 68): None when its weights or e5's are not installed; no builder: none.
+    reader: Callable[[], Reader | None] | None = None
 
 
 def real_builders() -> Builders:
@@ -105,7 +107,12 @@ def real_builders() -> Builders:
 
         return FolderWatcher(on_change)
 
-    return Builders(chat, embedder, reranker, store, indexer, watcher, meaning=meaning)
+    def reader() -> Reader | None:
+        from local_models import embedded_reader
+
+        return embedded_reader()
+
+    return Builders(chat, embedder, reranker, store, indexer, watcher, meaning=meaning, reader=reader)
 
 
 class _Closing(Protocol):
@@ -244,6 +251,15 @@ class Runtime:
         part: Embedder | None = self._hold("meaning", config.embedding, lambda: build(own, cache), closer)
         return part
 
+    def reader(self, config: Config) -> Reader | None:
+        """The embedded reader when ``grounding`` reads with it (issue 68), else None."""
+        g = config.grounding
+        build = self._builders.reader
+        if build is None or (g.reader_weight <= 0 and g.reader_declines_below <= 0):
+            return None
+        part: Reader | None = self._keep("reader", None, build)
+        return part
+
     def reranker(self, config: Config) -> Reranker:
         cache = self.paths.models_cache
         part: Reranker = self._get(
@@ -300,6 +316,7 @@ class Runtime:
             reranker=self.reranker(config),
             searcher=self.store(config),
             meaning=self.meaning(config),
+            reader=self.reader(config),
             sources=[
                 (self._builders.source(name, spec, self.paths.web_cache), spec)
                 for name, spec in config.sources.items()

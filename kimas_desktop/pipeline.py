@@ -44,7 +44,7 @@ from kimas_desktop.context.manager import ContextAnalyzer, QueryContextualizer
 from kimas_desktop.control import CancelToken
 from kimas_desktop.events import Event, Status
 from kimas_desktop.limits import check_history, check_question
-from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, OnlineSource, Reranker
+from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, OnlineSource, Reader, Reranker
 from kimas_desktop.retrieval.online import OnlineQueryWriter, OnlineSources
 from kimas_desktop.retrieval.second_look import SecondLook
 from kimas_desktop.retrieval.second_opinion import SecondOpinion
@@ -73,10 +73,12 @@ class Pipeline:
         sources: Sequence[tuple[OnlineSource, SourceConfig]] = (),
         tables: TableAnswerer | None = None,
         meaning: Embedder | None = None,
+        reader: Reader | None = None,
     ) -> None:
         """``meaning``: the embedded multilingual-e5-small when it is installed, for the second opinion on
         the kept evidence's order (``rerank.second_opinion``) and, with ``grounding.meaning =
-        "multilingual"``, the quote's sentence similarities; None: neither."""
+        "multilingual"``, the quote's sentence similarities; None: neither. ``reader``: the reader the
+        quote and the decision read with when ``grounding`` asks (``Grounder``)."""
         self.config = config
         self._chat = chat
         self._dependence = TurnDependence(embedder)
@@ -108,6 +110,7 @@ class Pipeline:
             grounder=Grounder(
                 meaning if meaning is not None and config.grounding.meaning == "multilingual" else embedder,
                 config.grounding,
+                reader,
             ),
             synopsis=searcher.synopsis,
             second_round=AgenticRound(config.agentic, self._search.agents, filter_.rerank, self._pool),

@@ -27,7 +27,16 @@ from kimas_desktop.types import (
     Synopsis,
 )
 
-__all__ = ["ChatModel", "ChunkSearcher", "Embedder", "OnlineSource", "Reranker", "SearchMode", "Vector"]
+__all__ = [
+    "ChatModel",
+    "ChunkSearcher",
+    "Embedder",
+    "OnlineSource",
+    "Reader",
+    "Reranker",
+    "SearchMode",
+    "Vector",
+]
 
 Vector = npt.NDArray[np.float32]
 SearchMode = Literal["dense", "fts", "hybrid"]
@@ -139,6 +148,16 @@ class Reranker(Protocol):
         """Release the model (its loaded weights or connections; never an embedder it was given, which has
         its own owner). Idempotent: a second call does nothing."""
         ...
+
+
+@runtime_checkable
+class Reader(Protocol):
+    """Reads a question against texts (issue 68): one probability per text that it answers the question."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    def read(self, question: str, texts: Sequence[str]) -> list[float]: ...
 
 
 @runtime_checkable

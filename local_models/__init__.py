@@ -10,11 +10,12 @@ embedded default models), ``remote/`` (chat, embedding and reranking on an OpenA
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig
 from kimas_desktop.errors import ModelUnavailableError
-from kimas_desktop.protocols import ChatModel, Embedder
+from kimas_desktop.protocols import ChatModel, Embedder, Reader
 from local_models.embedders.fastembed_embedder import FastEmbedEmbedder
 from local_models.llama.chat import LlamaChatModel
 from local_models.remote.embed_rerank import RemoteEmbedder, RemoteReranker
@@ -34,11 +35,14 @@ __all__ = [
     "build_chat_model",
     "build_embedder",
     "build_reranker",
+    "embedded_reader",
     "resolve_chat",
     "resolve_embedding",
     "resolve_reranker",
     "sentence_meaning",
 ]
+
+log = logging.getLogger(__name__)
 
 
 def build_chat_model(cfg: ChatModelConfig) -> ChatModel:
@@ -53,6 +57,18 @@ def build_embedder(cfg: EmbeddingModelConfig, cache_dir: Path) -> Embedder:
     if cfg.backend == "openai":
         return RemoteEmbedder(cfg)
     return FastEmbedEmbedder(cfg, cache_dir)
+
+
+def embedded_reader() -> Reader | None:
+    """The reader trained by this project (issue 68), or None (logged) when its weights or e5's are not
+    installed."""
+    from local_models.reader.onnx_reader import EmbeddedReader
+
+    try:
+        return EmbeddedReader()
+    except (ModelUnavailableError, OSError, ValueError) as err:
+        log.warning("The reader is not used: %s", err)
+        return None
 
 
 def sentence_meaning(collections: Embedder, cache_dir: Path) -> Embedder | None:

@@ -16,6 +16,7 @@ def test_public_surface_is_explicit() -> None:
         "build_chat_model",
         "build_embedder",
         "build_reranker",
+        "embedded_reader",
         "resolve_chat",
         "resolve_embedding",
         "resolve_reranker",

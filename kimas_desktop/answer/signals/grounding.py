@@ -5,12 +5,12 @@ lexical answerability of the evidence (``answerability.py``), the signal the ans
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kimas_desktop.answer.signals.answerability import AnswerabilityModel, evidence_features
 from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights, pick_quotes
 from kimas_desktop.config import GroundingConfig
-from kimas_desktop.protocols import Embedder
+from kimas_desktop.protocols import Embedder, Reader
 from kimas_desktop.text.terms import TermWeights
 from kimas_desktop.types import Answerability, Hit, Quote, Synopsis
 
@@ -33,14 +33,24 @@ def weights_of(config: GroundingConfig) -> QuoteWeights:
         rerank=config.rerank_weight,
         position=config.position_weight,
         answer_type=config.type_weight,
+        reader=config.reader_weight,
     )
 
 
 class Grounder:
-    def __init__(self, embedder: Embedder, config: GroundingConfig) -> None:
+    """``reader`` (issue 68), when given and asked for (``grounding.reader_weight``,
+    ``grounding.reader_declines_below``), reads every candidate sentence: its probability counts in the
+    sentence's score, and evidence whose best sentence the reader gives less than
+    ``reader_declines_below`` is declined whatever the lexical model says."""
+
+    def __init__(self, embedder: Embedder, config: GroundingConfig, reader: Reader | None = None) -> None:
         self._config = config
-        self._scorer = QuoteScorer(embedder, weights_of(config), sources=config.sources)
+        asked = config.reader_weight > 0 or config.reader_declines_below > 0
+        self._scorer = QuoteScorer(
+            embedder, weights_of(config), sources=config.sources, reader=reader if asked else None
+        )
         self._model = AnswerabilityModel(threshold=config.threshold)
+        self._reads = reader is not None and asked
 
     def ground(
         self, question: str, hits: Sequence[Hit], synopses: Iterable[Synopsis | None] = (), *, query: str = ""
@@ -56,4 +66,8 @@ class Grounder:
         features = evidence_features(
             scored, hits, self._scorer.question_words(question, query), idf, sources=self._config.sources
         )
-        return Grounding(tuple(quotes), self._model.decide(features), idf_from)
+        decision = self._model.decide(features)
+        floor = self._config.reader_declines_below
+        if self._reads and decision.answerable and max(s.read for s in scored) < floor:
+            decision = replace(decision, answerable=False)
+        return Grounding(tuple(quotes), decision, idf_from)

