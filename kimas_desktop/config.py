@@ -278,9 +278,8 @@ class GroundingConfig(_Section):
     # "multilingual" = the embedded multilingual-e5-small. Not the default: no held-out gain on the dev kit,
     # about twice the scoring time (bench/RESULTS.md, "The meaning signal (issue 58)").
     meaning: Literal["index", "multilingual"] = "index"
-    # The reader (issue 68; local_models/reader): its probability that a sentence answers, added to the
-    # quote's sentence scores with this weight, and the best sentence's probability below which the evidence
-    # is declined. 0 = not used; chosen on the dev kit's tune half (bench/RESULTS.md, "The reader").
+    # The reader (issue 68): its probability that a sentence answers, weighed into the quote's sentence
+    # scores; the best sentence's probability below which the evidence is declined. 0 = not used.
     reader_weight: float = Field(0.0, ge=0)
     reader_declines_below: float = Field(0.0, ge=0, le=1)
 
