@@ -27,6 +27,7 @@ from cli.terminal import redraw, say
 from kimas_desktop.config import Config
 from kimas_desktop.control import IndexControl
 from kimas_desktop.errors import Cancelled
+from kimas_desktop.text.visible import visible_name
 from kimas_desktop.types import CollectionInfo, IndexProgress, IndexReport
 
 
@@ -93,7 +94,7 @@ class ProgressBar:
             return
         width = 24
         filled = int(width * p.files_done / p.files_total)
-        name = Path(p.current_file).name if p.current_file else ""
+        name = visible_name(Path(p.current_file).name) if p.current_file else ""
         n = p.ocr_pages_waiting
         ocr = f" {n} page{'' if n == 1 else 's'} waiting for OCR" if n else ""
         line = (
@@ -109,9 +110,9 @@ class ProgressBar:
 
 
 def summary(report: IndexReport) -> str:
-    lines = [f"collection {report.collection}: {describe_report(report)}"]
+    lines = [f"collection {visible_name(report.collection)}: {describe_report(report)}"]
     for problem in report.problems:
-        lines.append(f"  {problem.kind}: {problem.path}: {problem.reason}")
+        lines.append(f"  {problem.kind}: {visible_name(problem.path)}: {problem.reason}")
     return "\n".join(lines)
 
 
@@ -208,7 +209,7 @@ def run_collections(args: argparse.Namespace) -> int:
             else "never indexed"
         )
         model = f"{info.embedding_model} ({info.dim}-d)" if info.embedding_model else "-"
-        title = knowledge.title(info.name)
+        title = visible_name(knowledge.title(info.name))
         named = title if title == info.name else f"{title} (id {info.name})"
         say(f"{named}: {info.files} files, {info.chunks} chunks, model {model}, last update {when}")
         languages = _languages(runtime, info)
@@ -220,9 +221,9 @@ def run_collections(args: argparse.Namespace) -> int:
         if info.needs_reembedding:
             say(f"  needs re-embedding for the configured embedding model: kimas reindex {info.name}")
         for folder in info.folders:
-            say(f"  folder: {folder}")
+            say(f"  folder: {visible_name(folder)}")
         for problem in info.problems:
-            say(f"  {problem.kind}: {problem.path}: {problem.reason}")
+            say(f"  {problem.kind}: {visible_name(problem.path)}: {problem.reason}")
     return 0
 
 
@@ -233,7 +234,9 @@ def run_remove(args: argparse.Namespace) -> int:
         knowledge.remove(args.name, runtime.indexer().remove)
     finally:
         runtime.close()
-    say(f"removed collection {title} and its uploaded files (files in folders you added are untouched)")
+    say(
+        f"removed collection {visible_name(title)} and its uploaded files (files in folders you added are untouched)"
+    )
     return 0
 
 
@@ -244,7 +247,9 @@ def run_rename(args: argparse.Namespace) -> int:
         cid, title = knowledge.rename(args.name, args.new_name)
     finally:
         runtime.close()
-    say(f"collection {old} is now named {title} (id {cid}; nothing was re-indexed)")
+    say(
+        f"collection {visible_name(old)} is now named {visible_name(title)} (id {cid}; nothing was re-indexed)"
+    )
     return 0
 
 
@@ -256,6 +261,8 @@ def run_unwatch(args: argparse.Namespace) -> int:
         report = runtime.indexer().index(cid, folders, None, IndexControl())
     finally:
         runtime.close()
-    say(f"no longer watching {path} for {knowledge.title(cid)}; the files stay on disk")
+    say(
+        f"no longer watching {visible_name(str(path))} for {visible_name(knowledge.title(cid))}; the files stay on disk"
+    )
     say(summary(report))
     return 0

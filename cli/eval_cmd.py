@@ -27,6 +27,7 @@ from cli.terminal import redraw, say
 from kimas_desktop.config import PRESETS
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import KimasError
+from kimas_desktop.text.visible import visible_name
 
 FIGURES = (
     ("routing", "routing accuracy"),
@@ -125,7 +126,7 @@ def _inspection(t: RetrievalTest, as_json: bool) -> str:
     ]
     for p in t.passages:
         text = " ".join(p.chunk.text.split())[:90]
-        lines.append(f"| {' | '.join(p.stages())} | {Path(p.chunk.source).name}: {text} |")
+        lines.append(f"| {' | '.join(p.stages())} | {visible_name(Path(p.chunk.source).name)}: {text} |")
     return "\n".join(lines)
 
 

@@ -27,6 +27,7 @@ from cli.render import dumps
 from cli.terminal import json_text, redraw, say
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
+from kimas_desktop.text.visible import visible_name
 
 
 def add_parsers(
@@ -144,9 +145,9 @@ def run_local(args: argparse.Namespace) -> int:
         fits = {True: "yes", False: "too big", None: "?"}[m.fits]
         context = f"{m.context:,}" if m.context else "?"
         say(
-            f"{m.name:<40} {m.kind:<9} {m.holder:<24} {size:>9} {m.quantization or '?':<8} {context:>8}  {fits}"
+            f"{visible_name(m.name):<40} {m.kind:<9} {m.holder:<24} {size:>9} {m.quantization or '?':<8} {context:>8}  {fits}"
         )
-        say(f"    {m.location}")
+        say(f"    {visible_name(m.location)}")
     _say_skipped(files.skipped, sys.stdout)
     say("\nUse one with: kimas models use NAME")
     return 0
@@ -157,7 +158,7 @@ def run_use(args: argparse.Namespace) -> int:
     model = pick(_local_models(args), args.name)
     use_local_model(ConfigStore(paths.config_file, read_config(paths)), model)
     how = f"its file, loaded in place: {model.path}" if model.path else f"{model.holder} at {model.base_url}"
-    say(f"{model.name} ({model.kind}) is now the {model.kind} model, through {how}.")
+    say(f"{visible_name(model.name)} ({model.kind}) is now the {model.kind} model, through {how}.")
     say(f"Saved in {paths.config_file}; it is used from the next start (a running app: reopen it).")
     if model.kind == "embedding":
         say("Then re-embed each collection: kimas reindex NAME")

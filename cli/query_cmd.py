@@ -42,6 +42,7 @@ from kimas_desktop.events import (
     TraceReady,
 )
 from kimas_desktop.pipeline import AskOptions, Pipeline
+from kimas_desktop.text.visible import visible_name
 from kimas_desktop.types import Message, SentenceSupport
 
 
@@ -284,7 +285,7 @@ def _print_quote(quote: dict[str, Any] | None) -> None:
     if quote is None:
         return
     for part in quote["parts"]:
-        say(f"“{' '.join(part['text'].split())}” [{part['n']}] {part['source']}{_where(part)}")
+        say(f"“{' '.join(part['text'].split())}” [{part['n']}] {visible_name(part['source'])}{_where(part)}")
     say()
 
 
@@ -295,4 +296,4 @@ def _print_citations(citations: list[dict[str, Any]], available: bool) -> None:
     if citations:
         say("\n\nSources:")
     for c in citations:
-        say(f"  [{c['n']}] {c['source']}{_where(c)}")
+        say(f"  [{c['n']}] {visible_name(c['source'])}{_where(c)}")

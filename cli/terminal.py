@@ -8,8 +8,10 @@ or move the cursor; CR and BS overwrite what was already shown. So every human-r
 character as ``\\xNN`` (ESC is ``\\x1b``). ``say`` is ``print`` with that applied to what it prints;
 ``redraw`` draws a progress line in place (its own leading CR is the only one that reaches the terminal).
 
-JSON output (``--json``) is escaped by JSON itself for C0; ``json_text`` also writes DEL and C1 as
-``\\u00NN``, which JSON readers turn back into the same characters.
+JSON output (``--json``) is escaped by JSON itself for C0; ``json_text`` also writes DEL, C1 and what
+``visible_name`` escapes in a name (bidi controls, invisible characters, a spelling NFC would change) as
+``\\uNNNN``, which JSON readers turn back into the same characters. Names in human-readable lines are
+shown with ``visible_name`` where they are printed.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ import re
 import sys
 from typing import TextIO
 
+from kimas_desktop.text.visible import visible_name
+
 __all__ = ["SafeFormatter", "json_text", "redraw", "say", "shown"]
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 but \t and \n, DEL, C1
-_JSON_CONTROL = re.compile("[\x7f-\x9f]")  # JSON already escapes C0 inside strings
 
 
 def shown(text: str) -> str:
@@ -48,10 +51,20 @@ def redraw(line: str, file: TextIO | None = None) -> None:
     out.flush()
 
 
+def _json_escape(ch: str) -> str:
+    """``ch`` as JSON writes it escaped (beyond the BMP: a surrogate pair)."""
+    code = ord(ch)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 def json_text(obj: object, indent: int | None = None) -> str:
-    """``obj`` as JSON (UTF-8 kept readable) with DEL and C1 characters escaped as ``\\u00NN`` too."""
+    """``obj`` as JSON (UTF-8 kept readable) with DEL, C1 and what ``visible_name`` escapes written as JSON
+    escapes too (JSON escapes C0 inside strings itself; a raw newline is the indent's)."""
     text = json.dumps(obj, ensure_ascii=False, indent=indent)
-    return _JSON_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return "\n".join(visible_name(line, _json_escape) for line in text.split("\n"))
 
 
 class SafeFormatter(logging.Formatter):

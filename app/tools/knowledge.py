@@ -29,6 +29,7 @@ from kimas_desktop.config import Config
 from kimas_desktop.errors import KimasError
 from kimas_desktop.events import CitationsReady, Done, Event, QuoteReady, TableReady
 from kimas_desktop.pipeline import Pipeline
+from kimas_desktop.text.visible import visible_name
 from kimas_desktop.types import Citation, CollectionInfo, DocumentCard, Quote
 
 __all__ = ["KnowledgeTools"]
@@ -48,7 +49,7 @@ def _quoted(q: Quote) -> CitedPassage:
 
 def _card(collection: str, card: DocumentCard) -> DocumentSummary:
     summary = " ".join(s.text for s in card.synopsis)
-    return DocumentSummary(collection, card.source, card.title, summary, card.contents())
+    return DocumentSummary(collection, visible_name(card.source), card.title, summary, card.contents())
 
 
 class KnowledgeTools:
@@ -85,7 +86,7 @@ class KnowledgeTools:
         syncing = self._runtime.store(self._config).legacy_interrupted(c.name)
         return CollectionSummary(
             c.name, c.files, c.chunks, c.updated_at, _when(c.updated_at), syncing, c.needs_reembedding,
-            list(c.folders),
+            [visible_name(f) for f in c.folders],
         )  # fmt: skip
 
     def search(self, question: str, collections: Sequence[str] = ()) -> SearchResult:
@@ -130,7 +131,7 @@ class KnowledgeTools:
 
     def read_passage(self, id: str) -> PassageLookup:
         """A passage by its id (``collection/chunk_id``), else the card of the document whose file is ``id``
-        (its full path, or its file name)."""
+        (its full path, or its file name; either as it is or as results show it, ``visible_name``)."""
         store = self._runtime.store(self._config)
         names = [c.name for c in store.collections()]
         collection, _, chunk_id = id.partition("/")
@@ -140,7 +141,8 @@ class KnowledgeTools:
                     return PassageLookup(True, passage=Passage.of(chunk))
         for name in names:
             for card in store.cards(name):
-                if card.source == id or card.source.replace("\\", "/").rsplit("/", 1)[-1] == id:
+                file = card.source.replace("\\", "/").rsplit("/", 1)[-1]
+                if id in (card.source, file, visible_name(card.source), visible_name(file)):
                     return PassageLookup(True, document=_card(name, card))
         return PassageLookup(False, note=f"no passage or document has the id {id!r}")
 

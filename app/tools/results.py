@@ -1,7 +1,9 @@
 """The typed results of the knowledge tools (``KnowledgeTools``): what an assistant reads back.
 
 Frozen dataclasses, so the MCP SDK derives each tool's output schema from them; the passage id
-(``collection/chunk_id``) is what ``read_passage`` takes back."""
+(``collection/chunk_id``) is what ``read_passage`` takes back. File and folder names are shown as
+``visible_name`` writes them (a bidi control or an invisible character escaped, ``\\u202e``; NFC and NFD
+spellings told apart), so a client that shows them shows the truth; ``read_passage`` takes that form back."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from kimas_desktop.answer.tables.answer import TableAnswer
+from kimas_desktop.text.visible import visible_name
 from kimas_desktop.types import Chunk
 
 __all__ = [
@@ -65,8 +68,8 @@ class Passage:
         lines = list(chunk.lines) if chunk.lines else None
         rounded = None if score is None else round(score, 5)
         return cls(
-            passage_id(chunk), chunk.collection, chunk.source, chunk.page, lines, chunk.heading, chunk.text,
-            rounded,
+            passage_id(chunk), chunk.collection, visible_name(chunk.source), chunk.page, lines, chunk.heading,
+            chunk.text, rounded,
         )  # fmt: skip
 
 
@@ -124,7 +127,8 @@ class TableComputation:
         value = inert_cell(r.value) if isinstance(r.value, str) else r.value
         return cls(
             q.operation if q is not None else "", q.target if q is not None else "",
-            None if r.empty else value, r.used, rows, t.table.source, t.table.sheet, t.table.header_row,
+            None if r.empty else value, r.used, rows, visible_name(t.table.source), t.table.sheet,
+            t.table.header_row,
             r.description,
         )  # fmt: skip
 

@@ -11,6 +11,7 @@ import json
 import re
 import subprocess
 import sys
+import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
@@ -113,3 +114,41 @@ def test_kimas_ask_shows_escapes_from_a_document_and_its_name(tmp_path: Path, ho
     out = json.loads(as_json.stdout)
     assert any(TITLE in part["text"] for part in out["quote"]["parts"])
     assert any(c["source"].endswith(f"plan{CLIPBOARD}.md") for c in out["citations"])
+
+
+def test_kimas_collections_shows_bidi_invisible_and_nfd_names_visibly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 70: a folder named with U+202E and two files whose names differ only by NFC and NFD. The
+    listing shows the control as ``\\u202e`` (it reversed what followed) and the two names apart; ``--json``
+    writes them as JSON escapes, exact once decoded."""
+    folder = tmp_path / "bills\u202egpj.exe"
+    folder.mkdir()
+    nfc, nfd = (unicodedata.normalize(form, "café.bin") for form in ("NFC", "NFD"))
+    for name in (nfc, nfd):
+        (folder / name).write_bytes(b"\x00\x01")  # each a problem line with its name
+    (folder / "note.md").write_text("# Note\n\nThe café opens at seven.\n", "utf-8")
+    real = runtime.real_builders
+    monkeypatch.setattr(
+        runtime, "real_builders", lambda: replace(real(), embedder=lambda cfg, cache: HashEmbedder(dim=32))
+    )
+    data = tmp_path / "data"
+    assert main(["index", str(folder), "--collection", "bills", "--data-dir", str(data)]) == 0
+    assert "bills\\u202egpj.exe" in capsys.readouterr().out
+    listing = kimas(data, "collections")
+    assert listing.returncode == 0, listing.stderr
+    assert not re.search("[\u202e\u0301]", listing.stdout), listing.stdout
+    assert f"folder: {tmp_path}/bills\\u202egpj.exe" in listing.stdout
+    assert "bills\\u202egpj.exe/café.bin" in listing.stdout
+    assert "bills\\u202egpj.exe/cafe\\u0301.bin" in listing.stdout
+    as_json = kimas(data, "collections", "--json")
+    assert not re.search("[\u202e\u0301]", as_json.stdout)
+    [info] = json.loads(as_json.stdout)
+    assert info["folders"] == [str(folder)]
+    assert {Path(p["path"]).name for p in info["problems"]} == {nfc, nfd}  # exact once decoded
+
+
+def test_json_text_escapes_what_a_name_hides_and_stays_json() -> None:
+    name = "tag\U000e0041\u202e" + unicodedata.normalize("NFD", "é")
+    text = json_text({"file": name, "lines": ["a", "b"]}, indent=2)
+    assert text.isascii() and json.loads(text) == {"file": name, "lines": ["a", "b"]}

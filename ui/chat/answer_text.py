@@ -5,7 +5,8 @@
 - Without the prompt's fence around the sources (``<documents>``, ``</documents>``), which the 135M model
   sometimes writes back (issue 60: "</documents>" in an answer to "搜索引擎返回什么?").
 - The places a decline names ("[1] paper.txt, lines 2-8", written by ``kimas_desktop.answer.outcome`` with
-  ``Chunk.locator``) said in the question's language ("第 2-8 行").
+  ``Chunk.locator``) said in the question's language ("第 2-8 行"), the file's name shown as ``visible_name``
+  writes it.
 
 The stored answer keeps what was written (``kimas ask --json`` and the API give it as it is).
 """
@@ -18,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from kimas_desktop.answer.writing.summarizer import CLOSE, OPEN
+from kimas_desktop.text.visible import visible_name
 from kimas_desktop.types import Quote, SentenceSupport
 from ui.chat.trace_view import locator
 
@@ -103,12 +105,13 @@ def without_preamble(
 
 def places_said(answer: str, quotes: Sequence[Quote], language: str) -> str:
     """``answer`` with each place a decline names for ``quotes`` ("[1] paper.txt, lines 2-8") said in
-    ``language``: the words ``kimas_desktop.answer.outcome`` writes for a quote, replaced whole."""
-    if language == "en":
-        return answer
+    ``language``, its file's name as ``visible_name`` shows it: the words ``kimas_desktop.answer.outcome``
+    writes for a quote, replaced whole."""
     for q in quotes:
-        if q.chunk.locator:
-            name = Path(q.chunk.source).name
-            written = f"[{q.n}] {name}, {q.chunk.locator}"
-            answer = answer.replace(written, f"[{q.n}] {name}, {locator(q.chunk, language)}")
+        name, where = Path(q.chunk.source).name, q.chunk.locator
+        said = where if language == "en" or not where else locator(q.chunk, language) or where
+        written = ", ".join(x for x in (name, where) if x)
+        shown = ", ".join(x for x in (visible_name(name), said) if x)
+        if shown != written:
+            answer = answer.replace(f"[{q.n}] {written}", f"[{q.n}] {shown}")
     return answer

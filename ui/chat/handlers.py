@@ -18,6 +18,7 @@ from app.chat.served_files import shown_sources
 from app.desktop import DesktopApp
 from kimas_desktop.answer.model_alone import MODES, AnswerMode
 from kimas_desktop.errors import KimasError
+from kimas_desktop.text.visible import visible_name
 from ui.chat import render
 from ui.chat.model_alone_view import offer_markdown
 from ui.chat.said import status_said
@@ -322,4 +323,6 @@ def feedback(desk: DesktopApp, conv_id: str | None, index: Any, liked: Any, lang
         desk.evaluation.add_question(test_set.set_id, turn.question, source)
     except KimasError as err:
         return f"⚠ {esc(str(err))}"
-    return word("marked_good", language, question=esc(turn.question), file=esc(Path(source).name))
+    return word(
+        "marked_good", language, question=esc(turn.question), file=esc(visible_name(Path(source).name))
+    )

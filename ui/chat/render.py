@@ -23,6 +23,7 @@ from app.chat.viewer import viewable
 from kimas_desktop.answer.phrases import language_of
 from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.markers import Marker, place_markers
+from kimas_desktop.text.visible import visible_name
 from kimas_desktop.trace import SupportStage
 from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
 from ui.chat.answer_text import places_said, without_preamble
@@ -52,8 +53,11 @@ def chunk_html(chunk: Chunk, start: int | None = None, end: int | None = None) -
 
 
 def source_name(chunk: Chunk) -> str:
-    """What a source is called on the page: a file's name, or a web page's site."""
-    return urlsplit(chunk.source).hostname or chunk.source if chunk.online else Path(chunk.source).name
+    """What a source is called on the page: a file's name (as ``visible_name`` shows it), or a web page's
+    site."""
+    if chunk.online:
+        return urlsplit(chunk.source).hostname or chunk.source
+    return visible_name(Path(chunk.source).name)
 
 
 def _open_link(chunk: Chunk, start: int | None = None, end: int | None = None, lang: str = "en") -> str:
@@ -67,13 +71,13 @@ def _open_link(chunk: Chunk, start: int | None = None, end: int | None = None, l
             f"rel='noopener noreferrer'>{said_in('open page', lang)}</a> {code(chunk.source)}"
             f"{when}</div>"
         )
-    name = esc_html(Path(chunk.source).name)
+    name = esc_html(source_name(chunk))
     shown = viewable(chunk.source)
     label = said_in("original file", lang) if shown else said_in("open file", lang, name=name)
     opened = (
         f"<div class='kimas-open'><a class='kimas-file' href='{source_url(chunk.source, chunk.page)}' "
         f"target='_blank' rel='noopener'>{label}</a> "
-        f"{code(chunk.source)}</div>"
+        f"{code(visible_name(chunk.source))}</div>"
     )
     if not shown:
         return opened
@@ -156,7 +160,7 @@ def table_html(t: TableAnswer, lang: str = "en") -> str:
     )
     link = (
         f"<a href='{source_url(t.table.source)}' target='_blank' rel='noopener'>"
-        f"{said_in('open file', lang, name=esc_html(table_place(t.table)))}</a>"
+        f"{said_in('open file', lang, name=esc_html(visible_name(table_place(t.table))))}</a>"
     )
     computed = said_in("computed", lang, what=esc_html(r.description))
     return (

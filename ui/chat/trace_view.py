@@ -11,6 +11,7 @@ from pathlib import Path
 from app.chat.viewer import viewable
 from kimas_desktop.answer.phrases import language_of
 from kimas_desktop.answer.writing.budget import Pace, first_word_s
+from kimas_desktop.text.visible import visible_name
 from kimas_desktop.text.words import truncate
 from kimas_desktop.trace import (
     AgenticStage,
@@ -93,7 +94,7 @@ def _hit_line(n: int, h: Hit, name_of: Callable[[str], str], say: Say, lang: str
     """One piece of evidence; a file the viewer shows links to its page at the passage (``/kimas/view``)."""
     c = h.chunk
     where = f" · {locator(c, lang) or c.locator}" if c.locator else ""
-    name = f"**{esc(c.source if c.online else Path(c.source).name)}**"
+    name = f"**{esc(c.source if c.online else visible_name(Path(c.source).name))}**"
     if not c.online and viewable(c.source):
         at = html.escape(viewer_url(c.source, c.page, c.lines, c.text), quote=True)
         name = f"<a class='kimas-evidence' href='{at}' target='_blank' rel='noopener'>{name}</a>"
@@ -115,7 +116,7 @@ def _rule(rule: str, say: Say) -> str:
 
 
 def _files(files: tuple[str, ...], say: Say) -> str:
-    return say.sep.join(esc(Path(f).name) for f in files)
+    return say.sep.join(esc(visible_name(Path(f).name)) for f in files)
 
 
 def conversation_use(rewrite: RewriteStage, say: Say = ENGLISH) -> str:
@@ -287,7 +288,7 @@ def _evidence_lines(trace: Trace, say: Say) -> list[str]:
         lines.append(budget_line(budget, trace.find(FirstTokenStage), say))
     doc = trace.find(DocumentStage)
     if doc is not None:
-        name = esc(doc.source.rsplit("/", 1)[-1])
+        name = esc(visible_name(doc.source.rsplit("/", 1)[-1]))
         what = (
             say("tr its chapter", section=esc(doc.section), n=doc.passages)
             if doc.section

@@ -10,6 +10,7 @@ import pandas as pd
 
 from app.desktop import DesktopApp
 from kimas_desktop.errors import KimasError
+from kimas_desktop.text.visible import visible_name
 from ui.evaluation.handlers import frame
 from ui.i18n import Language, word
 from ui.markup import esc
@@ -39,7 +40,7 @@ def inspect(
     rows = [
         (
             *p.stages(),
-            f"{Path(p.chunk.source).name}: {' '.join(p.chunk.text.split())[:200]}",
+            f"{visible_name(Path(p.chunk.source).name)}: {' '.join(p.chunk.text.split())[:200]}",
         )
         for p in t.passages
     ]
@@ -52,7 +53,11 @@ def question_files(desk: DesktopApp) -> list[tuple[str, str]]:
     try:
         names = sorted(desk.knowledge.folders_by_collection())
         for name in names:
-            out += [(f"{name}: {d.name}", d.path) for d in desk.list_documents(name) if d.status == "indexed"]
+            out += [
+                (f"{name}: {visible_name(d.name)}", d.path)
+                for d in desk.list_documents(name)
+                if d.status == "indexed"
+            ]
     except KimasError:
         pass
     return out

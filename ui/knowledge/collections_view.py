@@ -10,6 +10,7 @@ from pathlib import Path
 
 from app.knowledge.collections import CollectionStatus
 from app.knowledge.indexing import Activity, IndexingState
+from kimas_desktop.text.visible import visible_name
 from kimas_desktop.text.words import truncate
 from ui.i18n import Language, counted, spoken, word
 from ui.knowledge.documents_view import problem_said
@@ -38,7 +39,7 @@ def collections_markdown(
         )
         model = word("coll_model", language, model=code(c.embedding_model)) if c.embedding_model else ""
         updated = word("coll_updated", language, when=_when(c.updated_at, language))
-        lines = [f"### {esc(c.shown)}", f"{state}{model}{updated}", ""]
+        lines = [f"### {esc(visible_name(c.shown))}", f"{state}{model}{updated}", ""]
         if c.damaged:
             why = esc(c.damaged)
             lines.append(f"- ⚠ {word('coll_damaged', language, button=word('reindex', language), why=why)}")
@@ -47,7 +48,8 @@ def collections_markdown(
         if c.name in advice:
             lines.append(f"- {word('coll_advice', language, button=word('use_multilingual', language))}")
         shown = [
-            code(f) + word("coll_uploaded" if f == c.uploads_folder else "coll_watched", language)
+            code(visible_name(f))
+            + word("coll_uploaded" if f == c.uploads_folder else "coll_watched", language)
             for f in c.folders
         ]
         folders = word("coll_folders", language, folders=", ".join(shown)) if shown else ""
@@ -66,8 +68,8 @@ def collections_markdown(
             lines.append(f"- {routing}")
         if c.problems:
             items_html = "".join(
-                f"<li><code>{html.escape(p.path)}</code> — "
-                f"{problem_said(Path(p.path).name, p.kind, p.reason, language)}</li>"
+                f"<li><code>{html.escape(visible_name(p.path))}</code> — "
+                f"{problem_said(visible_name(Path(p.path).name), p.kind, p.reason, language)}</li>"
                 for p in c.problems
             )
             lines.append(
@@ -104,7 +106,7 @@ def progress_html(
     pct = round(100 * state.fraction)
     total = files(state) if state.files_total else word("idx_scanning", language) + _ocr(state, language)
     now = (
-        word("idx_now", language, name=html.escape(Path(state.current_file).name))
+        word("idx_now", language, name=html.escape(visible_name(Path(state.current_file).name)))
         if state.current_file
         else ""
     )

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from app.chat.viewer import viewable
 from app.knowledge.documents import Document
+from kimas_desktop.text.visible import visible_name
 from kimas_desktop.types import CardTable
 from ui.i18n import Language, counted, word
 from ui.markup import source_url, viewer_url
@@ -36,7 +37,7 @@ def _status(d: Document, language: Language) -> str:
     label = word(f"status_{d.status}", language)
     if d.status == "indexed" and not d.reason:
         return f"<span class='kimas-doc-ok'>✓ {label}</span>"
-    text = problem_said(d.name, d.status, d.reason, language) if d.reason else label
+    text = problem_said(visible_name(d.name), d.status, d.reason, language) if d.reason else label
     if d.dismissed:
         return f"<span class='kimas-doc-dismissed'>{text}{word('docs_dismissed', language)}</span>"
     return f"<span class='kimas-doc-problem'>⚠ {text}</span>"
@@ -70,7 +71,7 @@ def documents_html(
     uploaded = word("docs_uploaded", language)
     rows = "".join(
         f"<tr data-path='{html.escape(d.path)}'><td><a href='{_file_url(d.path)}' target='_blank' "
-        f"title='{html.escape(d.path)}'>{html.escape(d.name)}</a>"
+        f"title='{html.escape(visible_name(d.path))}'>{html.escape(visible_name(d.name))}</a>"
         f"{f' <small>{uploaded}</small>' if d.uploaded else ''}</td>"
         f"<td>{_status(d, language)}</td><td class='num'>{d.chunks}</td><td>{_when(d.indexed_at)}</td></tr>"
         for d in docs
@@ -152,4 +153,4 @@ def _tables_html(tables: Sequence[CardTable], language: Language) -> str:
 
 def document_choices(docs: Sequence[Document]) -> list[tuple[str, str]]:
     """(label, path) for the file picker: the name, marked when it has a problem."""
-    return [(("⚠ " if d.problem else "") + d.name, d.path) for d in docs]
+    return [(("⚠ " if d.problem else "") + visible_name(d.name), d.path) for d in docs]

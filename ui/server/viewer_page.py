@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import base64
 import html
+from dataclasses import replace
 
 from app.chat.viewer import View
 from app.chat.viewer_pdf import PdfPageView
 from app.chat.viewer_text import LinesView, ProseView
+from kimas_desktop.text.visible import visible_name
 from ui.chat.said import said_in
 
 __all__ = ["HIT", "view_html"]
@@ -140,7 +142,9 @@ def prose_html(view: ProseView, links: dict[str, str], lang: str = "en") -> str:
 
 
 def view_html(view: View, links: dict[str, str], lang: str = "en") -> str:
-    """``view`` as a page, its own words in ``lang`` (the reader's: "zh", "ja", "hi", else English)."""
+    """``view`` as a page, its own words in ``lang`` (the reader's: "zh", "ja", "hi", else English); the
+    file's name as ``visible_name`` shows it."""
+    view = replace(view, name=visible_name(view.name))
     if isinstance(view, PdfPageView):
         return pdf_html(view, links, lang)
     if isinstance(view, LinesView):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from app.chat.conversation import Conversation, Turn
 from kimas_desktop.text.sentences import Sentence, split_sentences
-from kimas_desktop.types import Chunk, Citation, SentenceSupport
+from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
 from ui.chat import render
+from ui.markup import source_url
 
 ANSWER = "The launch code is PURPLE-OTTER-42. The moon is made of cheese. Dana waters the plants."
 
@@ -62,3 +64,23 @@ def test_a_flag_says_why_the_sentence_was_marked() -> None:
     html = render.marked_answer(answer, support)
     assert "title='restates the question: the sources say Kigali'" in html
     assert "title='misses the answer'" in html
+
+
+def test_a_source_named_to_mislead_shows_its_hidden_characters() -> None:
+    """Issue 70: a cited file named ``invoice<U+202E>fdp.md`` in a folder with U+200B, and a decline that
+    names it, show both as ``\\u202e`` and ``\\u200b`` (raw, the name read "invoicedm.pdf"), in English and
+    in Chinese; the link still opens the file."""
+    path = "/d/bills\u200b/invoice\u202efdp.md"
+    chunk = Chunk("c1", "docs", path, "The invoice total is 420 euros.", line_start=1, line_end=2)
+    quote = Quote(1, chunk, 0, len(chunk.text), chunk.text, 0.9)
+    cited = Turn("What is the invoice total?", answer="It is 420 euros.", state="done",
+                 citations=(Citation(1, chunk, chunk.text),))  # fmt: skip
+    shown = html.unescape(render.chat_messages(Conversation(turns=[cited]))[1]["content"])
+    assert "<b>invoice\\u202efdp.md</b>" in shown and "/d/bills\\u200b/invoice\\u202efdp.md" in shown
+    assert html.unescape(source_url(path)) in shown  # the link is the file's own
+    for question, place in (("What is the tax?", "lines 1-2"), ("税是多少？", "第 1-2 行")):
+        declined = "The documents do not say. Closest: [1] invoice\u202efdp.md, lines 1-2."
+        turn = Turn(question, answer=declined, state="done", quotes=(quote,))
+        said = html.unescape(render.chat_messages(Conversation(turns=[turn]))[1]["content"])
+        assert f"[1] invoice\\u202efdp.md, {place}" in said
+        assert not re.search("[\u202e\u200b]", said), said

@@ -3,12 +3,16 @@ opens each file in the viewer page, not as a raw file (issue 47). Real indexer a
 
 from __future__ import annotations
 
+import html
+import re
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.desktop import DesktopApp
+from app.knowledge.documents import Document
 from kimas_desktop.config import parse_config
 from tests.app.knowledge.test_documents import idle, open_app, wait_for
 from tests.indexer.files import write
@@ -50,3 +54,21 @@ def test_a_file_the_viewer_does_not_show_opens_as_itself(tmp_path: Path) -> None
     assert "2 files in <b>Maps</b>" in shown
     assert "href='/kimas/source/" in shown and "map.png" in shown.split("/kimas/source/")[1][:60]
     assert "href='/kimas/view/" in shown and "notes.md" in shown.split("/kimas/view/")[1][:60]
+
+
+def test_a_file_named_to_mislead_is_listed_with_its_hidden_characters_shown() -> None:
+    """Issue 70: the list shows U+202E as ``\\u202e`` (raw, "invoice<U+202E>fdp.md" read "invoicedm.pdf") and
+    tells the NFC and NFD spellings of one name apart, in its links and in its problem lines."""
+    nfc, nfd = (unicodedata.normalize(form, "café.md") for form in ("NFC", "NFD"))
+    docs = [
+        Document(f"/d/{name}", name, "skipped", "unsupported", 0, 0, 0.0, False)
+        for name in ("invoice\u202efdp.md", nfc, nfd)
+    ]
+    shown = html.unescape(documents_html("bills", docs, problems_only=False, total=3))
+    links = re.findall(r"target='_blank' title='([^']*)'>([^<]*)</a>", shown)
+    assert links == [
+        ("/d/invoice\\u202efdp.md", "invoice\\u202efdp.md"),
+        ("/d/café.md", "café.md"),
+        ("/d/cafe\\u0301.md", "cafe\\u0301.md"),
+    ]
+    assert "invoice\u202e" not in shown.replace("data-path='/d/invoice\u202efdp.md'", "")
