@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from app.chat.history import ChatHistory
     from app.tools.client_chats import ClientChats
     from app.tools.knowledge import KnowledgeTools
-    from app.tools.mcp_server import serve_stdio
+    from app.tools.mcp_stdio import serve_stdio
 
     paths = resolve_paths(args.data_dir, args.config)
     runtime = Runtime(paths, read_config(paths, preset=args.preset))

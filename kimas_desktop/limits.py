@@ -17,7 +17,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from kimas_desktop.errors import OverLimitError
 from kimas_desktop.types import Message
 
-__all__ = ["LimitsConfig", "check_embedding_inputs", "check_history", "check_question"]
+__all__ = ["MESSAGE_BYTES", "LimitsConfig", "check_embedding_inputs", "check_history", "check_question"]
+
+# One message, checked before it is read: an HTTP request body to the API (413, ``ui.server.api_server``)
+# and a line of MCP on stdio (a JSON-RPC error, ``app.tools.mcp_stdio``). A question within question_chars
+# is under 50 KB however its characters are written; a conversation within history_chars under 3.2 MB.
+MESSAGE_BYTES = 4_000_000
 
 
 class LimitsConfig(BaseModel):

@@ -3,7 +3,8 @@
 Each tool's input schema comes from its signature and its output schema from its result dataclass; the
 descriptions are written for an assistant deciding which tool to call. Tool functions are plain (sync)
 callables: the SDK runs them on worker threads, so a long answer does not stall the protocol. Each
-collection's document cards are a resource, ``kimas://collections/{name}``.
+collection's document cards are a resource, ``kimas://collections/{name}``. Served on stdio by
+``mcp_stdio``, over HTTP by ``mcp_http``.
 """
 
 from __future__ import annotations
@@ -15,20 +16,16 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Annotated, Any
 
-import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.stdio import stdio_server
-from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from app.tools.api_access import client_of
 from app.tools.knowledge import KnowledgeTools
 from app.tools.results import AskResult, CollectionSummary, PassageLookup, SearchResult
 from kimas_desktop.errors import KimasError
 
-__all__ = ["build_server", "serve_stdio"]
+__all__ = ["build_server"]
 
 log = logging.getLogger(__name__)
 
@@ -116,43 +113,3 @@ def build_server(tools: KnowledgeTools, version: str = "") -> MCPServer[Any]:
             return json.dumps([asdict(d) for d in tools.documents(name)], ensure_ascii=False)
 
     return server
-
-
-def serve_stdio(tools: KnowledgeTools, version: str = "") -> None:
-    """Serve MCP on this process's stdin and stdout until the client closes them (the SDK points fd 1 at
-    stderr meanwhile, so nothing but the protocol reaches stdout)."""
-    server = build_server(tools, version)
-    log.info("kimas mcp: serving on stdio")
-    anyio.run(_serve_stdio, server)
-
-
-async def _serve_stdio(server: MCPServer[Any]) -> None:
-    """``server.run("stdio")``, and a JSON-RPC error for a line that is no message: the SDK's stdio
-    transport hands the server the line's parse failure, which it only logs (the client would wait for a
-    reply for ever). -32700 for a line that is not JSON, -32600 for JSON that is not a message."""
-    lowlevel = server._lowlevel_server  # the SDK's own run_stdio_async serves this on its stdio transport
-    async with stdio_server() as (read, write):
-        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-
-        async def relay() -> None:
-            async with send:
-                async for item in read:
-                    if isinstance(item, Exception):
-                        await write.send(SessionMessage(_unreadable(item)))
-                    else:
-                        await send.send(item)
-
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(relay)
-            await lowlevel.run(receive, write, lowlevel.create_initialization_options())
-
-
-def _unreadable(err: Exception) -> JSONRPCError:
-    """The reply to a line the transport could not read as a JSON-RPC message (its id is unknown: null)."""
-    not_json = not isinstance(err, ValidationError) or any(e["type"] == "json_invalid" for e in err.errors())
-    code, message = (
-        (PARSE_ERROR, "Parse error: the line is not JSON") if not_json
-        else (INVALID_REQUEST, "Invalid Request: the line is not a JSON-RPC message")
-    )  # fmt: skip
-    log.warning("mcp on stdio: %s", message)
-    return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=message))

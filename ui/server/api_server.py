@@ -38,6 +38,7 @@ from app.tools.mcp_http import McpHttp
 from app.tools.openai_api import build_api
 from kimas_desktop import __version__
 from kimas_desktop.config import Config
+from kimas_desktop.limits import MESSAGE_BYTES
 from ui.server.request_limit import RequestSizeLimit
 from ui.server.security_headers import SecurityHeaders
 from ui.server.web_guard import SameOriginGuard, own_hosts
@@ -46,7 +47,7 @@ __all__ = ["ApiBodyLimit", "ClientGuard", "RunningApi", "serve_api", "start_api"
 
 log = logging.getLogger(__name__)
 
-MAX_BODY_BYTES = 4_000_000  # a long conversation is some hundred KB; embeddings of many texts a few MB
+MAX_BODY_BYTES = MESSAGE_BYTES  # a long conversation is some hundred KB; embeddings of many texts a few MB
 
 
 class ClientGuard(SameOriginGuard):

@@ -202,18 +202,20 @@ def test_sixty_oversized_questions_grow_the_chat_history_by_at_most_1_mb(app: Ap
     assert app.history_bytes() - before <= 1_000_000
 
 
+HELLO = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    },
+}
+
+
 def test_a_line_that_is_not_json_rpc_gets_its_json_rpc_error_on_stdio(paths: Paths) -> None:
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"},
-        },
-    }
-    lines = ["this is not JSON", '{"jsonrpc": "2.0", "no": "method"}', json.dumps(hello)]
+    lines = ["this is not JSON", '{"jsonrpc": "2.0", "no": "method"}', json.dumps(HELLO)]
     cmd = [sys.executable, "-m", "cli.main", "mcp", "--data-dir", str(paths.data_dir)]
     server = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert server.stdin is not None and server.stdout is not None
@@ -231,3 +233,43 @@ def test_a_line_that_is_not_json_rpc_gets_its_json_rpc_error_on_stdio(paths: Pat
     assert [r.get("error", {}).get("code") for r in replies[:2]] == [-32700, -32600], replies
     assert [r["id"] for r in replies[:2]] == [None, None]
     assert replies[2]["id"] == 1 and "result" in replies[2]  # the server goes on serving
+
+
+def peak_rss_kb(pid: int) -> int:
+    """The process's peak resident memory so far (Linux: ``VmHWM``)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="peak memory is read from /proc")
+def test_a_line_over_the_message_limit_is_refused_unread_on_stdio(tmp_path: Path) -> None:
+    """A 40 MB line (a question pasted whole) gets JSON-RPC's -32700 naming the limit (4,000,000 bytes, as
+    an HTTP body to the API), and ``kimas mcp``'s peak memory grows by far less than the line: it is read
+    in pieces and dropped (it was read whole; a 20 MB question once peaked at 3.55 GB). The server goes
+    on serving."""
+    cmd = [sys.executable, "-m", "cli.main", "mcp", "--data-dir", str(tmp_path / "data")]
+    server = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert server.stdin is not None and server.stdout is not None
+    wire, out = server.stdin, server.stdout
+
+    def send(message: bytes) -> dict[str, Any]:
+        wire.write(message + b"\n")
+        wire.flush()
+        reply: dict[str, Any] = json.loads(out.readline())
+        return reply
+
+    question = {"name": "ask", "arguments": {"question": "How long are the backups kept? " * 1_300_000}}
+    huge = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": question}
+    try:
+        assert send(json.dumps(HELLO).encode())["id"] == 1
+        before = peak_rss_kb(server.pid)
+        refused = send(json.dumps(huge).encode())
+        grown_mb = (peak_rss_kb(server.pid) - before) / 1024
+        pong = send(b'{"jsonrpc": "2.0", "id": 3, "method": "ping"}')
+    finally:
+        wire.close()  # as a client closes it: the server ends
+        server.wait(60)
+    assert refused["id"] is None and refused["error"]["code"] == -32700, refused
+    assert "4,000,000 bytes" in refused["error"]["message"]
+    assert grown_mb < 16, grown_mb
+    assert pong == {"jsonrpc": "2.0", "id": 3, "result": {}}
