@@ -88,7 +88,7 @@ class DesktopApp:
             pipeline=lambda: runtime.pipeline(config.current),
             model_alone=lambda: runtime.model_alone(config.current),
             loading=lambda: self.model_loading.state().phase == "loading",
-            explain=self.explain,
+            explain=self.explain_said,
             on_sources=self.sources.remember,
             persist=self.history.save,
             answering=self.indexing.answering,

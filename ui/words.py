@@ -362,6 +362,12 @@ WORDS: dict[str, tuple[str, str]] = {
         "Marked good: “{question}” joins the test set, answered by {file}.",
         "已标记为正确：“{question}”加入测试集，由 {file} 回答。",
     ),
+    # a question over the [limits] (``kimas_desktop.limits``, ``OverLimitError``): the chat's refusal
+    "app_over_limit": (
+        "The question is over a limit: {size:,}, where [limits] {setting} in config.toml allows {limit:,}. "
+        "Shorten it and ask again.",
+        "问题超出了上限：{size:,}，而 config.toml 中 [limits] 的 {setting} 最多允许 {limit:,}。请缩短后再问。",
+    ),
 }
 WORDS |= EVALUATION  # the Evaluation tab's
 WORDS |= SETTINGS  # the Settings tab's
@@ -377,7 +383,7 @@ CHAT_KEYS = frozenset(
     "regenerate ready_hint send_note mode_label mode_info mode_documents mode_model ask_model_alone "
     "no_knowledge_hint store_problem chats_none chats_no_match model_loading model_loading_named model_ready "
     "models built_in server_model the_server_model marked_wrong marked_good_uncited marked_good_no_set "
-    "marked_good".split()
+    "marked_good app_over_limit".split()
 )
 # language → key → words: the columns beyond English and Chinese (``ui.i18n.column``: English for the rest)
 COLUMNS: dict[str, dict[str, str]] = {"ja": JAPANESE, "hi": HINDI}

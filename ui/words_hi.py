@@ -65,6 +65,10 @@ HINDI: dict[str, str] = {
         "सही के रूप में चिह्नित किया गया। ऐसे प्रश्नों को रखने के लिए मूल्यांकन टैब में एक परीक्षण सेट बनाएँ।"
     ),
     "marked_good": "सही के रूप में चिह्नित किया गया: “{question}” परीक्षण सेट में जुड़ गया; इसका उत्तर {file} में है।",
+    "app_over_limit": (
+        "प्रश्न सीमा से अधिक है: {size:,}, जबकि config.toml में [limits] की {setting} अधिकतम {limit:,} की अनुमति "
+        "देती है। इसे छोटा करके फिर से पूछें।"
+    ),
     # the chat's own lines (``ui.chat.said``), said in the question's language
     "from your documents": "आपके दस्तावेज़ों से",
     "closest passages": "आपके दस्तावेज़ों के सबसे नज़दीकी अंश",

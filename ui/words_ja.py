@@ -60,6 +60,10 @@ JAPANESE: dict[str, str] = {
     "marked_good_uncited": "良い回答として記録しましたが、ファイルを引用していないため、テストセットには加えられません。",
     "marked_good_no_set": "良い回答として記録しました。評価 タブでテストセットを作ると、このような質問を残せます。",
     "marked_good": "良い回答として記録しました：「{question}」がテストセットに加わります（答えは {file}）。",
+    "app_over_limit": (
+        "質問が上限を超えています：{size:,}（config.toml の [limits] の {setting} が許すのは {limit:,} まで）。"
+        "短くしてからもう一度質問してください。"
+    ),
     # the chat's own lines (``ui.chat.said``), said in the question's language
     "from your documents": "あなたの文書から",
     "closest passages": "あなたの文書で最も近い箇所",

@@ -55,6 +55,8 @@ class Turn:
     pace: Pace | None = None  # how fast the model reads or writes now, while running (issue 46)
     state: TurnState = "running"
     error: str = ""  # a plain sentence for the user when state == "failed"
+    error_code: str = ""  # that sentence's code ("" none) and values: the UI says it in the page's language
+    error_values: dict[str, str | int | float] = field(default_factory=dict)
     citations: tuple[Citation, ...] = ()
     citations_available: bool = True
     citations_note: str = ""

@@ -5,7 +5,8 @@ answer pipeline comes from outside (the runtime builds it for the current settin
 answer quotes or cites are handed to ``on_sources`` as they arrive (the app serves those files). ``persist``
 keeps a conversation (the app stores it): called when a question is asked, every ``persist_every_s`` while
 its answer streams, and when the answer ends however it ends.
-Errors reach people through ``explain``: a sentence, with the details in the log.
+Errors reach people through ``explain``: a sentence and its code (the UI says it in the page's language),
+with the details in the log.
 
 A conversation in the model-alone mode (``Conversation.mode`` "model", issue 45) is answered by
 ``model_alone`` (``answer.model_alone.ModelAlone``) instead of the pipeline: same run, stop and saving.
@@ -19,6 +20,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 
 from app.chat.conversation import AnswerRun, Conversation, Turn
+from app.outcomes import Said
 from kimas_desktop.answer.model_alone import AnswerMode, ModelAlone
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import OverLimitError
@@ -51,7 +53,7 @@ class ChatSession:
         *,
         pipeline: Callable[[], Pipeline],
         loading: Callable[[], bool],
-        explain: Callable[[BaseException, str], str],
+        explain: Callable[[BaseException, str], Said],
         on_sources: Callable[[Iterable[str]], None],
         persist: Callable[[Conversation], None] = lambda conv: None,
         persist_every_s: float = 2.0,
@@ -99,7 +101,7 @@ class ChatSession:
         turn.mode = mode
         conv.turns.append(turn)
         if refused is not None:
-            turn.state, turn.status, turn.error = "failed", "", self._explain(refused, "answering")
+            self._fail(turn, refused)
         self._persist(conv)
         if refused is not None:
             yield turn
@@ -121,6 +123,15 @@ class ChatSession:
             if turn.state == "running":  # the reader went away (a new question, or the page closed)
                 turn.state, turn.status = "stopped", ""
             self._persist(conv)
+
+    def _fail(self, turn: Turn, err: BaseException) -> None:
+        """End ``turn`` as failed with the sentence for ``err``, and its code when its values are plain (a
+        turn is stored), so the UI says it in the page's language (``ui.i18n.told``)."""
+        said = self._explain(err, "answering")
+        turn.state, turn.status, turn.error = "failed", "", said.english
+        plain = {k: v for k, v in said.values.items() if isinstance(v, str | int | float)}
+        if len(plain) == len(said.values):
+            turn.error_code, turn.error_values = said.code, plain
 
     def _refusal(self, question: str) -> OverLimitError | None:
         """Why ``question`` is over the ``[limits]`` (None: it is not)."""
@@ -163,8 +174,7 @@ class ChatSession:
         ``persist_every_s``; end it as failed, stopped or done."""
         for item in run.events():
             if isinstance(item, BaseException):
-                turn.state, turn.status = "failed", ""
-                turn.error = self._explain(item, "answering")
+                self._fail(turn, item)
                 yield turn
                 return
             turn.apply(item)

@@ -28,7 +28,7 @@ from kimas_desktop.trace import SupportStage
 from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
 from ui.chat.answer_text import places_said, without_preamble
 from ui.chat.model_alone_view import model_alone_markdown, model_alone_trace, offer_markdown, stopped_line
-from ui.chat.said import said, said_in
+from ui.chat.said import failure_said, said, said_in
 from ui.chat.trace_view import locator, status_line, trace_markdown
 from ui.i18n import Language, word
 from ui.markup import attr, code, esc, esc_html, source_url, viewer_url
@@ -286,7 +286,8 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
     if turn.state == "stopped":
         parts.append(stopped_line(turn, lang, escaped=False))
     if turn.state == "failed":
-        parts.append(said_in("could not answer", lang, why=esc(turn.error)))
+        why = failure_said(turn.error, turn.error_code, turn.error_values, lang)
+        parts.append(said_in("could not answer", lang, why=esc(why)))
     if turn.citations:
         heading = said("sources", turn.question)
         cited = "\n".join(citation_html(c, key, lang) for c in once(turn.citations))

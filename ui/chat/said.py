@@ -6,14 +6,15 @@ page shows it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from kimas_desktop.answer.model_alone import LABEL as MODEL_ALONE_LABEL
 from kimas_desktop.answer.phrases import language_of
 from ui.chat.trace_words import MARKS, TRACE
+from ui.i18n import browser_language, spoken
 from ui.words import COLUMNS, WORDS
 
-__all__ = ["SAID", "said", "said_in", "status_said"]
+__all__ = ["SAID", "failure_said", "said", "said_in", "status_said"]
 
 # key → (English, Simplified Chinese)
 SAID: dict[str, tuple[str, str]] = {
@@ -159,3 +160,9 @@ def status_said(status: str, question: str, title: Callable[[str], str] = str) -
         listed = [title(n) if collections else n for n in names.split(", ")]
         return said_in(key, lang, names=MARKS.get(lang, MARKS["en"])[0].join(listed))
     return status
+
+
+def failure_said(english: str, code: str, values: Mapping[str, object], language: str) -> str:
+    """Why an answer failed (``Turn.error``, with its code and values) in ``language`` ("zh", "ja", "hi";
+    else English): the table's ``app_<code>`` words (``ui.i18n.spoken``), English for a code they lack."""
+    return spoken(code, values, english, browser_language(language))  # a language code as a column
