@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
@@ -25,9 +25,10 @@ from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.markers import Marker, place_markers
 from kimas_desktop.text.visible import visible_name
 from kimas_desktop.trace import SupportStage
-from kimas_desktop.types import Chunk, Citation, Quote, SentenceSupport
+from kimas_desktop.types import Chunk, Citation, Hit, Quote, SentenceSupport
 from ui.chat.answer_text import places_said, without_preamble
 from ui.chat.model_alone_view import model_alone_markdown, model_alone_trace, offer_markdown, stopped_line
+from ui.chat.numbered import FOUND_SHOWN, numbered
 from ui.chat.said import failure_said, said, said_in
 from ui.chat.trace_view import locator, status_line, trace_markdown
 from ui.i18n import Language, word
@@ -250,6 +251,7 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
     if turn.mode == "model":  # labelled, never shown as grounded (issue 45)
         earlier = [earlier_html(turn.earlier, lang)] if turn.earlier else []
         return "\n\n".join([model_alone_markdown(turn), *earlier])
+    turn, shown_as = numbered(turn)  # its sources as 1, 2, … in the order they appear (issue 69)
     parts = []
     if turn.quotes:
         parts.append(quote_html(turn.quotes, quote_answers(turn), turn.question))
@@ -295,22 +297,25 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
     elif turn.state == "done" and not turn.citations_available:
         parts.append(said_in("no citations", lang))
     elif turn.state == "stopped" and turn.trace is not None and turn.trace.evidence:
-        found = [
-            _source_details(i + 1, h.chunk, "", None, None, lang=lang)
-            for i, h in enumerate(turn.trace.evidence[:5])
-        ]
-        parts.append(f"**{said_in('found before stop', lang)}**\n\n" + "\n".join(found))
+        parts.append(_found_before_stop(turn.trace.evidence, shown_as, lang))
     if turn.earlier:
         parts.append(earlier_html(turn.earlier, lang))
     offer = offer_markdown(turn)
     return "\n\n".join([*parts, offer] if offer else parts)
 
 
+def _found_before_stop(evidence: Sequence[Hit], shown_as: Mapping[int, int], lang: str) -> str:
+    """The passages a stopped answer had found, each by the number the answer and quote show it by."""
+    found = sorted((shown_as.get(i, i), h.chunk) for i, h in enumerate(evidence[:FOUND_SHOWN], 1))
+    listed = [_source_details(n, chunk, "", None, None, lang=lang) for n, chunk in found]
+    return f"**{said_in('found before stop', lang)}**\n\n" + "\n".join(listed)
+
+
 def earlier_html(earlier: Sequence[Turn], lang: str = "en") -> str:
     """The answers Regenerate replaced, folded under the current one (each with its sources), the app's
     words in ``lang``."""
     blocks = []
-    for i, t in enumerate(earlier, 1):
+    for i, t in enumerate((numbered(e)[0] for e in earlier), 1):  # each one's sources from [1]
         cited = "".join(citation_html(c, lang=lang) for c in once(t.citations))
         state = said_in("answer stopped", lang) if t.state == "stopped" else ""
         answer = without_preamble(t.answer, (), lang)[0].strip()

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from kimas_desktop.answer.writing.markers import Marker, insert_markers, place_markers
+import pytest
+
+from kimas_desktop.answer.writing.markers import (
+    Marker,
+    insert_markers,
+    place_markers,
+    renumber,
+    shown_numbers,
+)
 from kimas_desktop.text.sentences import split_sentences
 from kimas_desktop.types import SentenceSupport
 
@@ -56,3 +64,27 @@ def test_markers_past_a_streamed_prefix_are_left_out() -> None:
     support = _support(ANSWER, [(True, 1), (True, 2), (False, 1), (True, 3)])
     markers = place_markers(ANSWER, support, {1, 2, 3})
     assert _draw(ANSWER[:40], markers) == "The launch code is PURPLE-OTTER-42.[1] Dana"
+
+
+@pytest.mark.parametrize(
+    ("answer", "shown"),
+    [
+        ("备份服务器叫 Heron[12]。副本保存七天[3]。月亮是奶酪[7]。", "备份服务器叫 Heron[2]。副本保存七天[1]。月亮是奶酪。"),
+        ("बैकअप सर्वर Heron है [12]। प्रतियाँ सात दिन रहती हैं [3]। चाँद पनीर है [7]।",
+         "बैकअप सर्वर Heron है [2]। प्रतियाँ सात दिन रहती हैं [1]। चाँद पनीर है।"),
+    ],
+)  # fmt: skip
+def test_written_markers_take_the_numbers_a_reader_meets_and_the_sentences_move_with_them(
+    answer: str, shown: str
+) -> None:
+    """Issue 69: the quote's source (3) is met first, then 12; 7 is listed nowhere and its marker goes.
+    Each checked sentence still covers its own words in the renumbered text."""
+    sentences = split_sentences(answer, "markdown")
+    support = [SentenceSupport(s.text, s.start, s.end, True, 0.9, 0.9, n) for s, n in zip(sentences, [12, 3, 7], strict=True)]  # fmt: skip
+    numbers = shown_numbers(answer, first=[3], listed=[12, 3])
+    assert numbers == {3: 1, 12: 2}
+    text, moved = renumber(answer, support, numbers)
+    assert text == shown
+    assert [s.text for s in moved] == [s.text for s in split_sentences(shown, "markdown")]
+    assert all(text[s.start : s.end] == s.text for s in moved)
+    assert [s.source for s in moved] == [2, 1, None]
