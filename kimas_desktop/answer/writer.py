@@ -31,7 +31,12 @@ from kimas_desktop.answer.signals.quote import renumber_quotes
 from kimas_desktop.answer.signals.shape import misshapen
 from kimas_desktop.answer.tables.answer import TableAnswer, table_place
 from kimas_desktop.answer.writing.budget import PaceMeter, PromptSpeed
-from kimas_desktop.answer.writing.citations import closest_passages, supported_citations, value_citations
+from kimas_desktop.answer.writing.citations import (
+    cites_quote,
+    closest_passages,
+    supported_citations,
+    value_citations,
+)
 from kimas_desktop.answer.writing.echo import EchoFilter
 from kimas_desktop.answer.writing.guard import StreamGuard, guard_stream
 from kimas_desktop.answer.writing.support import SupportChecker, uses_quote
@@ -158,8 +163,10 @@ class AnswerWriter:
         report = self._support.check(answer, hits, run.question, quotes)
         if nowhere:
             report = replace(report, sentences=tuple(_cites_nowhere(s, nowhere) for s in report.sentences))
+        citations = supported_citations(report.sentences, hits)
         quote = " ".join(q.text for q in quotes)
-        used = uses_quote(answer, quote, run.question) if quotes else None
+        # the answer uses the quote when it cites its passage, or says its facts (issue 69)
+        used = (cites_quote(citations, quotes) or uses_quote(answer, quote, run.question)) if quotes else None
         shape = misshapen(answer, run.question) if quotes else ""  # no answer at all: as if unsupported
         aside = bool(shape) or (
             run.policy is not None and run.policy.sets_aside(decided.decision, report.sentences, quotes)
@@ -169,7 +176,6 @@ class AnswerWriter:
         if aside:
             yield from self._quoted(run, quotes, set_aside=answer, why=shape)
             return
-        citations = supported_citations(report.sentences, hits)
         note = "" if citations else "no sentence of the answer is backed by the sources"
         run.trace.add(CitationsStage(0.0, tuple(c.n for c in citations), note or "from the support check"))
         yield from finish(run, Answered(answer, citations, note))

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from kimas_desktop.answer.signals.compare import Value
 from kimas_desktop.types import Citation, Hit, Quote, SentenceSupport
 
-__all__ = ["closest_passages", "supported_citations", "value_citations"]
+__all__ = ["cites_quote", "closest_passages", "supported_citations", "value_citations"]
 
 
 def supported_citations(support: Sequence[SentenceSupport], hits: Sequence[Hit]) -> tuple[Citation, ...]:
@@ -49,3 +49,11 @@ def closest_passages(quotes: Sequence[Quote]) -> tuple[Citation, ...]:
     or an answer in the document's own words (``answer/signals/documents.py``)."""
     first = {q.n: q for q in reversed(quotes)}  # each source once, at its first sentence (issue 46)
     return tuple(Citation(q.n, q.chunk, q.display, q.start, q.end) for q in quotes if first[q.n] is q)
+
+
+def cites_quote(citations: Sequence[Citation], quotes: Sequence[Quote]) -> bool:
+    """Whether the answer cites a passage the quote was taken from (numbered alike: ``renumber_quotes``).
+    An answer that does leans on the passage the user was shown first, however it words it (issue 69: "the
+    model's answer did not use the quoted passage" stood beside an answer citing it)."""
+    quoted = {q.chunk.chunk_id for q in quotes}
+    return any(c.chunk.chunk_id in quoted for c in citations)

@@ -179,3 +179,25 @@ def test_a_source_that_orders_the_assistant_is_not_given_to_the_model() -> None:
     assert quote.quotes[0].chunk.source == "/k/car.pdf"
     prompt = next(m for m, s in chat.calls if s is None)[1].content
     assert "engine oil must be changed" in prompt and "hunter2" not in prompt
+
+
+def test_an_answer_citing_the_quoted_passage_uses_the_quote() -> None:
+    """Issue 69: "the model's answer did not use the quoted passage" stood beside an answer citing it. The
+    answer says the quote's sentence in other words (without its "30"), and the support check finds it
+    backed by the quote's source: it uses the quote. An answer citing nothing does not."""
+
+    def ask(answer: str) -> tuple[bool | None, list[str], list[str]]:
+        """What the answer is said to do with the quote, the quote's files and the answer's."""
+        chat = ScriptedChatModel(by_schema(DOGS, answer), judges=True)
+        pipe, searcher = make(chat, agentic={"enabled": False})
+        searcher.add("pets", ["Rex was walked by Anna for 30 minutes in the park every day."], "/k/rex.md")
+        events = list(pipe.ask("What did Anna do with Rex?"))
+        quoted = next(e for e in events if isinstance(e, QuoteReady)).quotes
+        cited = next(e for e in events if isinstance(e, CitationsReady)).citations
+        trace = [e for e in events if isinstance(e, TraceReady)][-1].trace
+        said = next(e for e in events if isinstance(e, SupportReady)).uses_quote
+        assert _found(trace, SupportStage).uses_quote is said  # the trace says the same
+        return said, [q.chunk.source for q in quoted], [c.chunk.source for c in cited]
+
+    assert ask("She walked Rex in the park every day [1].") == (True, ["/k/rex.md"], ["/k/rex.md"])
+    assert ask("Dogs need daily walks in the park.") == (False, ["/k/rex.md"], [])
