@@ -180,14 +180,18 @@ def downloads_html(desk: DesktopApp, language: Language = "en") -> str:
     return "".join(_download_line(d, language) for _, d in sorted(desk.models.states().items()))
 
 
-def download(desk: DesktopApp, name: str | None, language: Language = "en") -> tuple[str, str]:
-    """The message and the downloads panel. The panel is the one place a download's state shows (issue 46:
-    offline, the message said "Downloading … in the background" beside the panel's "cannot connect"), so
-    the message is emptied once the download starts."""
+def download(desk: DesktopApp, name: str | None, language: Language = "en") -> tuple[str, str, None]:
+    """The message, the downloads panel, and the poll's ``seen`` cleared. The panel is the one place a
+    download's state shows (issue 46: offline, the message said "Downloading … in the background" beside
+    the panel's "cannot connect"), so the message is emptied once the download starts.
+
+    This answer goes through Gradio's queue, the poll's do not: it may reach the page after a poll that
+    already drew the download's end (issue 69: offline, "starting…" stayed until a reload, the failure in
+    the log). With ``seen`` cleared, the next poll draws the panel again, whichever came last."""
     if not name:
-        return outcome_markdown(_choose_model(), language), downloads_html(desk, language)
+        return outcome_markdown(_choose_model(), language), downloads_html(desk, language), None
     desk.models.start(name)
-    return "", downloads_html(desk, language)
+    return "", downloads_html(desk, language), None
 
 
 def cancel_download(desk: DesktopApp, name: str | None, language: Language = "en") -> str:
@@ -210,15 +214,17 @@ def use_model(desk: DesktopApp, name: str | None, language: Language = "en") -> 
 @dataclass(frozen=True)
 class SettingsPoll:
     version: tuple[int, int]
-    catalog_html: str | None  # None: unchanged since the version the page has seen
-    downloads_html: str | None
+    catalog_html: str
+    downloads_html: str
 
 
-def poll(desk: DesktopApp, seen: tuple[int, int] | None, language: Language = "en") -> SettingsPoll:
-    """What the models part of the tab shows (cheap when nothing changed)."""
+def poll(desk: DesktopApp, seen: tuple[int, int] | None, language: Language = "en") -> SettingsPoll | None:
+    """What the models part of the tab shows, with the version it was drawn at; None when nothing changed
+    since ``seen`` (cheap). The page keeps a version only with the views drawn at it: a version stored
+    beside an older panel would hide every later change."""
     version = (desk.version, desk.models.version)
     if seen is not None and tuple(seen) == version:
-        return SettingsPoll(version, None, None)
+        return None
     return SettingsPoll(version, catalog_html(desk, language), downloads_html(desk, language))
 
 

@@ -99,7 +99,7 @@ def _bind_models(desk: DesktopApp, models: _Models, model_status: gr.Markdown) -
     """Download, cancel, use; a half-second timer keeps the catalog and the downloads current."""
     pick, catalog, downloads, models_message = models.pick, models.catalog, models.downloads, models.message
 
-    def on_download(n: str | None, request: gr.Request) -> tuple[str, str]:
+    def on_download(n: str | None, request: gr.Request) -> tuple[str, str, None]:
         return sh.download(desk, n, _language(desk, request))
 
     def on_cancel(n: str | None, request: gr.Request) -> str:
@@ -109,19 +109,16 @@ def _bind_models(desk: DesktopApp, models: _Models, model_status: gr.Markdown) -
         language = _language(desk, request)
         return sh.use_model(desk, n, language), model_markdown(desk.model_state(), desk.config, language)
 
-    models.download.click(on_download, [pick], [models_message, downloads])
+    seen = gr.State(None)  # the version of the catalog and downloads the page shows
+    models.download.click(on_download, [pick], [models_message, downloads, seen])
     models.cancel.click(on_cancel, [pick], [models_message])
     models.use.click(on_use, [pick], [models_message, model_status])
-    seen = gr.State(None)
 
     def tick(version: Any, request: gr.Request) -> tuple[Any, ...]:
         p = sh.poll(desk, version, page_language(desk.config.ui.language, request))
-        skip = gr.skip()
-        return (
-            list(p.version),
-            skip if p.catalog_html is None else p.catalog_html,
-            skip if p.downloads_html is None else p.downloads_html,
-        )
+        if p is None:  # nothing changed: the version too stays as it is
+            return (gr.skip(),) * 3
+        return list(p.version), p.catalog_html, p.downloads_html
 
     gr.Timer(0.5).tick(tick, [seen], [seen, catalog, downloads], show_progress="hidden", queue=False)
 

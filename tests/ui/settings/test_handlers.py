@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -99,7 +99,7 @@ def test_download_from_the_hub_server_then_switch_to_it(tmp_path: Path, hub: tup
     desk.models._on_change = lambda: seen.append(sh.downloads_html(desk))
 
     started = time.monotonic()
-    message, panel = sh.download(desk, "smollm2-served")
+    message, panel, _ = sh.download(desk, "smollm2-served")
     assert time.monotonic() - started < 1.0  # the handler returns at once
     assert message == "" and "data-phase='downloading'" in panel
     assert wait_for(lambda: desk.models.states()["smollm2-served"].phase == "done", 60)
@@ -169,6 +169,52 @@ def test_offline_the_page_shows_one_download_state_not_downloading_and_failed_at
     shown = message + sh.downloads_html(desk)
     assert "Check the internet connection" in shown, shown
     assert "Downloading" not in shown and "in the background" not in shown, shown
+
+
+@dataclass
+class Page:
+    """What the browser holds of the models part: the downloads panel and the poll's ``seen``. Each
+    answer writes the outputs it carries (``layout._bind_models``: the click's message, panel and
+    ``seen``; a poll's version and views, or nothing when it is None)."""
+
+    panel: str = ""
+    seen: tuple[int, int] | None = None
+
+    def clicked(self, answer: tuple[str, str, None]) -> None:
+        _, self.panel, self.seen = answer
+
+    def polled(self, answer: sh.SettingsPoll | None) -> None:
+        if answer is not None:
+            self.seen, self.panel = answer.version, answer.downloads_html
+
+
+def test_offline_the_panel_says_why_the_download_failed_whichever_answer_reaches_the_page_last(
+    tmp_path: Path,
+) -> None:
+    """Issue 69: offline, Download stayed on "starting…" until a reload, though the failure was in the log
+    after 6 s. The click's answer comes through Gradio's queue, the polls' do not: the polls drew the
+    failure, then the click's late answer drew "starting…" over it, and the version the polls had
+    stored said nothing was left to draw. Within 10 s of the click the panel says it failed, and why."""
+    rig, _ = _rig(tmp_path)  # nothing listens on port 9
+    desk = rig.session
+    page = Page()
+    page.polled(sh.poll(desk, page.seen))
+    started = time.monotonic()
+    late = sh.download(desk, "smollm2-served")  # held back in the queue
+    assert "data-phase='downloading'" in late[1]
+
+    def poll_shows_the_failure() -> bool:
+        page.polled(sh.poll(desk, page.seen))
+        return "data-phase='failed'" in page.panel
+
+    assert wait_for(poll_shows_the_failure, 10)
+    sent = sh.poll(desk, page.seen)  # a poll asked while the page shows the failure ...
+    page.clicked(late)  # ... the click's answer arrives ...
+    page.polled(sent)  # ... and then that poll's
+    assert "data-phase='downloading'" in page.panel
+    assert wait_for(poll_shows_the_failure, 1)  # the next poll draws it again
+    assert time.monotonic() - started < 10
+    assert "cannot connect to 127.0.0.1" in page.panel and "Check the internet connection" in page.panel
 
 
 def test_a_chat_model_that_fails_to_load_leaves_the_old_one_and_is_not_saved(tmp_path: Path) -> None:
