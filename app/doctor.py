@@ -40,7 +40,10 @@ def reader_report(config: Config) -> str:
     from local_models.reader.onnx_reader import READER_GRAPH
 
     if not READER_GRAPH.is_file():
-        return f"NOT AVAILABLE: {READER_GRAPH} is missing (reinstall the app)"
+        return (
+            f"none installed ({READER_GRAPH.name} is not in this version: the quote and the decision read "
+            "without one, and [grounding] reader_weight and reader_declines_below have no effect)"
+        )
     g = config.grounding
     uses = [
         what

