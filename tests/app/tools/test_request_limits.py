@@ -29,7 +29,7 @@ from app.chat.store import FILE_NAME
 from app.paths import Paths, read_config, resolve_paths
 from app.runtime import Runtime
 from app.tools.api_token import ApiToken
-from tests.app.tools.test_mcp_http import talk_to
+from tests.app.tools.test_mcp_http import INITIALIZE, talk_to
 from tests.app.tools.test_openai_api import BAKING, OVEN, free_port
 from ui.server.api_server import RunningApi, start_api
 
@@ -202,20 +202,8 @@ def test_sixty_oversized_questions_grow_the_chat_history_by_at_most_1_mb(app: Ap
     assert app.history_bytes() - before <= 1_000_000
 
 
-HELLO = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"},
-    },
-}
-
-
 def test_a_line_that_is_not_json_rpc_gets_its_json_rpc_error_on_stdio(paths: Paths) -> None:
-    lines = ["this is not JSON", '{"jsonrpc": "2.0", "no": "method"}', json.dumps(HELLO)]
+    lines = ["this is not JSON", '{"jsonrpc": "2.0", "no": "method"}', json.dumps(INITIALIZE)]
     cmd = [sys.executable, "-m", "cli.main", "mcp", "--data-dir", str(paths.data_dir)]
     server = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert server.stdin is not None and server.stdout is not None
@@ -261,7 +249,7 @@ def test_a_line_over_the_message_limit_is_refused_unread_on_stdio(tmp_path: Path
     question = {"name": "ask", "arguments": {"question": "How long are the backups kept? " * 1_300_000}}
     huge = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": question}
     try:
-        assert send(json.dumps(HELLO).encode())["id"] == 1
+        assert send(json.dumps(INITIALIZE).encode())["id"] == 1
         before = peak_rss_kb(server.pid)
         refused = send(json.dumps(huge).encode())
         grown_mb = (peak_rss_kb(server.pid) - before) / 1024
