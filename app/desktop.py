@@ -28,6 +28,7 @@ from app.knowledge.documents import DISMISSED_FILE, Dismissals, Document, Docume
 from app.knowledge.indexing import FolderFeed
 from app.knowledge.online_sources import OnlineSourcesAdmin
 from app.knowledge.scheduler import IndexScheduler
+from app.models.chat_build import ChatModelBuild
 from app.models.downloads import ModelDownloads
 from app.models.first_embedder import FirstEmbedder
 from app.models.loading import ModelLoading
@@ -49,7 +50,7 @@ log = logging.getLogger(__name__)
 class DesktopApp:
     """Cheap to build; ``start()`` begins loading models, catching up and watching folders."""
 
-    def __init__(self, runtime: Runtime, config: ConfigStore) -> None:
+    def __init__(self, runtime: Runtime, config: ConfigStore, llama_build: Path | None = None) -> None:
         self.runtime = runtime
         self.config_store = config
         self.config_path = config.path
@@ -57,7 +58,7 @@ class DesktopApp:
         self.log_file = runtime.paths.log_file
         self._lock = threading.Lock()
         self._version = 0
-        self.model_loading = ModelLoading()
+        self.model_loading = ModelLoading(ChatModelBuild(llama_build) if llama_build is not None else None)
         self._feed: FolderFeed | None = None
         self._knowledge_parts(runtime, config)
         self.sources = SourceRegistry(self._all_folders)
@@ -128,6 +129,7 @@ class DesktopApp:
     def start(self, *, sync: bool = True) -> None:
         """Load models in the background, catch up on edits made while closed, and watch folders."""
         self._warm_up_async(self.config)
+        self.model_loading.watch_build(lambda: self._warm_up_async(self.config, renew_chat=True))
         if sync:
             for name, folders in self._folders_or_none().items():
                 if folders:
@@ -135,6 +137,7 @@ class DesktopApp:
         self._watch()
 
     def close(self) -> None:
+        self.model_loading.close()
         self.evaluation_job.close()
         self.models.close()
         self.multilingual.close()
@@ -167,7 +170,7 @@ class DesktopApp:
     # -- models -------------------------------------------------------------------------------------
 
     def model_state(self) -> ModelState:
-        return self.model_loading.state()
+        return self.model_loading.shown()
 
     def _ready(self) -> ModelState:
         """The models of the config in use are ready (named as it names them now: a new library may have
@@ -176,9 +179,11 @@ class DesktopApp:
         english = f"Ready: {describe_models(config)}."
         return ModelState("ready", english, Said(english, "models_ready", {"models": config}))
 
-    def _warm_up_async(self, config: Config) -> None:
+    def _warm_up_async(self, config: Config, *, renew_chat: bool = False) -> None:
         def load() -> ModelState:
             try:
+                if renew_chat:  # llama.cpp was built since the chat model was: the real one now
+                    self.runtime.renew_chat()
                 self.runtime.warm_up(config)
                 return self._ready()
             except Exception as err:
@@ -272,15 +277,7 @@ class DesktopApp:
             cid = self.knowledge.find(name) or name
             self._watch()
             self.indexing.submit(cid, "upload")
-            unchanged, title = sum(c.status == "unchanged" for c in copied), self.knowledge.title(cid)
-            renamed = ", ".join(
-                [f"{c.source_name} → {c.path.name}" for c in copied if c.status == "renamed"][:5]
-            )
-            msg = f"{len(copied) - unchanged} new file(s) copied into '{title}'"
-            msg += (f" ({unchanged} already there)" if unchanged else "") + "; indexing in the background."
-            msg += f" Renamed because the name was taken: {renamed}" if renamed else ""
-            values = {"n": len(copied) - unchanged, "unchanged": unchanged, "name": title, "renamed": renamed}
-            return Said(msg, "uploaded", values)
+            return said.uploaded(copied, self.knowledge.title(cid))
 
         return self._attempt("adding the files", act)
 

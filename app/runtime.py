@@ -149,6 +149,17 @@ class Runtime:
         self._lock = threading.RLock()  # building the indexer builds the embedder
         self._held: dict[str, _Held] = {}
         self._closers: list[threading.Thread] = []
+        self._chat_epoch = 0  # goes up when the chat model must be built again for the same config
+
+    def renew_chat(self) -> None:
+        """Build the chat model again on its next use, and the pipelines on it: what it runs on was
+        installed since (llama.cpp compiled beside the running app, issue 71). The ones in use are closed
+        when the new ones replace them."""
+        with self._lock:
+            self._chat_epoch += 1
+
+    def _chat_key(self, config: Config) -> object:
+        return (config.chat, self._chat_epoch)
 
     def _get(self, role: str, key: object, build: Callable[[], C]) -> C:
         """The part held for ``role`` if it was built for ``key``; else a new one (the old one closed)."""
@@ -208,7 +219,7 @@ class Runtime:
             emb = part(
                 "embedding", config.embedding, lambda: self._builders.embedder(config.embedding, cache)
             )
-            part("chat", config.chat, lambda: self._builders.chat(config.chat))
+            part("chat", self._chat_key(config), lambda: self._builders.chat(config.chat))
             part(
                 "rerank",
                 (config.rerank, config.embedding),
@@ -224,7 +235,7 @@ class Runtime:
             raise
 
     def chat(self, config: Config) -> ChatModel:
-        part: ChatModel = self._get("chat", config.chat, lambda: self._builders.chat(config.chat))
+        part: ChatModel = self._get("chat", self._chat_key(config), lambda: self._builders.chat(config.chat))
         return part
 
     def embedder(self, config: Config) -> Embedder:
@@ -303,7 +314,7 @@ class Runtime:
     def pipeline(self, config: Config | None = None) -> Pipeline:
         """The answer pipeline for ``config`` (the one in use is closed when another config asks)."""
         config = config or self.config
-        part: Pipeline = self._get("pipeline", config, lambda: self.own_pipeline(config))
+        part: Pipeline = self._get("pipeline", (config, self._chat_epoch), lambda: self.own_pipeline(config))
         return part
 
     def own_pipeline(self, config: Config) -> Pipeline:

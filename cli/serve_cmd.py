@@ -43,7 +43,10 @@ def add_parsers(
 
 
 def build_app(paths: Paths, config: Config) -> DesktopApp:
-    return DesktopApp(Runtime(paths, config), ConfigStore(paths.config_file, config))
+    """The app, following llama.cpp's build in this Python's environment while ``run.sh`` compiles it
+    (``scripts/llama_build.py`` writes its progress there; nothing is there once it was built)."""
+    llama_build = Path(sys.prefix) / "kimas-llama-build.json"
+    return DesktopApp(Runtime(paths, config), ConfigStore(paths.config_file, config), llama_build)
 
 
 def probe_options(platform: str = sys.platform) -> list[tuple[int, int]]:

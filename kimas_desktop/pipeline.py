@@ -8,7 +8,8 @@ one typed method, and writes its own trace records:
    there, in parallel with the quote: §3.5's second parallel stage), the grounded quote, the answer
    policy, the agentic second round, the online sources;
 3. ``answer.writer.AnswerWriter``: the answer in the form the policy chose, the support check, and the
-   one ``finish`` every outcome ends with.
+   one ``finish`` every outcome ends with (the quote in the model's place while the chat model is not
+   there yet: ``answer.unwritten``).
 The per-answer state they hand each other is ``answer.run.Run``.
 """
 
@@ -32,6 +33,7 @@ from kimas_desktop.answer.signals.agentic import SufficiencyJudge
 from kimas_desktop.answer.signals.grounding import Grounder
 from kimas_desktop.answer.signals.verify import AnswerCheck
 from kimas_desktop.answer.tables.answer import TableAnswerer
+from kimas_desktop.answer.unwritten import quote_while_unwritten
 from kimas_desktop.answer.writer import AnswerWriter, finish
 from kimas_desktop.answer.writing.budget import PromptSpeed
 from kimas_desktop.answer.writing.summarizer import Summarizer
@@ -202,4 +204,5 @@ class Pipeline:
         )
         online = self._online.start(sent.text, asked=options.sources, cancel=cancel, matches=matches)
         decided = yield from self._decider.decide(run, first, online)
-        yield from self._writer.write(run, decided)
+        quotes = decided.grounding.quotes if decided is not None else []
+        yield from quote_while_unwritten(self._writer.write(run, decided), run, quotes)

@@ -18,6 +18,7 @@ from kimas_desktop.errors import ModelUnavailableError
 from kimas_desktop.protocols import ChatModel, Embedder, Reader
 from local_models.embedders.fastembed_embedder import FastEmbedEmbedder
 from local_models.llama.chat import LlamaChatModel
+from local_models.llama.pending import PendingLlamaChatModel, llama_installed
 from local_models.remote.embed_rerank import RemoteEmbedder, RemoteReranker
 from local_models.remote.openai_chat import OpenAIChatModel
 from local_models.rerankers import CrossEncoderReranker, EmbeddingReranker, build_reranker
@@ -46,10 +47,11 @@ log = logging.getLogger(__name__)
 
 
 def build_chat_model(cfg: ChatModelConfig) -> ChatModel:
-    """llama.cpp in-process for ``kind = "llama"``, an OpenAI-compatible server for ``"openai"``."""
+    """llama.cpp in-process for ``kind = "llama"`` (a stand-in that writes nothing while llama.cpp is not
+    installed yet: ``llama/pending.py``), an OpenAI-compatible server for ``"openai"``."""
     if cfg.kind == "openai":
         return OpenAIChatModel(cfg)
-    return LlamaChatModel(cfg)
+    return LlamaChatModel(cfg) if llama_installed() else PendingLlamaChatModel(cfg)
 
 
 def build_embedder(cfg: EmbeddingModelConfig, cache_dir: Path) -> Embedder:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from app.models.languages import SWITCH_BUTTON
 from kimas_desktop.answer.phrases import phrase_in
+from ui.chat.build_words import MODEL_BUILD
 from ui.evaluation.words import EVALUATION
 from ui.knowledge.words import KNOWLEDGE
 from ui.settings.words import SETTINGS
@@ -372,6 +373,7 @@ WORDS: dict[str, tuple[str, str]] = {
 WORDS |= EVALUATION  # the Evaluation tab's
 WORDS |= SETTINGS  # the Settings tab's
 WORDS |= KNOWLEDGE  # what the Knowledge tab's buttons say
+WORDS |= MODEL_BUILD  # the model status line while llama.cpp is built (issue 71)
 
 # The Chat tab's labels and the words the server writes on it, with the page's title and the tabs' names: the
 # keys Japanese and Hindi translate (every one, with every line of ``ui.chat.said``: tests/ui/test_i18n_keys.py).
@@ -384,6 +386,6 @@ CHAT_KEYS = frozenset(
     "no_knowledge_hint store_problem chats_none chats_no_match model_loading model_loading_named model_ready "
     "models built_in server_model the_server_model marked_wrong marked_good_uncited marked_good_no_set "
     "marked_good app_over_limit".split()
-)
+) | frozenset(MODEL_BUILD)
 # language → key → words: the columns beyond English and Chinese (``ui.i18n.column``: English for the rest)
 COLUMNS: dict[str, dict[str, str]] = {"ja": JAPANESE, "hi": HINDI}

@@ -311,4 +311,13 @@ JAPANESE: dict[str, str] = {
     "tr order argmin": "最小の項目",
     "tr order group": "グループ化",
     "tr order top": "上位",
+    # the model status line while llama.cpp is built (issue 71: ``ui.chat.build_words``)
+    "app_chat_model_building": "チャットモデルを準備しています：llama.cpp をこのコンピューター向けにコンパイル中です（{percent}% 完了、残り約 {minutes} 分）。それまでは、回答として文書の該当箇所を引用します。",
+    "app_chat_model_building_starting": "チャットモデルを準備しています：llama.cpp のコンパイルをまもなく開始します。それまでは、回答として文書の該当箇所を引用します。",
+    "app_chat_model_build_compiler": "C++ コンパイラーが見つからないため、チャットモデルを構築できませんでした：コンパイラー（Debian/Ubuntu：build-essential、macOS：xcode-select --install、Windows：Visual Studio の C++ ビルドツール）と CMake をインストールしてから、もう一度 {run} を実行してください。それまでは、回答として文書の該当箇所を引用します。",
+    "app_chat_model_build_cmake": "CMake が見つからないか古すぎるため、チャットモデルを構築できませんでした：CMake 3.21 以降をインストールしてから、もう一度 {run} を実行してください。それまでは、回答として文書の該当箇所を引用します。",
+    "app_chat_model_build_network": "llama.cpp のソースをダウンロードできなかったため、チャットモデルを構築できませんでした：インターネットに接続してから、もう一度 {run} を実行してください。それまでは、回答として文書の該当箇所を引用します。",
+    "app_chat_model_build_interrupted": "チャットモデルの構築は完了前に停止されました：もう一度 {run} を実行すると完了します。それまでは、回答として文書の該当箇所を引用します。",
+    "app_chat_model_build_other": "チャットモデルを構築できませんでした（{detail}、ログ全体は {log}）：C++ コンパイラーと CMake がインストールされているか確認してから、もう一度 {run} を実行してください。それまでは、回答として文書の該当箇所を引用します。",
+    "app_chat_model_not_ready": "チャットモデルはまだ準備中です（llama.cpp をこのコンピューター向けにコンパイル中）。準備ができるまで、回答は質問に答える文書の文です。",
 }

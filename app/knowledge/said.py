@@ -4,8 +4,10 @@ log, the CLI and an English page show."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+from app.knowledge.uploads import CopiedFile
 from app.outcomes import Said
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "resumed",
     "saved",
     "unwatched",
+    "uploaded",
     "watching",
 ]
 
@@ -100,3 +103,14 @@ def resumed() -> Said:
 def cancelled() -> Said:
     english = "Indexing cancelled; what was indexed is kept, and Re-index goes on from it."
     return Said(english, "indexing_cancelled")
+
+
+def uploaded(copied: Sequence[CopiedFile], title: str) -> Said:
+    """Files dropped onto collection ``title``: how many are new, already there, or renamed (a name taken)."""
+    unchanged = sum(c.status == "unchanged" for c in copied)
+    renamed = ", ".join([f"{c.source_name} → {c.path.name}" for c in copied if c.status == "renamed"][:5])
+    msg = f"{len(copied) - unchanged} new file(s) copied into '{title}'"
+    msg += (f" ({unchanged} already there)" if unchanged else "") + "; indexing in the background."
+    msg += f" Renamed because the name was taken: {renamed}" if renamed else ""
+    values = {"n": len(copied) - unchanged, "unchanged": unchanged, "name": title, "renamed": renamed}
+    return Said(msg, "uploaded", values)

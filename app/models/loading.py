@@ -1,11 +1,13 @@
 """``ModelLoading``: the models' loading state the UI shows (``ModelState``), while models load in the
-background (at start-up, and when the Settings tab switches models)."""
+background (at start-up, and when the Settings tab switches models), and while llama.cpp is built for this
+computer beside the app (``ChatModelBuild``, issue 71)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
 
+from app.models.chat_build import ChatModelBuild
 from app.outcomes import ModelState, Said
 
 __all__ = ["ModelLoading"]
@@ -15,13 +17,29 @@ class ModelLoading:
     """One state for every load; only the newest load started sets it when it ends (an older load that
     ends later is moot)."""
 
-    def __init__(self) -> None:
+    def __init__(self, build: ChatModelBuild | None = None) -> None:
         self._lock = threading.Lock()
         self._generation = 0
         self._state = ModelState("loading", "Loading model…")
+        self._build = build
 
     def state(self) -> ModelState:
         return self._state
+
+    def shown(self) -> ModelState:
+        """What the model status line says: the chat model's build while it runs or after it failed (the
+        embedding models load and answer meanwhile), else ``state()``."""
+        building = self._build.state() if self._build is not None else None
+        return building if building is not None else self._state
+
+    def watch_build(self, built: Callable[[], None]) -> None:
+        """Call ``built`` once the chat model's build (if one runs) has installed llama.cpp."""
+        if self._build is not None:
+            self._build.watch(built)
+
+    def close(self) -> None:
+        if self._build is not None:
+            self._build.close()
 
     def settle(self, state: ModelState) -> None:
         """Show ``state`` in place of a "ready" one: the models changed in place, with no load for the page
