@@ -24,6 +24,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -227,8 +228,10 @@ def main(argv: list[str]) -> int:
                       file=sys.stderr)  # fmt: skip
             start_llama_build(args, env)  # beside the packages: it needs only pip
         if not stamp.exists():
+            started = time.monotonic()
             packages(py, venv, extra)
             stamp.touch()
+            print(f"Installed the Python packages in {time.monotonic() - started:.0f} s.", file=sys.stderr)
     finally:
         lock.release()
     if background or build.stamp.exists():
