@@ -49,8 +49,10 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "data"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def evaluation(data_dir: Path):  # type: ignore[no-untyped-def]
+    """One runtime for the module (issue 72): its models load once, not once a test. Every test builds
+    its own test set and reads only its own runs, so what one test runs does not reach another's checks."""
     paths = resolve_paths(str(data_dir), None)
     runtime = Runtime(paths, load_config(paths.config_file))
     yield Evaluation(runtime, lambda: load_config(paths.config_file), paths.config_file)
