@@ -236,9 +236,6 @@ def main(argv: list[str]) -> int:
         lock.release()
     if background or build.stamp.exists():
         return 0
-    if finished_wheel(build.wheels) is None:
-        print("Compiling llama.cpp for this CPU (once per machine: about 5-13 minutes on 2 cores)...",
-              file=sys.stderr)  # fmt: skip
     os.environ.update(env)
     return run_llama_build(build, background=False)
 

@@ -223,6 +223,9 @@ def run(build: Build, *, background: bool) -> int:
         try:
             wheel = finished_wheel(build.wheels)
             if wheel is None:
+                if build.echo:
+                    print("Compiling llama.cpp for this CPU (once per machine: about 5-13 minutes on 2 "
+                          f"cores; log: {status.log})...", file=sys.stderr)  # fmt: skip
                 code = compile_wheel(build, status)
                 if code != 0:
                     return code
