@@ -33,7 +33,7 @@ QUESTION = "What is the launch code of Project Heliotrope?"
 
 
 def write_status(path: Path, state: str, **fields: object) -> None:
-    data = {"state": state, "pid": os.getpid(), "started": time.time() - 5, "updated": time.time()}
+    data = {"state": state, "pid": os.getpid(), "started": time.time(), "updated": time.time()}
     path.write_text(json.dumps({**data, "log": str(path.with_suffix(".log")), **fields}), "utf-8")
 
 
