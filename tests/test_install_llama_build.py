@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -163,3 +164,41 @@ def test_a_build_killed_mid_compile_is_never_used_and_the_next_run_builds_it_onc
 def finished(rig: Rig) -> Path | None:
     found = sorted(rig.wheels.glob("*.whl")) if rig.wheels.is_dir() else []
     return found[0] if found else None
+
+
+def _builder_module() -> Any:
+    """scripts/llama_build.py as the installer imports it (the scripts folder on the path)."""
+    sys.path.insert(0, str(BUILDER.parent))
+    import llama_build
+
+    return llama_build
+
+
+@pytest.mark.parametrize(
+    ("log", "cause"),
+    [
+        ("-- Configuring incomplete, errors occurred!\nCMake Error: CMAKE_C_COMPILER not set, after "
+         "EnableLanguage\n", "compiler"),
+        ("  error: command 'gcc' failed: No such file or directory: 'gcc'\n", "compiler"),
+        ("CMake Error at CMakeLists.txt:1 (cmake_minimum_required):\n  CMake 3.21 or higher is required.  "
+         "You are running version 3.16.3\n", "cmake"),
+        ("ERROR: Could not find a version that satisfies the requirement scikit-build-core>=0.9.2\n"
+         "ERROR: No matching distribution found for scikit-build-core>=0.9.2\n", "network"),
+        ("ninja: build stopped: subcommand failed.\nERROR: Failed to build one or more wheels\n", "other"),
+    ],
+)  # fmt: skip
+def test_a_failed_builds_log_says_what_to_install(log: str, cause: str) -> None:
+    found, line = _builder_module().diagnose(log)
+    assert found == cause and line
+
+
+def test_progress_is_read_from_ninja_and_make_lines_and_the_time_left_from_the_pace() -> None:
+    now = [0.0]
+    progress = _builder_module().Progress(clock=lambda: now[0])
+    assert not progress.feed("-- Build files have been written to: /tmp/build")
+    assert progress.feed("  [10/110] Building C object ggml.c.o") and progress.left_s() is None
+    now[0] = 30.0
+    assert progress.feed("  [20/110] Building CXX object llama.cpp.o")
+    assert progress.left_s() == pytest.approx(270.0)  # 3 s a step so far, 90 steps to go
+    assert progress.feed("[ 45%] Building CXX object vendor/llama.cpp/src/llama.cpp.o")
+    assert (progress.step, progress.steps) == (45, 100)
