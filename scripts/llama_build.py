@@ -234,7 +234,11 @@ def run(build: Build, *, background: bool) -> int:
             lock.release()
     assert wheel is not None
     status.write("installing")
-    install_wheel(build, wheel)
+    try:
+        install_wheel(build, wheel)
+    except subprocess.CalledProcessError as err:
+        status.write("failed", error="other", detail=f"pip could not install {wheel.name} ({err})")
+        return err.returncode or 1
     status.write("done")
     return 0
 
