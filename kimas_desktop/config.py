@@ -57,7 +57,7 @@ class ChatModelConfig(_Section):
     hf_repo: str = ""  # a Hugging Face repo id, downloaded only when set (needs the network)
     hf_file: str = ""  # file name or glob inside hf_repo
     n_ctx: int = Field(4096, ge=512)
-    n_threads: int = Field(0, ge=0)  # 0 = all cores
+    n_threads: int = Field(0, ge=0)  # 0 = one per physical core (half the CPUs this process may use)
     seed: int = 0
     base_url: str = ""  # for kind = "openai", e.g. http://127.0.0.1:8080/v1
     api_key_env: str = ""  # name of the environment variable holding the key

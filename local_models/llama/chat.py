@@ -48,6 +48,21 @@ CANCEL_GRACE_S = 5.0  # a cancelled call that has not ended by then: the worker 
 LOAD_TIMEOUT_S = 600.0
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity where the OS has one (Linux), else all of them."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+def chat_threads(cfg: ChatModelConfig) -> int:
+    """llama.cpp's threads, for generation and prompt batches alike. ``chat.n_threads`` = 0: one per
+    physical core, taken as half the usable CPUs (llama.cpp's own default); a thread for every CPU waits
+    at each barrier for the slowest, which on a busy machine is one that something else holds (2 threads
+    beside two busy processes: 0.6 tokens/s, 1 thread: 11; bench/RESULTS.md, issue 72)."""
+    return cfg.n_threads or max(usable_cpus() // 2, 1)
+
+
 def chat_messages(messages: Sequence[Message]) -> list[dict[str, str]]:
     return [{"role": m.role, "content": m.content} for m in messages]
 
@@ -134,10 +149,12 @@ class LlamaChatModel:
 
     def _load_params(self) -> dict[str, Any]:
         cfg = self._cfg
+        threads = chat_threads(cfg)
         params: dict[str, Any] = {
             "kwargs": {
                 "n_ctx": cfg.n_ctx,
-                "n_threads": cfg.n_threads or os.cpu_count() or 1,
+                "n_threads": threads,
+                "n_threads_batch": threads,
                 "seed": cfg.seed,
                 "verbose": False,
             },
