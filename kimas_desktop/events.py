@@ -46,6 +46,7 @@ class QuoteReady:
 
     quotes: tuple[Quote, ...]
     answerability: Answerability
+    disagree: bool = False  # the quotes are two files stating the asked value differently
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,9 @@ class Decider:
         run.table = self._table(run, evidence.hits)
         # A value computed over a table shows with the rows it used, not beside a quoted line of them.
         tabled = run.table is not None and run.table.answered
-        yield QuoteReady(() if tabled else grounding.quotes, grounding.answerability)
+        yield QuoteReady(
+            () if tabled else grounding.quotes, grounding.answerability, grounding.disagree and not tabled
+        )
         return Decided(evidence, grounding, (yield from self._decide(run, evidence, grounding)))
 
     def _ground(self, run: Run, first: RetrievalResult, evidence: PackedEvidence) -> Grounding:

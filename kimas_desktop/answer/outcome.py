@@ -109,9 +109,15 @@ def decline_text(question: str, quotes: Sequence[Quote], *, may_answer: bool = F
     return say("decline").format(asked=asked, places=say("and").join(places))
 
 
-def quote_text(quotes: Sequence[Quote], *, set_aside: bool = False, question: str = "") -> str:
+def quote_text(
+    quotes: Sequence[Quote], *, set_aside: bool = False, question: str = "", disagree: bool = False
+) -> str:
     """An answer in the documents' own words: the quote; ``set_aside``: say the model's text was set
-    aside for it. In ``question``'s language (``phrases.py``)."""
+    aside for it; ``disagree``: say the quoted sources disagree (``signals/disagree.py``), each quote with
+    its file. In ``question``'s language (``phrases.py``)."""
+    if disagree:
+        said = " ".join(f"“{q.display}” ([{q.n}] {_where(q)})" for q in quotes)
+        return f"{phrase('disagree', question)} {said}"
     said = " ".join(f"“{q.display}” [{q.n}]" for q in quotes)
     aside = f" {phrase('set aside', question)}" if set_aside else ""
     return f"{phrase('quote start', question)} {said}{aside}"

@@ -45,6 +45,9 @@ How an answer is written (``AnswerPolicy.form``), in this order:
     table         the value computed over a table, the query in plain words and the rows it used
     own words     a question about a document or a chapter, with a chat model that cannot judge: the
                   document's own sentences (``documents.py``), when it has some
+    disagree      two files state the asked value differently (``disagree.py``: "7 days" in a note, "90
+                  days" in an audit): both sentences with their files, whatever chat model is loaded,
+                  so neither a model nor the quote's ranking picks one of them silently
     model         the summarizer writes, and the support check verifies
 
 After the model wrote (``AnswerPolicy.sets_aside``):
@@ -66,7 +69,7 @@ from kimas_desktop.types import Answerability, Quote, SentenceSupport
 
 __all__ = ["AnswerForm", "AnswerPolicy", "Decision", "DeclineWording"]
 
-AnswerForm = Literal["declined", "computed", "table", "own words", "model"]
+AnswerForm = Literal["declined", "computed", "table", "own words", "disagree", "model"]
 DeclineWording = Literal["silent", "may answer"]
 
 
@@ -137,9 +140,9 @@ class AnswerPolicy:
                 return Decision(False, "doubted", lexical, verdict)
         return Decision(lexical.answerable, "lexical", lexical, verdict)
 
-    def form(self, decision: Decision, *, computed: bool, focus: bool) -> AnswerForm:
+    def form(self, decision: Decision, *, computed: bool, focus: bool, disagree: bool = False) -> AnswerForm:
         """How the answer is written (the module's second list). ``focus``: the question is about a whole
-        document or one of its chapters."""
+        document or one of its chapters; ``disagree``: the sources state the asked value differently."""
         if not decision.answer:
             return "declined"
         if decision.rule == "table":
@@ -148,7 +151,7 @@ class AnswerPolicy:
             return "computed"
         if focus and not self._capable:
             return "own words"
-        return "model"
+        return "disagree" if disagree else "model"
 
     @staticmethod
     def decline_wording(*, shaped: bool) -> DeclineWording:

@@ -87,7 +87,10 @@ class AnswerWriter:
             yield from finish(run, NothingFound(phrase("nothing found", run.question), "nothing close"))
             return
         form = run.policy.form(
-            decided.decision, computed=run.computed is not None, focus=run.focus is not None
+            decided.decision,
+            computed=run.computed is not None,
+            focus=run.focus is not None,
+            disagree=decided.grounding.disagree,
         )
         quotes = decided.grounding.quotes
         if form == "declined" and decided.decision.rule == "table" and run.table is not None:
@@ -101,6 +104,8 @@ class AnswerWriter:
             may = run.policy.decline_wording(shaped=shaped) == "may answer"
             text = decline_text(run.question, quotes, may_answer=may)
             yield from finish(run, Declined(text, closest_passages(quotes), decided.decision.rule))
+        elif form == "disagree":
+            yield from self._disagree(run, renumber_quotes(quotes, decided.evidence.hits))
         elif form == "computed" and run.computed is not None:
             yield from self._computed(run, decided, run.computed)
         else:
@@ -223,6 +228,12 @@ class AnswerWriter:
         note = "the model's answer was set aside" + (f" ({why})" if why else "")
         run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), note))
         yield from finish(run, Answered(text, cited, "the model's answer was set aside", set_aside))
+
+    @staticmethod
+    def _disagree(run: Run, quotes: list[Quote]) -> Steps:
+        """Sources that state the asked value differently: each one's sentence with its file, no model."""
+        text = quote_text(quotes, question=run.question, disagree=True)
+        yield from AnswerWriter._said(run, OwnWords(text, closest_passages(quotes), "the sources disagree"))
 
     @staticmethod
     def _said(run: Run, said: OwnWords) -> Steps:

@@ -8,7 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from kimas_desktop.answer.signals.answerability import AnswerabilityModel, evidence_features
-from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights, pick_quotes
+from kimas_desktop.answer.signals.disagree import rival
+from kimas_desktop.answer.signals.quote import QuoteScorer, QuoteWeights, pick_quotes, quote_of
 from kimas_desktop.config import GroundingConfig
 from kimas_desktop.protocols import Embedder, Reader
 from kimas_desktop.text.terms import TermWeights
@@ -19,11 +20,14 @@ __all__ = ["Grounder", "Grounding", "weights_of"]
 
 @dataclass(frozen=True)
 class Grounding:
-    """The quote (best first; empty without evidence) and the lexical answerability of the evidence."""
+    """The quote (best first; empty without evidence) and the lexical answerability of the evidence.
+    ``disagree``: the last quote is another file's sentence stating the asked value otherwise
+    (``disagree.py``)."""
 
     quotes: tuple[Quote, ...]
     answerability: Answerability
     idf_from: str = "collection"  # "collection" (synopsis word counts) or "evidence" (fallback)
+    disagree: bool = False
 
 
 def weights_of(config: GroundingConfig) -> QuoteWeights:
@@ -63,6 +67,10 @@ class Grounder:
         if not scored:
             return Grounding((), self._model.decide(None), idf_from)
         quotes = pick_quotes(scored, sentences=self._config.quote_sentences, ratio=self._config.second_ratio)
+        other = rival(question, scored)
+        if other is not None:
+            best = [q for q in quotes if q.chunk.source != other.chunk.source][:1]
+            quotes = [*best, quote_of(other)]
         features = evidence_features(
             scored, hits, self._scorer.question_words(question, query), idf, sources=self._config.sources
         )
@@ -70,4 +78,4 @@ class Grounder:
         floor = self._config.reader_declines_below
         if self._reads and decision.answerable and max(s.read for s in scored) < floor:
             decision = replace(decision, answerable=False)
-        return Grounding(tuple(quotes), decision, idf_from)
+        return Grounding(tuple(quotes), decision, idf_from, disagree=other is not None)

@@ -46,6 +46,7 @@ __all__ = [
     "ScoredSentence",
     "answer_type",
     "pick_quotes",
+    "quote_of",
     "renumber_quotes",
 ]
 
@@ -244,9 +245,14 @@ def pick_quotes(scored: Sequence[ScoredSentence], *, sentences: int = 1, ratio: 
             start, end = last.start, s.sentence.end
             quotes[-1] = Quote(s.n, s.chunk, start, end, s.chunk.text[start:end], max(last.score, s.score))
         else:
-            quotes.append(Quote(s.n, s.chunk, s.sentence.start, s.sentence.end, s.sentence.text, s.score))
+            quotes.append(quote_of(s))
     quotes.sort(key=lambda q: q.score, reverse=True)
     return quotes
+
+
+def quote_of(s: ScoredSentence) -> Quote:
+    """One scored sentence as a quote of its own."""
+    return Quote(s.n, s.chunk, s.sentence.start, s.sentence.end, s.sentence.text, s.score)
 
 
 def renumber_quotes(quotes: Sequence[Quote], hits: Sequence[Hit]) -> list[Quote]:
