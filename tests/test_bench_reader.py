@@ -39,3 +39,30 @@ def test_a_resumed_run_sees_the_batches_of_an_uninterrupted_one() -> None:
     whole = list(islice(stream(rows, 4, 68, 0), 40))  # past the end of the first epoch (13 batches)
     assert list(islice(stream(rows, 4, 68, 17), 23)) == whole[17:]
     assert sorted(i for _, b in whole[:13] for i in b) == list(range(50))  # an epoch sees each pair once
+
+
+def test_a_story_sentence_answers_when_it_holds_the_written_answer_and_a_question_word() -> None:
+    from bench.reader_narrative import StoryQuestion, narrative_labels
+
+    story = (
+        "Mark starts a pirate radio station in the basement.",
+        "Nora drives the jeep while Mark broadcasts.",
+        "The FCC is called in to investigate the station.",
+        "Malcolm appears on the show.",
+    )
+    asked = StoryQuestion("n:1", "Who drives the jeep?", ("Nora", "Nora drives it"), story, False)
+    assert narrative_labels(asked) == [0, 1, 0, 0]
+    name_only = StoryQuestion("n:2", "Who is Mark's friend?", ("Malcolm",), story, False)
+    assert narrative_labels(name_only) is None  # one word, and no question word beside it
+    fcc = StoryQuestion("n:3", "Who investigates the station?", ("The FCC",), story, False)
+    assert narrative_labels(fcc) == [0, 0, 1, 0]  # the first holds "station", none of the answer: 0
+
+
+def test_thinning_keeps_a_fixed_share_of_a_sources_questions_and_every_other_row() -> None:
+    from bench.train_reader import thinned
+
+    rows = [Row(f"g{i}", f"{'boolq' if i % 2 else 'quac'}/passage/en", "q", "t", 1) for i in range(2000)]
+    kept = thinned(rows, {"boolq": "0.25"})
+    assert kept == thinned(rows, {"boolq": "0.25"})
+    assert sum(r.cell.startswith("quac") for r in kept) == 1000
+    assert 200 < sum(r.cell.startswith("boolq") for r in kept) < 300
