@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from kimas_desktop.answer.phrases import phrase
+from kimas_desktop.text.visible import visible_name
 from kimas_desktop.text.words import truncate
 from kimas_desktop.types import Citation, Quote
 
@@ -124,4 +125,5 @@ def quote_text(
 
 
 def _where(q: Quote) -> str:
-    return ", ".join(x for x in (Path(q.chunk.source).name, q.chunk.locator) if x)
+    """The quote's file as a person should see its name (``visible_name``: no bidi trick) and its place."""
+    return ", ".join(x for x in (visible_name(Path(q.chunk.source).name), q.chunk.locator) if x)

@@ -66,3 +66,11 @@ def test_evidence_the_reader_finds_no_answer_in_is_declined() -> None:
     declined = Grounder(HashEmbedder(), config, _Reads("no such word")).ground(question, hits)
     assert not declined.answerability.answerable
     assert "Nairobi" in declined.quotes[0].text  # the decision changed, not the quote
+
+
+def test_a_decline_names_a_file_as_it_is_not_as_its_bidi_characters_draw_it() -> None:
+    """Issue 70: ``invoice\\u202efdp.md`` reads "invoicedm.pdf" when printed raw (CLI, API, MCP answers)."""
+    grounder = Grounder(HashEmbedder(), GroundingConfig())
+    g = grounder.ground("What is the national bird of Peru?", [hit(KENYA, 0.3, "/docs/invoice\u202efdp.md")])
+    text = decline_text("What is the national bird of Peru?", g.quotes)
+    assert "invoice\\u202efdp.md" in text and "\u202e" not in text
