@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.devkit import contains_answer
-from bench.reader_effect import rate, squad
+from bench.squad_candidates import rate, squad
 from bench.workspace import configure, index_folders
 from kimas_desktop.answer.signals.grounding import Grounder
 from kimas_desktop.config import EmbeddingModelConfig, GroundingConfig
