@@ -15,11 +15,28 @@ from typing import Any
 
 import pytest
 
-__all__ = ["GRADIO_ERROR", "HANG_MS", "open_until_visible", "shows_or_fails"]
+__all__ = ["GRADIO_ERROR", "HANG_MS", "open_until_visible", "shows_or_fails", "wait_for_page"]
 
 HANG_MS = 900_000  # 15 minutes: a step that has not happened by then is hung, not slow
 # What Gradio draws when a handler raises: "Error" in the output's status tracker, or an error toast.
 GRADIO_ERROR = "[data-testid=status-tracker] .error, .toast-body.error"
+
+
+def wait_for_page(proc: Any, url: str, log: Path) -> None:
+    """Wait until the app started as ``proc`` serves ``url``, however busy the machine; fail at once, with
+    its log, when it exits, and after ``HANG_MS`` when it never comes up."""
+    import urllib.request
+
+    deadline = time.monotonic() + HANG_MS / 1000
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"the app exited with {proc.returncode}:\n{log.read_text()}")
+        with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as r:
+            if r.status == 200:
+                return
+        if time.monotonic() > deadline:
+            pytest.fail(f"the app did not come up in {HANG_MS // 1000} s:\n{log.read_text()}")
+        time.sleep(0.3)
 
 
 def shows_or_fails(page: Any, target: Any, text: str, log: Path) -> None:

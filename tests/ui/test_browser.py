@@ -15,7 +15,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.ui.outside import outside_requests
-from tests.ui.patience import HANG_MS, open_until_visible
+from tests.ui.patience import HANG_MS, open_until_visible, wait_for_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -94,16 +93,7 @@ def running_app(
         )
     url = f"http://127.0.0.1:{port}/"
     try:
-        deadline = time.monotonic() + HANG_MS / 1000  # waits for the page, however busy the machine
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"the app exited with {proc.returncode}:\n{log.read_text()}")
-            with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as r:
-                if r.status == 200:
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail(f"the app did not come up in {HANG_MS // 1000} s:\n{log.read_text()}")
-            time.sleep(0.3)
+        wait_for_page(proc, url, log)
         yield url
     finally:
         proc.terminate()

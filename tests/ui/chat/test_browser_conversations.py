@@ -15,14 +15,13 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.ui.patience import HANG_MS
+from tests.ui.patience import HANG_MS, wait_for_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -75,16 +74,7 @@ class Server:
                 stderr=subprocess.STDOUT,
                 env=env,
             )
-        deadline = time.monotonic() + HANG_MS / 1000  # waits for the page, however busy the machine
-        while True:
-            if self.proc.poll() is not None:
-                pytest.fail(f"the app exited with {self.proc.returncode}:\n{log.read_text()}")
-            with contextlib.suppress(OSError), urllib.request.urlopen(self.url, timeout=2) as r:
-                if r.status == 200:
-                    return
-            if time.monotonic() > deadline:
-                pytest.fail(f"the app did not come up in {HANG_MS // 1000} s:\n{log.read_text()}")
-            time.sleep(0.3)
+        wait_for_page(self.proc, self.url, log)
 
     def stop(self) -> None:
         if self.proc is None:

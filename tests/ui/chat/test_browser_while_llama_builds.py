@@ -17,14 +17,13 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.ui.outside import outside_requests
-from tests.ui.patience import HANG_MS
+from tests.ui.patience import HANG_MS, wait_for_page
 from tests.ui.test_browser import CHROMIUM, FACT_PAGE_1, FACT_PAGE_2, NOTES, QUESTION, _free_port, _pdf
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -75,16 +74,7 @@ def app_while_building(tmp: Path, flag: Path, status: Path) -> Iterator[str]:
         )
     url = f"http://127.0.0.1:{port}/"
     try:
-        deadline = time.monotonic() + HANG_MS / 1000
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"the app exited with {proc.returncode}:\n{log.read_text()}")
-            with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as r:
-                if r.status == 200:
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail(f"the app did not come up:\n{log.read_text()}")
-            time.sleep(0.3)
+        wait_for_page(proc, url, log)
         yield url
     finally:
         proc.terminate()
