@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from kimas_desktop.answer.outcome import Answered, Outcome
 from kimas_desktop.answer.tables.answer import TableAnswer
@@ -26,11 +27,18 @@ __all__ = [
 @dataclass(frozen=True)
 class Status:
     """A stage started (for 'routing…', 'searching 2 collections…'); while the model answers, ``pace``
-    says what it does and how fast (the status line's speed, issue 46)."""
+    says what it does and how fast (the status line's speed, issue 46).
+
+    ``message`` is the step in words (English, or already in the question's language); a step the UI says
+    in its own words has a ``code`` too, with its plain ``values`` (issue 69: the UI says "searched" with
+    its ``collections``' titles, never by matching the English sentence). Codes: "searched"
+    (``collections``: their ids), "asking" (``sources``: the online sources' names)."""
 
     stage: str
     message: str
     pace: Pace | None = None
+    code: str = ""
+    values: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

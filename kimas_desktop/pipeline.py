@@ -197,7 +197,9 @@ class Pipeline:
         s = run.stages
         first = self._search.search(question, run.history, run.trace, s.contextualizer, s.chat, names)
         run.focus = first.focus
-        yield Status("retrieve", f"Searched {', '.join(first.active) or 'no collection'}.")
+        searched = tuple(first.active)
+        said = f"Searched {', '.join(searched) or 'no collection'}."
+        yield Status("retrieve", said, code="searched", values={"collections": searched})
         matches = self._source_matcher.matches(first.query, self._online.specs) if self._online.specs else {}
         sent = OnlineQueryWriter().write(
             question, run.history, first.decision.turns if first.decision else ()

@@ -52,6 +52,8 @@ class Turn:
     question: str
     answer: str = ""
     status: str = ""  # what the pipeline is doing now, while running
+    status_code: str = ""  # that step's code ("" none: ``status`` is said as it is) and its plain values,
+    status_values: dict[str, tuple[str, ...]] = field(default_factory=dict)  # said by the UI (``Status``)
     pace: Pace | None = None  # how fast the model reads or writes now, while running (issue 46)
     state: TurnState = "running"
     error: str = ""  # a plain sentence for the user when state == "failed"
@@ -92,6 +94,7 @@ class Turn:
     def apply(self, event: Event) -> None:
         if isinstance(event, Status):
             self.status, self.pace = event.message, event.pace
+            self.status_code, self.status_values = event.code, dict(event.values)
         elif isinstance(event, QuoteReady):
             self.quotes = event.quotes
             self.answerability = event.answerability

@@ -163,7 +163,12 @@ class ChatSession:
             self._persist(conv)
 
     def _new_turn(self, question: str, replacing: Turn | None) -> Turn:
-        turn = Turn(question, status="Loading the model…" if self._loading() else "Thinking…")
+        loading = self._loading()
+        turn = Turn(
+            question,
+            status="Loading the model…" if loading else "Thinking…",
+            status_code="loading" if loading else "thinking",
+        )
         if replacing is not None:
             turn.attempt = replacing.attempt + 1
             turn.earlier = [*replacing.earlier, replace(replacing, earlier=[])]

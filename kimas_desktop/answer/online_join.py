@@ -29,7 +29,8 @@ class OnlineJoin:
         if not answers:
             online.local_was_weak()
         if online.asked:
-            yield Status("online", f"Asking {', '.join(online.asked)}…")
+            asked = tuple(online.asked)
+            yield Status("online", f"Asking {', '.join(asked)}…", code="asking", values={"sources": asked})
         found: list[Hit] = []
         for o in online.join():
             r = o.result

@@ -95,7 +95,7 @@ def said_steps(conv: Conversation | None, title: Callable[[str], str] = str) -> 
     if conv is None or not any(t.state == "running" and t.status for t in conv.turns):
         return conv
     turns = [
-        replace(t, status=status_said(t.status, t.question, title))
+        replace(t, status=status_said(t.status, t.status_code, t.status_values, t.question, title))
         if t.state == "running" and t.status
         else t
         for t in conv.turns

@@ -5,8 +5,7 @@ page shows it."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from kimas_desktop.answer.model_alone import LABEL as MODEL_ALONE_LABEL
 from kimas_desktop.answer.phrases import language_of
@@ -42,7 +41,7 @@ SAID: dict[str, tuple[str, str]] = {
     "unknown": ("unknown", "未知"),
     # an answer's state (``ui/chat/render.py``, ``model_alone_view.py``)
     "thinking": ("Thinking…", "思考中…"),
-    # the status line's steps that app/ and the pipeline write in English (``status_said``)
+    # the status line's steps that app/ and the pipeline give by a code (``status_said``)
     "status loading": ("Loading the model…", "正在加载模型…"),
     "status searched": ("Searched {names}.", "已搜索：{names}。"),
     "status searched none": ("Searched no collection.", "没有搜索任何知识库。"),
@@ -134,32 +133,37 @@ def said(key: str, question: str) -> str:
     return said_in(key, language_of(question))
 
 
-# The steps of an answer that app/ and the pipeline still write in English (issue 69), by their exact form:
-# the key that says them, and whether the names in them are collections.
-_STATUSES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
-    (re.compile(r"Searched no collection\."), "status searched none", False),
-    (re.compile(r"Searched (?P<names>.+)\."), "status searched", True),
-    (re.compile(r"Asking (?P<names>.+)…"), "status asking", False),
-    (re.compile(r"Loading the model…"), "status loading", False),
-    (re.compile(r"Thinking…"), "thinking", False),
-)
+# The steps of an answer said by their code (``Status.code``, ``Turn.status_code``; issue 69: not by
+# matching the English sentence, which may be reworded): the key that says them.
+_STATUSES: dict[str, str] = {
+    "searched": "status searched",
+    "asking": "status asking",
+    "loading": "status loading",
+    "thinking": "thinking",
+}
 
 
-def status_said(status: str, question: str, title: Callable[[str], str] = str) -> str:
-    """The answer's step ``status`` in ``question``'s language; the collections it searched by the names they
-    show (``title``: id → name, as the Knowledge tab shows them, never the internal id). A step already
-    said in the question's language (the pipeline's phrases) stays as it is."""
+def status_said(
+    status: str,
+    code: str,
+    values: Mapping[str, Sequence[str]],
+    question: str,
+    title: Callable[[str], str] = str,
+) -> str:
+    """The answer's step in ``question``'s language: by its ``code`` and ``values`` (the ``collections``
+    it searched by the names they show: ``title``, id → name, as the Knowledge tab shows them, never the
+    internal id; the online ``sources`` by their names). A step without a code the table knows (the
+    pipeline's phrases, already said in the question's language) is ``status`` as it is."""
+    key = _STATUSES.get(code)
+    if key is None:
+        return status
     lang = language_of(question)
-    for form, key, collections in _STATUSES:
-        found = form.fullmatch(status)
-        if found is None:
-            continue
-        names = found.groupdict().get("names")
-        if names is None:
-            return said_in(key, lang)
-        listed = [title(n) if collections else n for n in names.split(", ")]
-        return said_in(key, lang, names=MARKS.get(lang, MARKS["en"])[0].join(listed))
-    return status
+    names = [title(c) for c in values.get("collections", ())] + list(values.get("sources", ()))
+    if code == "searched" and not names:
+        key = "status searched none"
+    if not names:
+        return said_in(key, lang)
+    return said_in(key, lang, names=MARKS.get(lang, MARKS["en"])[0].join(names))
 
 
 def failure_said(english: str, code: str, values: Mapping[str, object], language: str) -> str:
