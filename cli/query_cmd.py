@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +31,14 @@ from cli.render import (
 from cli.terminal import say
 from kimas_desktop.answer.model_alone import LABEL, ModelAlone
 from kimas_desktop.answer.outcome import ModelAlone as ModelAloneOutcome
+from kimas_desktop.answer.writing.reading_order import StreamNumbering
 from kimas_desktop.config import PRESETS
 from kimas_desktop.errors import KimasError
 from kimas_desktop.events import (
     AnswerDelta,
     CitationsReady,
     Done,
+    Event,
     QuoteReady,
     SupportReady,
     TableReady,
@@ -43,7 +46,7 @@ from kimas_desktop.events import (
 )
 from kimas_desktop.pipeline import AskOptions, Pipeline
 from kimas_desktop.text.visible import visible_name
-from kimas_desktop.types import Message, SentenceSupport
+from kimas_desktop.types import Chunk, Citation, Message, SentenceSupport
 
 
 def add_parsers(
@@ -176,36 +179,23 @@ def run_ask(args: argparse.Namespace) -> int:
             "answer_uses_quote": None,
             "table": None,  # computed over a table: operation, value, rows used, file/sheet/row numbers
         }
-        streamed: list[str] = []
-        support: tuple[SentenceSupport, ...] = ()
+        text = AnswerText() if stream_text else None
         for event in pipeline.ask(
             question, history, options=AskOptions(try_anyway=args.try_anyway, sources=tuple(args.source))
         ):
+            if text is not None:
+                text.take(event)
             if isinstance(event, QuoteReady):
                 out["quote"] = quote_json(event.quotes)
                 out["answerable"] = answerable_json(event.answerability)
-                if stream_text:
-                    _print_quote(out["quote"])
             elif isinstance(event, TableReady):
                 out["table"] = dataclasses.asdict(TableComputation.of(event.answer))
             elif isinstance(event, SupportReady):
-                support = event.sentences
                 out["support"] = [support_json(s) for s in event.sentences]
                 out["answer_uses_quote"] = event.uses_quote
-                if stream_text and event.unsupported:
-                    flagged = [s.text for s in event.sentences if not s.supported]
-                    say(f"\n\n(not found in the sources: {' / '.join(flagged)})", end="")
-            elif isinstance(event, AnswerDelta) and stream_text:
-                streamed.append(event.text)
-                say(event.text, end="", flush=True)
             elif isinstance(event, CitationsReady):
                 out["citations"] = [citation_json(c) for c in event.citations]
                 out["citations_available"] = event.available
-                if stream_text:
-                    marked = marked_text("".join(streamed), support, event.citations)
-                    if marked:
-                        say(f"\n\nWith its sources: {marked}", end="")
-                    _print_citations(out["citations"], event.available)
             elif isinstance(event, TraceReady):
                 out["routes"] = [route_json(r) for r in event.trace.routes]
                 out["timings_ms"] = event.trace.timings_ms
@@ -274,26 +264,54 @@ def _model_alone_one(
     return out
 
 
-def _where(part: dict[str, Any]) -> str:
-    """ ", p. 3", ", p. 3 (OCR)", ", lines 10-24" or "" for a JSON source entry."""
-    if part["page"]:
-        return f", p. {part['page']}" + (" (OCR)" if part.get("ocr") else "")
-    return f", lines {part['lines'][0]}-{part['lines'][1]}" if part["lines"] else ""
+class AnswerText:
+    """What ``kimas ask`` prints as an answer comes (without ``--json``): the quote, the streamed answer, the
+    sentences not found in the sources, the answer with its markers and the sources, each source by the
+    number a reader meets it by, as the chat numbers them (``reading_order``; issue 69: they started at
+    [2] or [3]). ``--json`` keeps the evidence's numbers, as the trace does."""
+
+    def __init__(self) -> None:
+        self._numbering = StreamNumbering()
+        self._support: tuple[SentenceSupport, ...] = ()
+
+    def take(self, event: Event) -> None:
+        if isinstance(event, QuoteReady):
+            numbers = self._numbering.quoted(event.quotes)
+            for q in event.quotes:
+                say(f"“{' '.join(q.text.split())}” [{numbers[q.n]}] {_where(q.chunk)}")
+            if event.quotes:
+                say()
+        elif isinstance(event, AnswerDelta):
+            say(self._numbering.add(event.text), end="", flush=True)
+        elif isinstance(event, SupportReady):
+            self._support = event.sentences
+            say(self._numbering.flush(), end="")
+            if event.unsupported:
+                flagged = [self._numbering.said(s.text) for s in event.sentences if not s.supported]
+                say(f"\n\n(not found in the sources: {' / '.join(flagged)})", end="")
+        elif isinstance(event, CitationsReady):
+            rest, order = self._numbering.end(None, self._support, event.citations)
+            say(rest, end="")
+            marked = marked_text(order.answer, order.support, order.citations)
+            if marked:
+                say(f"\n\nWith its sources: {marked}", end="")
+            self._sources(order.citations, event.available)
+
+    @staticmethod
+    def _sources(citations: Sequence[Citation], available: bool) -> None:
+        if not available:
+            say("\n\n(citations are unavailable for this answer)")
+            return
+        if citations:
+            say("\n\nSources:")
+        for c in citations:
+            say(f"  [{c.n}] {_where(c.chunk)}")
 
 
-def _print_quote(quote: dict[str, Any] | None) -> None:
-    if quote is None:
-        return
-    for part in quote["parts"]:
-        say(f"“{' '.join(part['text'].split())}” [{part['n']}] {visible_name(part['source'])}{_where(part)}")
-    say()
-
-
-def _print_citations(citations: list[dict[str, Any]], available: bool) -> None:
-    if not available:
-        say("\n\n(citations are unavailable for this answer)")
-        return
-    if citations:
-        say("\n\nSources:")
-    for c in citations:
-        say(f"  [{c['n']}] {visible_name(c['source'])}{_where(c)}")
+def _where(chunk: Chunk) -> str:
+    """The file's name as it is shown, then ", p. 3", ", p. 3 (OCR)", ", lines 10-24" or nothing."""
+    if chunk.page:
+        place = f", p. {chunk.page}" + (" (OCR)" if chunk.ocr else "")
+    else:
+        place = f", lines {chunk.lines[0]}-{chunk.lines[1]}" if chunk.lines else ""
+    return visible_name(chunk.source) + place

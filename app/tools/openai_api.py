@@ -137,10 +137,8 @@ def build_api(
         with models.answering():
             for event in events:
                 reply.take(event)
-        answer_id = f"chatcmpl-{uuid.uuid4().hex}"
-        return completion(
-            answer_id, body.model, int(time.time()), reply.content(), reply.sources, reply.decision
-        )
+        answer_id, content = f"chatcmpl-{uuid.uuid4().hex}", reply.content()  # numbers reply.sources
+        return completion(answer_id, body.model, int(time.time()), content, reply.sources, reply.decision)
 
     @api.post("/v1/embeddings", response_model=None)
     def embed(body: EmbeddingRequest, request: Request) -> Response:
@@ -184,8 +182,9 @@ async def _stream(
                 text = reply.take(event)
                 if text:
                     yield _sse(chunk(answer_id, model, created, {"content": text}))
+            rest = reply.tail()  # numbers reply.sources
             end = (reply.sources, reply.decision)
-            yield _sse(chunk(answer_id, model, created, {"content": reply.tail()}, end))
+            yield _sse(chunk(answer_id, model, created, {"content": rest}, end))
             yield _sse("[DONE]")
         except KimasError as err:
             log.warning("api: streamed answer failed: %s", err)

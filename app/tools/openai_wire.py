@@ -1,9 +1,10 @@
 """The OpenAI wire format of ``/v1``: the requests it reads and the JSON it answers with.
 
 An answer's citations come **both** ways: as numbered sources at the end of the content (``SOURCES_HEAD``
-then one ``[n] file, p. 3`` line each, matching the ``[n]`` marks of the text), which any chat front end
-shows, and as a ``sources`` field (each a ``CitedPassage``: number, cited words, passage with its file,
-page or lines, text and id) beside ``choices``, for a client that reads them. A streamed answer sends
+then one ``[n] file, p. 3`` line each, matching the ``[n]`` marks of the text, numbered as a reader meets
+them), which any chat front end shows, and as a ``sources`` field (each a ``CitedPassage``: number, cited
+words, passage with its file, page or lines, text and id) beside ``choices``, for a client that reads
+them. A streamed answer sends
 ``sources`` with its last chunk. ``decision`` says how the answer ended (answered, declined, nothing found).
 """
 
@@ -20,9 +21,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.tools.results import CitedPassage, Passage
 from kimas_desktop.answer.writing.markers import insert_markers, place_markers
+from kimas_desktop.answer.writing.reading_order import StreamNumbering, in_reading_order
 from kimas_desktop.errors import KimasError
-from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Event, SupportReady
-from kimas_desktop.types import Citation, Message, Role, SentenceSupport
+from kimas_desktop.events import AnswerDelta, CitationsReady, Done, Event, QuoteReady, SupportReady
+from kimas_desktop.types import Citation, Message, Quote, Role, SentenceSupport
 
 __all__ = [
     "SOURCES_HEAD",
@@ -111,20 +113,30 @@ def sources_block(sources: Sequence[CitedPassage]) -> str:
 
 @dataclass
 class Reply:
-    """What the events of one answer add up to."""
+    """What the events of one answer add up to. Its sources are numbered 1, 2, … in the order a reader of
+    the content meets them, as the chat numbers them (``reading_order``, issue 69; the content shows no
+    quote above the answer, so its markers come first): ``sources`` holds them in the numbers of the text
+    ``content`` or ``tail`` gave last."""
 
     streamed: list[str] = field(default_factory=list)
     sources: list[CitedPassage] = field(default_factory=list)
+    citations: tuple[Citation, ...] = ()
+    quotes: tuple[Quote, ...] = ()
     support: tuple[SentenceSupport, ...] = ()
     final: str | None = None
     decision: str = "stopped"
+    numbering: StreamNumbering = field(default_factory=lambda: StreamNumbering(quote_first=False))
 
     def take(self, event: Event) -> str:
-        """Note ``event``; the text it adds to a streamed answer ("" for none)."""
+        """Note ``event``; the text it adds to a streamed answer ("" for none), its markers renumbered."""
         if isinstance(event, AnswerDelta):
             self.streamed.append(event.text)
-            return event.text
-        if isinstance(event, CitationsReady):
+            return self.numbering.add(event.text)
+        if isinstance(event, QuoteReady):
+            self.quotes = event.quotes
+            self.numbering.quoted(event.quotes)
+        elif isinstance(event, CitationsReady):
+            self.citations = event.citations
             self.sources = [cited(c) for c in event.citations]
         elif isinstance(event, SupportReady):
             self.support = event.sentences
@@ -135,18 +147,19 @@ class Reply:
     def tail(self) -> str:
         """What a stream still owes once the answer is done: the rest of the final text (or all of it,
         after a break, when the final text is not what streamed: an answer set aside for the quote), then
-        the numbered sources."""
-        streamed = "".join(self.streamed)
-        final = streamed if self.final is None else self.final
-        rest = final[len(streamed) :] if final.startswith(streamed) else "\n\n" + final
+        the numbered sources (those its markers named first, by the numbers they were sent with)."""
+        rest, order = self.numbering.end(self.final, (), self.citations)
+        self.sources = [cited(c) for c in order.citations]
         return rest + sources_block(self.sources)
 
     def content(self) -> str:
         """The whole answer: an ``[n]`` after each sentence source n backs (the support check's), then the
         numbered sources. (A stream cannot go back to mark what it sent: its text is as written.)"""
         text = "".join(self.streamed) if self.final is None else self.final
-        markers = place_markers(text, self.support, {s.n for s in self.sources})
-        return insert_markers(text, markers, lambda n: f" [{n}]") + sources_block(self.sources)
+        order = in_reading_order(text, self.support, self.citations, self.quotes, quote_first=False)
+        markers = place_markers(order.answer, order.support, {c.n for c in order.citations})
+        self.sources = [cited(c) for c in order.citations]
+        return insert_markers(order.answer, markers, lambda n: f" [{n}]") + sources_block(self.sources)
 
 
 def completion(
