@@ -108,7 +108,9 @@ class TableComputation:
     operation (``lookup``, ``count``, ``sum``, ``mean``, ``min``, ``max``, ``argmax``, ``argmin``, ``group``,
     ``top``, ``difference``; "" when the table lacks the row asked for), its target column, the value
     (None: declined), how many rows it used, the first of them, and the table's address: the file, the
-    sheet (a document's table: "table 2", "slide 3, table 1"; "" for a CSV) and the header's row."""
+    sheet (a document's table: "table 2", "slide 3, table 1"; "" for a CSV) and the header's row. The
+    target, the sheet, the value and the rows' names and cells are ``inert_cell``'s; the description is
+    prose and left as written."""
 
     operation: str
     target: str
@@ -126,8 +128,8 @@ class TableComputation:
         rows = [TableRowUsed(row.row, {inert_cell(k): inert_cell(v) for k, v in row.cells}) for row in r.rows]
         value = inert_cell(r.value) if isinstance(r.value, str) else r.value
         return cls(
-            q.operation if q is not None else "", q.target if q is not None else "",
-            None if r.empty else value, r.used, rows, visible_name(t.table.source), t.table.sheet,
+            q.operation if q is not None else "", inert_cell(q.target) if q is not None else "",
+            None if r.empty else value, r.used, rows, visible_name(t.table.source), inert_cell(t.table.sheet),
             t.table.header_row,
             r.description,
         )  # fmt: skip

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.slow
 
 CARS = (
-    'name,origin,horsepower,change\n=HYPERLINK("http://x.test"),Japan,65,@SUM(A1)\nford pinto,USA,75,0\n'
+    'name,origin,=horsepower,change\n=HYPERLINK("http://x.test"),Japan,65,@SUM(A1)\nford pinto,USA,75,0\n'
     "honda civic,Japan,67,-3.5\nford torino,USA,140,-\n"
 )
 NOTES = "# Garage notes\n\nThe garage door is painted green every spring.\n"
@@ -86,6 +86,7 @@ def test_mcp_ask_carries_the_computation_narrowed_or_not(app: App) -> None:
     async def talk(session: ClientSession) -> None:
         got["all"] = await call(session, "ask", question=QUESTION)
         got["narrowed"] = await call(session, "ask", question=QUESTION, collections=["sheets"])
+        got["total"] = await call(session, "ask", question="What is the total horsepower?")
 
     talk_to(app.running.mcp_url, app.token, talk)
     for scope in ("narrowed", "all"):
@@ -101,12 +102,14 @@ def test_mcp_ask_carries_the_computation_narrowed_or_not(app: App) -> None:
                 "cells": {
                     "name": '\'=HYPERLINK("http://x.test")',
                     "origin": "Japan",
-                    "horsepower": "65",
+                    "'=horsepower": "65",
                     "change": "'@SUM(A1)",
                 },
             },
             {
                 "row": 4,
-                "cells": {"name": "honda civic", "origin": "Japan", "horsepower": "67", "change": "-3.5"},
+                "cells": {"name": "honda civic", "origin": "Japan", "'=horsepower": "67", "change": "-3.5"},
             },
         ]  # a cell a spreadsheet would run as a formula comes back with a leading quote; numbers as they are
+    total = got["total"]["table"]
+    assert (total["operation"], total["target"], total["value"]) == ("sum", "'=horsepower", 347), total
