@@ -7,6 +7,8 @@ through the real ``Runtime``.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +27,7 @@ from local_models.fake import HashEmbedder, ScriptedChatModel, WordOverlapRerank
 from tests.indexer.files import small_config
 from tests.rigs import FakeFeed, scripted
 
+ROOT = Path(__file__).resolve().parents[3]
 CHINESE = "研究资料 2026"
 HINDI = "हिंदी नोट्स"  # combining vowel signs and a virama
 
@@ -190,3 +193,27 @@ def test_a_collection_named_in_any_text_takes_uploads_under_its_id(app: DesktopA
     assert app.knowledge.collections()[0].files == 1
     assert app.remove_collection(CHINESE).ok
     assert app.knowledge.names() == [] and not (app.data_dir / "uploads" / "collection-2026").exists()
+
+
+HIDING = ["inv\u202eoice", "in\u200bvoice", "\u2066docs\u2069", "docs\u200e"]  # bidi, zero-width, isolates
+
+
+def test_a_name_with_bidi_or_invisible_characters_is_refused_by_the_app_and_kimas_index(
+    app: DesktopApp, folders: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Issue 70's attack on names that draw as another ("invoice" with U+202E): the app refuses to create
+    or rename to one, and so does ``kimas index --collection`` (a real child process), keeping nothing."""
+    for name in HIDING:
+        made = app.create_collection(name)
+        assert not made.ok and "control or invisible" in made.message, name
+    assert app.create_collection("invoice").ok
+    assert not app.rename_collection("invoice", HIDING[0]).ok
+    assert app.knowledge.names() == ["invoice"]
+    data = tmp_path / "cli-data"
+    for name in HIDING[:2]:
+        cmd = [sys.executable, "-m", "cli.main", "index", str(folders[0]), "--collection", name]
+        done = subprocess.run(
+            [*cmd, "--data-dir", str(data)], cwd=ROOT, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 2 and "control or invisible" in done.stderr, done.stderr
+    assert LanceStore(str(data / "lancedb")).collections() == []
