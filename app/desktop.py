@@ -66,7 +66,7 @@ class DesktopApp:
         self.history = ChatHistory(self.data_dir)
         self.evaluation = Evaluation(runtime, lambda: config.current, config.path)
         self.evaluation_job = EvaluationJob(self.evaluation, self.explain)
-        self.models = ModelDownloads(runtime.paths, explain=self.explain)
+        self.models = ModelDownloads(runtime.paths, explain=self.explain_said)
         self.settings = Settings(
             runtime=runtime,
             config_store=config,

@@ -3,8 +3,9 @@
 ``start(name)`` returns at once (the download runs in its own thread, never in a UI handler);
 ``cancel(name)`` stops it (the partial file stays, so Download again resumes); ``states()`` is what the
 page shows, one ``DownloadState`` per model that was asked for, with the latest ``DownloadProgress``
-(bytes, speed, ETA). Offline, a download fails at once with the downloader's sentence. Where the hub
-layout is served: ``base_url``, else ``HF_ENDPOINT``, else huggingface.co (``local_models.catalog.download``).
+(bytes, speed, ETA). Offline, a download fails at once with the downloader's sentence and its code (the
+page says it in its language; the log keeps the connection's own error). Where the hub layout is served:
+``base_url``, else ``HF_ENDPOINT``, else huggingface.co (``local_models.catalog.download``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from app.models import catalog as model_catalog
+from app.outcomes import Said
 from app.paths import Paths
 from kimas_desktop.control import CancelToken
 from kimas_desktop.errors import Cancelled
@@ -30,8 +32,9 @@ class DownloadState:
     name: str
     phase: Phase
     progress: model_catalog.DownloadProgress | None = None
-    message: str = ""  # why it failed, or what a finished one was installed as
+    message: str = ""  # why it failed (English, as the log has it), or what a finished one was installed as
     result: model_catalog.InstallResult | None = None
+    said: Said | None = None  # why it failed as a code and its values: the page says it in its language
 
 
 class ModelDownloads:
@@ -39,7 +42,7 @@ class ModelDownloads:
         self,
         paths: Paths,
         *,
-        explain: Callable[[BaseException, str], str],
+        explain: Callable[[BaseException, str], Said],
         on_change: Callable[[], None] = lambda: None,
         base_url: str = "",
         catalog_file: Path | None = None,
@@ -118,8 +121,9 @@ class ModelDownloads:
         except Cancelled:
             last = self.states().get(name)
             self._set(replace(last or DownloadState(name, "cancelled"), phase="cancelled"))
-        except Exception as err:  # a KimasError's sentence as it is; anything else to the log
-            self._set(DownloadState(name, "failed", message=self._explain(err, f"downloading {name}")))
+        except Exception as err:  # a KimasError's sentence (and code) as it is; anything else to the log
+            said = self._explain(err, f"downloading {name}")  # logs the error as raised
+            self._set(DownloadState(name, "failed", message=said.english, said=said if said.code else None))
         else:
             check = "checked against its published SHA-256" if result.verified else "no published hash"
             self._set(

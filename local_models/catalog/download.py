@@ -149,17 +149,11 @@ def published(url: str, *, timeout_s: float = 10.0, name: str = "") -> Published
     try:
         meta = get_hf_file_metadata(url, token=False, timeout=timeout_s)
     except httpx.ConnectError as err:
-        raise DownloadError(
-            f"Cannot download {label}: cannot connect to {httpx.URL(url).host} ({err}). Check the "
-            "internet connection; the models already installed keep working."
-        ) from err
+        raise _unreachable(label, url, err) from err
     except HfHubHTTPError as err:
         status = err.response.status_code if err.response is not None else 0
         if status in (404, 401, 403):
-            raise DownloadError(
-                f"Cannot download {label}: {url} answered HTTP {status} (not found or not public). The "
-                "catalog entry may be out of date."
-            ) from err
+            raise _not_public(label, url, status) from err
         return Published("", None)
     except (httpx.HTTPError, OSError, ValueError):
         return Published("", None)
@@ -201,7 +195,14 @@ def _check_space(where: Path, needed: int, disk_free: DiskFree, name: str) -> No
     if needed + _SPARE_BYTES > free:
         raise DownloadError(
             f"Not enough disk space for {name}: it needs {needed / 1e6:,.0f} MB more and {where} has "
-            f"{free / 1e6:,.0f} MB free. Free some space, or choose a smaller model."
+            f"{free / 1e6:,.0f} MB free. Free some space, or choose a smaller model.",
+            code="download_no_space",
+            values={
+                "name": name,
+                "needed": f"{needed / 1e6:,.0f}",
+                "where": str(where),
+                "free": f"{free / 1e6:,.0f}",
+            },
         )
 
 
@@ -229,7 +230,11 @@ def download_file(
     """
     label = name or target.name
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUTHY:
-        raise DownloadError(f"Cannot download {label}: HF_HUB_OFFLINE is set (offline mode). Unset it first.")
+        raise DownloadError(
+            f"Cannot download {label}: HF_HUB_OFFLINE is set (offline mode). Unset it first.",
+            code="download_offline_mode",
+            values={"name": label},
+        )
     partial_dir = partial_dir or target.parent / ".partial"
     partial_dir.mkdir(parents=True, exist_ok=True)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -249,7 +254,9 @@ def download_file(
         raise ChecksumMismatchError(
             f"{label} from {url} is not the published file (SHA-256 {actual[:16]}…, expected "
             f"{sha256[:16]}…): it was deleted and not used. Try again; if it happens again, the source "
-            "has changed or the connection alters data."
+            "has changed or the connection alters data.",
+            code="download_checksum",
+            values={"name": label},
         )
     os.replace(part, target)
     receipt = Receipt(url=url, sha256=actual, size=total, verified=bool(sha256), name=name)
@@ -280,10 +287,7 @@ def _fetch(
                 if response.status_code == 416 and have:
                     return have  # the .part already holds the whole file; the checksum decides
                 if response.status_code in (404, 401, 403):
-                    raise DownloadError(
-                        f"Cannot download {label}: {url} answered HTTP {response.status_code} (not found "
-                        "or not public). The catalog entry may be out of date."
-                    )
+                    raise _not_public(label, url, response.status_code)
                 if response.status_code >= 400:
                     failure = f"HTTP {response.status_code}"
                     continue
@@ -308,13 +312,33 @@ def _fetch(
                     return done
                 failure = f"the server sent {done} of {total} bytes"
         except httpx.ConnectError as err:
-            raise DownloadError(
-                f"Cannot download {label}: cannot connect to {httpx.URL(url).host} ({err}). Check the "
-                "internet connection; the models already installed keep working."
-            ) from err
+            raise _unreachable(label, url, err) from err
         except httpx.TransportError as err:  # dropped midway, timed out: resume from what arrived
             failure = f"{type(err).__name__}: {err}"
     raise DownloadError(
         f"Cannot download {label} from {url} after {attempts} attempts ({failure}). Run the download "
-        "again to resume it."
+        "again to resume it.",
+        code="download_interrupted",
+        values={"name": label, "host": httpx.URL(url).host, "attempts": attempts},
+    )
+
+
+def _unreachable(label: str, url: str, err: Exception) -> DownloadError:
+    """Offline, or the host refuses: the sentence with the connection's own error (for the log and the
+    CLI), and as the code "download_offline" with the file and the host (the UI's words)."""
+    host = httpx.URL(url).host
+    return DownloadError(
+        f"Cannot download {label}: cannot connect to {host} ({err}). Check the internet connection; the "
+        "models already installed keep working.",
+        code="download_offline",
+        values={"name": label, "host": host},
+    )
+
+
+def _not_public(label: str, url: str, status: int) -> DownloadError:
+    return DownloadError(
+        f"Cannot download {label}: {url} answered HTTP {status} (not found or not public). The catalog "
+        "entry may be out of date.",
+        code="download_not_public",
+        values={"name": label, "url": url, "status": status},
     )

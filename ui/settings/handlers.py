@@ -18,7 +18,7 @@ from app.outcomes import Said
 from app.settings import rules as settings_rules
 from app.settings.form import SettingsForm
 from kimas_desktop.errors import KimasError
-from ui.i18n import Language, word
+from ui.i18n import Language, told, word
 from ui.markup import outcome_markdown
 from ui.settings.words import CATALOG, LANGUAGES
 
@@ -168,7 +168,7 @@ def _download_line(d: DownloadState, language: Language) -> str:
         said = word("dl_done", language, who=who, message=escape(message))
         return f"<div class='kimas-download' data-phase='done'>{said}</div>"
     if d.phase == "failed":
-        said = word("dl_failed", language, who=who, message=escape(d.message))
+        said = word("dl_failed", language, who=who, message=escape(told(d.said, d.message, language)))
         return f"<div class='kimas-download' data-phase='failed'>{said}</div>"
     got = word("dl_at", language, size=_mb(d.progress.done)) if d.progress is not None else ""
     said = word("dl_cancelled", language, who=who, got=got)

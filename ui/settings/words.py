@@ -149,6 +149,37 @@ SETTINGS: dict[str, tuple[str, str]] = {
     ),
     "dl_failed": ("⚠ {who}: {message}", "⚠ {who} 下载失败：{message}"),
     "dl_at": (" at {size}", "（停在 {size}）"),
+    # why a download failed (``local_models.catalog.download.DownloadError``'s codes; the log keeps the error)
+    "app_download_offline": (
+        "Cannot download {name}: cannot connect to {host}. Check the internet connection; the models "
+        "already installed keep working.",
+        "无法下载 {name}：无法连接到 {host}（可能没有联网）。请检查网络连接；已安装的模型仍可使用。",
+    ),
+    "app_download_not_public": (
+        "Cannot download {name}: {url} answered HTTP {status} (not found or not public). The catalog entry "
+        "may be out of date.",
+        "无法下载 {name}：{url} 返回 HTTP {status}（不存在或不公开）。模型目录中的这一项可能已过时。",
+    ),
+    "app_download_interrupted": (
+        "Cannot download {name} from {host} after {attempts} attempts. Run the download again to resume it.",
+        "从 {host} 下载 {name} 尝试了 {attempts} 次仍未完成。再次下载会从中断的地方接着下载。",
+    ),
+    "app_download_no_space": (
+        "Not enough disk space for {name}: it needs {needed} MB more and {where} has {free} MB free. Free "
+        "some space, or choose a smaller model.",
+        "磁盘空间不足，无法下载 {name}：还需要 {needed} MB，而 {where} 只剩 {free} MB。请释放一些空间，"
+        "或选择更小的模型。",
+    ),
+    "app_download_offline_mode": (
+        "Cannot download {name}: HF_HUB_OFFLINE is set (offline mode). Unset it first.",
+        "无法下载 {name}：设置了 HF_HUB_OFFLINE（离线模式）。请先取消这个设置。",
+    ),
+    "app_download_checksum": (
+        "{name} is not the published file: it was deleted and not used. Try again; if it happens again, the "
+        "source has changed or the connection alters data.",
+        "{name} 与公布的文件不一致（SHA-256 不同）：已删除，没有使用。请再试一次；如果再次发生，"
+        "说明来源已经改变，或者连接篡改了数据。",
+    ),
     "dl_cancelled": (
         "{who}: cancelled{got}; Download goes on from there.",
         "{who}：已取消{got}；再按“下载”会从那里接着下载。",

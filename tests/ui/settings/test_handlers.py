@@ -5,6 +5,8 @@ loads), the preset radio's "custom" state and Restore defaults."""
 from __future__ import annotations
 
 import hashlib
+import logging
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -20,6 +22,7 @@ from local_models.fake import ScriptedChatModel
 from tests.local_models.catalog.test_download import FILE, REPO, _gguf, served_catalog
 from tests.local_models.hub_server import HubState, hub_server, throttle
 from tests.rigs import Rig, make_rig, scripted
+from tests.ui.english import english_runs
 from ui.settings import handlers as sh
 
 
@@ -67,7 +70,7 @@ def _rig(tmp_path: Path, hub_url: str = "http://127.0.0.1:9") -> tuple[Rig, list
     sha = hashlib.sha256(_gguf().read_bytes()).hexdigest()
     catalog = served_catalog(tmp_path / "catalog.toml", sha)
     desk.models = ModelDownloads(
-        desk.runtime.paths, explain=desk.explain, base_url=hub_url, catalog_file=catalog
+        desk.runtime.paths, explain=desk.explain_said, base_url=hub_url, catalog_file=catalog
     )
     desk.start(sync=False)
     assert wait_for(lambda: desk.model_state().phase == "ready"), desk.model_state()
@@ -215,6 +218,24 @@ def test_offline_the_panel_says_why_the_download_failed_whichever_answer_reaches
     assert wait_for(poll_shows_the_failure, 1)  # the next poll draws it again
     assert time.monotonic() - started < 10
     assert "cannot connect to 127.0.0.1" in page.panel and "Check the internet connection" in page.panel
+
+
+def test_offline_a_chinese_page_says_why_the_download_failed_in_chinese_and_the_log_keeps_the_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 69: on a zh-CN page the reason was the downloader's English ("cannot connect to 127.0.0.1
+    ([Errno 111] Connection refused). Check the internet connection; …"). The real handlers and downloads
+    against a refused port: the panel says it in Chinese, naming the host; the log has the error itself."""
+    caplog.set_level(logging.INFO)
+    rig, _ = _rig(tmp_path)  # nothing listens on port 9
+    desk = rig.session
+    sh.download(desk, "smollm2-served", "zh")
+    assert wait_for(lambda: "data-phase='failed'" in sh.downloads_html(desk, "zh"), 10)
+    panel = sh.downloads_html(desk, "zh")
+    assert "无法连接到 127.0.0.1" in panel and "请检查网络连接" in panel, panel
+    assert not english_runs(re.sub(r"<[^>]+>", " ", panel)), panel
+    assert "Connection refused" not in panel and "Connection refused" in caplog.text
+    assert "cannot connect to 127.0.0.1" in sh.downloads_html(desk, "en")  # English as it was
 
 
 def test_a_chat_model_that_fails_to_load_leaves_the_old_one_and_is_not_saved(tmp_path: Path) -> None:
