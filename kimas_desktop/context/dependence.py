@@ -19,6 +19,11 @@ stand alone, and, for a question close to the conversation, whether the conversa
 ``TurnDecision.subject`` names the exchanges whose few main terms its search keeps (the summarizer still
 sees none of them). The thresholds were chosen on the tuning half of the dev kit's sets and are reported on
 the held-out half (bench/topic_shift.py, bench/RESULTS.md "Conversations that change topic (issue 23)").
+
+Chinese (issue 69): a pronoun or demonstrative (它, 其中, 该, 这个, 那 … 呢) refers back unless a name comes
+before it; a word in Latin letters is a name ("RAGentA 的检索是怎么做的？" names a new subject, stands alone,
+and restarts the topic, so "它的第二个阶段是什么？" after it binds to RAGentA, not to the KAG before it);
+bench/chinese_followups.py measures it on conversations over the seed papers.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from typing import Literal
 import numpy as np
 
 from kimas_desktop.protocols import Embedder, Vector
-from kimas_desktop.text.words import STOPWORDS, content_words, is_name, stem, truncate, words
+from kimas_desktop.text.scripts import has_unspaced
+from kimas_desktop.text.words import STOPWORDS, content_words, is_name, named, stem, truncate, words
 from kimas_desktop.types import Message
 
 __all__ = [
@@ -41,6 +47,7 @@ __all__ = [
     "RESOLVING_WORDS",
     "SAME_SUBJECT",
     "SUBJECT_WORDS",
+    "SUBJECT_WORDS_UNSPACED",
     "DecisionMethod",
     "Dependence",
     "TurnDecision",
@@ -73,6 +80,13 @@ _CONTRASTS = frozenset(["other", "another", "else"])
 _SAYS_ITS_OWN = frozenset(["each", "one", "than"])
 _ADJECTIVES = frozenset(["former", "latter"])
 RESOLVING_WORDS = 2  # content words before a reference that say what it refers to
+# The same in Chinese: pronouns and demonstratives ("它的第二个阶段是什么？", "该框架", "这个方法", "其中",
+# "前者"), and "那 … 呢" ("那它的忠实度呢？", what about). Only a name before one resolves it inside the
+# question ("RAGentA 和它的基线"): Chinese content words before a pronoun rarely say what it is.
+_REFERENCES_ZH = frozenset(
+    "它 它的 它们 其 其中 该 此 这 这个 这种 这些 这里 那 那个 那些 那种 上述 前者 后者 他 她 他们 她们".split()
+)
+_ELLIPSIS_ZH = ("那", "呢")  # a question that starts with the one or ends with the other
 _DEMONSTRATIVES = frozenset(["that", "those"])
 _DETERMINERS = frozenset(["this", "these", "that", "those"])
 _THERE_IS = frozenset("is are was were be".split())
@@ -87,6 +101,10 @@ _RESOLVES = frozenset("of that who which whose".split())  # what follows a noun 
 RELATED_SIMILARITY = 0.2  # a question this close to an earlier message is about the conversation
 SAME_SUBJECT = 0.2  # a self-contained question this close to an earlier message is on its subject
 SUBJECT_WORDS = 3  # content words a named question needs to stand alone
+# In Chinese, a name and one word of its own ("RAGentA 的检索是怎么做的？"): a Chinese word carries more
+# than an English one, and the name is written in another script (tuning half of
+# bench/chinese_followups.json; issue 69).
+SUBJECT_WORDS_UNSPACED = 2
 LONG_WORD = 10  # a word this long is rare enough to carry a question alone ("disenclavement")
 # A question about the conversation stands alone when the conversation's opening, added to it, leaves its
 # meaning where it was: the similarity of its embedding with and without the opening is at least this.
@@ -160,6 +178,8 @@ def unresolved_reference(question: str) -> str | None:
         if low.startswith(lead):
             return lead.strip()
     tokens = words(question)
+    if has_unspaced(question):
+        return _chinese_reference(tokens, set(named(question)))
     own = 0  # the question's content words so far
     for i, w in enumerate(tokens):
         lw = w.lower()
@@ -182,6 +202,16 @@ def unresolved_reference(question: str) -> str | None:
         if own >= RESOLVING_WORDS or any(is_name(x, j) or _acronym(x) for j, x in enumerate(tokens[:i])):
             continue  # resolved inside the question ("When did Nicholas II give up his throne?")
         return w
+    return None
+
+
+def _chinese_reference(tokens: Sequence[str], names: set[str]) -> str | None:
+    """The pronoun, demonstrative or "那 … 呢" of a Chinese question that no name before it resolves."""
+    if tokens and (tokens[0] in _ELLIPSIS_ZH[:1] or tokens[-1] in _ELLIPSIS_ZH[1:]) and not names:
+        return tokens[0] if tokens[0] in _ELLIPSIS_ZH[:1] else tokens[-1]
+    for i, w in enumerate(tokens):
+        if w in _REFERENCES_ZH and not any(t in names for t in tokens[:i]):
+            return w
     return None
 
 
@@ -221,8 +251,7 @@ def _acronym(word: str) -> bool:
 
 def too_vague(question: str) -> bool:
     """Too little of its own to stand alone: no name, at most two content words, none of them rare."""
-    tokens = words(question)
-    if any(is_name(w, i) or _acronym(w) for i, w in enumerate(tokens)):
+    if named(question):
         return False
     own = [w for w in content_words(question) if w not in _QUESTION_WORDS]
     return len(own) <= 2 and not any(len(w) >= LONG_WORD for w in own)
@@ -231,16 +260,14 @@ def too_vague(question: str) -> bool:
 def names_its_subject(question: str) -> bool:
     """A name (or acronym) and enough words around it to stand alone ("What is the PA average salary vs
     an RN?", "Where did Jennifer Aniston and David Schwimmer both work?")."""
-    tokens = words(question)
-    named = any(is_name(w, i) or _acronym(w) for i, w in enumerate(tokens))
     own = [w for w in content_words(question) if w not in _QUESTION_WORDS]
-    return named and len(own) >= SUBJECT_WORDS
+    enough = SUBJECT_WORDS_UNSPACED if has_unspaced(question) else SUBJECT_WORDS
+    return bool(named(question)) and len(own) >= enough
 
 
 def names_something_new(question: str, history: Sequence[Message]) -> bool:
     """Whether the question names something (a name or an acronym) the conversation never named."""
-    tokens = words(question)
-    names = {w.lower() for i, w in enumerate(tokens) if is_name(w, i) or _acronym(w)}
+    names = {w.lower() for w in named(question)}
     return bool(names - {w.lower() for m in history for w in words(m.content)})
 
 
@@ -359,7 +386,8 @@ class TurnDependence:
             u = turns[k][0]
             earlier = [i for ex in turns[:k] for i in ex]
             sims = np.asarray([float(np.dot(vectors[u], vectors[i])) for i in range(len(vectors))])
-            label = self._label(history[u].content, history, turns[:k], start, sims)
+            # judged as it was asked: on the history before it, not on itself and its own answer
+            label = self._label(history[u].content, history[:u], turns[:k], start, sims)
             if label.depends == "self-contained" and not label.subject and earlier:
                 start = turns[k]
         return start

@@ -40,6 +40,7 @@ __all__ = [
     "is_name",
     "keywords",
     "meaningful_stems",
+    "named",
     "names",
     "numbers",
     "salient_terms",
@@ -127,6 +128,30 @@ def is_name(word: str, position: int) -> bool:
 def names(text: str) -> list[str]:
     """The names in ``text`` (see ``is_name``), in order, as written."""
     return [w for i, w in enumerate(words(text)) if is_name(w, i)]
+
+
+def named(text: str) -> list[str]:
+    """The words of ``text`` that name something, in order: names (``is_name``) and acronyms ("KAG"),
+    and, in a text in another script (Chinese, Japanese, Korean, Thai, Hindi), every word of two or more
+    Latin letters ("RAGentA 的检索是怎么做的？", "它的 solver", "RAGentA का दूसरा चरण"): there a word in Latin
+    letters is a name or a term, first word or not. An English text gives its names and acronyms only."""
+    tokens = words(text)
+    foreign = any(has_unspaced(w) or devanagari.is_devanagari(w) for w in tokens)
+    return [w for i, w in enumerate(tokens) if is_name(w, i) or _acronym(w) or (foreign and _latin_term(w))]
+
+
+def _acronym(word: str) -> bool:
+    return len(word) > 1 and word.isupper() and word.isalpha()
+
+
+def _latin_term(word: str) -> bool:
+    """A word of Latin letters (digits and hyphens inside: "Agent-4", "e5-base-v2"), not a stopword."""
+    return (
+        word.isascii()
+        and sum(ch.isalpha() for ch in word) >= 2
+        and word[0].isalpha()
+        and word.lower() not in STOPWORDS
+    )
 
 
 def numbers(text: str) -> list[str]:
