@@ -24,13 +24,14 @@ import math
 from typing import Any
 
 from kimas_desktop.errors import KimasError
+from kimas_desktop.trace import Trace
 
 __all__ = ["RecordError", "dumps", "loads"]
 
 DROP = {("kimas_desktop.types", "Hit", "vector")}
 TRACE_TEXT_CHARS = 400
-_CAPPED = ("kimas_desktop.trace", "Trace")
-_WHOLE = {("kimas_desktop.trace", "Trace", "evidence")}
+_CAPPED = (Trace.__module__, Trace.__qualname__)  # a trace stored as kimas_desktop.trace.Trace reads too
+_WHOLE = {(*_CAPPED, "evidence")}
 _HOMES = ("kimas_desktop", "app.chat.conversation")
 
 # Where the record types written by earlier releases live now (issue 22 moved the core into stage folders

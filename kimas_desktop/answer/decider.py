@@ -25,10 +25,14 @@ from kimas_desktop.optional import optional
 from kimas_desktop.retrieval.documents import without_pointer
 from kimas_desktop.retrieval.online import OnlineRound
 from kimas_desktop.retrieval.turn_search import RetrievalResult
-from kimas_desktop.trace import AgenticStage, AnswerCheckStage, DecisionStage, QuoteStage
+from kimas_desktop.trace import AgenticStage, AnswerCheckStage, DecisionStage, QuoteStage, Reason
 from kimas_desktop.types import Hit, Synopsis
 
 __all__ = ["Decided", "Decider"]
+
+# Why the agentic round did not run (``_search_again``), in English and as a code
+EVIDENCE_ANSWERS = Reason("the evidence answers", "evidence_answers")
+NO_CHAT_MODEL = Reason("the decision needed no chat model", "no_chat_model")
 
 
 @dataclass(frozen=True)
@@ -108,13 +112,15 @@ class Decider:
         t = Clock()
 
         def failed(reason: str) -> None:
-            run.trace.add(AnswerCheckStage(t.ms(), fallback=f"the check failed: {reason}"))
+            why = Reason(f"the check failed: {reason}", "check_failed", {"error": reason})
+            run.trace.add(AnswerCheckStage(t.ms(), fallback=why.english, fallback_said=why))
 
         run.checked = True
         verdict = optional("answer check", lambda: run.stages.checker.judge(run.question, hits), failed)
         if verdict is not None:
             v = verdict
-            run.trace.add(AnswerCheckStage(t.ms(), v.answerable, words=v.words, reason=v.reason or v.kind))
+            record = AnswerCheckStage(t.ms(), v.answerable, words=v.words, reason=v.reason or v.kind)
+            run.trace.add(replace(record, reason_said=v.reason_said))
         return verdict
 
     def _decide(
@@ -162,8 +168,8 @@ class Decider:
             return decided
         decision = decided.decision
         if decision.answer or decision.verdict is None:
-            why = "the evidence answers" if decision.answer else "the decision needed no chat model"
-            run.trace.add(AgenticStage(0.0, skipped=why))
+            why = EVIDENCE_ANSWERS if decision.answer else NO_CHAT_MODEL
+            run.trace.add(AgenticStage(0.0, skipped=why.english, skipped_said=why))
             return decided
         yield Status("agentic", phrase("searching again", run.question))
         hits = self._second_round.search(run, first, decided.evidence)

@@ -35,11 +35,14 @@ class OnlineJoin:
         for o in online.join():
             r = o.result
             if r is None:
-                run.trace.add(OnlineStage(0.0, o.source, skipped=o.skipped))
+                skipped = o.skipped
+                run.trace.add(OnlineStage(0.0, o.source, skipped=str(skipped or ""), skipped_said=skipped))
                 continue
+            why = o.why
             record = OnlineStage(
-                r.ms, o.source, r.query, o.why, r.results, r.pages_read, len(r.hits), r.error
-            )
+                r.ms, o.source, r.query, str(why or ""), r.results, r.pages_read, len(r.hits), r.error,
+                why_said=why, error_said=r.error_said,
+            )  # fmt: skip
             run.trace.add(record)
             found += r.hits
         if not found:

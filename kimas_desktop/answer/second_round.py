@@ -16,7 +16,7 @@ from kimas_desktop.protocols import ChatModel
 from kimas_desktop.retrieval.agents import RetrievalAgent
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
 from kimas_desktop.retrieval.turn_search import RetrievalResult
-from kimas_desktop.trace import AgenticStage
+from kimas_desktop.trace import AgenticStage, Reason
 from kimas_desktop.types import Hit
 
 __all__ = ["AgenticRound"]
@@ -43,7 +43,8 @@ class AgenticRound:
             failed.append,
         )
         if verdict is None:
-            run.trace.add(AgenticStage(clock.ms(), fallback=f"judgement failed: {failed[0]}"))
+            why = Reason(f"judgement failed: {failed[0]}", "judgement_failed", {"error": failed[0]})
+            run.trace.add(AgenticStage(clock.ms(), fallback=why.english, fallback_said=why))
             return None
         record = AgenticStage(0.0, verdict.is_sufficient, verdict.missing_info, tuple(verdict.queries))
         if verdict.is_sufficient or not verdict.queries:
@@ -58,7 +59,8 @@ class AgenticRound:
             failed.append,
         )
         if lists is None:
-            run.trace.add(replace(record, ms=clock.ms(), fallback=f"second search failed: {failed[-1]}"))
+            why = Reason(f"second search failed: {failed[-1]}", "second_search_failed", {"error": failed[-1]})
+            run.trace.add(replace(record, ms=clock.ms(), fallback=why.english, fallback_said=why))
             return None
         fused = reciprocal_rank_fusion([list(first.hits), *lists])
         hits = self._rerank(first.query, [replace(h, origin=h.origin or "agentic") for h in fused])

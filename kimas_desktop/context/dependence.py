@@ -29,17 +29,25 @@ bench/chinese_followups.py measures it on conversations over the seed papers.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Literal
 
 import numpy as np
 
+from kimas_desktop.context.decision import (
+    FIRST_QUESTION,
+    DecisionMethod,
+    Dependence,
+    TurnDecision,
+    exchanges,
+    ruled,
+)
 from kimas_desktop.protocols import Embedder, Vector
 from kimas_desktop.text.scripts import has_unspaced
 from kimas_desktop.text.words import STOPWORDS, content_words, is_name, named, stem, truncate, words
+from kimas_desktop.trace import Reason
 from kimas_desktop.types import Message
 
 __all__ = [
+    "FIRST_QUESTION",
     "KEEPS_MEANING",
     "LONG_WORD",
     "OPENING_ANSWER",
@@ -61,9 +69,6 @@ __all__ = [
     "too_vague",
     "unresolved_reference",
 ]
-
-Dependence = Literal["self-contained", "topic", "previous"]
-DecisionMethod = Literal["first-turn", "rules", "llm"]
 
 # Words that point outside the question; a name before them resolves them inside it ("When did Tsar
 # Nicholas II give up his throne?"), and so do two of the question's own content words ("What is
@@ -112,63 +117,6 @@ KEEPS_MEANING = 0.84
 # Characters of the opening's answer that go with an opening question that does not name its subject
 # ("What happened in 1983?"); with them, QuAC follow-ups kept their recall (tuning half).
 OPENING_ANSWER = 200
-
-
-@dataclass(frozen=True)
-class TurnDecision:
-    depends: Dependence
-    turns: tuple[int, ...]  # indices into the history of the messages the turn depends on
-    method: DecisionMethod
-    reason: str
-    similarity: float | None = None  # the closest earlier message's, when measured
-    topic: tuple[int, ...] = ()  # the exchange that started the conversation's current topic
-    # A self-contained question on the conversation's subject: the exchanges whose main terms its search
-    # keeps (none reach the summarizer). Empty for a change of subject and for follow-ups.
-    subject: tuple[int, ...] = ()
-    # A follow-up only by its closeness to the conversation: the question says what it asks in its own
-    # words (no reference back, not too short), so its search also reads it as asked (``Pipeline``).
-    own_reading: bool = False
-
-    def shifted(self, offset: int) -> TurnDecision:
-        """The same decision with its indices moved by ``offset`` (from a window to the whole history)."""
-
-        def move(ix: tuple[int, ...]) -> tuple[int, ...]:
-            return tuple(i + offset for i in ix)
-
-        return replace(self, turns=move(self.turns), topic=move(self.topic), subject=move(self.subject))
-
-    def relabelled(self, depends: Dependence, history: Sequence[Message], reason: str) -> TurnDecision:
-        """The same turn under another label (a capable model's judgement), with the turns it implies."""
-        last = exchanges(history)[-1] if history else ()
-        used = {"self-contained": (), "topic": self.topic, "previous": tuple(sorted({*self.topic, *last}))}
-        subject = self.subject if depends == "self-contained" else ()
-        own = self.own_reading or not self.uses_history  # the rules found it complete in its own words
-        return TurnDecision(depends, used[depends], "llm", reason, self.similarity, self.topic, subject, own)
-
-    @property
-    def uses_history(self) -> bool:
-        return self.depends != "self-contained"
-
-    def sources(self, history: Sequence[Message]) -> tuple[str, ...]:
-        """The files the conversation's answers came from, which the turn's search as asked is also kept
-        to when, by itself, it finds them (``Pipeline``): "Why did Liam leave?" after two answers from an
-        article about a band finds other Liams in other files and, kept to the article, this one. A
-        question on another subject finds none of those files and stays out of them. One the rules find
-        on the conversation's subject (``subject``) is kept to them either way ("What kind of topics did
-        the show cover?" in a chat about a radio show that never names it). A follow-up uses the
-        answers it depends on; one that refers back or is too short has no search as asked
-        (``searched_both_ways``), so none; a self-contained question uses the current topic's answers."""
-        if self.uses_history and not self.own_reading:
-            return ()
-        turns = self.turns if self.uses_history else range(self.topic[0], len(history)) if self.topic else ()
-        return tuple(dict.fromkeys(f for i in turns if i < len(history) for f in history[i].sources))
-
-    def searched_both_ways(self, question: str, query: str) -> bool:
-        """Whether the turn is searched both as rewritten (``query``) and as asked: a follow-up that says
-        what it asks in its own words. One that refers back ("When was he born?") or is too short has no
-        reading of its own: searched as asked, it finds other stories' passages, and the grounded quote
-        took them (bench/RESULTS.md, issue 23, sixth round)."""
-        return self.uses_history and self.own_reading and query.strip() != question.strip()
 
 
 def unresolved_reference(question: str) -> str | None:
@@ -281,16 +229,6 @@ def opening(history: Sequence[Message], turns: Sequence[tuple[int, ...]]) -> str
     return f"{question} {truncate(history[first[1]].content, OPENING_ANSWER)}"
 
 
-def exchanges(history: Sequence[Message]) -> list[tuple[int, ...]]:
-    """The history's user turns, each with the answer that follows it: [(0, 1), (2, 3), …]."""
-    out: list[tuple[int, ...]] = []
-    for i, m in enumerate(history):
-        if m.role == "user":
-            nxt = i + 1 < len(history) and history[i + 1].role == "assistant"
-            out.append((i, i + 1) if nxt else (i,))
-    return out
-
-
 class TurnDependence:
     """The LLM-free decision. Each earlier message is embedded once per conversation, not once per turn,
     through the app's embedder, which remembers its recent queries (``local_models.embedders.query_memo``)."""
@@ -307,7 +245,7 @@ class TurnDependence:
         history = list(history)
         turns = exchanges(history)
         if not turns:
-            return TurnDecision("self-contained", (), "first-turn", "the conversation's first question")
+            return FIRST_QUESTION
         q = question_vec if question_vec is not None else self._vectors([question])[0]
         vectors = self._vectors([m.content for m in history])
         sims = np.asarray([float(np.dot(q, v)) for v in vectors])
@@ -336,37 +274,47 @@ class TurnDependence:
         # tuning half of bench/topic_shift.py, QuAC follow-ups found more with them than with the topic's
         # first exchange and the closest (or the previous) one alone, and topic changes lost nothing.
         since = tuple(i for ex in turns if ex[0] >= topic[0] for i in ex)
+        depends, why, own_reading = self._rule(question, history, turns, best)
+        if depends == "self-contained":
+            return self._alone(question, history, why, best, topic, since)
+        return ruled(depends, since, why, best, topic, own_reading=own_reading)
+
+    def _rule(
+        self, question: str, history: Sequence[Message], turns: Sequence[tuple[int, ...]], best: float
+    ) -> tuple[Dependence, Reason, bool]:
+        """The rule that labels the turn, why (in English and as a code), and whether a follow-up has a
+        reading of its own (``TurnDecision.own_reading``)."""
         ref = unresolved_reference(question)
         if ref is not None:
-            return TurnDecision("previous", since, "rules", f"it refers back ('{ref}')", best, topic)
+            return "previous", Reason(f"it refers back ('{ref}')", "refers_back", {"ref": ref}), False
         described = refers_by_description(question, history)
         if described is not None:
-            reason = f"it refers back ('{described}', which the conversation spoke of)"
-            return TurnDecision("topic", since, "rules", reason, best, topic)
+            english = f"it refers back ('{described}', which the conversation spoke of)"
+            return "topic", Reason(english, "refers_by_description", {"described": described}), False
         if fragment(question):
-            reason = "it is a fragment with no verb of its own"
-            return TurnDecision("topic", since, "rules", reason, best, topic)
+            return "topic", Reason("it is a fragment with no verb of its own", "fragment"), False
         # A name the conversation has named is its subject, not a new one: such a question goes on to the
         # meaning test ("Did Fergie leave the band in 2014?" after a question about Fergie).
         if names_its_subject(question) and names_something_new(question, history):
-            return self._alone(question, history, "it names its own subject", best, topic, since)
+            return "self-contained", Reason("it names its own subject", "own_subject"), False
         if best >= RELATED_SIMILARITY:
             kept = self.kept_meaning(question, opening(history, turns))
+            values = {"best": f"{best:.2f}", "kept": f"{kept:.2f}"}
             if kept >= KEEPS_MEANING:
-                reason = f"the conversation adds nothing to it (meaning kept {kept:.2f})"
-                return self._alone(question, history, reason, best, topic, since)
-            reason = f"it continues that topic (similarity {best:.2f}, meaning kept {kept:.2f})"
-            return TurnDecision("topic", since, "rules", reason, best, topic, own_reading=True)
+                english = f"the conversation adds nothing to it (meaning kept {kept:.2f})"
+                return "self-contained", Reason(english, "adds_nothing", values), False
+            english = f"it continues that topic (similarity {best:.2f}, meaning kept {kept:.2f})"
+            return "topic", Reason(english, "continues", values), True
         if too_vague(question):
-            return TurnDecision("topic", since, "rules", "it is too short to stand alone", best, topic)
-        reason = f"it is unrelated to the conversation (closest similarity {best:.2f})"
-        return self._alone(question, history, reason, best, topic, since)
+            return "topic", Reason("it is too short to stand alone", "too_short"), False
+        english = f"it is unrelated to the conversation (closest similarity {best:.2f})"
+        return "self-contained", Reason(english, "unrelated", {"best": f"{best:.2f}"}), False
 
     @staticmethod
     def _alone(
         question: str,
         history: Sequence[Message],
-        reason: str,
+        reason: Reason,
         best: float,
         topic: tuple[int, ...],
         since: tuple[int, ...],
@@ -374,7 +322,7 @@ class TurnDependence:
         """Self-contained; on the conversation's subject when close to it and naming nothing new."""
         on_subject = best >= SAME_SUBJECT and not names_something_new(question, history)
         subject = since if on_subject else ()
-        return TurnDecision("self-contained", (), "rules", reason, best, topic, subject)
+        return ruled("self-contained", (), reason, best, topic, subject=subject)
 
     def _topic_start(
         self, history: Sequence[Message], turns: Sequence[tuple[int, ...]], vectors: Sequence[Vector]

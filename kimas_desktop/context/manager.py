@@ -18,11 +18,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from kimas_desktop.config import ContextConfig
-from kimas_desktop.context.dependence import Dependence, TurnDecision, TurnDependence
+from kimas_desktop.context.dependence import FIRST_QUESTION, Dependence, TurnDecision, TurnDependence
 from kimas_desktop.optional import optional, run_with_timeout
 from kimas_desktop.protocols import ChatModel, Vector
 from kimas_desktop.structured import ask_json, int_list_field, string_field
 from kimas_desktop.text.words import content_words, salient_terms, truncate
+from kimas_desktop.trace import Reason
 from kimas_desktop.types import Message
 
 __all__ = [
@@ -42,15 +43,14 @@ __all__ = [
 
 RewriteMethod = Literal["first-turn", "none", "as-asked", "heuristic", "llm", "llm-fallback"]
 
-_NO_HISTORY = TurnDecision("self-contained", (), "first-turn", "the conversation's first question")
-
 
 @dataclass(frozen=True)
 class Rewrite:
     query: str
     method: RewriteMethod
-    note: str = ""
-    decision: TurnDecision = _NO_HISTORY
+    note: str = ""  # why it fell back or kept the conversation's subject (English)
+    decision: TurnDecision = FIRST_QUESTION
+    note_said: Reason | None = None  # ``note`` as a code (the trace says it in the page's language)
 
 
 @dataclass(frozen=True)
@@ -89,9 +89,11 @@ def heuristic_rewrite(question: str, history: Sequence[Message], *, max_terms: i
 
 _NEEDS: dict[str, Dependence] = {"no": "self-contained", "topic": "topic", "previous": "previous"}
 _JUDGED = {
-    "no": "the chat model found it makes sense on its own",
-    "topic": "the chat model found it omits the conversation's subject",
-    "previous": "the chat model found it refers to the previous question or answer",
+    "no": Reason("the chat model found it makes sense on its own", "judged_alone"),
+    "topic": Reason("the chat model found it omits the conversation's subject", "judged_topic"),
+    "previous": Reason(
+        "the chat model found it refers to the previous question or answer", "judged_previous"
+    ),
 }
 
 REWRITE_SCHEMA: dict[str, Any] = {
@@ -113,6 +115,14 @@ REWRITE_SYSTEM = (
     "question, merge both into one query. Do not answer the question. "
     'Reply as JSON: {"needs_history": "no" | "topic" | "previous", "query": "..."}'
 )
+
+
+def _kept(judged: Reason, decision: TurnDecision) -> Reason:
+    """The chat model's judgement that a question stands alone, set aside: the rules' ``decision`` stays."""
+    english = f"{judged.english}; kept: {decision.reason}"
+    return Reason(
+        english, "judged_kept", {"judged": judged, "reason": decision.reason_said or decision.reason}
+    )
 
 
 class QueryContextualizer:
@@ -160,7 +170,10 @@ class QueryContextualizer:
 
     def _rewrite(self, question: str, history: list[Message], question_vec: Vector | None) -> Rewrite:
         if self._mode == "none":
-            everything = TurnDecision("topic", tuple(range(len(history))), "rules", "context manager off")
+            off = Reason("context manager off", "context_off")
+            everything = TurnDecision(
+                "topic", tuple(range(len(history))), "rules", off.english, reason_said=off
+            )
             return Rewrite(question, "none", decision=everything)
         decision = self._dependence.decide(question, history, question_vec)
         by_rules = self._by_rules(question, history, decision)
@@ -168,7 +181,10 @@ class QueryContextualizer:
             return by_rules
 
         def fallback(reason: str) -> Rewrite:
-            return replace(by_rules, method="llm-fallback", note=reason)
+            return fell_back(Reason(reason, "rewrite_failed", {"error": reason}))
+
+        def fell_back(why: Reason) -> Rewrite:
+            return replace(by_rules, method="llm-fallback", note=why.english, note_said=why)
 
         def by_model() -> Rewrite:
             needs, query = run_with_timeout(lambda: self._ask(question, history), self._config.timeout_s)
@@ -178,10 +194,11 @@ class QueryContextualizer:
                 # away: the 0.5B benchmark model answered "no" for all of 80 CAsT follow-ups
                 # (bench/RESULTS.md, "Topic changes (issue 23)").
                 if decision.uses_history:
-                    return replace(by_rules, note=f"{_JUDGED[needs]}; kept: {decision.reason}")
+                    kept = _kept(_JUDGED[needs], decision)
+                    return replace(by_rules, note=kept.english, note_said=kept)
                 return self._by_rules(question, history, judged)
             if not query or len(query) > 4 * len(question) + 300:
-                return fallback("rewrite was empty or too long")
+                return fell_back(Reason("rewrite was empty or too long", "rewrite_too_long"))
             # Never lose the user's own words: keep the question's content words the rewrite dropped.
             missing = [w for w in content_words(question) if w not in content_words(query)]
             return Rewrite(f"{query} {' '.join(missing)}".strip(), "llm", decision=judged)
@@ -200,8 +217,10 @@ class QueryContextualizer:
         subject = [history[i] for i in decision.subject]
         query = heuristic_rewrite(question, subject, max_terms=SUBJECT_TERMS)
         kept = query[len(question.strip()) :].strip()
-        note = f"kept the conversation's subject: {kept}" if kept else ""
-        return Rewrite(query, "as-asked", note=note, decision=decision)
+        if not kept:
+            return Rewrite(query, "as-asked", decision=decision)
+        note = Reason(f"kept the conversation's subject: {kept}", "kept_subject", {"kept": kept})
+        return Rewrite(query, "as-asked", note=note.english, decision=decision, note_said=note)
 
     def _ask(self, question: str, history: Sequence[Message]) -> tuple[str, str]:
         messages = [

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kimas_desktop.text.words import stems
+from kimas_desktop.trace import Reason
 from kimas_desktop.types import Chunk, DocumentCard, Hit, Section
 
 __all__ = [
@@ -66,6 +67,7 @@ class DocumentFocus:
     card: DocumentCard
     section: Section | None
     why: str
+    why_said: Reason | None = None  # ``why`` as a code (the trace says it in the page's language)
 
     @property
     def whole(self) -> bool:
@@ -92,11 +94,14 @@ def focus(
         return None
     collection, card, how = found
     if pointer is None:
-        return DocumentFocus(collection, card, None, f"a question about the whole of {how}")
+        why = Reason(f"a question about the whole of {how}", "whole_document", {"how": how})
+        return DocumentFocus(collection, card, None, why.english, why)
     section = _section(card, pointer.group(1).lower(), pointer.group(2).lower())
     if section is None:
         return None
-    return DocumentFocus(collection, card, section, f"it points at '{section.title}' of {how}")
+    title = section.title
+    why = Reason(f"it points at '{title}' of {how}", "points_at", {"title": title, "how": how})
+    return DocumentFocus(collection, card, section, why.english, why)
 
 
 def _document(
@@ -106,7 +111,7 @@ def _document(
     *,
     named_only: bool,
     whole: bool,
-) -> tuple[str, DocumentCard, str] | None:
+) -> tuple[str, DocumentCard, Reason] | None:
     """The document the question names by its title or file name; else (unless ``named_only``) the only
     one, or the one the best passage comes from. A question about a whole document must name nothing
     but the document ("What was the dispute in Kenya about?" asks about a dispute, not about Kenya.pdf)."""
@@ -121,17 +126,23 @@ def _document(
             if shared and (best is None or shared > best[0]):
                 best = (shared, collection, card)
     if best is not None:
-        return best[1], best[2], f"'{best[2].title}' (named in the question)"
+        return best[1], best[2], _how(best[2], "(named in the question)", "named")
     if named_only:
         return None
     every = [(c, card) for c, listed in cards.items() for card in listed]
     if len(every) == 1:
-        return every[0][0], every[0][1], f"'{every[0][1].title}' (the only document)"
+        return every[0][0], every[0][1], _how(every[0][1], "(the only document)", "only_document")
     for h in hits:
         for card in cards.get(h.chunk.collection, ()):
             if card.source == h.chunk.source:
-                return h.chunk.collection, card, f"'{card.title}' (the document of the best passage)"
+                how = _how(card, "(the document of the best passage)", "best_passage_document")
+                return h.chunk.collection, card, how
     return None
+
+
+def _how(card: DocumentCard, english: str, code: str) -> Reason:
+    """How the document was found: by its title in the question, as the only one, by the best passage."""
+    return Reason(f"'{card.title}' {english}", code, {"title": card.title})
 
 
 def _section(card: DocumentCard, kind: str, label: str) -> Section | None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from kimas_desktop.text.terms import TermWeights, coverage
 from kimas_desktop.text.words import content_words, stem, stems, words
+from kimas_desktop.trace import Reason
 from kimas_desktop.types import Hit
 
 __all__ = ["Hop", "HopPlan", "bridge_queries", "covered", "merge_hops"]
@@ -42,16 +43,23 @@ class HopPlan:
     hop: bool
     coverage: float
     why: str
+    why_said: Reason | None = None  # ``why`` as a code (the trace says it in the page's language)
+
+
+def _plan(hop: bool, share: float, why: Reason) -> HopPlan:
+    return HopPlan(hop, share, why.english, why)
 
 
 def covered(question: str, hits: Sequence[Hit], weights: TermWeights, threshold: float) -> HopPlan:
     """The reflect check: whether the best passage covers the question's words (IDF-weighted)."""
     if not hits:
-        return HopPlan(False, 0.0, "nothing found to start from")
+        return _plan(False, 0.0, Reason("nothing found to start from", "nothing_to_start"))
     share = coverage(weights.weights(content_words(question)), stems(hits[0].chunk.text))
     if share >= threshold:
-        return HopPlan(False, share, f"the best passage covers the question ({share:.2f})")
-    return HopPlan(True, share, f"the best passage covers {share:.0%} of the question's words")
+        english = f"the best passage covers the question ({share:.2f})"
+        return _plan(False, share, Reason(english, "covers", {"share": f"{share:.2f}"}))
+    english = f"the best passage covers {share:.0%} of the question's words"
+    return _plan(True, share, Reason(english, "covers_part", {"share": f"{share * 100:.0f}"}))
 
 
 def _telling(text: str, exclude: set[str], weights: TermWeights, limit: int) -> list[str]:

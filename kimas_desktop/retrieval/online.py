@@ -26,6 +26,7 @@ from kimas_desktop.errors import SourceError
 from kimas_desktop.protocols import OnlineSource
 from kimas_desktop.text.sentences import split_sentences
 from kimas_desktop.text.words import content_words, keywords, salient_terms
+from kimas_desktop.trace import Reason
 from kimas_desktop.types import Chunk, Hit, Message, OnlineDocument
 
 __all__ = [
@@ -81,6 +82,7 @@ class OnlineResult:
     pages_read: int  # of them, pages whose text was read (the rest kept their snippets)
     ms: float
     error: str = ""
+    error_said: Reason | None = None  # an error this module words itself, as a code
 
 
 def passages(text: str, max_chars: int = PASSAGE_CHARS) -> list[str]:
@@ -135,14 +137,24 @@ class OnlineAgent:
         except SourceError as err:
             return OnlineResult(name, sent, (), 0, 0, elapsed_ms(start), str(err))
         except UNREADABLE as err:  # a source that did not turn its own failure into a SourceError
-            why = f"its answer could not be read ({type(err).__name__})"
-            return OnlineResult(name, sent, (), 0, 0, elapsed_ms(start), why)
+            kind = type(err).__name__
+            why = Reason(f"its answer could not be read ({kind})", "unreadable", {"error": kind})
+            return OnlineResult(name, sent, (), 0, 0, elapsed_ms(start), why.english, why)
         hits = distinct([h for rank, d in enumerate(docs) for h in document_hits(d, rank)])
         read = sum(d.page_read for d in docs)
         return OnlineResult(name, sent, tuple(hits), len(docs), read, elapsed_ms(start))
 
 
-WHY = {"always": "always asked", "weak": "local knowledge was weak", "ask": "you asked for it"}
+WHY = {
+    "always": Reason("always asked", "always_asked"),
+    "weak": Reason("local knowledge was weak", "local_weak"),
+    "ask": Reason("you asked for it", "you_asked"),
+}
+NOT_ASKED = {
+    "weak": Reason("local knowledge answers", "local_answers"),
+    "ask": Reason("only when you ask for it", "only_when_asked"),
+}
+NO_ANSWER = Reason("no answer within the time limit", "no_answer_in_time")
 
 
 @dataclass(frozen=True)
@@ -150,9 +162,9 @@ class OnlineOutcome:
     """One source's part in an answer: its result, or why it was not asked."""
 
     source: str
-    why: str = ""  # why it was asked
+    why: Reason | None = None  # why it was asked
     result: OnlineResult | None = None
-    skipped: str = ""
+    skipped: Reason | None = None  # why it was not asked
 
 
 class OnlineRound:
@@ -168,10 +180,10 @@ class OnlineRound:
         query: str,
         asked: Sequence[str],
         cancel: CancelToken | None,
-        off_topic: Mapping[str, str] | None = None,
+        off_topic: Mapping[str, Reason] | None = None,
     ) -> None:
         self._agents, self._uses, self._pool, self._query, self._cancel = agents, uses, pool, query, cancel
-        self._started: dict[str, tuple[str, Future[OnlineResult], float]] = {}  # why, result, deadline
+        self._started: dict[str, tuple[Reason, Future[OnlineResult], float]] = {}  # why, result, deadline
         self._off_topic = dict(off_topic or {})
         for name in agents:
             if name in asked:
@@ -179,7 +191,7 @@ class OnlineRound:
             elif uses[name] == "always" and name not in self._off_topic:
                 self._start(name, WHY["always"])
 
-    def _start(self, name: str, why: str) -> None:
+    def _start(self, name: str, why: Reason) -> None:
         deadline = time.monotonic() + self._agents[name].timeout_s + 1.0  # its own limit, from its start
         self._started[name] = (
             why,
@@ -208,7 +220,7 @@ class OnlineRound:
         for name, agent in self._agents.items():
             if name not in self._started:
                 use = self._uses[name]
-                why = "local knowledge answers" if use == "weak" else "only when you ask for it"
+                why = NOT_ASKED["weak" if use == "weak" else "ask"]
                 why = self._off_topic.get(name, why) if use != "ask" else why
                 out.append(OnlineOutcome(name, skipped=why))
                 continue
@@ -218,10 +230,15 @@ class OnlineRound:
             except FutureTimeout:
                 future.cancel()
                 result = OnlineResult(
-                    name, "", (), 0, 0, agent.timeout_s * 1000, "no answer within the time limit"
+                    name, "", (), 0, 0, agent.timeout_s * 1000, NO_ANSWER.english, NO_ANSWER
                 )
             out.append(OnlineOutcome(name, why, result))
         return out
+
+
+def _off_topic(match: float, least: float) -> Reason:
+    english = f"the question is not about what it knows (match {match:.2f} < {least:.2f})"
+    return Reason(english, "off_topic", {"match": f"{match:.2f}", "least": f"{least:.2f}"})
 
 
 class OnlineSources:
@@ -248,7 +265,7 @@ class OnlineSources:
         """The round for ``query``. ``matches``: the routing match of each described source; one under
         its ``min_match`` is not asked unless the user asked for it."""
         off_topic = {
-            name: f"the question is not about what it knows (match {m:.2f} < {self.specs[name].min_match:.2f})"
+            name: _off_topic(m, self.specs[name].min_match)
             for name, m in (matches or {}).items()
             if name in self.specs and m < self.specs[name].min_match
         }

@@ -18,7 +18,7 @@ from kimas_desktop.protocols import ChunkSearcher
 from kimas_desktop.retrieval.documents import DocumentFocus, about_documents, card_hit, focus, without_pointer
 from kimas_desktop.retrieval.hops import bridge_queries, covered, merge_hops
 from kimas_desktop.text.terms import TermWeights
-from kimas_desktop.trace import DocumentStage, HopStage, TraceBuilder
+from kimas_desktop.trace import DocumentStage, HopStage, Reason, TraceBuilder
 from kimas_desktop.types import Hit
 
 __all__ = ["SECTION_PASSAGES", "SecondLook"]
@@ -75,7 +75,7 @@ class SecondLook:
             inside = [Hit(c, 0.0, origin="section") for c in chunks]
             top = self._rerank(without_pointer(question), inside) or inside[: self._top_n]
         heading = found.section.heading if found.section is not None else ""
-        trace.add(DocumentStage(elapsed_ms(start), source, heading, len(top), found.why))
+        trace.add(DocumentStage(elapsed_ms(start), source, heading, len(top), found.why, found.why_said))
         return top or hits
 
     def hop(
@@ -91,10 +91,10 @@ class SecondLook:
         weights = weights or TermWeights.from_texts([h.chunk.text for h in hits])
         plan = covered(query, hits, weights, hc.cover)
         if not plan.hop:
-            trace.add(HopStage(elapsed_ms(start), 0, why=plan.why))
+            trace.add(HopStage(elapsed_ms(start), 0, why=plan.why, why_said=plan.why_said))
             return hits
         current, bridge_from = list(hits), list(hits)
-        why = "the rounds are used up"
+        stop = Reason("the rounds are used up", "rounds_used_up")
         for r in range(1, hc.rounds + 1):
             queries = bridge_queries(query, bridge_from, weights, passages=hc.passages, terms=hc.terms)
             found = list(self._pool.map(search, queries))
@@ -108,8 +108,10 @@ class SecondLook:
                 trace.add(HopStage(elapsed_ms(start), r, q, new))
             current = [replace(h, origin=h.origin or "hop") for h in merged]
             if not added:
-                why = "a hop found nothing new"
+                stop = Reason("a hop found nothing new", "nothing_new")
                 break
             bridge_from = added
-        trace.add(HopStage(elapsed_ms(start), 0, why=f"{plan.why}; stopped: {why}"))
+        why = plan.why_said or plan.why
+        stopped = Reason(f"{plan.why}; stopped: {stop.english}", "stopped", {"why": why, "stop": stop})
+        trace.add(HopStage(elapsed_ms(start), 0, why=stopped.english, why_said=stopped))
         return current

@@ -187,6 +187,8 @@ class TurnSearch:
             d.reason,
             earlier,
             also,
+            reason_said=d.reason_said,
+            note_said=rewrite.note_said,
         )
         route_records = [RouteStage(route_ms, "question", _scores(routes))]
         if rewrite.query != question and self._config.routing.recheck and names:

@@ -5,8 +5,9 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from kimas_desktop.config import parse_config
+from kimas_desktop.config import SourceConfig, parse_config
 from kimas_desktop.pipeline import Pipeline, RetrievalResult
+from kimas_desktop.protocols import OnlineSource
 from kimas_desktop.trace import (
     StageRecord,
     Trace,
@@ -23,7 +24,11 @@ def _found(trace: Trace, kind: type[R]) -> R:
     return record
 
 
-def make(chat: ScriptedChatModel, **cfg: Any) -> tuple[Pipeline, MemorySearcher]:
+def make(
+    chat: ScriptedChatModel, online: Sequence[tuple[OnlineSource, SourceConfig]] = (), **cfg: Any
+) -> tuple[Pipeline, MemorySearcher]:
+    """The pipeline over the fakes (``cfg``: config keys beside the full preset), with the ``online``
+    sources given."""
     emb = HashEmbedder()
     searcher = MemorySearcher(emb)
     searcher.add(
@@ -34,7 +39,12 @@ def make(chat: ScriptedChatModel, **cfg: Any) -> tuple[Pipeline, MemorySearcher]
     )
     config = parse_config({"preset": "full", **cfg})
     return Pipeline(
-        config=config, chat=chat, embedder=emb, reranker=WordOverlapReranker(), searcher=searcher
+        config=config,
+        chat=chat,
+        embedder=emb,
+        reranker=WordOverlapReranker(),
+        searcher=searcher,
+        sources=online,
     ), searcher
 
 

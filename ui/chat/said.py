@@ -35,10 +35,11 @@ SAID: dict[str, tuple[str, str]] = {
         "The model reads its sources first: {tokens} prompt tokens at about {rate} tokens/s ({source}).",
         "模型先阅读来源：{tokens} 个提示词元，约每秒 {rate} 个（{source}）。",
     ),
-    # where the prompt speed comes from (``budget.PromptSpeed``)
+    # where the prompt speed comes from (``budget.PromptSpeed``, ``prompt_plan``)
     "measured at load": ("measured at load", "加载时测得"),
     "recent answers": ("recent answers", "根据最近的回答"),
     "unknown": ("unknown", "未知"),
+    "read by the check": ("read by the check", "检查时已读过来源"),  # ``prompt_plan``: in the cache
     # an answer's state (``ui/chat/render.py``, ``model_alone_view.py``)
     "thinking": ("Thinking…", "思考中…"),
     # the status line's steps that app/ and the pipeline give by a code (``status_said``)

@@ -25,6 +25,7 @@ from kimas_desktop.trace import (
     HopStage,
     OnlineStage,
     QuoteStage,
+    Reason,
     ReembedStage,
     RewriteStage,
     SupportStage,
@@ -32,7 +33,7 @@ from kimas_desktop.trace import (
 )
 from kimas_desktop.types import Chunk, Hit
 from ui.chat.said import said, said_in
-from ui.chat.trace_words import MARKS, again
+from ui.chat.trace_words import MARKS, reason_said
 from ui.markup import esc, viewer_url
 
 # What each timed stage is called on the page, in English (the trace's own names are for `kimas ask --json`);
@@ -57,6 +58,10 @@ class Say:
 
     def __call__(self, key: str, **values: object) -> str:
         return said_in(key, self.lang, **values)
+
+    def reason(self, english: str, reason: Reason | None) -> str:
+        """A sentence of a record (``english``, with its ``Reason``) in ``lang``, escaped."""
+        return esc(reason_said(english, reason, self))
 
     @property
     def sep(self) -> str:
@@ -111,10 +116,6 @@ DECISION_RULES = {
 }
 
 
-def _rule(rule: str, say: Say) -> str:
-    return say(f"tr rule {rule}") if rule in DECISION_RULES else rule
-
-
 def _files(files: tuple[str, ...], say: Say) -> str:
     return say.sep.join(esc(visible_name(Path(f).name)) for f in files)
 
@@ -122,11 +123,12 @@ def _files(files: tuple[str, ...], say: Say) -> str:
 def conversation_use(rewrite: RewriteStage, say: Say = ENGLISH) -> str:
     """What the context manager took from the conversation, in the user's words."""
     within = say("tr within", files=_files(rewrite.within, say)) if rewrite.within else ""
-    reason = esc(again(rewrite.reason, say))
+    reason = say.reason(rewrite.reason, rewrite.reason_said)
     if rewrite.depends == "self-contained":
         also = say("tr also within", within=within) if within else ""
         if rewrite.note:
-            return say("tr as asked kept", note=esc(again(rewrite.note, say)), reason=reason, also=also)
+            note = say.reason(rewrite.note, rewrite.note_said)
+            return say("tr as asked kept", note=note, reason=reason, also=also)
         return say("tr as asked", reason=reason, also=also)
     asked = say.sep.join(f"“{esc(truncate(q, 80))}”" for q in rewrite.earlier)
     both = ""
@@ -156,24 +158,20 @@ def status_line(message: str, pace: Pace | None, question: str = "") -> str:
     return f"{message} {pace_text}"
 
 
-def _speed_from(source: str, say: Say) -> str:
-    """Where the prompt speed comes from (``PromptSpeed``'s "measured at load", "recent answers", "unknown")."""
-    return esc(say(source))
-
-
 def budget_line(b: BudgetStage, first: FirstTokenStage | None = None, say: Say = ENGLISH) -> str:
     """How the answer prompt was cut to start in time (issue 28), in the user's words: the aim, whether
     it was still ahead when the prompt was planned, when the first word was expected at the measured
-    speed and when it came. A time is said to be due only while it was still ahead (issue 46)."""
+    speed (where that speed comes from: ``PromptSpeed``'s "measured at load", "recent answers", "unknown")
+    and when it came. A time is said to be due only while it was still ahead (issue 46)."""
     given = say("tr budget given", n=b.sources, s="s" if b.sources != 1 else "", prompt=b.prompt)
     came = say("tr budget came", at=f"{first.ms / 1000:.1f}") if first is not None else ""
     label = say("tr budget")
     if b.allowed is None:
-        source = _speed_from(b.speed_from, say)
+        source = esc(say(b.speed_from))
         why = say("tr budget no limit") if b.target_s <= 0 else say("tr budget speed unknown", source=source)
         return f"\n{label} {say('tr budget none', why=why, given=given)}{came}"
     speed = (
-        say("tr budget speed", rate=f"{b.tokens_per_s:.0f}", source=_speed_from(b.speed_from, say))
+        say("tr budget speed", rate=f"{b.tokens_per_s:.0f}", source=esc(say(b.speed_from)))
         if b.tokens_per_s
         else ""
     )
@@ -196,7 +194,7 @@ def budget_line(b: BudgetStage, first: FirstTokenStage | None = None, say: Say =
 
 
 def _asked(r: OnlineStage, say: Say) -> str:
-    why = esc(again(r.why, say))
+    why = say.reason(r.why, r.why_said)
     return say("tr asked query", query=esc(r.query), why=why) if r.query else say("tr asked", why=why)
 
 
@@ -209,11 +207,10 @@ def online_lines(trace: Trace, say: Say = ENGLISH) -> list[str]:
     for r in records:
         source = esc(r.source)
         if r.skipped:
-            out.append(f"- {say('tr not asked', source=source, why=esc(again(r.skipped, say)))}")
+            out.append(f"- {say('tr not asked', source=source, why=say.reason(r.skipped, r.skipped_said))}")
         elif r.error:
-            out.append(
-                f"- {say('tr online failed', source=source, asked=_asked(r, say), error=esc(r.error))}"
-            )
+            error = say.reason(r.error, r.error_said)
+            out.append(f"- {say('tr online failed', source=source, asked=_asked(r, say), error=error)}")
         else:
             found = say(
                 "tr online found",
@@ -294,7 +291,8 @@ def _evidence_lines(trace: Trace, say: Say) -> list[str]:
             if doc.section
             else say("tr its card")
         )
-        lines.append(f"\n{say('tr document', name=name, what=what, why=esc(again(doc.why, say)))}")
+        why = say.reason(doc.why, doc.why_said)
+        lines.append(f"\n{say('tr document', name=name, what=what, why=why)}")
     hops = [s for s in trace.stages if isinstance(s, HopStage)]
     if hops:
         lines.append(f"\n{say('tr hops')}\n")
@@ -302,7 +300,7 @@ def _evidence_lines(trace: Trace, say: Say) -> list[str]:
             if h.round:
                 lines.append(f"- {say('tr hop round', round=h.round, query=esc(h.query), n=len(h.added))}")
             else:
-                lines.append(f"- {esc(again(h.why, say))}")
+                lines.append(f"- {say.reason(h.why, h.why_said)}")
     computed = trace.find(ComputeStage)
     if computed is not None and len(computed.items) == 1:  # over a table's rows (``answer/tables``)
         said_value = f"{esc(computed.items[0])}: {esc(computed.values[0])} [{computed.sources[0]}]"
@@ -322,9 +320,9 @@ def _agentic_lines(trace: Trace, say: Say) -> list[str]:
     if agentic is None:
         text = say("tr did not run")
     elif agentic.skipped:
-        text = say("tr skipped", why=esc(again(agentic.skipped, say)))
+        text = say("tr skipped", why=say.reason(agentic.skipped, agentic.skipped_said))
     elif agentic.fallback:
-        text = say("tr fell back", why=esc(again(agentic.fallback, say)))
+        text = say("tr fell back", why=say.reason(agentic.fallback, agentic.fallback_said))
     elif agentic.is_sufficient:
         text = say("tr sufficient")
     else:
@@ -338,13 +336,13 @@ def _agentic_lines(trace: Trace, say: Say) -> list[str]:
 def _check_line(check: AnswerCheckStage, say: Say) -> str:
     """The chat model's answerability check (``AnswerCheckStage``)."""
     if check.answerable is None:
-        text = say("tr check failed", why=esc(again(check.fallback, say)))
+        text = say("tr check failed", why=say.reason(check.fallback, check.fallback_said))
     else:
         found = say("tr check words", words=esc(check.words)) if check.words else ""
         if check.answerable:
             text = say("tr check answers", found=found)
         else:
-            text = say("tr check not", reason=esc(again(check.reason, say)), found=found)
+            text = say("tr check not", reason=say.reason(check.reason, check.reason_said), found=found)
     return f"\n{say('tr check', text=text)}"
 
 
@@ -361,7 +359,8 @@ def _verdict_lines(trace: Trace, say: Say) -> list[str]:
     decision = trace.find(DecisionStage)
     if decision is not None:
         what = say("tr answer" if decision.answer else "tr decline")
-        lines.append(f"\n{say('tr decision', what=what, rule=esc(_rule(decision.rule, say)))}")
+        rule = say(f"tr rule {decision.rule}") if decision.rule in DECISION_RULES else decision.rule
+        lines.append(f"\n{say('tr decision', what=what, rule=esc(rule))}")
     written = trace.find(AnswerStage)
     if written is not None and written.model:
         lines.append(f"\n{say('tr written by', model=esc(written.model))}")

@@ -3,19 +3,22 @@ into ``ui.chat.said``'s table: the trace is said in its question's language like
 (Japanese and Hindi in ``ui.words_ja``, ``ui.words_hi``). ``{…}`` are filled with ``str.format``; "{s}" is
 the English plural's "s".
 
-The pipeline's trace records still hold a few English sentences of their own: the rewrite method and the
-reasons of the context manager, the hops, the agentic round, the chat model's check and the online sources.
-``again`` says each of those sentences the pipeline writes (``REASONS``: its exact form, with the values
-it fills in) in the trace's language; a sentence it does not know stays as it is. The model's own words
-(what the agentic round found missing, an LLM's reason) are never translated.
+The pipeline's trace records hold sentences of their own (the context manager's reasons, why hops stopped,
+why the agentic round did not run, the chat model's check, the online sources' whys): each in English for
+the CLI and the log, with a ``kimas_desktop.trace.Reason`` beside it, a code and plain values.
+``reason_said`` says a sentence from its code ("re <code>" below), never by matching its English, which
+the pipeline may reword (issue 69); a record without a code (a trace stored before) shows its English.
+The model's own words (what the agentic round found missing) and an error's own words are never
+translated.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
-__all__ = ["MARKS", "REASONS", "TRACE", "again"]
+from kimas_desktop.trace import Reason
+
+__all__ = ["MARKS", "TRACE", "reason_said"]
 
 # language → the marks between the items of a list, between queries, and at the end of a sentence
 MARKS: dict[str, tuple[str, str, str]] = {
@@ -234,16 +237,16 @@ TRACE: dict[str, tuple[str, str]] = {
     "tr stage decision": ("decision", "决定"),
     "tr stage needs_reembedding": ("needs re-embedding", "需要重新嵌入"),
     "tr stage retrieve_error": ("search failed", "搜索失败"),
-    # The pipeline's own English sentences in the trace, said again (``REASONS``, ``again``)
-    "re first question": ("the conversation's first question", "对话的第一个问题"),
-    "re refers by description": (
+    # The sentences the pipeline writes into the trace's records, by their codes (``Reason``, ``reason_said``)
+    "re first_question": ("the conversation's first question", "对话的第一个问题"),
+    "re refers_by_description": (
         "it refers back ('{described}', which the conversation spoke of)",
         "它指向前文（“{described}”，对话中提到过）",
     ),
-    "re refers back": ("it refers back ('{ref}')", "它指向前文（“{ref}”）"),
+    "re refers_back": ("it refers back ('{ref}')", "它指向前文（“{ref}”）"),
     "re fragment": ("it is a fragment with no verb of its own", "它是个片段，没有自己的动词"),
-    "re own subject": ("it names its own subject", "它有自己的主题"),
-    "re adds nothing": (
+    "re own_subject": ("it names its own subject", "它有自己的主题"),
+    "re adds_nothing": (
         "the conversation adds nothing to it (meaning kept {kept})",
         "对话没有给它增加什么（含义保留 {kept}）",
     ),
@@ -251,57 +254,64 @@ TRACE: dict[str, tuple[str, str]] = {
         "it continues that topic (similarity {best}, meaning kept {kept})",
         "它延续了那个话题（相似度 {best}，含义保留 {kept}）",
     ),
-    "re too short": ("it is too short to stand alone", "它太短，不能单独成立"),
+    "re too_short": ("it is too short to stand alone", "它太短，不能单独成立"),
     "re unrelated": (
         "it is unrelated to the conversation (closest similarity {best})",
         "它与对话无关（最高相似度 {best}）",
     ),
-    "re context off": ("context manager off", "上下文管理已关闭"),
-    "re judged alone": ("the chat model found it makes sense on its own", "对话模型认为它本身就能理解"),
-    "re judged topic": (
+    "re context_off": ("context manager off", "上下文管理已关闭"),
+    "re judged_alone": ("the chat model found it makes sense on its own", "对话模型认为它本身就能理解"),
+    "re judged_topic": (
         "the chat model found it omits the conversation's subject",
         "对话模型认为它省略了对话的主题",
     ),
-    "re judged previous": (
+    "re judged_previous": (
         "the chat model found it refers to the previous question or answer",
         "对话模型认为它指向上一个问题或回答",
     ),
-    "re judged kept": ("{judged}; kept: {reason}", "{judged}；保留：{reason}"),
-    "re kept subject": ("kept the conversation's subject: {kept}", "保留了对话的主题：{kept}"),
-    "re rewrite too long": ("rewrite was empty or too long", "改写为空或太长"),
-    "re nothing to start": ("nothing found to start from", "没有可以作为起点的内容"),
+    "re judged_kept": ("{judged}; kept: {reason}", "{judged}；保留：{reason}"),
+    "re kept_subject": ("kept the conversation's subject: {kept}", "保留了对话的主题：{kept}"),
+    "re rewrite_too_long": ("rewrite was empty or too long", "改写为空或太长"),
+    "re rewrite_failed": ("the chat model's rewrite failed: {error}", "对话模型改写失败：{error}"),
+    "re nothing_to_start": ("nothing found to start from", "没有可以作为起点的内容"),
     "re covers": ("the best passage covers the question ({share})", "最佳段落涵盖了这个问题（{share}）"),
-    "re covers part": (
+    "re covers_part": (
         "the best passage covers {share}% of the question's words",
         "最佳段落涵盖了问题中 {share}% 的词",
     ),
     "re stopped": ("{why}; stopped: {stop}", "{why}；停止：{stop}"),
-    "re rounds used up": ("the rounds are used up", "轮次已用完"),
-    "re nothing new": ("a hop found nothing new", "一次多跳检索没有找到新内容"),
-    "re evidence answers": ("the evidence answers", "证据已能回答"),
-    "re no chat model": ("the decision needed no chat model", "这个决定不需要对话模型"),
-    "re judgement failed": ("judgement failed: {error}", "判断失败：{error}"),
-    "re second search failed": ("second search failed: {error}", "第二次搜索失败：{error}"),
-    "re check failed": ("the check failed: {error}", "检查失败：{error}"),
-    "re no answer found": ("the model found no answer in the sources", "模型在来源中没有找到答案"),
-    "re not as written": (
+    "re rounds_used_up": ("the rounds are used up", "轮次已用完"),
+    "re nothing_new": ("a hop found nothing new", "一次多跳检索没有找到新内容"),
+    "re evidence_answers": ("the evidence answers", "证据已能回答"),
+    "re no_chat_model": ("the decision needed no chat model", "这个决定不需要对话模型"),
+    "re judgement_failed": ("judgement failed: {error}", "判断失败：{error}"),
+    "re second_search_failed": ("second search failed: {error}", "第二次搜索失败：{error}"),
+    "re check_failed": ("the check failed: {error}", "检查失败：{error}"),
+    "re no_answer_found": ("the model found no answer in the sources", "模型在来源中没有找到答案"),
+    "re not_as_written": (
         "the model's words are not in the sources as written",
         "模型的话在来源中没有原样出现",
     ),
-    "re repeats question": ("the model's words only repeat the question", "模型的话只是重复了问题"),
-    "re always asked": ("always asked", "总是询问"),
-    "re local weak": ("local knowledge was weak", "本地知识不足"),
-    "re you asked": ("you asked for it", "你要求询问"),
-    "re local answers": ("local knowledge answers", "本地知识已能回答"),
-    "re only when asked": ("only when you ask for it", "仅当你要求时"),
-    "re off topic": (
+    "re repeats_question": ("the model's words only repeat the question", "模型的话只是重复了问题"),
+    "re always_asked": ("always asked", "总是询问"),
+    "re local_weak": ("local knowledge was weak", "本地知识不足"),
+    "re you_asked": ("you asked for it", "你要求询问"),
+    "re local_answers": ("local knowledge answers", "本地知识已能回答"),
+    "re only_when_asked": ("only when you ask for it", "仅当你要求时"),
+    "re off_topic": (
         "the question is not about what it knows (match {match} < {least})",
         "问题与它了解的内容无关（匹配度 {match} < {least}）",
     ),
-    "re whole document": ("a question about the whole of {how}", "关于{how}整体的问题"),
-    "re points at": ("it points at '{title}' of {how}", "它指向{how}中的“{title}”"),
+    "re whole_document": ("a question about the whole of {how}", "关于{how}整体的问题"),
+    "re points_at": ("it points at '{title}' of {how}", "它指向{how}中的“{title}”"),
     "re named": ("'{title}' (named in the question)", "“{title}”（问题中提到的）"),
-    "re only document": ("'{title}' (the only document)", "“{title}”（唯一的文档）"),
+    "re only_document": ("'{title}' (the only document)", "“{title}”（唯一的文档）"),
+    "re best_passage_document": (
+        "'{title}' (the document of the best passage)",
+        "“{title}”（最佳段落所在的文档）",
+    ),
+    "re no_answer_in_time": ("no answer within the time limit", "在时间限制内没有回答"),
+    "re unreadable": ("its answer could not be read ({error})", "无法读取它的回答（{error}）"),
     # what a computed answer did (``ComputeStage.order``: a comparison's order or a table's operation)
     "tr order difference": ("difference", "差值"),
     "tr order earliest": ("earliest", "最早"),
@@ -320,31 +330,15 @@ TRACE: dict[str, tuple[str, str]] = {
     "tr order top": ("top", "前几项"),
 }
 
-_V = r"(?P<{}>.+?)"  # a value inside a sentence: the shortest text that lets the whole sentence match
 
-
-def _form(english: str) -> re.Pattern[str]:
-    """The exact form of ``english`` with each "{name}" a value."""
-    parts = re.split(r"\{(\w+)\}", english)
-    return re.compile(
-        "".join(re.escape(p) if i % 2 == 0 else _V.format(p) for i, p in enumerate(parts)), re.DOTALL
-    )
-
-
-# key → the exact form of the pipeline's English sentence; a value that is itself one of them is said again
-# too ("{why}; stopped: {stop}", "{judged}; kept: {reason}").
-REASONS: dict[str, re.Pattern[str]] = {key: _form(TRACE[key][0]) for key in TRACE if key.startswith("re ")}
-_NESTED = frozenset({"why", "stop", "judged", "reason", "how"})
-
-
-def again(text: str, say: Callable[..., str]) -> str:
-    """``text``, a sentence the pipeline wrote in English, in the trace's language: ``say(key, **values)``
-    for the first form of ``REASONS`` it matches whole (the values that are such sentences said again too);
-    ``text`` itself when it matches none. Values are returned unescaped, as ``text`` is."""
-    for key, form in REASONS.items():
-        found = form.fullmatch(text)
-        if found is None:
-            continue
-        values = {k: again(v, say) if k in _NESTED else v for k, v in found.groupdict().items()}
-        return say(key, **values)
-    return text
+def reason_said(english: str, reason: Reason | None, say: Callable[..., str]) -> str:
+    """A sentence the pipeline wrote into a trace record, in the trace's language: ``say(key, **values)``
+    for its ``reason``'s code ("re <code>"), a value that is a reason itself said the same way. The
+    ``english`` as it is for a record without a reason (stored before they had codes) or with a code this
+    table lacks. Values are returned unescaped, as ``english`` is."""
+    if reason is None or f"re {reason.code}" not in TRACE:
+        return english
+    values = {
+        k: reason_said(v.english, v, say) if isinstance(v, Reason) else v for k, v in reason.values.items()
+    }
+    return say(f"re {reason.code}", **values)

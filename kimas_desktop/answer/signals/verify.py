@@ -27,6 +27,7 @@ from kimas_desktop.answer.writing.summarizer import SYSTEM, sources_block
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.structured import ask_json, string_field
 from kimas_desktop.text.words import meaningful_stems as _meaningful
+from kimas_desktop.trace import Reason
 from kimas_desktop.types import Hit, Message
 
 __all__ = ["AnswerCheck", "Verdict", "VerdictKind", "check_messages", "copied_share", "verify"]
@@ -51,13 +52,15 @@ class Verdict:
         none       the model copied nothing: it found no source that states the answer
         invented   most of them are in no source
     ``words``: what the model copied; ``held``: the largest share of them one source holds;
-    ``reason``: why they do not verify ("" when they do)."""
+    ``reason``: why they do not verify ("" when they do), in English; ``reason_said``: the same as a code
+    (the trace says it in the page's language)."""
 
     answerable: bool
     words: str
     reason: str = ""
     kind: VerdictKind = "verified"
     held: float = 1.0
+    reason_said: Reason | None = None
 
 
 def check_messages(question: str, hits: Sequence[Hit]) -> list[Message]:
@@ -96,19 +99,22 @@ def copied_share(copied: str, hits: Sequence[Hit]) -> float:
 
 
 NEAR = 0.6  # share of the copied words one source holds, for a copy that is "near" a real sentence
+NO_ANSWER = Reason("the model found no answer in the sources", "no_answer_found")
+NOT_AS_WRITTEN = Reason("the model's words are not in the sources as written", "not_as_written")
+REPEATS = Reason("the model's words only repeat the question", "repeats_question")
 
 
 def verify(copied: str, question: str, hits: Sequence[Hit]) -> Verdict:
     """What the copied words show about the sources. See the module docstring and ``Verdict``."""
     found = _meaningful(copied)
     if not found:
-        return Verdict(False, copied, "the model found no answer in the sources", "none", 0.0)
+        return Verdict(False, copied, NO_ANSWER.english, "none", 0.0, NO_ANSWER)
     held = round(copied_share(copied, hits), 3)
     if not any(_held(found, _meaningful(h.chunk.text)) for h in hits):
         kind: VerdictKind = "near" if held >= NEAR else "invented"
-        return Verdict(False, copied, "the model's words are not in the sources as written", kind, held)
+        return Verdict(False, copied, NOT_AS_WRITTEN.english, kind, held, NOT_AS_WRITTEN)
     if not set(found) - set(_meaningful(question)):
-        return Verdict(False, copied, "the model's words only repeat the question", "echo", held)
+        return Verdict(False, copied, REPEATS.english, "echo", held, REPEATS)
     return Verdict(True, copied, "", "verified", held)
 
 

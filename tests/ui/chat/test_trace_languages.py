@@ -1,14 +1,19 @@
 """The trace ("How this answer was made") in the question's language (issue 69): its headings, table columns,
 places, rounds, budget, verdicts and timings, and the sentences the pipeline writes into its records (the
 context manager's reasons, why hops stopped, why the agentic round was skipped, the online sources' whys),
-in Chinese, Japanese and Hindi. An English question's trace keeps its English words."""
+said from their codes (``Reason``), in Chinese, Japanese and Hindi. An English question's trace keeps its
+English words."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from kimas_desktop.answer.decider import NO_CHAT_MODEL
+from kimas_desktop.answer.signals.verify import NOT_AS_WRITTEN
 from kimas_desktop.context.manager import _JUDGED
-from kimas_desktop.retrieval.online import WHY
+from kimas_desktop.retrieval.online import NOT_ASKED, WHY
 from kimas_desktop.trace import (
     AgenticStage,
     AnswerCheckStage,
@@ -21,6 +26,7 @@ from kimas_desktop.trace import (
     HopStage,
     OnlineStage,
     QuoteStage,
+    Reason,
     ReembedStage,
     RewriteStage,
     RouteStage,
@@ -40,8 +46,25 @@ MODEL = "SmolLM2-135M-Instruct.Q4_1.gguf"
 QUESTIONS = {"zh": "查询重写步骤是什么？", "ja": "クエリの書き換えとは何ですか？", "hi": "क्वेरी पुनर्लेखन क्या है?"}
 
 
+REFERS = Reason("it refers back ('它')", "refers_back", {"ref": "它"})
+KEPT = Reason(f"{_JUDGED['no']}; kept: {REFERS}", "judged_kept", {"judged": _JUDGED["no"], "reason": REFERS})
+CONTINUES = Reason(
+    "it continues that topic (similarity 0.53, meaning kept 0.81)",
+    "continues",
+    {"best": "0.53", "kept": "0.81"},
+)
+HOW = Reason("'paper' (the only document)", "only_document", {"title": "paper"})
+POINTS = Reason(
+    "it points at '方法' of 'paper' (the only document)", "points_at", {"title": "方法", "how": HOW}
+)
+COVERS = Reason("the best passage covers 38% of the question's words", "covers_part", {"share": "38"})
+NOTHING_NEW = Reason("a hop found nothing new", "nothing_new")
+STOPPED = Reason(f"{COVERS}; stopped: {NOTHING_NEW}", "stopped", {"why": COVERS, "stop": NOTHING_NEW})
+
+
 def _every_record(question: str) -> Trace:
-    """A trace with every kind of record, holding the pipeline's own English sentences where it writes them."""
+    """A trace with every kind of record, holding the pipeline's own sentences where it writes them (their
+    English and their codes)."""
     t = TraceBuilder(question=question, query=question)
     t.routes.append(Route("papers", 0.9, 0.8, 0.7, 0.75, 1.2))
     t.agent_queries["papers"] = (question,)
@@ -51,37 +74,33 @@ def _every_record(question: str) -> Trace:
             1.0,
             "heuristic",
             question,
-            note=f"{_JUDGED['no']}; kept: it refers back ('它')",
+            note=KEPT.english,
             depends="previous",
-            reason="it continues that topic (similarity 0.53, meaning kept 0.81)",
+            reason=CONTINUES.english,
             earlier=("作者是谁？",),
             also_as_asked=True,
             within=("/p/paper.zh.txt",),
+            reason_said=CONTINUES,
+            note_said=KEPT,
         )
     )
     t.add(ReembedStage(0.0, ("papers",)))
     t.add(RouteStage(3.0, "question", {"papers": 0.9}))
     t.add(BudgetStage(0.0, 2.5, 4.1, 40.0, "recent answers", 0, 420, 2, 3, True))
-    t.add(
-        DocumentStage(1.0, "/p/paper.zh.txt", "方法", 2, "it points at '方法' of 'paper' (the only document)")
-    )
+    t.add(DocumentStage(1.0, "/p/paper.zh.txt", "方法", 2, POINTS.english, POINTS))
     t.add(HopStage(2.0, 1, "查询 重写", ("c7", "c9")))
-    t.add(
-        HopStage(
-            2.0,
-            0,
-            why="the best passage covers 38% of the question's words; stopped: a hop found nothing new",
-        )
-    )
+    t.add(HopStage(2.0, 0, why=STOPPED.english, why_said=STOPPED))
     t.add(ComputeStage(0.0, "earliest", ("甲", "乙"), ("1901", "1902"), (1, 2)))
-    t.add(AgenticStage(0.0, skipped="the decision needed no chat model"))
-    t.add(OnlineStage(0.0, "wiki", skipped="only when you ask for it"))
-    t.add(OnlineStage(900.0, "wiki", "查询 重写", WHY["weak"], 3, 2, 4))
-    t.add(OnlineStage(900.0, "web", "查询 重写", WHY["ask"], error="timeout"))
+    t.add(AgenticStage(0.0, skipped=NO_CHAT_MODEL.english, skipped_said=NO_CHAT_MODEL))
+    only = NOT_ASKED["ask"]
+    t.add(OnlineStage(0.0, "wiki", skipped=only.english, skipped_said=only))
+    weak, ask = WHY["weak"], WHY["ask"]
+    t.add(OnlineStage(900.0, "wiki", "查询 重写", weak.english, 3, 2, 4, why_said=weak))
+    t.add(OnlineStage(900.0, "web", "查询 重写", ask.english, error="超时", why_said=ask))
     t.add(QuoteStage(0.0, 1500.0, (1,), False, 0.15, 0.4, "idf"))
     t.add(
         AnswerCheckStage(
-            120.0, False, words="查询重写", reason="the model's words are not in the sources as written"
+            120.0, False, words="查询重写", reason=NOT_AS_WRITTEN.english, reason_said=NOT_AS_WRITTEN
         )
     )
     t.add(DecisionStage(0.0, False, "doubted", 0.45, "none"))
@@ -113,7 +132,7 @@ def test_the_chinese_trace_says_its_places_rounds_and_reasons_in_chinese() -> No
     assert "- 最佳段落涵盖了问题中 38% 的词；停止：一次多跳检索没有找到新内容" in text
     assert "它延续了那个话题（相似度 0.53，含义保留 0.81）" in text
     alone = TraceBuilder(question=QUESTIONS["zh"])
-    alone.add(RewriteStage(1.0, "llm", "q", note=f"{_JUDGED['no']}; kept: it refers back ('它')", reason="x"))
+    alone.add(RewriteStage(1.0, "llm", "q", note=KEPT.english, reason="x", note_said=KEPT))
     assert "按原问题搜索（对话模型认为它本身就能理解；保留：它指向前文（“它”））：x" in trace_markdown(
         alone.snapshot()
     )
@@ -184,28 +203,37 @@ def test_a_model_alone_trace_is_said_in_the_questions_language_too() -> None:
     assert "| first word of the answer | 900 |" in english
 
 
-def test_the_sentences_of_the_hops_and_the_checks_are_said_again_as_they_are_written() -> None:
-    """The real producers' sentences (not copies of them): the hops' reflect check, the answer check's
-    verdicts, the context manager's judgements and the online sources' whys all have a Chinese form; a
-    sentence a producer changes fails here, not on a page."""
+def test_the_sentences_of_the_hops_and_the_checks_are_said_from_their_codes() -> None:
+    """The real producers' reasons (not copies of them): the hops' reflect check, the answer check's
+    verdicts, the context manager's judgements and the online sources' whys all have a Chinese form, said
+    from their code; and every code ``kimas_desktop.trace.reasons`` lists has a Chinese, Japanese and
+    Hindi form. A code a producer adds fails here, not on a page."""
     from kimas_desktop.answer.signals.verify import verify
     from kimas_desktop.retrieval.hops import covered
     from kimas_desktop.text.terms import TermWeights
+    from kimas_desktop.trace import reasons
     from ui.chat.trace_view import Say
-    from ui.chat.trace_words import again
+    from ui.chat.trace_words import TRACE, reason_said
+    from ui.words_hi import HINDI
+    from ui.words_ja import JAPANESE
 
     chunk = Chunk("c1", "papers", "/p/a.txt", "The harbour ferry leaves at nine every morning.")
     weights = TermWeights.from_texts([chunk.text, "The museum opens at ten."])
     reflect = [
-        covered("When does the harbour ferry leave?", [Hit(chunk, 1.0)], weights, 0.1).why,
-        covered("When does the museum close on Sundays?", [Hit(chunk, 1.0)], weights, 0.99).why,
-        covered("anything", [], weights, 0.5).why,
+        covered("When does the harbour ferry leave?", [Hit(chunk, 1.0)], weights, 0.1).why_said,
+        covered("When does the museum close on Sundays?", [Hit(chunk, 1.0)], weights, 0.99).why_said,
+        covered("anything", [], weights, 0.5).why_said,
     ]
     hits = [Hit(chunk, 1.0)]
     asked = "When does the ferry leave?"
-    verdicts = [verify(words, asked, hits).reason for words in ("", "at noon", "the ferry leave")]
-    said = [*reflect, *verdicts, *_JUDGED.values(), *WHY.values()]
-    assert all(said), said
-    for sentence in said:
-        chinese = again(sentence, Say("zh"))
-        assert chinese != sentence and not english_runs(chinese), (sentence, chinese)
+    verdicts = [verify(words, asked, hits).reason_said for words in ("", "at noon", "the ferry leave")]
+    said = [*reflect, *verdicts, *_JUDGED.values(), *WHY.values(), *NOT_ASKED.values()]
+    for reason in said:
+        assert reason is not None
+        chinese = reason_said(reason.english, reason, Say("zh"))
+        assert chinese != reason.english and not english_runs(chinese), (reason, chinese)
+    listed = reasons.__doc__.split("Codes and their values")[1]
+    codes = set(re.findall(r"``([a-z_]+)``", listed))
+    assert len(codes) > 35 and {r.code for r in said} <= codes
+    for code in codes:
+        assert f"re {code}" in TRACE and f"re {code}" in JAPANESE and f"re {code}" in HINDI, code

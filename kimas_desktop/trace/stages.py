@@ -1,10 +1,6 @@
-"""``Trace``: how an answer was made, as typed stage records (the UI and the CLI render them without
-guessing at keys). The pipeline fills a ``TraceBuilder``; what leaves it (``TraceReady``, a retrieval
-result) is a frozen ``Trace`` snapshot, so a reader never sees a record that is still growing.
-
-Each record is a frozen dataclass with the stage's time in ``ms`` and a ``stage`` name (the key of
-``Trace.timings_ms`` and of ``kimas ask --json``'s ``trace.stages[*].stage``). A stage that runs twice
-(``pack`` after the agentic round) adds a record each time; ``Trace.find`` gives the first.
+"""The trace's stage records, one frozen dataclass per stage (``kimas_desktop.trace`` says how they are
+read). A sentence a record holds is English; ``<field>_said`` is the same sentence as a ``Reason`` (a code
+and plain values) that the UI says in the page's language; a record stored before it had one has None.
 """
 
 from __future__ import annotations
@@ -12,9 +8,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, TypeVar
+from typing import ClassVar, Literal
 
-from kimas_desktop.types import Hit, Route
+from kimas_desktop.trace.reasons import Reason
 
 __all__ = [
     "AgenticStage",
@@ -40,8 +36,6 @@ __all__ = [
     "StageRecord",
     "SupportStage",
     "TotalStage",
-    "Trace",
-    "TraceBuilder",
     "stage_fields",
 ]
 
@@ -61,6 +55,8 @@ class RewriteStage:
     earlier: tuple[str, ...] = ()  # the earlier questions among those messages, as the user asked them
     also_as_asked: bool = False  # a follow-up: the question as asked was searched too, and the two fused
     within: tuple[str, ...] = ()  # the files of the conversation's answers, also searched as asked
+    reason_said: Reason | None = None  # ``reason`` as a code
+    note_said: Reason | None = None  # ``note`` as a code
 
 
 @dataclass(frozen=True)
@@ -141,6 +137,7 @@ class HopStage:
     query: str = ""
     added: tuple[str, ...] = ()
     why: str = ""
+    why_said: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +151,7 @@ class DocumentStage:
     section: str = ""
     passages: int = 0  # the chapter's passages put first (the card is one passage)
     why: str = ""
+    why_said: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -201,6 +199,8 @@ class AgenticStage:
     fused: int | None = None  # hits after fusing the second search with the first
     fallback: str = ""  # the step failed: the first search's evidence stands
     skipped: str = ""
+    fallback_said: Reason | None = None
+    skipped_said: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -217,6 +217,9 @@ class OnlineStage:
     passages: int = 0
     error: str = ""  # unreachable, time limit, refused address: the local answer stands
     skipped: str = ""  # not asked, and why
+    why_said: Reason | None = None
+    error_said: Reason | None = None
+    skipped_said: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,8 @@ class AnswerCheckStage:
     fallback: str = ""
     words: str = ""
     reason: str = ""
+    fallback_said: Reason | None = None
+    reason_said: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -321,74 +326,20 @@ StageRecord = (
     | SupportStage
     | TotalStage
 )
-R = TypeVar("R", bound=StageRecord)
 
 
 def stage_fields(record: StageRecord) -> dict[str, object]:
-    """The record's fields but ``ms`` (plain values: mappings as dicts, tuples as lists)."""
+    """The record's fields but ``ms`` (plain values: mappings as dicts, tuples as lists, a ``Reason`` as
+    its code and values)."""
     out: dict[str, object] = {}
     for f in dataclasses.fields(record):
         if f.name == "ms":
             continue
         value = getattr(record, f.name)
+        if isinstance(value, Reason):
+            out[f.name] = value.plain()
+            continue
         out[f.name] = (
             dict(value) if isinstance(value, Mapping) else list(value) if isinstance(value, tuple) else value
         )
     return out
-
-
-@dataclass(frozen=True)
-class Trace:
-    """How an answer was made: every stage's record, in order (a frozen snapshot)."""
-
-    question: str = ""
-    query: str = ""
-    routes: tuple[Route, ...] = ()
-    agent_queries: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
-    evidence: tuple[Hit, ...] = ()
-    stages: tuple[StageRecord, ...] = ()
-
-    def __post_init__(self) -> None:
-        # Records written before traces were frozen hold lists: read them back as tuples.
-        for name in ("routes", "evidence", "stages"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
-        object.__setattr__(self, "agent_queries", {k: tuple(v) for k, v in self.agent_queries.items()})
-
-    def find(self, kind: type[R]) -> R | None:
-        """The first record of ``kind`` (None: that stage did not run)."""
-        for record in self.stages:
-            if isinstance(record, kind):
-                return record
-        return None
-
-    @property
-    def timings_ms(self) -> dict[str, float]:
-        out: dict[str, float] = {}
-        for s in self.stages:
-            out[s.stage] = round(out.get(s.stage, 0.0) + s.ms, 1)
-        return out
-
-
-@dataclass
-class TraceBuilder:
-    """The trace while the pipeline makes an answer; ``snapshot()`` is what leaves the pipeline."""
-
-    question: str = ""
-    query: str = ""
-    routes: list[Route] = field(default_factory=list)
-    agent_queries: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    evidence: list[Hit] = field(default_factory=list)
-    stages: list[StageRecord] = field(default_factory=list)
-
-    def add(self, record: StageRecord) -> None:
-        self.stages.append(record)
-
-    def snapshot(self) -> Trace:
-        return Trace(
-            self.question,
-            self.query,
-            tuple(self.routes),
-            dict(self.agent_queries),
-            tuple(self.evidence),
-            tuple(self.stages),
-        )
