@@ -99,7 +99,9 @@ def check_url(url: str, *, allowed: frozenset[Origin] = frozenset()) -> None:
     try:
         infos = socket.getaddrinfo(origin.host, origin.port, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError) as err:
-        raise SourceError(f"cannot resolve {origin.host}: {err}") from None
+        raise SourceError(
+            f"cannot resolve {origin.host}: {err}", code="source_unresolved", values={"host": origin.host}
+        ) from None
     for info in infos:
         ip = ipaddress.ip_address(str(info[4][0]).split("%")[0])
         if not is_public(ip):

@@ -56,6 +56,12 @@ class Fetched:
         return decode(self.body, self.encoding)
 
 
+def _late(url: str, timeout_s: float) -> SourceError:
+    host, seconds = host_of(url), f"{timeout_s:g}"
+    english = f"{host} did not answer within {seconds} s"
+    return SourceError(english, code="source_timeout", values={"host": host, "seconds": seconds})
+
+
 class SafeClient:
     """One connection pool for one source. ``allowed``: private origins it may reach (its own)."""
 
@@ -91,7 +97,7 @@ class SafeClient:
             check_url(url, allowed=self.allowed)
             left = deadline - time.monotonic()
             if left <= 0:
-                raise SourceError(f"{host_of(url)} did not answer within {timeout_s:g} s")
+                raise _late(url, timeout_s)
             try:
                 with self._client().stream(
                     method, url, params=params, json=json, headers=headers, timeout=httpx.Timeout(left)
@@ -105,15 +111,28 @@ class SafeClient:
                         params = None  # the new location carries its own query
                         continue
                     if r.status_code >= 400:
-                        raise SourceError(f"{host_of(url)} answered HTTP {r.status_code}")
+                        raise SourceError(
+                            f"{host_of(url)} answered HTTP {r.status_code}",
+                            code="source_http",
+                            values={"host": host_of(url), "status": str(r.status_code)},
+                        )
                     body, truncated = _read(r, max_bytes, deadline, cancel)
                     kind = r.headers.get("content-type", "").split(";")[0].strip().lower()
                     return Fetched(str(r.url), r.status_code, kind, body, truncated, r.charset_encoding or "")
             except httpx.TimeoutException:
-                raise SourceError(f"{host_of(url)} did not answer within {timeout_s:g} s") from None
+                raise _late(url, timeout_s) from None
             except (httpx.HTTPError, httpx.InvalidURL) as err:
-                raise SourceError(f"{host_of(url)} could not be reached: {type(err).__name__}") from None
-        raise SourceError(f"{host_of(url)}: more than {MAX_REDIRECTS} redirects")
+                host, kind = host_of(url), type(err).__name__
+                raise SourceError(
+                    f"{host} could not be reached: {kind}",
+                    code="source_unreachable",
+                    values={"host": host, "error": kind},
+                ) from None
+        raise SourceError(
+            f"{host_of(url)}: more than {MAX_REDIRECTS} redirects",
+            code="source_redirects",
+            values={"host": host_of(url), "n": str(MAX_REDIRECTS)},
+        )
 
     def close(self) -> None:
         with self._lock:

@@ -130,7 +130,9 @@ class DdgsEngine:
                 max_results=limit * 2,
             )
         except DDGSException as err:
-            raise SourceError(f"the web search failed: {err}") from None
+            raise SourceError(
+                f"the web search failed: {err}", code="source_search_failed", values={"error": str(err)}
+            ) from None
         found = [
             SearchResult(_text(r.get("title")), _text(r.get("href")), _text(r.get("body")))
             for r in rows

@@ -135,7 +135,10 @@ class OnlineAgent:
         try:
             docs = self.source.search(sent, timeout_s=self.timeout_s, cancel=cancel)
         except SourceError as err:
-            return OnlineResult(name, sent, (), 0, 0, elapsed_ms(start), str(err))
+            said = (
+                Reason(str(err), err.code, {k: str(v) for k, v in err.values.items()}) if err.code else None
+            )
+            return OnlineResult(name, sent, (), 0, 0, elapsed_ms(start), str(err), said)
         except UNREADABLE as err:  # a source that did not turn its own failure into a SourceError
             kind = type(err).__name__
             why = Reason(f"its answer could not be read ({kind})", "unreadable", {"error": kind})

@@ -21,7 +21,10 @@ Codes and their values, by who writes them:
   ``named``, ``only_document``, ``best_passage_document`` (title)
 - the online sources (``retrieval/online.py``): ``always_asked``; ``local_weak``; ``you_asked``;
   ``local_answers``; ``only_when_asked``; ``off_topic`` (match, least); the failures it writes itself:
-  ``no_answer_in_time``, ``unreadable`` (error: the exception's name)
+  ``no_answer_in_time``, ``unreadable`` (error: the exception's name); and a source's ``SourceError``
+  by its own code (``web/``): ``source_timeout`` (host, seconds), ``source_http`` (host, status),
+  ``source_unreachable`` (host, error), ``source_redirects`` (host, n), ``source_unresolved`` (host),
+  ``source_search_failed`` (error: the search library's words)
 - the decider and the second round (``answer/``): ``evidence_answers``; ``no_chat_model``;
   ``judgement_failed``, ``second_search_failed``, ``check_failed`` (error)
 - the answer check (``answer/signals/verify.py``): ``no_answer_found``; ``not_as_written``;

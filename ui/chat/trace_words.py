@@ -312,6 +312,13 @@ TRACE: dict[str, tuple[str, str]] = {
     ),
     "re no_answer_in_time": ("no answer within the time limit", "在时间限制内没有回答"),
     "re unreadable": ("its answer could not be read ({error})", "无法读取它的回答（{error}）"),
+    # an online source's failure (``SourceError``'s code, ``web/``)
+    "re source_timeout": ("{host} did not answer within {seconds} s", "{host} 在 {seconds} 秒内没有回答"),
+    "re source_http": ("{host} answered HTTP {status}", "{host} 返回了 HTTP {status}"),
+    "re source_unreachable": ("{host} could not be reached: {error}", "无法连接到 {host}：{error}"),
+    "re source_redirects": ("{host}: more than {n} redirects", "{host}：重定向超过 {n} 次"),
+    "re source_unresolved": ("cannot resolve {host}", "无法解析 {host}（可能没有联网）"),
+    "re source_search_failed": ("the web search failed: {error}", "网页搜索失败：{error}"),
     # what a computed answer did (``ComputeStage.order``: a comparison's order or a table's operation)
     "tr order difference": ("difference", "差值"),
     "tr order earliest": ("earliest", "最早"),

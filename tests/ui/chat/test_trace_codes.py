@@ -1,13 +1,16 @@
 """The sentences the pipeline writes into the trace's records are said from their codes (issue 69), never
 by matching their English: a Chinese conversation's trace from the real pipeline has no English, a
-producer's English reworded changes nothing on a Chinese page, and a trace stored before the codes still
-opens (its sentences in English) while one stored now keeps them."""
+producer's English reworded changes nothing on a Chinese page, an online source's failure is said from its
+error's code, and a trace stored before the codes still opens (its sentences in English) while one stored
+now keeps them."""
 
 from __future__ import annotations
 
 import json
 import re
+import socket
 from dataclasses import replace
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -36,6 +39,7 @@ from tests.kimas_desktop.pipeline_rig import by_schema, make
 from tests.ui.english import english_runs
 from ui.chat.trace_view import Say, trace_markdown
 from ui.chat.trace_words import reason_said
+from web import build_source
 
 # Words apart: the fake embedder and reranker match whole words (``\w+``), and an unsegmented Chinese
 # sentence is one word to them.
@@ -235,3 +239,34 @@ def test_an_old_stored_trace_opens_and_a_new_one_keeps_its_codes() -> None:
     assert not _shown_english(new), trace_markdown(new)
     note = reason_said(rewrite.note, rewrite.note_said, Say("zh"))
     assert note == "对话模型认为它本身就能理解；保留：它指向前文（“它”）"
+
+
+def _refused_port() -> int:
+    """A port on 127.0.0.1 nothing listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_an_online_source_that_cannot_be_reached_says_so_in_chinese(tmp_path: Path) -> None:
+    """The real web source (``web/``) against a refused port: its failure is said from its code, with the
+    host and the error's name, not as the client's English."""
+    base = f"http://127.0.0.1:{_refused_port()}"
+    spec = SourceConfig.model_validate(
+        {"kind": "searxng", "enabled": True, "use": "always", "base_url": base}
+    )
+    pipe, searcher = make(
+        ScriptedChatModel(by_schema({}, "张长旺。")),
+        online=[(build_source("web", spec, tmp_path / "cache"), spec)],
+    )
+    searcher.add("papers", list(PAPER), "/k/rag.zh.txt")
+    try:
+        events = list(pipe.ask(QUESTIONS[0]))
+    finally:
+        pipe.close()
+    trace = [e.trace for e in events if isinstance(e, TraceReady)][-1]
+    record = trace.find(OnlineStage)
+    assert record is not None and record.error == "127.0.0.1 could not be reached: ConnectError"
+    text = trace_markdown(trace)
+    assert "**失败**：无法连接到 127.0.0.1：ConnectError。" in text
+    assert not _shown_english(trace), text
