@@ -70,18 +70,26 @@ def _results(rows: list[SearchResult], site: str, limit: int) -> list[SearchResu
     return out[:limit]
 
 
+def _failed(english: str, code: str, **values: str) -> SourceError:
+    """A source's failure: its English sentence, and the same as a code with plain values (the trace says
+    it in the page's language)."""
+    return SourceError(english, code=code, values=values)
+
+
 def _json(
     client: SafeClient, method: str, url: str, timeout_s: float, cancel: CancelToken | None, **kw: Any
 ) -> Any:
     got = client.request(method, url, timeout_s=timeout_s, max_bytes=API_MAX_BYTES, cancel=cancel, **kw)
+    host = host_of(url)
     if got.truncated:
-        raise SourceError(f"{host_of(url)}'s answer is over {API_MAX_BYTES // 2**20} MB or too slow")
+        mb = str(API_MAX_BYTES // 2**20)
+        raise _failed(f"{host}'s answer is over {mb} MB or too slow", "source_too_big", host=host, mb=mb)
     try:
         return json.loads(got.text())
     except ValueError:
-        raise SourceError(f"{host_of(url)} did not answer with JSON") from None
+        raise _failed(f"{host} did not answer with JSON", "source_not_json", host=host) from None
     except RecursionError:  # a JSON bomb: lists in lists, deeper than Python's stack
-        raise SourceError(f"{host_of(url)}'s answer is nested too deeply to read") from None
+        raise _failed(f"{host}'s answer is nested too deeply to read", "source_too_deep", host=host) from None
 
 
 class SearxngEngine:
@@ -95,7 +103,8 @@ class SearxngEngine:
         data = _json(self._client, "GET", f"{self._base}/search", timeout_s, cancel, params=params)
         rows = data.get("results") if isinstance(data, dict) else None
         if not isinstance(rows, list):
-            raise SourceError(f"{host_of(self._base)} did not answer in SearXNG's JSON format")
+            host = host_of(self._base)
+            raise _failed(f"{host} did not answer in SearXNG's JSON format", "source_not_searxng", host=host)
         found = [
             SearchResult(
                 _text(r.get("title")),
@@ -159,7 +168,8 @@ _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 def _expand_env(value: str) -> str:
     def one(m: re.Match[str]) -> str:
         if m.group(1) not in os.environ:
-            raise SourceError(f"the environment variable {m.group(1)} is not set")
+            name = m.group(1)
+            raise _failed(f"the environment variable {name} is not set", "source_env_unset", name=name)
         return os.environ[m.group(1)]
 
     return _ENV.sub(one, value)
@@ -185,9 +195,9 @@ class HttpApiEngine:
         if self._spec.token_env:
             token = os.environ.get(self._spec.token_env, "")
             if not token:
-                raise SourceError(
-                    f"the environment variable {self._spec.token_env} (the API token) is not set"
-                )
+                name = self._spec.token_env
+                english = f"the environment variable {name} (the API token) is not set"
+                raise _failed(english, "source_token_unset", name=name)
             headers["Authorization"] = f"Bearer {token}"
         return headers
 
@@ -205,8 +215,13 @@ class HttpApiEngine:
         data = _json(self._client, s.method, url, timeout_s, cancel, **kw)
         rows = dig(data, s.results_path)
         if not isinstance(rows, list):
-            where = f"at '{s.results_path}'" if s.results_path else "at the top"
-            raise SourceError(f"{host_of(url)}'s answer has no list of results {where}")
+            host, path = host_of(url), s.results_path
+            if path:
+                english = f"{host}'s answer has no list of results at '{path}'"
+                raise _failed(english, "source_no_results_at", host=host, path=path)
+            raise _failed(
+                f"{host}'s answer has no list of results at the top", "source_no_results", host=host
+            )
         found = [
             SearchResult(
                 _text(dig(r, s.title_field)),

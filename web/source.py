@@ -36,7 +36,12 @@ UNREADABLE = (LookupError, ValueError, RecursionError)
 
 
 def unreadable(where: str, err: BaseException) -> SourceError:
-    return SourceError(f"{where}: the answer could not be read ({type(err).__name__}: {str(err)[:120]})")
+    kind = type(err).__name__
+    return SourceError(
+        f"{where}: the answer could not be read ({kind}: {str(err)[:120]})",
+        code="source_unreadable",
+        values={"where": where, "error": kind},
+    )
 
 
 class WebSource:

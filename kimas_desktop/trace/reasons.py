@@ -24,7 +24,10 @@ Codes and their values, by who writes them:
   ``no_answer_in_time``, ``unreadable`` (error: the exception's name); and a source's ``SourceError``
   by its own code (``web/``): ``source_timeout`` (host, seconds), ``source_http`` (host, status),
   ``source_unreachable`` (host, error), ``source_redirects`` (host, n), ``source_unresolved`` (host),
-  ``source_search_failed`` (error: the search library's words)
+  ``source_search_failed`` (error: the search library's words), ``source_too_big`` (host, mb),
+  ``source_not_json``, ``source_too_deep``, ``source_not_searxng``, ``source_no_results`` (host),
+  ``source_no_results_at`` (host, path), ``source_env_unset``, ``source_token_unset`` (name),
+  ``source_unreadable`` (where, error)
 - the decider and the second round (``answer/``): ``evidence_answers``; ``no_chat_model``;
   ``judgement_failed``, ``second_search_failed``, ``check_failed`` (error)
 - the answer check (``answer/signals/verify.py``): ``no_answer_found``; ``not_as_written``;

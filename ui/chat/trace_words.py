@@ -319,6 +319,30 @@ TRACE: dict[str, tuple[str, str]] = {
     "re source_redirects": ("{host}: more than {n} redirects", "{host}：重定向超过 {n} 次"),
     "re source_unresolved": ("cannot resolve {host}", "无法解析 {host}（可能没有联网）"),
     "re source_search_failed": ("the web search failed: {error}", "网页搜索失败：{error}"),
+    "re source_too_big": ("{host}'s answer is over {mb} MB or too slow", "{host} 的回答超过 {mb} MB 或太慢"),
+    "re source_not_json": ("{host} did not answer with JSON", "{host} 的回答不是 JSON"),
+    "re source_too_deep": ("{host}'s answer is nested too deeply to read", "{host} 的回答嵌套太深，无法读取"),
+    "re source_not_searxng": (
+        "{host} did not answer in SearXNG's JSON format",
+        "{host} 的回答不是 SearXNG 的 JSON 格式",
+    ),
+    "re source_no_results": (
+        "{host}'s answer has no list of results at the top",
+        "{host} 的回答顶层没有结果列表",
+    ),
+    "re source_no_results_at": (
+        "{host}'s answer has no list of results at '{path}'",
+        "{host} 的回答在“{path}”处没有结果列表",
+    ),
+    "re source_env_unset": ("the environment variable {name} is not set", "环境变量 {name} 没有设置"),
+    "re source_token_unset": (
+        "the environment variable {name} (the API token) is not set",
+        "环境变量 {name}（API 令牌）没有设置",
+    ),
+    "re source_unreadable": (
+        "{where}: the answer could not be read ({error})",
+        "{where}：无法读取回答（{error}）",
+    ),
     # what a computed answer did (``ComputeStage.order``: a comparison's order or a table's operation)
     "tr order difference": ("difference", "差值"),
     "tr order earliest": ("earliest", "最早"),

@@ -37,6 +37,7 @@ from kimas_desktop.types import Message, OnlineDocument
 from local_models.fake import ScriptedChatModel
 from tests.kimas_desktop.pipeline_rig import by_schema, make
 from tests.ui.english import english_runs
+from tests.web_site import Site
 from ui.chat.trace_view import Say, trace_markdown
 from ui.chat.trace_words import reason_said
 from web import build_source
@@ -248,10 +249,8 @@ def _refused_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_an_online_source_that_cannot_be_reached_says_so_in_chinese(tmp_path: Path) -> None:
-    """The real web source (``web/``) against a refused port: its failure is said from its code, with the
-    host and the error's name, not as the client's English."""
-    base = f"http://127.0.0.1:{_refused_port()}"
+def _online_trace(base: str, tmp_path: Path) -> Trace:
+    """The trace of a Chinese question with the real web source at ``base`` always asked."""
     spec = SourceConfig.model_validate(
         {"kind": "searxng", "enabled": True, "use": "always", "base_url": base}
     )
@@ -264,9 +263,28 @@ def test_an_online_source_that_cannot_be_reached_says_so_in_chinese(tmp_path: Pa
         events = list(pipe.ask(QUESTIONS[0]))
     finally:
         pipe.close()
-    trace = [e.trace for e in events if isinstance(e, TraceReady)][-1]
-    record = trace.find(OnlineStage)
-    assert record is not None and record.error == "127.0.0.1 could not be reached: ConnectError"
-    text = trace_markdown(trace)
-    assert "**失败**：无法连接到 127.0.0.1：ConnectError。" in text
-    assert not _shown_english(trace), text
+    return [e.trace for e in events if isinstance(e, TraceReady)][-1]
+
+
+def test_an_online_sources_failure_is_said_in_chinese(site: Site, tmp_path: Path) -> None:
+    """The real web source (``web/``) against a refused port, and against a server that answers JSON
+    that is not SearXNG's: each failure is said from its code, with the host and the error's name, not
+    as the client's English (which the record keeps)."""
+    for base, english, chinese in (
+        (
+            f"http://127.0.0.1:{_refused_port()}",
+            "127.0.0.1 could not be reached: ConnectError",
+            "**失败**：无法连接到 127.0.0.1：ConnectError。",
+        ),
+        (
+            f"{site.base}/api",
+            "127.0.0.1 did not answer in SearXNG's JSON format",
+            "的回答不是 SearXNG 的 JSON 格式。回答只用了你的文档。",
+        ),
+    ):
+        trace = _online_trace(base, tmp_path)
+        record = trace.find(OnlineStage)
+        assert record is not None and record.error == english
+        text = trace_markdown(trace)
+        assert chinese in text
+        assert not _shown_english(trace), text
