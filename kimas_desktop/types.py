@@ -356,7 +356,10 @@ class ChatModelDescription:
 
     ``judges``: it copies answers from sources reliably enough that its extract-and-verify check is
     evidence (measured: the embedded SmolLM2-135M's copies verify for 2 of 20 answerable questions; the
-    0.5B benchmark model's check declines 0.55-0.75 of unanswerable ones; bench/RESULTS.md)."""
+    0.5B benchmark model's check declines 0.55-0.75 of unanswerable ones; bench/RESULTS.md).
+    ``writes``: its own sentences are worth showing beside the quote. False for a model measured to add
+    nothing to it (the embedded SmolLM2-135M: the gold beyond the quote for 0 of 250 held-out questions,
+    bench/RESULTS.md "answer loops"): its answer is then the quote, and it writes only when asked to try."""
 
     model_id: str
     context_window: int
@@ -364,6 +367,7 @@ class ChatModelDescription:
     parameters: int | None = None  # from the model file, when it says
     prompt_tokens_per_s: float | None = None  # measured at load
     chat_template: str = ""  # the template's name, or "built-in" when the model file carries one
+    writes: bool = True  # its written answer is shown (False: the quote is the answer; see above)
 
 
 @dataclass(frozen=True)

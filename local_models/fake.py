@@ -121,11 +121,13 @@ class ScriptedChatModel:
         model_id: str = "fake/scripted-chat",
         context_size: int = 4096,
         judges: bool = False,
+        writes: bool = True,
     ) -> None:
         self._replies = replies
         self._model_id = model_id
         self._context_size = context_size
         self._judges = judges
+        self._writes = writes
         self._lock = threading.Lock()
         self.calls: list[tuple[list[Message], Mapping[str, Any] | None]] = []
         self.closed = 0  # how many times close() was called
@@ -142,8 +144,11 @@ class ScriptedChatModel:
         return None
 
     def describe(self) -> ChatModelDescription:
-        """``judges`` as the test sets it: a fake stands for the embedded model unless told otherwise."""
-        return ChatModelDescription(self._model_id, self._context_size, self._judges, chat_template="fake")
+        """``judges`` and ``writes`` as the test sets them: a fake stands for a model that cannot judge but
+        whose answers are shown, unless told otherwise (``writes=False``: the embedded model, issue 69)."""
+        return ChatModelDescription(
+            self._model_id, self._context_size, self._judges, chat_template="fake", writes=self._writes
+        )
 
     def _reply(self, messages: Sequence[Message], schema: Mapping[str, Any] | None) -> str:
         with self._lock:

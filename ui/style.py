@@ -12,6 +12,7 @@ CSS = """
 .kimas-quote { margin: 0.3em 0 0.1em 0; padding-left: 0.7em; border-left: 3px solid var(--color-accent);
   font-style: italic; }
 mark.kimas-cited { background: var(--color-accent-soft); padding: 0 0.1em; }
+mark.kimas-answering { background: var(--color-accent-soft); padding: 0 0.1em; font-weight: 600; }
 .kimas-unsupported { text-decoration: underline dotted; text-decoration-color: #c2410c; }
 .kimas-flag { color: #c2410c; }
 .kimas-marker a { text-decoration: none; font-size: 0.85em; margin-left: 0.1em; }

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kimas_desktop.answer.model_alone import AnswerMode
-from kimas_desktop.answer.outcome import NothingFound
+from kimas_desktop.answer.outcome import Answered, NothingFound
 from kimas_desktop.answer.tables.answer import TableAnswer
 from kimas_desktop.answer.writing.budget import Pace
 from kimas_desktop.control import CancelToken
@@ -75,6 +75,7 @@ class Turn:
     earlier: list[Turn] = field(default_factory=list)  # the answers Regenerate replaced, oldest first
     mode: AnswerMode = "documents"  # "model": the model answered alone, not from the documents (issue 45)
     no_knowledge: bool = False  # asked from the documents while there were none (the model alone is offered)
+    quote_only: bool = False  # the answer is the quote: the chat model writes none of its own (issue 69)
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -117,6 +118,7 @@ class Turn:
             self.answered_from_sources = event.answered_from_sources
             outcome = event.outcome
             self.no_knowledge = isinstance(outcome, NothingFound) and outcome.reason == "no knowledge"
+            self.quote_only = isinstance(outcome, Answered) and outcome.quote_only
             self.state = "done"
             self.status = ""
 

@@ -201,13 +201,15 @@ class ChatSession:
     def regenerate(self, conv: Conversation, sources: Sequence[str] = ()) -> Iterator[Turn]:
         """Ask the last question again, sampled warmer than the last try so the answer differs; the old
         answer stays in the new turn's ``earlier`` (and leaves the history). When that answer was a
-        decline (the documents do not say), the model is let to try this time."""
+        decline (the documents do not say), or the quote because the model writes none of its own (the
+        embedded model, issue 69), the model is let to try this time."""
         self.stop(conv)
         if not conv.turns:
             return
         last = conv.turns.pop()
         declined = last.answerability is not None and not last.answerability.answerable
-        yield from self.ask(conv, last.question, try_anyway=declined, replacing=last, sources=sources)
+        try_anyway = declined or last.quote_only  # the quote was the answer: the model may write this time
+        yield from self.ask(conv, last.question, try_anyway=try_anyway, replacing=last, sources=sources)
 
     def ask_model_alone(self, conv: Conversation) -> Iterator[Turn]:
         """The one click offered under a "no knowledge yet" reply: the chat switches to the model alone

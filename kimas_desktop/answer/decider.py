@@ -69,6 +69,8 @@ class Decider:
     ) -> Generator[Event, None, Decided | None]:
         """Decide on the local evidence (its quote shows at once), then on it joined with the online
         sources' when they are asked. None: no evidence at all."""
+        if run.policy is None and first.hits:  # before the packing, which starts the context analysis
+            run.policy = self._policy(run)  # only for a model that writes
         evidence = self._packer.pack(run, first)
         decided: Decided | None = None
         if evidence.hits:
@@ -107,6 +109,12 @@ class Decider:
         run.trace.add(QuoteStage(t.ms(), at, quoted, a.answerable, a.score, a.threshold, g.idf_from))
         return g
 
+    def _policy(self, run: Run) -> AnswerPolicy:
+        """The answer policy for this chat model: whether it judges (the pipeline's one reading, which loads
+        the model the first time), and whether its written answers are shown (its description)."""
+        judges = run.stages.judges()
+        return AnswerPolicy(self._config.grounding, judges=judges, writes=run.stages.chat.describe().writes)
+
     def _check(self, run: Run, hits: tuple[Hit, ...]) -> Verdict | None:
         """The chat model's extract-and-verify check; a failed check is no evidence (None)."""
         t = Clock()
@@ -129,7 +137,7 @@ class Decider:
         """The answer policy over the lexical answerability and, where it can change the decision, the
         chat model's check."""
         if run.policy is None:
-            run.policy = AnswerPolicy(self._config.grounding, judges=run.stages.judges())
+            run.policy = self._policy(run)
         policy = run.policy
         lexical, try_anyway = grounding.answerability, run.options.try_anyway
         run.computed = compute(run.question, evidence.hits) if run.table is None else None

@@ -38,7 +38,8 @@ class EvidencePacker:
         packed, used = pack(first.hits if hits is None else hits, budget, count)
         run.trace.add(PackStage(t.ms(), len(packed), used, budget, round=1 if hits is None else 2))
         run.trace.evidence = list(packed)
-        if packed:  # an answer may be written: the analysis runs while the quote is made
+        writes = run.policy is None or run.policy.model_writes(try_anyway=run.options.try_anyway)
+        if packed and writes:  # an answer may be written: the analysis runs while the quote is made
             self._start_analysis(run, first.decision)
         return PackedEvidence(tuple(packed), used, budget, tuple(related))
 

@@ -2,7 +2,8 @@
 
     Answered      the chat model wrote it from the evidence; its citations come from the support check.
                   Or the documents' own words (the quote): ``set_aside`` then holds the model's text that
-                  no source backed (``AnswerPolicy.sets_aside``)
+                  no source backed (``AnswerPolicy.sets_aside``); ``quote_only``: the chat model writes
+                  no answer of its own (the policy's form ``quote``)
     Declined      the evidence does not answer: say so and point at the closest passages
     NothingFound  no knowledge yet, or nothing came close: a fixed sentence, not the model's
     ModelAlone    the chat's model-alone mode: the model answered from its own knowledge, no retrieval ran
@@ -59,6 +60,7 @@ class Answered:
     citations: tuple[Citation, ...]
     note: str = ""  # about the citations ("no sentence of the answer is backed by the sources")
     set_aside: str = ""  # the model's answer shown in its place was the quote (no source backed it)
+    quote_only: bool = False  # the quote is the answer: the chat model writes none of its own (issue 69)
     kind: Literal["answered"] = "answered"
 
 

@@ -48,6 +48,11 @@ How an answer is written (``AnswerPolicy.form``), in this order:
     disagree      two files state the asked value differently (``disagree.py``: "7 days" in a note, "90
                   days" in an audit): both sentences with their files, whatever chat model is loaded,
                   so neither a model nor the quote's ranking picks one of them silently
+    quote         a chat model whose description says its sentences add nothing to the quote (the
+                  embedded SmolLM2-135M: the gold beyond the quote for 0 of 250 held-out questions, and
+                  loops and unsupported sentences shown; bench/RESULTS.md "answer loops", issue 69): the
+                  answer is the quote with its sources, and the model is not asked to write. Regenerate
+                  ("try anyway") lets it write, as the user asked
     model         the summarizer writes, and the support check verifies
 
 After the model wrote (``AnswerPolicy.sets_aside``):
@@ -69,7 +74,7 @@ from kimas_desktop.types import Answerability, Quote, SentenceSupport
 
 __all__ = ["AnswerForm", "AnswerPolicy", "Decision", "DeclineWording"]
 
-AnswerForm = Literal["declined", "computed", "table", "own words", "disagree", "model"]
+AnswerForm = Literal["declined", "computed", "table", "own words", "disagree", "quote", "model"]
 DeclineWording = Literal["silent", "may answer"]
 
 
@@ -100,8 +105,9 @@ class Decision:
 
 
 class AnswerPolicy:
-    def __init__(self, config: GroundingConfig, *, judges: bool) -> None:
+    def __init__(self, config: GroundingConfig, *, judges: bool, writes: bool = True) -> None:
         self._capable = judges
+        self._writes = writes
         self._judges = (judges and config.llm_check != "off") or config.llm_check == "on"
         self._decline = config.decline
         self._rescue_from = config.model_rescues_from
@@ -140,9 +146,16 @@ class AnswerPolicy:
                 return Decision(False, "doubted", lexical, verdict)
         return Decision(lexical.answerable, "lexical", lexical, verdict)
 
-    def form(self, decision: Decision, *, computed: bool, focus: bool, disagree: bool = False) -> AnswerForm:
+    def model_writes(self, *, try_anyway: bool = False) -> bool:
+        """Whether the chat model may write this answer: not when the quote is its answer (form ``quote``)."""
+        return self._writes or try_anyway
+
+    def form(
+        self, decision: Decision, *, computed: bool, focus: bool, disagree: bool = False, quoted: bool = True
+    ) -> AnswerForm:
         """How the answer is written (the module's second list). ``focus``: the question is about a whole
-        document or one of its chapters; ``disagree``: the sources state the asked value differently."""
+        document or one of its chapters; ``disagree``: the sources state the asked value differently;
+        ``quoted``: there is a quote (with none, the model writes whatever its description says)."""
         if not decision.answer:
             return "declined"
         if decision.rule == "table":
@@ -151,7 +164,10 @@ class AnswerPolicy:
             return "computed"
         if focus and not self._capable:
             return "own words"
-        return "disagree" if disagree else "model"
+        if disagree:
+            return "disagree"
+        try_anyway = decision.rule == "try anyway"
+        return "model" if self.model_writes(try_anyway=try_anyway) or not quoted else "quote"
 
     @staticmethod
     def decline_wording(*, shaped: bool) -> DeclineWording:

@@ -1,20 +1,18 @@
 """``quote_while_unwritten``: the answer while the chat model that writes it is not there yet (issue 71:
 llama.cpp is still being built for this computer, and the chat model raises ``ModelUnavailableError`` with
 the code ``NOT_READY``). The quote, in the documents' own words, takes the model's place with its sources,
-as when a model's answer is set aside; a decline, a table or a computed answer needed no model anyway.
+as when a model's answer is set aside or the model writes none (``writer.quote_answer``, the one path of a
+quote as the answer); a decline, a table or a computed answer needed no model anyway.
 With no quote to give, or any other failure, the error goes up as before."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from kimas_desktop.answer.outcome import Answered, quote_text
 from kimas_desktop.answer.run import Run
-from kimas_desktop.answer.writer import finish
-from kimas_desktop.answer.writing.citations import closest_passages
+from kimas_desktop.answer.writer import quote_answer
 from kimas_desktop.errors import ModelUnavailableError
 from kimas_desktop.events import AnswerDelta, Event
-from kimas_desktop.trace import CitationsStage, FirstTokenStage
 from kimas_desktop.types import Quote
 
 __all__ = ["NOT_READY", "quote_while_unwritten"]
@@ -33,8 +31,4 @@ def quote_while_unwritten(steps: Iterator[Event], run: Run, quotes: Sequence[Quo
     except ModelUnavailableError as err:
         if err.code != NOT_READY or wrote or not quotes:
             raise
-        text, cited = quote_text(quotes, question=run.question), closest_passages(quotes)
-        run.trace.add(FirstTokenStage(run.clock.ms()))
-        yield AnswerDelta(text)
-        run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), NOTE))
-        yield from finish(run, Answered(text, cited, NOTE))
+        yield from quote_answer(run, quotes, NOTE)

@@ -1,5 +1,6 @@
 """The answer in the form the policy chose (``AnswerPolicy.form``): a decline with the closest passages,
-the values computed in code, a document's own words, or the summarizer's streamed answer
+the values computed in code, a document's own words, the quote (a model that writes no answer of its
+own: ``quote_answer``), or the summarizer's streamed answer
 (through the guard against loops and transcripts) with the support check, whose backing sources are the
 citations; when the policy sets that answer aside (``AnswerPolicy.sets_aside``), the quote takes its
 place. Every answer ends in one ``Outcome`` and the same trailing events (``finish``)."""
@@ -62,7 +63,7 @@ from kimas_desktop.trace import (
 )
 from kimas_desktop.types import Message, Quote, SentenceSupport
 
-__all__ = ["AnswerWriter", "finish"]
+__all__ = ["QUOTE_ONLY", "AnswerWriter", "finish", "quote_answer"]
 
 
 def _cites_nowhere(s: SentenceSupport, nowhere: Sequence[int]) -> SentenceSupport:
@@ -73,6 +74,7 @@ def _cites_nowhere(s: SentenceSupport, nowhere: Sequence[int]) -> SentenceSuppor
 
 
 Steps = Generator[Event, None, None]
+QUOTE_ONLY = "the chat model writes no answer of its own: the quote is the answer"  # the trace's note
 
 
 class AnswerWriter:
@@ -91,6 +93,7 @@ class AnswerWriter:
             computed=run.computed is not None,
             focus=run.focus is not None,
             disagree=decided.grounding.disagree,
+            quoted=bool(decided.grounding.quotes),
         )
         quotes = decided.grounding.quotes
         if form == "declined" and decided.decision.rule == "table" and run.table is not None:
@@ -108,6 +111,8 @@ class AnswerWriter:
             yield from self._disagree(run, renumber_quotes(quotes, decided.evidence.hits))
         elif form == "computed" and run.computed is not None:
             yield from self._computed(run, decided, run.computed)
+        elif form == "quote":
+            yield from quote_answer(run, quotes, QUOTE_ONLY, quote_only=True)
         else:
             said = self._own_words(run, decided) if form == "own words" else None
             yield from self._said(run, said) if said is not None else self._by_model(run, decided)
@@ -242,6 +247,17 @@ class AnswerWriter:
         yield AnswerDelta(said.text)
         run.trace.add(CitationsStage(0.0, tuple(c.n for c in said.citations), said.note))
         yield from finish(run, Answered(said.text, said.citations, said.note))
+
+
+def quote_answer(run: Run, quotes: Sequence[Quote], note: str, *, quote_only: bool = False) -> Steps:
+    """The quote as the answer, with its sources, no model writing: the form ``quote`` (``quote_only``: a
+    model whose description says it writes no answer of its own) and a model not ready yet
+    (``answer.unwritten``). ``note`` says which, in the trace."""
+    text, cited = quote_text(quotes, question=run.question), closest_passages(quotes)
+    run.trace.add(FirstTokenStage(run.clock.ms()))
+    yield AnswerDelta(text)
+    run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), note))
+    yield from finish(run, Answered(text, cited, note, quote_only=quote_only))
 
 
 def finish(run: Run, outcome: Outcome) -> Steps:

@@ -59,6 +59,7 @@ _OPTIONAL = {
     "max_tokens",
     "languages",
     "prompt_lookup",
+    "writes",
 }
 
 
@@ -82,6 +83,7 @@ class CatalogEntry:
     languages: str = ""
     notes: str = ""
     prompt_lookup: bool = False  # chat: prompt-lookup decoding measured ≥ 1.2× faster generation
+    writes: bool = True  # chat: its own sentences add to the quote (False: measured to add nothing)
 
     def url(self, file: str, base_url: str = "") -> str:
         """The file's URL in the hub layout, on ``base_url`` (a mirror, a test server) if given."""

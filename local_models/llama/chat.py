@@ -35,7 +35,7 @@ from local_models.resolve import resolve_chat
 if TYPE_CHECKING:
     from kimas_desktop.control import CancelToken
 
-__all__ = ["LlamaChatModel", "llama_runtime_info", "prompt_lookup_tokens"]
+__all__ = ["LlamaChatModel", "llama_runtime_info", "prompt_lookup_tokens", "writes_answers"]
 
 log = logging.getLogger(__name__)
 
@@ -89,9 +89,22 @@ def prompt_lookup_tokens(
     hub model)."""
     if cfg.prompt_lookup != "auto":
         return DRAFT_TOKENS if cfg.prompt_lookup == "on" else 0
-    entries = load_catalog() if catalog is None else catalog
-    entry = entry_for_file(entries, cfg.hf_file if cfg.hf_repo and not cfg.path else file_name)
+    entry = _entry(cfg, file_name, catalog)
     return DRAFT_TOKENS if entry is not None and entry.prompt_lookup else 0
+
+
+def writes_answers(cfg: ChatModelConfig, file_name: str, catalog: list[CatalogEntry] | None = None) -> bool:
+    """Whether this model's own sentences are shown (``ChatModelDescription.writes``): as its entry in
+    ``catalog`` says (the embedded SmolLM2-135M's do not: issue 69); a model the catalog does not list
+    was chosen by the user, and writes."""
+    entry = _entry(cfg, file_name, catalog)
+    return entry is None or entry.writes
+
+
+def _entry(cfg: ChatModelConfig, file_name: str, catalog: list[CatalogEntry] | None) -> CatalogEntry | None:
+    """The catalog's entry of this model, found by its GGUF file name (``chat.hf_file`` for a hub model)."""
+    entries = load_catalog() if catalog is None else catalog
+    return entry_for_file(entries, cfg.hf_file if cfg.hf_repo and not cfg.path else file_name)
 
 
 class LlamaChatModel:
@@ -103,6 +116,7 @@ class LlamaChatModel:
         self._process: LlamaProcess | None = None
         self._closed = False
         self._loaded: dict[str, Any] = {}  # what the worker said of the model when it loaded it
+        self._shows_writing: bool | None = None  # its written answers are shown (``writes_answers``)
 
     @property
     def model_id(self) -> str:
@@ -121,9 +135,12 @@ class LlamaChatModel:
             self._worker()
 
     def describe(self) -> ChatModelDescription:
-        with self._lock:
-            self._worker()
-            loaded = dict(self._loaded)
+        """Loads the model the first time; after that it waits for no call in progress."""
+        loaded = self._loaded  # replaced whole when a worker loads, never emptied
+        if not loaded:
+            with self._lock:
+                self._worker()
+                loaded = self._loaded
         parameters = loaded.get("parameters")
         return ChatModelDescription(
             self.model_id,
@@ -132,7 +149,14 @@ class LlamaChatModel:
             parameters=parameters if isinstance(parameters, int) else None,
             prompt_tokens_per_s=loaded.get("prompt_tokens_per_s"),
             chat_template=str(loaded.get("chat_template", "")),
+            writes=self._writes(),
         )
+
+    def _writes(self) -> bool:
+        """``writes_answers`` for this model, read from the catalog once."""
+        if self._shows_writing is None:
+            self._shows_writing = writes_answers(self._cfg, Path(resolve_chat(self._cfg).location).name)
+        return self._shows_writing
 
     def close(self) -> None:
         """Stop the worker process (a later call starts a new one)."""

@@ -8,6 +8,9 @@
   ``Chunk.locator``) said in the question's language ("第 2-8 行"), the file's name shown as ``visible_name``
   writes it.
 
+- The quote's phrase that answers the question marked (``answering_html``; issue 69: with the embedded
+  model the quote is the answer, so the words that answer show at a glance).
+
 The stored answer keeps what was written (``kimas ask --json`` and the API give it as it is).
 """
 
@@ -18,12 +21,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from kimas_desktop.answer.signals.answer_slot import answering_spans
 from kimas_desktop.answer.writing.summarizer import CLOSE, OPEN
 from kimas_desktop.text.visible import visible_name
 from kimas_desktop.types import Quote, SentenceSupport
 from ui.chat.trace_view import locator
+from ui.markup import esc_html
 
-__all__ = ["places_said", "preamble_length", "without_preamble"]
+__all__ = ["answering_html", "places_said", "preamble_length", "without_preamble"]
 
 # Two to eight English words ending in a colon ("The answer is:", "According to the document:"), "Answer:",
 # or "The answer is" alone, at the very start. One other word and a colon may be the answer's own term
@@ -115,3 +120,14 @@ def places_said(answer: str, quotes: Sequence[Quote], language: str) -> str:
         if shown != written:
             answer = answer.replace(f"[{q.n}] {written}", f"[{q.n}] {shown}")
     return answer
+
+
+def answering_html(text: str, question: str) -> str:
+    """A quote's ``text``, escaped (``esc_html``), with the phrase that answers ``question`` marked
+    (``answer_slot.answering_spans``)."""
+    pieces, at = [], 0
+    for start, end in answering_spans(question, text):
+        pieces.append(esc_html(text[at:start]))
+        pieces.append(f"<mark class='kimas-answering'>{esc_html(text[start:end])}</mark>")
+        at = end
+    return "".join(pieces) + esc_html(text[at:])

@@ -26,7 +26,7 @@ from kimas_desktop.answer.writing.markers import Marker, place_markers
 from kimas_desktop.text.visible import visible_name
 from kimas_desktop.trace import SupportStage
 from kimas_desktop.types import Chunk, Citation, Hit, Quote, SentenceSupport
-from ui.chat.answer_text import places_said, without_preamble
+from ui.chat.answer_text import answering_html, places_said, without_preamble
 from ui.chat.model_alone_view import model_alone_markdown, model_alone_trace, offer_markdown, stopped_line
 from ui.chat.numbered import FOUND_SHOWN, numbered
 from ui.chat.said import failure_said, said, said_in
@@ -124,12 +124,13 @@ def marker_html(key: str, n: int) -> str:
 
 
 def quote_html(quotes: Sequence[Quote], answerable: bool, question: str = "") -> str:
-    """The grounded quote, first in the answer: verbatim words of the user's documents, with where they
-    are; each expands to its chunk with the quoted words highlighted. Headed in ``question``'s language."""
+    """The grounded quote, first in the answer: verbatim words of the user's documents (the phrase that
+    answers marked), with where they are; each expands to its chunk with the quoted words highlighted.
+    Headed in ``question``'s language."""
     label = said("from your documents" if answerable else "closest passages", question)
     lang = language_of(question)
     blocks = [
-        f"<blockquote class='kimas-quote'>“{esc_html(q.display)}”</blockquote>"
+        f"<blockquote class='kimas-quote'>“{answering_html(q.display, question)}”</blockquote>"
         + _source_details(q.n, q.chunk, "", q.start, q.end, lang=lang)
         for q in quotes
     ]
@@ -244,9 +245,10 @@ def _checked(turn: Turn) -> Sequence[SentenceSupport]:
     return () if check is not None and check.set_aside else turn.support
 
 
-def answer_markdown(turn: Turn, key: str = "") -> str:
+def answer_markdown(turn: Turn, key: str = "", *, tell_quote_only: bool = False) -> str:
     """One answer as the chat shows it; ``key`` (unique on the page) links its [n] markers to its
-    sources. The app's words are in the question's language."""
+    sources. The app's words are in the question's language. An answer that is the quote (the model
+    writes none, issue 69) is the quote above it, not said twice; ``tell_quote_only``: say why, once."""
     lang = language_of(turn.question)
     if turn.mode == "model":  # labelled, never shown as grounded (issue 45)
         earlier = [earlier_html(turn.earlier, lang)] if turn.earlier else []
@@ -256,6 +258,8 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
     if turn.quotes:
         parts.append(quote_html(turn.quotes, quote_answers(turn), turn.question))
     answer, support = without_preamble(turn.answer, _checked(turn), lang)
+    if turn.quote_only and turn.quotes:
+        answer = ""
     if not support:  # a decline's text (no sentence of it checked): its places in the question's language
         answer = places_said(answer, turn.quotes, lang)
     if answer:
@@ -285,23 +289,32 @@ def answer_markdown(turn: Turn, key: str = "") -> str:
         )
     if turn.finished and not turn.answered_from_sources and turn.quotes:
         parts.append(said("try anyway", turn.question))
+    if turn.quote_only and tell_quote_only:
+        parts.append(said("quote only", turn.question))
     if turn.state == "stopped":
         parts.append(stopped_line(turn, lang, escaped=False))
     if turn.state == "failed":
         why = failure_said(turn.error, turn.error_code, turn.error_values, lang)
         parts.append(said_in("could not answer", lang, why=esc(why)))
-    if turn.citations:
-        heading = said("sources", turn.question)
-        cited = "\n".join(citation_html(c, key, lang) for c in once(turn.citations))
-        parts.append(f"**{heading}**\n\n" + cited)
-    elif turn.state == "done" and not turn.citations_available:
-        parts.append(said_in("no citations", lang))
-    elif turn.state == "stopped" and turn.trace is not None and turn.trace.evidence:
-        parts.append(_found_before_stop(turn.trace.evidence, shown_as, lang))
+    sources = _sources(turn, key, shown_as, lang)
+    if sources:
+        parts.append(sources)
     if turn.earlier:
         parts.append(earlier_html(turn.earlier, lang))
     offer = offer_markdown(turn)
     return "\n\n".join([*parts, offer] if offer else parts)
+
+
+def _sources(turn: Turn, key: str, shown_as: Mapping[int, int], lang: str) -> str:
+    """The answer's sources; or that it has none; or what a stopped answer had found ("": nothing)."""
+    if turn.citations:
+        cited = "\n".join(citation_html(c, key, lang) for c in once(turn.citations))
+        return f"**{said('sources', turn.question)}**\n\n" + cited
+    if turn.state == "done" and not turn.citations_available:
+        return said_in("no citations", lang)
+    if turn.state == "stopped" and turn.trace is not None and turn.trace.evidence:
+        return _found_before_stop(turn.trace.evidence, shown_as, lang)
+    return ""
 
 
 def _found_before_stop(evidence: Sequence[Hit], shown_as: Mapping[int, int], lang: str) -> str:
@@ -332,9 +345,13 @@ def chat_messages(conv: Conversation | None, name_of: Callable[[str], str] = str
     """The Chatbot's value: each turn's question, answer (with sources) and, once done, its trace
     (``name_of``: collection id → the name it shows)."""
     out: list[dict[str, Any]] = []
-    for i, turn in enumerate(conv.turns if conv else []):
+    turns = conv.turns if conv else []
+    told = next((i for i, t in enumerate(turns) if t.quote_only), -1)  # said once in a chat: at the first
+    for i, turn in enumerate(turns):
         out.append({"role": "user", "content": turn.question})
-        out.append({"role": "assistant", "content": answer_markdown(turn, f"{i + 1}")})
+        out.append(
+            {"role": "assistant", "content": answer_markdown(turn, f"{i + 1}", tell_quote_only=i == told)}
+        )
         if turn.trace is not None and turn.finished:
             out.append(
                 {

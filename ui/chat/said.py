@@ -25,6 +25,13 @@ SAID: dict[str, tuple[str, str]] = {
         "_Press **Regenerate** to let the model try anyway._",
         "_按 **重新生成** 让模型仍然尝试回答。_",
     ),
+    # once in a chat, under its first answer that is the quote because the model writes none (issue 69)
+    "quote only": (
+        "_Answers show the passage of your documents that answers, with its source. To have a model write "
+        "the answers, choose a bigger model in **Settings**; **Regenerate** lets the built-in model try._",
+        "_回答显示你的文档中回答问题的段落及其来源。要让模型写出回答，请在 **设置** 中选择更大的模型；"
+        "按 **重新生成** 可让内置模型尝试。_",
+    ),
     # the status line while the model answers (``ui/chat/trace_view.status_line``), filled with str.format
     "pace writing": ("{words} words so far, {rate} words/s.", "已写 {words} 个词，每秒 {rate} 个词。"),
     "pace reading": (

@@ -228,7 +228,7 @@ LANGUAGES = {
 CATALOG: dict[str, tuple[str, str]] = {
     "smollm2-135m-instruct": (
         "SmolLM2 135M Instruct（内置默认）",
-        "始终安装。速度快，但判断力弱：30 个留出问题答对 4 个。",
+        "始终安装。回答是你的文档中的段落；要让模型写出回答，请选择更大的模型。",
     ),
     "qwen2.5-0.5b-instruct": (
         "",

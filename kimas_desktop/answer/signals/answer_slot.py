@@ -16,6 +16,8 @@ to decline.
   runs between New York and Boston);
 - ``answer_shaped``: a passage that names the question's subject (or, for a follow-up that names
   nothing, the subject its standalone query took from the conversation) and holds an answer part;
+- ``answering_spans``: where a quote holds its answer part, for the chat to mark (issue 69: the quote is
+  the answer with the embedded model, and the phrase that answers shows marked);
 
 A count ("How many …?", "How much …?") is no date: a month, or a year after a month or "in", "since",
 "until", "by", "during", "from", answers "when", not "how many" ("In March 2013 he gave a report" holds no
@@ -40,6 +42,7 @@ __all__ = [
     "addresses",
     "answer_part",
     "answer_shaped",
+    "answering_spans",
     "facts",
     "restates",
     "slot_noun",
@@ -114,6 +117,37 @@ def answer_part(question: str, text: str) -> tuple[str, ...]:
     elif kind == "name":
         found = [f for f in found if not f[0].isdigit()]
     return tuple(dict.fromkeys(found))
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*")  # "PURPLE-OTTER-42": one code, in any script's text
+
+
+def answering_spans(question: str, text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of ``text`` (start, end; in order, apart) that hold its answer part for ``question``: each
+    fact where it stands as a whole token (a "42" in "2042" is not it), widened to the Latin code it is a
+    part of ("42" of "PURPLE-OTTER-42" marks the code). Chinese and Hindi text: the same, by characters."""
+    wanted = set(answer_part(question, text))
+    spans = sorted(
+        {(m.start(), m.end()) for m in _TOKEN.finditer(text) if any(_holds(m.group(), f) for f in wanted)}
+        | {span for f in wanted if not _TOKEN.fullmatch(f) for span in _places(text, f)}
+    )
+    apart: list[tuple[int, int]] = []
+    for start, end in spans:
+        if apart and start <= apart[-1][1]:
+            apart[-1] = (apart[-1][0], max(end, apart[-1][1]))
+        else:
+            apart.append((start, end))
+    return tuple(apart)
+
+
+def _holds(token: str, fact: str) -> bool:
+    """The Latin token is the fact, or a code with the fact as one of its parts."""
+    return token == fact or fact in token.split("-")
+
+
+def _places(text: str, fact: str) -> list[tuple[int, int]]:
+    """Where a fact that is no Latin token (a Chinese name, a number with a separator) stands in ``text``."""
+    return [(m.start(), m.end()) for m in re.finditer(re.escape(fact), text)]
 
 
 def _own(question: str, sentence: str) -> set[str]:

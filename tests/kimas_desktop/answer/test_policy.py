@@ -77,3 +77,18 @@ def test_the_configured_check_switch_overrides_the_model_description() -> None:
     assert not AnswerPolicy(BAND.model_copy(update={"llm_check": "off"}), judges=True).asks_model(
         lexical(0.45)
     )
+
+
+def test_a_model_that_writes_no_answer_of_its_own_answers_with_the_quote_unless_asked_to_try() -> None:
+    """Issue 69: the embedded model's sentences added nothing to the quote (bench/RESULTS.md "answer
+    loops"); the quote is its answer, and it writes only when the user asks it to try."""
+    quiet, writing = AnswerPolicy(BAND, judges=False, writes=False), AnswerPolicy(BAND, judges=False)
+    answered = quiet.decide(lexical(0.9))
+    assert quiet.form(answered, computed=False, focus=False) == "quote"
+    assert not quiet.model_writes() and quiet.model_writes(try_anyway=True)
+    tried = quiet.decide(lexical(0.9), try_anyway=True)
+    assert quiet.form(tried, computed=False, focus=False) == "model"
+    assert quiet.form(answered, computed=False, focus=False, quoted=False) == "model"  # no quote to give
+    assert quiet.form(quiet.decide(lexical(0.1)), computed=False, focus=False) == "declined"
+    assert quiet.form(answered, computed=False, focus=False, disagree=True) == "disagree"
+    assert writing.form(answered, computed=False, focus=False) == "model" and writing.model_writes()
