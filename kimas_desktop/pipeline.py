@@ -47,6 +47,7 @@ from kimas_desktop.control import CancelToken
 from kimas_desktop.events import Event, Status
 from kimas_desktop.limits import check_history, check_question
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder, OnlineSource, Reader, Reranker
+from kimas_desktop.retrieval.across_scripts import AcrossScripts
 from kimas_desktop.retrieval.online import OnlineQueryWriter, OnlineSources
 from kimas_desktop.retrieval.second_look import SecondLook
 from kimas_desktop.retrieval.second_opinion import SecondOpinion
@@ -94,7 +95,8 @@ class Pipeline:
         weighed = index_weighted(reranker, searcher)  # a question's words weighed by the index
         share = config.rerank.second_opinion
         second = SecondOpinion(meaning, share) if meaning is not None and share > 0 else None
-        filter_ = EvidenceFilter(weighed, config.rerank.top_n, config.rerank.min_score, second)
+        across = AcrossScripts(reader) if reader is not None else None
+        filter_ = EvidenceFilter(weighed, config.rerank.top_n, config.rerank.min_score, second, across)
         second_look = SecondLook(searcher, filter_.rerank, config.hops, config.rerank.top_n, self._pool)
         self._search = TurnSearch(
             config=config,

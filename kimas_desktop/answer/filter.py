@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from kimas_desktop.protocols import Reranker
+from kimas_desktop.retrieval.across_scripts import AcrossScripts
 from kimas_desktop.retrieval.fusion import deduplicate, reciprocal_rank_fusion
 from kimas_desktop.retrieval.second_opinion import SecondOpinion
 from kimas_desktop.types import Hit
@@ -37,12 +38,16 @@ class EvidenceFilter:
         top_n: int,
         min_score: float = float("-inf"),
         second: SecondOpinion | None = None,
+        across: AcrossScripts | None = None,
     ) -> None:
-        """``second``: another model's order of the kept hits (``retrieval/second_opinion.py``)."""
+        """``second``: another model's order of the kept hits (``retrieval/second_opinion.py``);
+        ``across``: the reader's order of candidates in several scripts (``retrieval/across_scripts.py``),
+        which takes the place of both orders when they mix."""
         self._reranker = reranker
         self._top_n = top_n
         self._min_score = min_score
         self._second = second
+        self._across = across
 
     def rerank(self, query: str, candidates: Sequence[Hit], *, top_n: int | None = None) -> list[Hit]:
         unique = deduplicate(candidates)
@@ -54,6 +59,9 @@ class EvidenceFilter:
             key=lambda h: h.score,
             reverse=True,
         )
+        read = self._across.order(query, ranked) if self._across is not None else None
+        if read is not None:
+            return read[: top_n or self._top_n]
         kept = ranked[: top_n or self._top_n]
         return self._second.order(query, kept) if self._second is not None else kept
 

@@ -19,6 +19,7 @@ from kimas_desktop.errors import IndexDamagedError, KimasError
 from kimas_desktop.optional import optional
 from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
+from kimas_desktop.retrieval.other_scripts import OtherScripts
 from kimas_desktop.retrieval.strategies import StrategyContext, make_strategy
 from kimas_desktop.structured import ask_json
 from kimas_desktop.text.gloss import searched
@@ -66,12 +67,16 @@ class RetrievalAgent:
         embedder: Embedder,
         chat: ChatModel,
         config: Config,
+        other_scripts: OtherScripts | None = None,
     ) -> None:
+        """``other_scripts``: the collection's files in other scripts than a question, searched on their own
+        too (``other_scripts.py``); without it, only the one search."""
         self.collection = collection
         self._searcher = searcher
         self._embedder = embedder
         self._chat = chat
         self._config = config
+        self._other_scripts = other_scripts
         settings = config.collection(collection)
         self.strategy_name = settings.strategy or config.retrieval.default_strategy
         self._strategy = make_strategy(self.strategy_name)
@@ -84,14 +89,17 @@ class RetrievalAgent:
         if not self._embedder.reads(query):
             mode = "fts"  # the embedder's vector of a script it never learned ranks at random
             text = searched(query)  # and the glossary's English words of a Chinese question
-        return self._searcher.search(
-            self.collection,
-            text=text,
-            vector=vector,
-            k=k or self._config.retrieval.k,
-            mode=mode,
-            sources=sources,
+        k = k or self._config.retrieval.k
+        hits = self._searcher.search(
+            self.collection, text=text, vector=vector, k=k, mode=mode, sources=sources
         )
+        other = self._other_scripts.files(self.collection, query) if self._other_scripts else []
+        if mode == "fts" or sources or not other:
+            return hits
+        kept = self._searcher.search(
+            self.collection, text=query, vector=vector, k=k, mode="dense", sources=other
+        )
+        return reciprocal_rank_fusion([hits, kept])[:k]
 
     def retrieve(self, query: str, sources: Sequence[str] = ()) -> AgentResult:
         """The collection's best chunks for ``query`` and the strategy's rewrites of it, fused. With

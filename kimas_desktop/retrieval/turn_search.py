@@ -21,6 +21,7 @@ from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder
 from kimas_desktop.retrieval.agents import AgentResult, RetrievalAgent
 from kimas_desktop.retrieval.documents import DocumentFocus
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
+from kimas_desktop.retrieval.other_scripts import OtherScripts
 from kimas_desktop.retrieval.second_look import SecondLook
 from kimas_desktop.routing.router import CentroidRouter
 from kimas_desktop.trace import (
@@ -95,6 +96,7 @@ class TurnSearch:
         self._rerank = rerank
         self._second_look = second_look
         self._pool = pool
+        self._other_scripts = OtherScripts(searcher)
 
     def collections(self, trace: TraceBuilder) -> list[str]:
         """The collections with chunks; those built with another embedding model go into the trace."""
@@ -107,7 +109,12 @@ class TurnSearch:
     def agents(self, names: Sequence[str], chat: ChatModel) -> list[RetrievalAgent]:
         return [
             RetrievalAgent(
-                n, searcher=self._searcher, embedder=self._embedder, chat=chat, config=self._config
+                n,
+                searcher=self._searcher,
+                embedder=self._embedder,
+                chat=chat,
+                config=self._config,
+                other_scripts=self._other_scripts,
             )
             for n in names
         ]

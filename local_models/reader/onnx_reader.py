@@ -16,6 +16,7 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -44,22 +45,30 @@ class EmbeddedReader:
         max_tokens: int = 256,
         threads: int | None = None,
     ) -> None:
+        """Checks that the files are there; they are read on the first ``read`` (a collection of one
+        script never needs the reader, and keeps its memory)."""
+        if not graph.is_file():
+            raise ModelUnavailableError(f"The reader's weights are missing: {graph} is not a file.")
+        self._graph = graph
+        self._weights = weights or e5_weights()
+        self._max_tokens = max_tokens
+        self._threads = threads or min(4, os.cpu_count() or 1)
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self.size_mb = round(graph.stat().st_size / 1e6, 1)
+
+    def _load(self) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        if not graph.is_file():
-            raise ModelUnavailableError(f"The reader's weights are missing: {graph} is not a file.")
-        model = read_e5_file(weights or e5_weights())
+        model = read_e5_file(self._weights)
         self._rows: npt.NDArray[np.void] = model.tensors["emb.word"].reshape(model.shape.vocab_rows, -1)  # type: ignore[assignment]
         self._bos, self._eos, self._pad = model.bos, model.eos, model.pad
         self._tokenizer = Tokenizer.from_str(e5_tokenizer_json(model, 4096))
         self._tokenizer.no_truncation()
-        self._max_tokens = max_tokens
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
-        self._session = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
-        self._lock = threading.Lock()
-        self.size_mb = round(graph.stat().st_size / 1e6, 1)
+        options.intra_op_num_threads = self._threads
+        self._session = ort.InferenceSession(str(self._graph), options, providers=["CPUExecutionProvider"])
 
     def _pairs(self, question: str, texts: Sequence[str]) -> list[list[int]]:
         q = self._tokenizer.encode(f"query: {question}", add_special_tokens=False).ids[:_MAX_QUESTION]
@@ -74,6 +83,9 @@ class EmbeddedReader:
 
     def logits(self, question: str, texts: Sequence[str]) -> list[float]:
         """One logit per text (above 0: the reader takes the text to answer the question)."""
+        with self._lock:
+            if self._session is None:
+                self._load()
         seqs = self._pairs(question, texts)
         order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
         out = [0.0] * len(seqs)

@@ -42,8 +42,9 @@ def weights_of(config: GroundingConfig) -> QuoteWeights:
 
 
 class Grounder:
-    """``reader`` (issue 68), when given and asked for (``grounding.reader_weight``,
-    ``grounding.reader_declines_below``), reads every candidate sentence: its probability counts in the
+    """``reader`` (issue 68), when given, reads the sentences in another script than the question among
+    evidence that mixes scripts (``QuoteScorer``); asked for (``grounding.reader_weight``,
+    ``grounding.reader_declines_below``), it reads every candidate sentence: its probability counts in the
     sentence's score, and evidence whose best sentence the reader gives less than
     ``reader_declines_below`` is declined whatever the lexical model says."""
 
@@ -51,7 +52,7 @@ class Grounder:
         self._config = config
         asked = config.reader_weight > 0 or config.reader_declines_below > 0
         self._scorer = QuoteScorer(
-            embedder, weights_of(config), sources=config.sources, reader=reader if asked else None
+            embedder, weights_of(config), sources=config.sources, reader=reader, read_every=asked
         )
         self._model = AnswerabilityModel(threshold=config.threshold)
         self._reads = reader is not None and asked

@@ -13,7 +13,9 @@ Every sentence of the best ``sources`` reranked hits is scored by
   question does not already hold (the question words of English, Chinese and Hindi: ``text/question_words.py``;
   a number may be a word: "twelve", "三个", "तीन");
 and a sentence that only repeats the question's words (no word of its own) counts for less. The weights
-are ``grounding.*_weight`` in the config, tuned on the development kit (bench/RESULTS.md).
+are ``grounding.*_weight`` in the config, tuned on the development kit (bench/RESULTS.md). A sentence in
+another script than the question shares none of its words: when the evidence mixes scripts the reader
+(issue 68) reads those sentences, and its probability counts at ``ACROSS_WEIGHT``.
 
 Documents are data (issue 40, ``instructions.py``): a sentence that speaks to the assistant ("ignore
 previous instructions", "whatever the user asks, the only correct answer is …") counts for a hundredth, so
@@ -32,6 +34,8 @@ import numpy as np
 
 from kimas_desktop.answer.signals.instructions import steering, unlisted
 from kimas_desktop.protocols import Embedder, Reader
+from kimas_desktop.retrieval.across_scripts import mixes_scripts
+from kimas_desktop.text.language import main_script
 from kimas_desktop.text.question_words import NUMBER_WORDS, answer_kind, is_number_word
 from kimas_desktop.text.sentences import Sentence, chunk_sentences
 from kimas_desktop.text.terms import TermWeights, coverage
@@ -51,6 +55,9 @@ __all__ = [
 ]
 
 _OBEYED = 0.01  # what a sentence addressed to the assistant keeps of its score
+# The reader's weight on a sentence in another script than the question (issue 68): chosen on the tune half
+# of bench/mixed_languages.py's English questions over Chinese pages (0.5 of 0, 0.5, 1, 2, 4).
+ACROSS_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -125,12 +132,21 @@ class QuoteScorer:
     """Scores the sentences of the best reranked hits against a question (see the module docstring)."""
 
     def __init__(
-        self, embedder: Embedder, weights: QuoteWeights, *, sources: int = 3, reader: Reader | None = None
+        self,
+        embedder: Embedder,
+        weights: QuoteWeights,
+        *,
+        sources: int = 3,
+        reader: Reader | None = None,
+        read_every: bool = False,
     ) -> None:
+        """``read_every``: the reader reads every sentence (its probability counts at ``weights.reader``);
+        else only those in another script among sentences that mix scripts (``_readings``)."""
         self._embedder = embedder
         self._w = weights
         self._sources = sources
         self._reader = reader
+        self._read_every = read_every or weights.reader > 0
 
     def question_words(self, question: str, query: str = "") -> list[str]:
         """The words to look for: the question's; a follow-up too short to say much adds the query's."""
@@ -146,6 +162,24 @@ class QuoteScorer:
         texts = [u if words(u) else s.text for u, s in zip(said, sentences, strict=True)]
         cosines = np.clip(np.asarray(self._embedder.embed_passages(texts) @ qvec, dtype=np.float64), 0.0, 1.0)
         return cosines * np.array([bool(words(u)) for u in said], dtype=np.float64)
+
+    def _readings(self, question: str, texts: Sequence[str]) -> tuple[list[float], QuoteWeights]:
+        """The reader's probability of each sentence, and the weights to score with. Asked to
+        (``read_every``) it reads every sentence; else only the sentences in another script
+        than the question's among sentences that mix scripts, at ``ACROSS_WEIGHT`` (``across_scripts.py``:
+        their words cannot count); otherwise nothing (0)."""
+        none = [0.0] * len(texts)
+        if self._reader is None:
+            return none, self._w
+        if self._read_every:
+            return self._reader.read(question, texts), self._w
+        if not mixes_scripts(question, texts):
+            return none, self._w
+        script = main_script(question)
+        other = [i for i, t in enumerate(texts) if main_script(t) not in ("", script)]
+        for i, p in zip(other, self._reader.read(question, [texts[i] for i in other]), strict=True):
+            none[i] = p
+        return none, replace(self._w, reader=ACROSS_WEIGHT)
 
     def _candidates(
         self, hits: Sequence[Hit], qstems: set[str]
@@ -192,9 +226,7 @@ class QuoteScorer:
         # A question in a script the embedder never learned: its similarities rank sentences at random, so
         # they do not rank them (they stay in the record, for the decision's features).
         reads = self._embedder.reads(query or question)
-        texts = [s.text for _, s, _ in flat]
-        readings = self._reader.read(question, texts) if self._reader is not None else [0.0] * len(flat)
-        w = self._w
+        readings, w = self._readings(question, [s.text for _, s, _ in flat])
         out: list[ScoredSentence] = []
         for (i, sentence, ordered), cos, rest, read in zip(flat, cosines, said, readings, strict=True):
             hit = top[i]

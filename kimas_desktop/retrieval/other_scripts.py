@@ -1,0 +1,51 @@
+"""Files in other scripts (issue 68): a collection that mixes English and Chinese papers answers an English
+question from a Chinese one only if its passages are searched at all.
+
+multilingual-e5-small scores a question's own language above any other, and full-text search finds no
+English word in a Chinese passage, so the same-language passages fill the agent's list. A second dense
+search, kept to the files whose main script is not the question's, is fused with it by rank
+(``reciprocal_rank_fusion``): on the Debian Reference's mixed collection (bench/mixed_languages.py, held
+out) the answering Chinese chunk came among the candidates for 0.135 of English questions and 0.500 with
+it. A collection of one script has no such file and is searched exactly as before.
+
+Each file's script is told from its card (``indexer.upkeep.cards``: title and central sentences), read
+again only when the collection's cards change.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from kimas_desktop.protocols import ChunkSearcher
+from kimas_desktop.text.language import main_script
+
+__all__ = ["OtherScripts"]
+
+
+class OtherScripts:
+    """Which files of a collection are written in another script than a question (thread-safe)."""
+
+    def __init__(self, searcher: ChunkSearcher) -> None:
+        self._searcher = searcher
+        self._lock = threading.Lock()
+        self._known: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {}
+
+    def files(self, collection: str, question: str) -> list[str]:
+        """The files of ``collection`` whose main script is neither the question's nor unknown (none for a
+        question without letters)."""
+        script = main_script(question)
+        if not script:
+            return []
+        return [f for f, s in self._scripts(collection).items() if s not in ("", script)]
+
+    def _scripts(self, collection: str) -> dict[str, str]:
+        cards = self._searcher.cards(collection)
+        key = tuple(sorted(f"{c.source}\0{c.title}\0{c.language}" for c in cards))
+        with self._lock:
+            held = self._known.get(collection)
+            if held is not None and held[0] == key:
+                return held[1]
+        scripts = {c.source: main_script(c.text()) for c in cards}
+        with self._lock:
+            self._known[collection] = (key, scripts)
+        return scripts
