@@ -205,10 +205,17 @@ def test_upload_ask_cite_and_live_update(app: App, tmp_path: Path) -> None:
             expect(page.locator("#chatbot")).to_contain_text("Timings")
             shot(page, "05-citation-and-trace")
 
-            # 4b. The grounded quote came first, before the model's answer, and its source opens with the
-            # quoted words highlighted.
-            assert page.evaluate("window.__kimasQuoteWhileWriting"), "no quote before the model's answer"
+            # 4b. The embedded model writes no answer of its own (issue 69): the answer is the quote, its
+            # answering phrase marked, and the chat says so once. Regenerate lets the model write; the
+            # grounded quote comes first, before its answer, and its source opens with the quoted words
+            # highlighted.
             quote = page.locator("#chatbot .kimas-quotes").first
+            expect(quote.locator("mark.kimas-answering").first).to_contain_text("PURPLE-OTTER-42")
+            expect(page.locator("#chatbot")).to_contain_text("choose a bigger model in Settings")
+            page.locator("#regenerate").click()
+            expect(page.locator("#chatbot .kimas-earlier").first).to_be_visible()
+            expect(page.locator("#chatbot").get_by_text("How this answer was made").first).to_be_visible()
+            assert page.evaluate("window.__kimasQuoteWhileWriting"), "no quote before the model's answer"
             expect(quote).to_contain_text("PURPLE-OTTER-42")
             quote.locator("details.kimas-citation summary").first.click()
             expect(quote.locator("mark.kimas-cited").first).to_contain_text("PURPLE-OTTER-42")
