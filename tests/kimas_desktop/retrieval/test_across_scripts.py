@@ -46,6 +46,7 @@ def test_only_evidence_holding_the_questions_script_and_another_mixes() -> None:
     assert not mixes_scripts(QUESTION, EN)
     assert not mixes_scripts(QUESTION, [ZH])  # all in another script: the reranker's similarity, as before
     assert not mixes_scripts("12 + 30", [*EN, ZH])
+    assert not mixes_scripts("备份保存多久？", [*EN, ZH])  # a Chinese question keeps the reranker's order
 
 
 def test_the_reader_orders_mixed_evidence_and_the_scores_stay() -> None:
