@@ -73,7 +73,8 @@ def add_parsers(
             p.add_argument(
                 "--try-anyway",
                 action="store_true",
-                help="let the model answer even when your documents do not seem to say",
+                help="let the model answer even when your documents do not seem to say (and let the "
+                "embedded model write, which otherwise answers with the quote)",
             )
             p.add_argument(
                 "--no-documents",
