@@ -2,7 +2,8 @@
 models on a collection indexed by ``kimas index``, driven in Debian's Chromium.
 
 Ask, reload the page (the chat is back), start a new chat and ask again (both in the sidebar), open the
-older chat from the sidebar, follow an answer's [n] marker to its source, then stop the app and start it
+older chat from the sidebar, ask twice in quick succession while the model writes (on Regenerate: the
+embedded model's answer is the quote, issue 69), follow an answer's [n] marker to its source, then stop the app and start it
 again at once on the same port: the chat open last is back. Screenshots of every step go to ``test-artifacts/browser-conversations/``.
 """
 
@@ -215,6 +216,10 @@ def test_conversations_survive_reload_and_restart_and_the_sidebar_opens_them(ser
             expect(page.locator("#chatbot")).not_to_contain_text(Q1)
             ask(page, Q1)
             expect(page.locator("#chatbot .kimas-quotes").first).to_be_visible()
+            # The embedded model answers with the quote (issue 69): Regenerate lets it write this one.
+            expect(page.locator("#chatbot").get_by_text("How this answer was made").first).to_be_visible()
+            page.locator("#regenerate").click()
+            expect(page.locator("#chatbot")).to_contain_text("Writing the answer")
             ask(page, Q2)
             # A draft typed while the second answer is written: the stream's updates leave the box alone.
             box = page.locator("#question textarea, #question input").first
@@ -227,7 +232,10 @@ def test_conversations_survive_reload_and_restart_and_the_sidebar_opens_them(ser
             expect(page.locator("#chatbot")).to_contain_text("Dana")
             shot(page, "07-quick-succession")
 
-            # 7. The answer's [n] marker links to its source in the list below it.
+            # 7. The answer's [n] marker links to its source in the list below it: the model's answer,
+            # written on Regenerate (the embedded model's first answer is the quote, which has none).
+            page.locator("#regenerate").click()
+            expect(page.locator("#chatbot .kimas-earlier").first).to_be_visible()
             marker = page.locator("#chatbot .kimas-marker a").last
             expect(marker).to_be_visible()
             target = marker.get_attribute("href") or ""
