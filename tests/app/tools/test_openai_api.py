@@ -180,7 +180,9 @@ def test_streamed_completion_is_openai_chunks_then_sources(api: Api) -> None:
     chunks = got[:-1]
     assert {c["object"] for c in chunks} == {"chat.completion.chunk"} and len({c["id"] for c in chunks}) == 1
     assert chunks[0]["choices"][0]["delta"]["role"] == "assistant"
-    assert len(chunks) > 3  # the answer comes in pieces, not at once
+    # The embedded model's answer is the quote, in one piece (issue 69); a model that writes streams in
+    # pieces (tests/app/tools/test_api_numbers.py): the role, the content, the sources, the end.
+    assert len(chunks) >= 3
     assert [c["choices"][0]["finish_reason"] for c in chunks][-2:] == [None, "stop"]
     text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
     assert "250" in text and "\n\nSources:\n[1] " in text and text.rstrip().endswith(tuple("0123456789"))
