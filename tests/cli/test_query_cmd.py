@@ -243,7 +243,8 @@ def test_an_on_topic_question_the_documents_do_not_answer_is_declined_without_th
 
 def test_a_source_read_by_ocr_says_so_where_it_is_printed() -> None:
     from cli.query_cmd import _where
+    from kimas_desktop.types import Chunk
 
-    assert _where({"page": 3, "ocr": True, "lines": None}) == ", p. 3 (OCR)"
-    assert _where({"page": 3, "ocr": False, "lines": None}) == ", p. 3"
-    assert _where({"page": None, "ocr": False, "lines": [10, 24]}) == ", lines 10-24"
+    assert _where(Chunk("c", "docs", "scan.pdf", "text", page=3, ocr=True)) == "scan.pdf, p. 3 (OCR)"
+    assert _where(Chunk("c", "docs", "scan.pdf", "text", page=3)) == "scan.pdf, p. 3"
+    assert _where(Chunk("c", "docs", "a.md", "text", line_start=10, line_end=24)) == "a.md, lines 10-24"
