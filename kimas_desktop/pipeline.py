@@ -125,23 +125,20 @@ class Pipeline:
         self._writer = AnswerWriter(planner, SupportChecker(embedder), self._speed)
 
     def describe_chat(self) -> ChatModelDescription:
-        """The chat model's description (loads the model the first time)."""
+        """The chat model's description, asked of it once (loads the model the first time): every stage
+        reads this one (``LlmStages.described``)."""
         with self._describe_lock:
             if self._described is None:
                 self._described = self._chat.describe()
                 self._speed.loaded(self._described.prompt_tokens_per_s)
             return self._described
 
-    def _judges(self) -> bool:
-        """Whether the chat model can judge evidence: the one place the capability is read."""
-        return self.describe_chat().judges
-
     def _llm_stages(self, chat: ChatModel) -> LlmStages:
         config = self.config
         return LlmStages(
             chat=chat,
             contextualizer=QueryContextualizer(
-                chat, config.context, self._dependence, small_model=lambda: not self._judges()
+                chat, config.context, self._dependence, small_model=lambda: not self.describe_chat().judges
             ),
             analyzer=ContextAnalyzer(chat, config.context),
             summarizer=Summarizer(
@@ -151,7 +148,7 @@ class Pipeline:
             ),
             judge=SufficiencyJudge(chat, config.agentic.max_queries),
             checker=AnswerCheck(chat),
-            judges=self._judges,
+            described=self.describe_chat,
         )
 
     def close(self) -> None:

@@ -110,10 +110,10 @@ class Decider:
         return g
 
     def _policy(self, run: Run) -> AnswerPolicy:
-        """The answer policy for this chat model: whether it judges (the pipeline's one reading, which loads
-        the model the first time), and whether its written answers are shown (its description)."""
-        judges = run.stages.judges()
-        return AnswerPolicy(self._config.grounding, judges=judges, writes=run.stages.chat.describe().writes)
+        """The answer policy for this chat model: whether it judges and whether its written answers are
+        shown, both from its one description (the pipeline's, which loads the model the first time)."""
+        described = run.stages.described()
+        return AnswerPolicy(self._config.grounding, judges=described.judges, writes=described.writes)
 
     def _check(self, run: Run, hits: tuple[Hit, ...]) -> Verdict | None:
         """The chat model's extract-and-verify check; a failed check is no evidence (None)."""

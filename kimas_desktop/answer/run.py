@@ -23,7 +23,7 @@ from kimas_desktop.control import CancelToken
 from kimas_desktop.protocols import ChatModel
 from kimas_desktop.retrieval.documents import DocumentFocus
 from kimas_desktop.trace import TraceBuilder
-from kimas_desktop.types import Hit, Message
+from kimas_desktop.types import ChatModelDescription, Hit, Message
 
 __all__ = ["AnalysisJob", "AskOptions", "LlmStages", "PackedEvidence", "Run"]
 
@@ -50,8 +50,8 @@ class PackedEvidence:
 @dataclass(frozen=True)
 class LlmStages:
     """The stages that call the chat model, all bound to one chat (cancellable for one answer).
-    ``judges``: whether the chat model's description says it can judge evidence (read in one place,
-    ``Pipeline``; asking loads the model the first time)."""
+    ``described``: the chat model's one description (whether it judges evidence, whether it writes),
+    asked of the model once per pipeline (``Pipeline.describe_chat``; the first asking loads it)."""
 
     chat: ChatModel
     contextualizer: QueryContextualizer
@@ -59,7 +59,7 @@ class LlmStages:
     summarizer: Summarizer
     judge: SufficiencyJudge
     checker: AnswerCheck
-    judges: Callable[[], bool]
+    described: Callable[[], ChatModelDescription]
 
 
 @dataclass

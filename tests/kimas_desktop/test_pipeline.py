@@ -7,7 +7,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kimas_desktop.answer.outcome import NO_KNOWLEDGE, NothingFound
+import pytest
+
+from kimas_desktop.answer.outcome import NO_KNOWLEDGE, Answered, NothingFound
 from kimas_desktop.config import parse_config
 from kimas_desktop.events import (
     AnswerDelta,
@@ -22,7 +24,7 @@ from kimas_desktop.trace import (
     AgenticStage,
     ContextStage,
 )
-from kimas_desktop.types import Message
+from kimas_desktop.types import ChatModelDescription, Message
 from local_models.fake import HashEmbedder, MemorySearcher, ScriptedChatModel, WordOverlapReranker
 from tests.kimas_desktop.pipeline_rig import (
     _found,
@@ -119,3 +121,26 @@ def test_the_quote_does_not_wait_for_the_context_analysis() -> None:
     assert _found(trace, ContextStage).related == (0,)
     answer_prompt = next(m for m, s in chat.calls if s is None)
     assert "- Tell me about dogs" in answer_prompt[1].content
+
+
+class _Described(ScriptedChatModel):
+    """Counts how often the pipeline asks for the model's description (the real one loads the model)."""
+
+    described = 0
+
+    def describe(self) -> ChatModelDescription:
+        self.described += 1
+        return super().describe()
+
+
+@pytest.mark.parametrize("writes", [True, False])
+def test_the_chat_model_is_described_once_and_that_description_read_everywhere(writes: bool) -> None:
+    """Issue 69 follow-up: the policy asked the model's ``describe()`` again for ``writes`` in every answer,
+    beside the one description the pipeline holds (twice in the first answer, once in each after)."""
+    chat = _Described(by_schema({}, "Change the engine oil every 10000 km [1]."), writes=writes)
+    pipe, _ = make(chat)
+    for question in ("How often must the engine oil be changed?", "How often must the oil be changed?"):
+        done = list(pipe.ask(question))[-1]
+        assert isinstance(done, Done) and isinstance(done.outcome, Answered)
+        assert done.outcome.quote_only is not writes  # the one description's ``writes`` decided
+    assert chat.described == 1
