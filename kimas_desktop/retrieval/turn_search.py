@@ -21,7 +21,7 @@ from kimas_desktop.protocols import ChatModel, ChunkSearcher, Embedder
 from kimas_desktop.retrieval.agents import AgentResult, RetrievalAgent
 from kimas_desktop.retrieval.documents import DocumentFocus
 from kimas_desktop.retrieval.fusion import reciprocal_rank_fusion
-from kimas_desktop.retrieval.other_scripts import OtherScripts
+from kimas_desktop.retrieval.other_scripts import FileScripts, OtherScripts
 from kimas_desktop.retrieval.second_look import SecondLook
 from kimas_desktop.routing.router import CentroidRouter
 from kimas_desktop.trace import (
@@ -96,7 +96,7 @@ class TurnSearch:
         self._rerank = rerank
         self._second_look = second_look
         self._pool = pool
-        self._other_scripts = OtherScripts(searcher)
+        self._file_scripts = FileScripts()  # kept across questions; one OtherScripts per question (agents)
 
     def collections(self, trace: TraceBuilder) -> list[str]:
         """The collections with chunks; those built with another embedding model go into the trace."""
@@ -107,6 +107,9 @@ class TurnSearch:
         return [c.name for c in infos]
 
     def agents(self, names: Sequence[str], chat: ChatModel) -> list[RetrievalAgent]:
+        """One retrieval agent per collection, for one question: they share its ``OtherScripts``, so each
+        collection's cards are read once however many searches the agents make."""
+        other_scripts = OtherScripts(self._searcher, self._file_scripts)
         return [
             RetrievalAgent(
                 n,
@@ -114,7 +117,7 @@ class TurnSearch:
                 embedder=self._embedder,
                 chat=chat,
                 config=self._config,
-                other_scripts=self._other_scripts,
+                other_scripts=other_scripts,
             )
             for n in names
         ]
