@@ -265,11 +265,19 @@ def _model_alone_one(
     return out
 
 
+# Said once where a model's answer would be, when the quote is the answer (issue 69: it was printed twice)
+QUOTE_ONLY = (
+    "(This chat model writes no answer of its own, so the quote is the answer. --try-anyway lets it write; "
+    "a bigger model writes: kimas models.)"
+)
+
+
 class AnswerText:
     """What ``kimas ask`` prints as an answer comes (without ``--json``): the quote, the streamed answer, the
     sentences not found in the sources, the answer with its markers and the sources, each source by the
     number a reader meets it by, as the chat numbers them (``reading_order``; issue 69: they started at
-    [2] or [3]). ``--json`` keeps the evidence's numbers, as the trace does."""
+    [2] or [3]). An answer that is the quote (``AnswerDelta.quote_only``) is the quote printed above, not
+    printed again. ``--json`` keeps the evidence's numbers, as the trace does."""
 
     def __init__(self) -> None:
         self._numbering = StreamNumbering()
@@ -282,6 +290,8 @@ class AnswerText:
                 say(f"“{' '.join(q.text.split())}” [{numbers[q.n]}] {_where(q.chunk)}")
             if event.quotes:
                 say()
+        elif isinstance(event, AnswerDelta) and event.quote_only:  # the quote above is the answer
+            say(QUOTE_ONLY, end="")
         elif isinstance(event, AnswerDelta):
             say(self._numbering.add(event.text), end="", flush=True)
         elif isinstance(event, SupportReady):

@@ -43,7 +43,12 @@ class Status:
 
 @dataclass(frozen=True)
 class AnswerDelta:
+    """A piece of the answer's text. ``quote_only``: the text is the quote said as the answer, the chat model
+    writing none of its own (issue 69; the answer ends ``Answered(quote_only=True)``): an output that showed
+    the quote (``QuoteReady``) does not show it again."""
+
     text: str
+    quote_only: bool = False
 
 
 @dataclass(frozen=True)

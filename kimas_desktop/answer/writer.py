@@ -255,7 +255,7 @@ def quote_answer(run: Run, quotes: Sequence[Quote], note: str, *, quote_only: bo
     (``answer.unwritten``). ``note`` says which, in the trace."""
     text, cited = quote_text(quotes, question=run.question), closest_passages(quotes)
     run.trace.add(FirstTokenStage(run.clock.ms()))
-    yield AnswerDelta(text)
+    yield AnswerDelta(text, quote_only=quote_only)
     run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), note))
     yield from finish(run, Answered(text, cited, note, quote_only=quote_only))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -219,6 +220,19 @@ def test_ask_json_quote_answerable_and_support_contract(data_dir: Path) -> None:
         assert result["answer"][s["start"] : s["end"]] == s["text"]
         assert (s["reason"] == "") == s["supported"] and isinstance(s["lacks"], list)
     assert stages["support"]["unsupported"] == sum(1 for s in support if not s["supported"])
+
+
+def test_ask_shows_the_quote_once_with_its_source_when_the_quote_is_the_answer(data_dir: Path) -> None:
+    """Issue 69 follow-up: the embedded chat model writes no answer of its own, so its answer is the quote.
+    ``kimas ask`` printed that quote twice: as the quote, then again as the answer ("Your documents say:
+    …"). Now once, with its source, and why there is no other answer."""
+    out = kimas(data_dir, "ask", "At what temperature should the loaf be baked in the Dutch oven?")
+    assert out.returncode == 0, out.stderr
+    quote = "Bake the loaf in a Dutch oven at 250 degrees Celsius for twenty minutes with the lid on."
+    assert out.stdout.count(quote) == 1, out.stdout
+    assert re.search(rf"“{re.escape(quote)}” \[1\] \S*baking\.md, lines 6-7\n", out.stdout), out.stdout
+    assert "--try-anyway" in out.stdout  # why no answer was written, and how to have one
+    assert re.search(r"\n\nSources:\n  \[1\] \S*baking\.md, lines 6-7\n$", out.stdout), out.stdout
 
 
 def test_an_on_topic_question_the_documents_do_not_answer_is_declined_without_the_model(
