@@ -13,12 +13,13 @@ from kimas_desktop.answer.run import Run
 from kimas_desktop.answer.writer import quote_answer
 from kimas_desktop.errors import ModelUnavailableError
 from kimas_desktop.events import AnswerDelta, Event
+from kimas_desktop.trace import Reason
 from kimas_desktop.types import Quote
 
 __all__ = ["NOT_READY", "quote_while_unwritten"]
 
 NOT_READY = "chat_model_not_ready"
-NOTE = "the chat model is not ready yet: the quote in its place"
+NOTE = Reason("the chat model is not ready yet: the quote in its place", "model_not_ready")
 
 
 def quote_while_unwritten(steps: Iterator[Event], run: Run, quotes: Sequence[Quote]) -> Iterator[Event]:

@@ -58,6 +58,7 @@ from kimas_desktop.trace import (
     CitationsStage,
     ComputeStage,
     FirstTokenStage,
+    Reason,
     SupportStage,
     TotalStage,
 )
@@ -74,7 +75,8 @@ def _cites_nowhere(s: SentenceSupport, nowhere: Sequence[int]) -> SentenceSuppor
 
 
 Steps = Generator[Event, None, None]
-QUOTE_ONLY = "the chat model writes no answer of its own: the quote is the answer"  # the trace's note
+# the trace's note, when the chat model writes no answer of its own (``quote_answer``)
+QUOTE_ONLY = Reason("the chat model writes no answer of its own: the quote is the answer", "quote_only")
 
 
 class AnswerWriter:
@@ -249,15 +251,15 @@ class AnswerWriter:
         yield from finish(run, Answered(said.text, said.citations, said.note))
 
 
-def quote_answer(run: Run, quotes: Sequence[Quote], note: str, *, quote_only: bool = False) -> Steps:
+def quote_answer(run: Run, quotes: Sequence[Quote], note: Reason, *, quote_only: bool = False) -> Steps:
     """The quote as the answer, with its sources, no model writing: the form ``quote`` (``quote_only``: a
     model whose description says it writes no answer of its own) and a model not ready yet
-    (``answer.unwritten``). ``note`` says which, in the trace."""
+    (``answer.unwritten``). ``note`` says which, in the trace (``CitationsStage.quoted``)."""
     text, cited = quote_text(quotes, question=run.question), closest_passages(quotes)
     run.trace.add(FirstTokenStage(run.clock.ms()))
     yield AnswerDelta(text, quote_only=quote_only)
-    run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), note))
-    yield from finish(run, Answered(text, cited, note, quote_only=quote_only))
+    run.trace.add(CitationsStage(0.0, tuple(c.n for c in cited), note.english, quoted=note))
+    yield from finish(run, Answered(text, cited, note.english, quote_only=quote_only))
 
 
 def finish(run: Run, outcome: Outcome) -> Steps:

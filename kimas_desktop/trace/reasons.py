@@ -32,6 +32,8 @@ Codes and their values, by who writes them:
   ``judgement_failed``, ``second_search_failed``, ``check_failed`` (error)
 - the answer check (``answer/signals/verify.py``): ``no_answer_found``; ``not_as_written``;
   ``repeats_question``
+- the quote as the answer, no model writing (``answer/writer.py``, ``answer/unwritten.py``):
+  ``quote_only``; ``model_not_ready``
 """
 
 from __future__ import annotations

@@ -280,10 +280,15 @@ class AnswerStage:
 
 @dataclass(frozen=True)
 class CitationsStage:
+    """The answer's citations; ``quoted``: the answer is the quote and no model wrote it, and why (a code
+    ``quote_only`` or ``model_not_ready``; ``note`` says it in English). None: a model wrote the answer, or
+    nothing was quoted as the answer (a decline, a value computed in code)."""
+
     stage: ClassVar[str] = "citations"
     ms: float
     cited: tuple[int, ...]
     note: str = ""
+    quoted: Reason | None = None
 
 
 @dataclass(frozen=True)

@@ -200,7 +200,8 @@ def test_upload_ask_cite_and_live_update(app: App, tmp_path: Path) -> None:
             assert served.status == 200 and served.headers["content-type"] == "application/pdf"
             assert page.request.get(app.url.rstrip("/") + "/kimas/source/0000/etc-passwd").status == 404
             title = page.locator("#chatbot").get_by_text("How this answer was made").first
-            evidence = page.locator("#chatbot").get_by_text("Evidence given to the model")
+            # no model was asked: the trace names the evidence the quote was chosen from (issue 69)
+            evidence = page.locator("#chatbot").get_by_text("Evidence the quote was chosen from")
             open_until_visible(title, evidence)
             expect(page.locator("#chatbot")).to_contain_text("Timings")
             shot(page, "05-citation-and-trace")

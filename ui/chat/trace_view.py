@@ -18,6 +18,7 @@ from kimas_desktop.trace import (
     AnswerCheckStage,
     AnswerStage,
     BudgetStage,
+    CitationsStage,
     ComputeStage,
     DecisionStage,
     DocumentStage,
@@ -36,17 +37,7 @@ from ui.chat.said import said, said_in
 from ui.chat.trace_words import MARKS, reason_said
 from ui.markup import esc, viewer_url
 
-# What each timed stage is called on the page, in English (the trace's own names are for `kimas ask --json`);
-# ``stage_label`` says it in another language.
-STAGE_LABELS = {
-    stage: said_in(f"tr stage {stage}", "en")
-    for stage in (
-        "rewrite route reroute retrieve context_analysis rerank pack budget compute hop document agentic "
-        "online quote answer_check first_token answer citations support total"
-    ).split()
-}
-
-__all__ = ["STAGE_LABELS", "budget_line", "locator", "stage_label", "status_line", "trace_markdown"]
+__all__ = ["budget_line", "locator", "stage_label", "status_line", "trace_markdown"]
 
 
 @dataclass(frozen=True)
@@ -266,9 +257,18 @@ def _search_lines(trace: Trace, name_of: Callable[[str], str], say: Say, lang: s
         for name, queries in trace.agent_queries.items():
             lines.append(f"- {esc(name_of(name))}: " + say.query_sep.join(f"“{esc(q)}”" for q in queries))
     if trace.evidence:
-        lines.append(f"\n{say('tr evidence')}\n")
+        lines.append(f"\n{say(_evidence_heading(trace))}\n")
         lines += [_hit_line(i + 1, h, name_of, say, lang) for i, h in enumerate(trace.evidence)]
     return lines
+
+
+def _evidence_heading(trace: Trace) -> str:
+    """What became of the evidence: the quote chosen from it as the answer, no model asked (``quoted``); given
+    to the model to write from (its prompt planned); or neither (a decline, a value computed in code)."""
+    cited = trace.find(CitationsStage)
+    if cited is not None and cited.quoted is not None:
+        return "tr evidence quote"
+    return "tr evidence" if trace.find(BudgetStage) is not None else "tr evidence found"
 
 
 def _order(order: str, say: Say) -> str:
@@ -364,6 +364,9 @@ def _verdict_lines(trace: Trace, say: Say) -> list[str]:
     written = trace.find(AnswerStage)
     if written is not None and written.model:
         lines.append(f"\n{say('tr written by', model=esc(written.model))}")
+    quoted = cited.quoted if (cited := trace.find(CitationsStage)) is not None else None
+    if quoted is not None:  # the answer is the quote: why no model wrote it
+        lines.append(f"\n{say('tr answer quote', why=say.reason(quoted.english, quoted))}")
     support = trace.find(SupportStage)
     if support is not None:
         lines.append(f"\n{say('tr support', n=support.unsupported, total=support.sentences)}")

@@ -80,7 +80,9 @@ TRACE: dict[str, tuple[str, str]] = {
     "tr col searched": ("searched", "已搜索"),
     "tr yes": ("yes", "是"),
     "tr agent queries": ("**Queries of each retrieval agent**", "**每个检索智能体的查询**"),
-    "tr evidence": ("**Evidence given to the model**", "**交给模型的证据**"),
+    "tr evidence": ("**Evidence given to the model**", "**交给模型的证据**"),  # to write the answer from
+    "tr evidence quote": ("**Evidence the quote was chosen from**", "**引用所选自的证据**"),  # no model asked
+    "tr evidence found": ("**Evidence found**", "**找到的证据**"),  # a decline, a value computed in code
     "tr score": ("score {score}", "分数 {score}"),
     # the time budget (``budget_line``)
     "tr budget": ("**Time budget:**", "**时间预算：**"),
@@ -181,6 +183,10 @@ TRACE: dict[str, tuple[str, str]] = {
         "来源给出了问题所比较的两个值",
     ),
     "tr written by": ("**Written by:** {model}", "**撰写者：** {model}"),
+    "tr answer quote": (
+        "**Answer:** the quote, your documents' own words; no model was asked to write ({why})",
+        "**回答：** 引用，即你的文档的原话；没有让模型撰写（{why}）",
+    ),
     "tr support": (
         "**Support check:** {n} of {total} answer sentences not found in the sources",
         "**支持检查：** 回答的 {total} 个句子中有 {n} 个在来源中找不到",
@@ -293,6 +299,8 @@ TRACE: dict[str, tuple[str, str]] = {
         "模型的话在来源中没有原样出现",
     ),
     "re repeats_question": ("the model's words only repeat the question", "模型的话只是重复了问题"),
+    "re quote_only": ("the chat model writes no answer of its own", "对话模型不自己撰写回答"),
+    "re model_not_ready": ("the chat model is not ready yet", "对话模型还没有准备好"),
     "re always_asked": ("always asked", "总是询问"),
     "re local_weak": ("local knowledge was weak", "本地知识不足"),
     "re you_asked": ("you asked for it", "你要求询问"),

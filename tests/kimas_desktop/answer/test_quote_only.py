@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kimas_desktop.answer.outcome import QUOTE_START
 from kimas_desktop.answer.phrases import language_of
 from local_models.fake import ScriptedChatModel
@@ -17,6 +19,7 @@ from tests.rigs import ANSWER, indexed_rig, scripted
 from tests.ui.english import english_runs
 from ui.chat import render
 from ui.chat.said import said_in
+from ui.chat.trace_view import trace_markdown
 
 QUESTION = "What is the launch code of Project Heliotrope?"
 WRITTEN = ANSWER.split(" [")[0]
@@ -89,5 +92,51 @@ def test_a_chinese_chat_says_once_in_chinese_that_answers_are_the_passage(tmp_pa
         note = said_in("quote only", "zh")
         assert "设置" in note and [a.count(note) for a in answers] == [1, 0]
         assert not english_runs(note) and _writing_calls(chat) == []
+    finally:
+        rig.session.close()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        QUESTION,
+        "Heliotrope 项目的发射代码是什么？",
+        "Heliotrope プロジェクトの発射コードは何ですか？",
+        "Heliotrope परियोजना का लॉन्च कोड क्या है?",
+    ],
+)
+def test_the_trace_of_an_answer_that_is_the_quote_says_no_model_was_asked(
+    tmp_path: Path, question: str
+) -> None:
+    """Issue 69 follow-up: the trace ("How this answer was made") of an answer that is the quote said
+    "Evidence given to the model", though no model was asked. It names the evidence the quote was chosen
+    from and says the answer is the quote and why, in each language the trace speaks."""
+    chat = ScriptedChatModel(scripted(), writes=False)
+    rig = indexed_rig(tmp_path, chat=chat, config={"grounding": {"decline": False}})  # the fakes read no zh
+    try:
+        turn = list(rig.session.chat.ask(rig.session.chat.new_conversation(), question))[-1]
+        assert turn.state == "done" and turn.quote_only and turn.trace is not None
+        lang, trace = language_of(question), trace_markdown(turn.trace)
+        heading, answer = said_in("tr evidence quote", lang), said_in("tr answer quote", lang, why="")
+        assert heading.startswith("**") and heading in trace and said_in("tr evidence", lang) not in trace
+        line = next(line for line in trace.splitlines() if line.startswith(answer.split(" ")[0]))
+        assert line == said_in("tr answer quote", lang, why=said_in("re quote_only", lang)), trace
+        assert lang == "en" or not english_runs(f"{heading} {line}"), (heading, line)
+    finally:
+        rig.session.close()
+
+
+def test_the_trace_of_the_quote_in_place_of_a_model_not_ready_yet_says_why(tmp_path: Path) -> None:
+    """The quote in the place of a chat model still being prepared (issue 71) was not written by a model
+    either: its trace says so, and why."""
+    from local_models.llama.pending import PendingLlamaChatModel
+
+    rig = indexed_rig(tmp_path, chat_builder=PendingLlamaChatModel)
+    try:
+        turn = list(rig.session.chat.ask(rig.session.chat.new_conversation(), QUESTION))[-1]
+        assert turn.state == "done" and turn.answer.startswith(QUOTE_START) and turn.trace is not None
+        trace = trace_markdown(turn.trace)
+        assert said_in("tr evidence quote", "en") in trace and said_in("tr evidence", "en") not in trace
+        assert said_in("tr answer quote", "en", why=said_in("re model_not_ready", "en")) in trace
     finally:
         rig.session.close()

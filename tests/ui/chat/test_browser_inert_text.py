@@ -118,7 +118,9 @@ def test_document_text_shows_as_its_characters_in_the_app(tmp_path: Path) -> Non
             viewer.close()
 
             # The trace: the evidence is a link named by the file, its text the document's.
-            open_until_visible(trace_title, chat.get_by_text("Evidence given to the model"))
+            open_until_visible(
+                trace_title, chat.get_by_text("Evidence the quote was chosen from")
+            )  # the quote
             evidence = chat.locator("li", has=page.locator("a.kimas-evidence")).first
             expect(evidence.locator("a.kimas-evidence")).to_have_text(FILE_NAME)
             _verbatim(evidence.inner_text().split(" — ", 1)[1].removesuffix("…"))

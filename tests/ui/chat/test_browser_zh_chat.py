@@ -30,6 +30,7 @@ from tests.ui.english import english_runs
 from tests.ui.patience import HANG_MS, open_until_visible
 from tests.ui.test_browser import CHROMIUM, ROOT, running_app
 from tests.ui.test_browser_languages import indexed_paper
+from ui.chat.said import said_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -84,8 +85,12 @@ def _english(page: Any, where: str, data: Path) -> list[str]:
 
 TRACE_TITLE = "这个回答是如何得出的"
 # A heading every trace of an answer from the documents holds, in either language: the wait does not depend on
-# the trace's language, so a trace that still speaks English fails on what it says.
-TRACE_INSIDE = re.compile("交给模型的证据|Evidence given to the model")
+# the trace's language, so a trace that still speaks English fails on what it says. The evidence's heading
+# says what became of it (given to the model, the quote chosen from it, or found: issue 69).
+EVIDENCE = ("tr evidence", "tr evidence quote", "tr evidence found")
+TRACE_INSIDE = re.compile(
+    "|".join(re.escape(said_in(k, lang).strip("*")) for k in EVIDENCE for lang in ("zh", "en"))
+)
 
 
 def open_traces(page: Any) -> None:
