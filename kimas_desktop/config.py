@@ -28,6 +28,7 @@ __all__ = [
     "HopsConfig",
     "IndexerConfig",
     "LimitsConfig",
+    "ReaderConfig",
     "RerankConfig",
     "RetrievalConfig",
     "RoutingConfig",
@@ -63,10 +64,9 @@ class ChatModelConfig(_Section):
     api_key_env: str = ""  # name of the environment variable holding the key
     model: str = ""  # model name sent to the OpenAI-compatible server
     timeout_s: float = Field(120.0, gt=0)
-    # llama.cpp's prompt cache in MB, counted by the bytes its states really hold. It lets the look-back
-    # citations and the agentic judgement reuse the answer prompt's evaluated prefix (bench/RESULTS.md).
-    # 64 MB holds one full answer prompt of the embedded model (~23 KB a token); a bigger model needs
-    # more (an 8B model ~130 KB a token): raise it with the model.
+    # llama.cpp's prompt cache in MB (the bytes its states really hold): the look-back citations and the
+    # agentic judgement reuse the answer prompt's evaluated prefix (bench/RESULTS.md). 64 MB holds one answer
+    # prompt of the embedded model (~23 KB a token); an 8B model needs ~130 KB a token.
     prompt_cache_mb: int = Field(64, ge=0)
     # Prompt-lookup (n-gram) speculative decoding for llama.cpp: drafts tokens by copying from the prompt,
     # which grounded answers often do. "auto": as the model's catalog entry says (measured per model in
@@ -85,11 +85,10 @@ class EmbeddingModelConfig(_Section):
     path: str = ""  # a local directory holding model.onnx + tokenizer files
     max_tokens: int = Field(128, ge=16)  # the model's real window
     batch_size: int = Field(16, ge=1)
-    # The embedded model's weights (not name/path models): "int8" is its dynamic quantization. On a quiet
-    # Xeon (AVX-512 VNNI) it indexed 1.91x the chunks/s of "fp32" (the exact model) and embedded a question
-    # 1.9x faster, with full-path recall@5 equal and MRR@10 +0.006 on the dev kit (bench/RESULTS.md, issue
-    # 28). Each has its own model id: switching (or an update that changes this default) re-embeds the
-    # collections in the background.
+    # The embedded model's weights (not name/path models): "int8", its dynamic quantization, indexed 1.91x the
+    # chunks/s of "fp32" (the exact model) and embedded a question 1.9x faster on a quiet Xeon (AVX-512 VNNI),
+    # full-path recall@5 equal, MRR@10 +0.006 (dev kit; bench/RESULTS.md, issue 28). Each has its own model
+    # id: switching (or an update that changes this default) re-embeds the collections in the background.
     precision: Literal["int8", "fp32"] = "int8"
     # A new library whose first folder is not all English starts on the embedded multilingual-e5-small
     # (app/models/first_embedder.py); false keeps the configured model whatever the documents' languages.
@@ -104,17 +103,15 @@ class RerankConfig(_Section):
     timeout_s: float = Field(60.0, gt=0)
     model: str = ""  # a fastembed cross-encoder name (or the server's model); empty = the fallback scorer
     top_n: int = Field(8, ge=1)  # candidates kept after reranking
-    # Evidence scoring below this is dropped; with none left the answer is "not found" without an LLM
-    # call. On the scorer's own scale; the default suits the fallback scorer with the embedded
-    # all-MiniLM-L6-v2 (dev kit, 0.3/0.7 mix): gold passages among the candidates scored ≥ 0.07 (1st
-    # percentile) and 0.12 (5th), so 0.1 drops the gold passage of 0.5% of questions (0.15: 1.75%); a
-    # nonsense question ("zxqv blorpt frindle?") scored 0.099 at best. Off-topic questions over a large
-    # corpus still find 0.15+ (lexical overlap): this catches "nothing related at all", not every
-    # unanswerable question.
+    # Evidence scoring below this is dropped; with none left the answer is "not found" without an LLM call.
+    # On the scorer's own scale; the default suits the fallback scorer with the embedded all-MiniLM-L6-v2
+    # (dev kit, 0.3/0.7 mix): gold passages among the candidates scored ≥ 0.07 (1st percentile) and 0.12
+    # (5th), so 0.1 drops the gold passage of 0.5% of questions (0.15: 1.75%); a nonsense question ("zxqv
+    # blorpt frindle?") scored 0.099 at best. Off-topic questions over a large corpus still find 0.15+
+    # (lexical overlap): this catches "nothing related at all", not every unanswerable question.
     min_score: float = 0.1
-    # The fallback scorer's mix: this weight × cosine + (1 − it) × BM25 share over the candidates. Dev kit
-    # full-path recall@5 with all-MiniLM-L6-v2: 0.4 → 0.653, 0.3 → 0.658 (offline over the same
-    # candidates: 0.657 vs 0.680).
+    # The fallback scorer's mix: this weight × cosine + (1 − it) × BM25 share of the candidates. Dev kit
+    # full-path recall@5, all-MiniLM-L6-v2: 0.4 → 0.653, 0.3 → 0.658 (offline, same candidates: 0.657/0.680).
     semantic_weight: float = Field(0.3, ge=0, le=1)
     # multilingual-e5-small's share in the order of the kept candidates (kimas_desktop/retrieval/
     # second_opinion.py); 0 = the reranker's order alone. 0.25 is the dev kit's tune choice (bench/RESULTS.md,
@@ -188,9 +185,8 @@ class RoutingConfig(_Section):
 
     enabled: bool = True
     top_k: int = Field(2, ge=1)
-    # Also activate any collection scoring above this. Scores are the collection's scale × its share of
-    # the routing posterior (shares add up to 1 over the candidates), so with scale 1 a value in [0, 1);
-    # any value ≤ -1 turns it off.
+    # Also activate any collection scoring above this. Scores are the collection's scale × its share of the
+    # routing posterior (shares add up to 1 over the candidates): with scale 1 in [0, 1); ≤ -1 turns it off.
     threshold: float = -1.0
     recheck: bool = True  # re-route on the rewritten query
     temperature: float = Field(0.05, gt=0)  # of the softmax over dense similarities
@@ -249,9 +245,7 @@ class GroundingConfig(_Section):
     @model_validator(mode="before")
     @classmethod
     def _drop_retired(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            return {k: v for k, v in data.items() if k not in cls.RETIRED}
-        return data
+        return {k: v for k, v in data.items() if k not in cls.RETIRED} if isinstance(data, dict) else data
 
     decline: bool = True  # evidence judged not to answer: say so instead of asking the chat model
     sources: int = Field(3, ge=1, le=8)  # best reranked hits the quote is taken from
@@ -278,10 +272,16 @@ class GroundingConfig(_Section):
     # "multilingual" = the embedded multilingual-e5-small. Not the default: no held-out gain on the dev kit,
     # about twice the scoring time (bench/RESULTS.md, "The meaning signal (issue 58)").
     meaning: Literal["index", "multilingual"] = "index"
-    # The reader (issue 68): its probability that a sentence answers, weighed into the quote's sentence
-    # scores; the best sentence's probability below which the evidence is declined. 0 = not used.
+    # The reader ([reader], issue 68): its probability that a sentence answers, weighed into the quote's
+    # sentence scores; the best sentence's probability below which the evidence is declined. 0 = not used.
     reader_weight: float = Field(0.0, ge=0)
     reader_declines_below: float = Field(0.0, ge=0, le=1)
+
+
+class ReaderConfig(_Section):
+    """The reader (issue 68): the model that reads a question against a text (docs/models.md, "Readers")."""
+
+    model: str = ""  # "": the embedded one; a catalog reader's name; a GGUF's path (a Qwen3-Reranker)
 
 
 class CollectionConfig(_Section):
@@ -314,9 +314,8 @@ class SourceConfig(_Section):
     description: str = ""  # what it knows, for routing (it has no local embeddings)
     examples: list[str] = Field(default_factory=list)
     scale: float = Field(1.0, gt=0)  # multiplies its match
-    min_match: float = Field(
-        0.1, ge=0, le=1
-    )  # a described source matching a question less is not asked (bench/RESULTS.md)
+    # a described source that matches a question less than this is not asked (bench/RESULTS.md)
+    min_match: float = Field(0.1, ge=0, le=1)
     timeout_s: float = Field(8.0, gt=0, le=120)  # the whole source: search and page fetches
     max_results: int = Field(5, ge=1, le=20)
     max_pages: int = Field(3, ge=0, le=10)  # result pages fetched and read (0 = snippets only)
@@ -361,6 +360,7 @@ class Config(_Section):
     agentic: AgenticConfig = AgenticConfig()
     summarizer: SummarizerConfig = SummarizerConfig()
     grounding: GroundingConfig = GroundingConfig()
+    reader: ReaderConfig = ReaderConfig()
     collections: dict[str, CollectionConfig] = Field(default_factory=dict)
     sources: dict[str, SourceConfig] = Field(default_factory=dict)
 

@@ -157,7 +157,14 @@ class Reader(Protocol):
     @property
     def model_id(self) -> str: ...
 
-    def read(self, question: str, texts: Sequence[str]) -> list[float]: ...
+    def read(self, question: str, texts: Sequence[str]) -> list[float]:
+        """In the texts' order (``[]`` for none). Raises only ``KimasError``s (a reader whose worker
+        process crashed: ``ModelCrashedError``), and the answer is then read without it."""
+        ...
+
+    def close(self) -> None:
+        """Release the model (a worker process, a session); idempotent."""
+        ...
 
 
 @runtime_checkable

@@ -2,8 +2,9 @@
 
 Building is cheap and touches no model file or network; models load on ``warm_up()`` or first use.
 Grouped by role: ``llama/`` (llama.cpp chat in a worker process), ``embedders/`` (fastembed and the
-embedded default models), ``remote/`` (chat, embedding and reranking on an OpenAI-compatible server) and
-``catalog/`` (the recommended models in ``catalog.toml``, installing and downloading them). At the top:
+embedded default models), ``reader/`` (the embedded reader, and a GGUF one on ``llama/``'s worker),
+``remote/`` (chat, embedding and reranking on an OpenAI-compatible server) and ``catalog/`` (the
+recommended models in ``catalog.toml``, installing and downloading them). At the top:
 ``rerankers``, ``resolve`` (where each model comes from, also used by ``kimas doctor``) and ``fake``
 (deterministic stand-ins for tests).
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig
+from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig, ReaderConfig
 from kimas_desktop.errors import ModelUnavailableError
 from kimas_desktop.protocols import ChatModel, Embedder, Reader
 from local_models.embedders.fastembed_embedder import FastEmbedEmbedder
@@ -22,7 +23,13 @@ from local_models.llama.pending import PendingLlamaChatModel, llama_installed
 from local_models.remote.embed_rerank import RemoteEmbedder, RemoteReranker
 from local_models.remote.openai_chat import OpenAIChatModel
 from local_models.rerankers import CrossEncoderReranker, EmbeddingReranker, build_reranker
-from local_models.resolve import ModelOrigin, resolve_chat, resolve_embedding, resolve_reranker
+from local_models.resolve import (
+    ModelOrigin,
+    resolve_chat,
+    resolve_embedding,
+    resolve_reader,
+    resolve_reranker,
+)
 
 __all__ = [
     "CrossEncoderReranker",
@@ -35,10 +42,11 @@ __all__ = [
     "RemoteReranker",
     "build_chat_model",
     "build_embedder",
+    "build_reader",
     "build_reranker",
-    "embedded_reader",
     "resolve_chat",
     "resolve_embedding",
+    "resolve_reader",
     "resolve_reranker",
     "sentence_meaning",
 ]
@@ -61,12 +69,22 @@ def build_embedder(cfg: EmbeddingModelConfig, cache_dir: Path) -> Embedder:
     return FastEmbedEmbedder(cfg, cache_dir)
 
 
-def embedded_reader() -> Reader | None:
-    """The reader trained by this project (issue 68), or None (logged) when its weights or e5's are not
-    installed."""
-    from local_models.reader.onnx_reader import EmbeddedReader
-
+def build_reader(cfg: ReaderConfig, models_dir: Path) -> Reader | None:
+    """The reader ``[reader] model`` chooses (issue 68): the one trained by this project, or a GGUF run by
+    llama.cpp in a worker process (``reader/llama_reader.py``); None (logged) when its files, e5's or
+    llama.cpp are not installed: answers are then read without a reader."""
     try:
+        origin = resolve_reader(cfg, models_dir)
+        if origin.kind == "llama":
+            from local_models.reader.llama_reader import LlamaReader
+
+            if not llama_installed():
+                raise ModelUnavailableError(
+                    f"llama.cpp is not installed yet to run the reader {origin.name}."
+                )
+            return LlamaReader(Path(origin.location), name=origin.name)
+        from local_models.reader.onnx_reader import EmbeddedReader
+
         return EmbeddedReader()
     except (ModelUnavailableError, OSError, ValueError) as err:
         log.warning("The reader is not used: %s", err)

@@ -9,6 +9,8 @@ Order of precedence, first match wins:
   embedded all-MiniLM-L6-v2.
 - reranker: ``backend = "http"``: the server at ``base_url``. Otherwise ``model`` (a fastembed cross-encoder) → the fallback scorer (embedding similarity blended
   with term overlap; see ``rerankers.EmbeddingReranker``).
+- reader (``[reader] model``): a GGUF file's path → a catalog reader's name (installed by ``kimas models
+  pull``) → the embedded reader trained by this project (``local_models/reader``).
 
 A file installed by ``kimas models pull`` (it has a receipt) says so, with the URL it came from and
 whether its SHA-256 matched the catalog's. Anything missing raises ``ModelUnavailableError`` with a sentence that says what to do about it.
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig, RerankConfig
+from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig, ReaderConfig, RerankConfig
 from kimas_desktop.errors import ModelUnavailableError
 from local_models.catalog.download import read_receipt
 from local_models.catalog.hub import fastembed_description, fastembed_snapshot, hub_endpoint
@@ -34,11 +36,12 @@ __all__ = [
     "onnx_model_file",
     "resolve_chat",
     "resolve_embedding",
+    "resolve_reader",
     "resolve_reranker",
 ]
 
-Role = Literal["chat", "embedding", "reranker"]
-Kind = Literal["llama", "openai", "http", "onnx-dir", "fastembed", "cross-encoder", "fallback"]
+Role = Literal["chat", "embedding", "reranker", "reader"]
+Kind = Literal["llama", "openai", "http", "onnx-dir", "onnx", "fastembed", "cross-encoder", "fallback"]
 
 FALLBACK_RERANKER = "fallback: embedding similarity + term overlap (single scorer)"
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -197,3 +200,43 @@ def _fastembed_origin(role: Role, kind: Kind, description: dict[str, object], ca
     repo = sources.get("hf", name) if isinstance(sources, dict) else name
     origin = f"not cached yet: downloaded from the Hugging Face hub into {cache_dir} when it loads"
     return ModelOrigin(role, kind, name, f"{hub_endpoint()}/{repo}", origin, True)
+
+
+def resolve_reader(cfg: ReaderConfig, models_dir: Path) -> ModelOrigin:
+    """The reader ``[reader] model`` names (kind ``llama``: a GGUF run by llama.cpp; ``onnx``: the embedded
+    one). Raises ``ModelUnavailableError`` with what to do when its file is not there."""
+    from local_models.catalog.catalog import installed_path, load_catalog
+
+    name = cfg.model.strip()
+    entry = next((e for e in load_catalog() if name and e.name.lower() == name.lower()), None)
+    if entry is not None and entry.role != "reader":
+        raise ModelUnavailableError(f"{entry.name} ([reader] model) is a {entry.role} model, not a reader.")
+    if entry is not None and not entry.embedded:
+        found = installed_path(entry, models_dir)
+        if found is None:
+            raise ModelUnavailableError(
+                f"The reader {entry.name} ([reader] model) is not downloaded yet: Download it in Settings or "
+                f"run 'kimas models pull {entry.name}' ({entry.size_mb} MB), or leave [reader] model empty."
+            )
+        return ModelOrigin("reader", "llama", entry.name, str(found), _pulled("catalog reader", found), False)
+    if entry is None and name:
+        return _reader_file(name)
+    from local_models.reader.onnx_reader import READER_GRAPH
+
+    if not READER_GRAPH.is_file():
+        raise ModelUnavailableError(f"The embedded reader's weights ({READER_GRAPH.name}) are not installed.")
+    origin = "embedded, trained by this project (local_models/reader/MODEL_CARD.md)"
+    return ModelOrigin("reader", "onnx", "kimas-reader-e5-small", str(READER_GRAPH), origin, False)
+
+
+def _reader_file(name: str) -> ModelOrigin:
+    """A reader given by its GGUF file's path."""
+    path = Path(name).expanduser()
+    if not path.is_file():
+        what = "file" if name.lower().endswith(".gguf") or "/" in name or "\\" in name else "name"
+        raise ModelUnavailableError(
+            f"The reader {what} {name} ([reader] model) is neither a reader of the catalog nor a GGUF file: "
+            "name one of the catalog's readers (kimas models), give a .gguf file's path, or leave it empty "
+            "for the embedded reader."
+        )
+    return ModelOrigin("reader", "llama", path.name, str(path), _pulled("local GGUF file", path), False)

@@ -26,6 +26,7 @@ _KEPT_ON_PRESET_SWITCH = (
     "chat",
     "embedding",
     "rerank",
+    "reader",
     "storage",
     "indexer",
     "summarizer",

@@ -34,7 +34,7 @@ __all__ = [
 
 DEFAULT_PRESET = "full"
 CUSTOM = "custom"
-MODEL_SECTIONS = ("chat", "embedding", "rerank")
+MODEL_SECTIONS = ("chat", "embedding", "rerank", "reader")
 
 
 def shown_preset(config: Config) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kimas_desktop.optional import optional
 from kimas_desktop.protocols import Reader
 from kimas_desktop.text.language import main_script
 from kimas_desktop.types import Hit
@@ -42,10 +43,15 @@ class AcrossScripts:
         self._reader = reader
 
     def order(self, question: str, hits: Sequence[Hit]) -> list[Hit] | None:
-        """``hits`` by the reader's probability, best first; None when they do not mix scripts."""
+        """``hits`` by the reader's probability, best first; None when they do not mix scripts, or the reader
+        failed (its worker crashed: they keep the reranker's order, as without a reader)."""
         texts = [h.chunk.text for h in hits]
         if not mixes_scripts(question, texts):
             return None
-        read = self._reader.read(question, texts)
+        read: list[float] | None = optional(
+            "the reader's order", lambda: self._reader.read(question, texts), lambda _: None
+        )
+        if read is None:
+            return None
         order = sorted(range(len(hits)), key=lambda i: -read[i])
         return [hits[i] for i in order]

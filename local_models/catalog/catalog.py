@@ -6,7 +6,8 @@ machine with that much RAM, ``installed_path(entry, models_dir)`` where its file
 
 Where installed files live, under the data dir's model cache (``<data dir>/models``):
 
-- chat GGUFs: ``gguf/<file>`` (with a receipt ``<file>.kimas.json``); point ``chat.path`` at it.
+- chat and reader GGUFs: ``gguf/<file>`` (with a receipt ``<file>.kimas.json``); ``chat.path`` points at
+  a chat model's, ``[reader] model`` names a reader.
 - embedders and rerankers: fastembed's own cache layout, ``models--<org>--<repo>/snapshots/<rev>/``,
   so ``embedding.name`` / ``rerank.model`` then load from the cache, offline.
 - embedded models: inside their PyPI packages, always installed.
@@ -40,8 +41,9 @@ __all__ = [
     "machine_ram_mb",
 ]
 
-Role = Literal["chat", "embedding", "reranker"]
-ROLES: tuple[Role, ...] = ("chat", "embedding", "reranker")
+Role = Literal["chat", "embedding", "reranker", "reader"]
+ROLES: tuple[Role, ...] = ("chat", "embedding", "reranker", "reader")
+GGUF_ROLES: tuple[Role, ...] = ("chat", "reader")  # one GGUF file, run by llama.cpp
 HUB = "https://huggingface.co"
 RESERVED_RAM_MB = 1536  # left to the system and the app itself
 GGUF_DIR = "gguf"
@@ -175,20 +177,23 @@ def snapshot_dir(entry: CatalogEntry, models_dir: Path) -> Path:
 
 
 def installed_path(entry: CatalogEntry, models_dir: Path) -> Path | None:
-    """The installed file (chat) or directory (embedder, reranker), or None. Embedded models: their
-    package's file when the package is installed."""
+    """The installed file (chat, reader) or directory (embedder, reranker), or None. Embedded models: their
+    package's file when the package is installed (the embedded reader: its graph, beside e5's weights)."""
     if entry.embedded:
         from kimas_desktop.errors import ModelUnavailableError
         from local_models.embedders.e5_embedded import E5_NAME, e5_weights
         from local_models.embedders.embedded import minilm_archive, smollm2_path
+        from local_models.reader.onnx_reader import READER_GRAPH
 
         try:
             if entry.role == "chat":
                 return smollm2_path()
+            if entry.role == "reader":
+                return READER_GRAPH if READER_GRAPH.is_file() and e5_weights() else None
             return e5_weights() if entry.name == E5_NAME else minilm_archive()
         except ModelUnavailableError:
             return None
-    if entry.role == "chat":
+    if entry.role in GGUF_ROLES:
         path = models_dir / GGUF_DIR / entry.files[0]
         return path if path.is_file() else None
     directory = snapshot_dir(entry, models_dir)

@@ -22,6 +22,7 @@ from kimas_desktop.errors import ModelUnavailableError
 from local_models.catalog.catalog import (
     DEFAULT_EMBEDDER,
     GGUF_DIR,
+    GGUF_ROLES,
     SNAPSHOT,
     CatalogEntry,
     installed_path,
@@ -54,8 +55,9 @@ LEARNED_FILE = "hub-sha256.json"
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """The config values that select a catalog model: ``section`` (``chat``, ``embedding``, ``rerank``)
-    and its fields, e.g. ``("chat", {"path": "/…/gguf/x.gguf"})``; apply with ``Config.updated``."""
+    """The config values that select a catalog model: ``section`` (``chat``, ``embedding``, ``rerank``,
+    ``reader``) and its fields, e.g. ``("chat", {"path": "/…/gguf/x.gguf"})``; apply them with
+    ``Config.updated``."""
 
     section: str
     values: tuple[tuple[str, Any], ...]
@@ -89,6 +91,8 @@ def choice_for(entry: CatalogEntry, path: Path) -> ModelChoice:
         if entry.max_tokens:
             values += (("max_tokens", entry.max_tokens),)
         return ModelChoice("embedding", values)
+    if entry.role == "reader":  # by name: the runtime finds its file in the model cache
+        return ModelChoice("reader", (("model", "" if entry.embedded else entry.name),))
     return ModelChoice("rerank", (("model", entry.name),))
 
 
@@ -136,7 +140,7 @@ def models_status(
 
 
 def _file_path(entry: CatalogEntry, models_dir: Path, file: str) -> Path:
-    if entry.role == "chat":
+    if entry.role in GGUF_ROLES:
         return models_dir / GGUF_DIR / file
     return snapshot_dir(entry, models_dir) / file
 
@@ -186,7 +190,7 @@ def install(
             )
         receipts.append(receipt)
     verified = all(r.verified for r in receipts)
-    if entry.role != "chat":  # fastembed finds a snapshot through refs/main; the receipt tells doctor
+    if entry.role not in GGUF_ROLES:  # fastembed finds a snapshot through refs/main; the receipt tells doctor
         _write_snapshot(entry, models_dir, entry.url(entry.files[0], base), receipts, verified)
     path = installed_path(entry, models_dir)
     if path is None:  # cannot happen: every file was just moved into place

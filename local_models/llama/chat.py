@@ -29,13 +29,13 @@ from kimas_desktop.types import ChatModelDescription, Message
 from local_models.catalog.catalog import CatalogEntry, entry_for_file, load_catalog
 from local_models.catalog.hub import hub_unreachable_reason
 from local_models.embedders.embedded import SMOLLM2_FILE
-from local_models.llama.process import LlamaProcess, WorkerGone
+from local_models.llama.process import LlamaProcess, LoadFailed, WorkerGone, loaded_process
 from local_models.resolve import resolve_chat
 
 if TYPE_CHECKING:
     from kimas_desktop.control import CancelToken
 
-__all__ = ["LlamaChatModel", "llama_runtime_info", "prompt_lookup_tokens", "writes_answers"]
+__all__ = ["LlamaChatModel", "llama_runtime_info", "load_params", "prompt_lookup_tokens", "writes_answers"]
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,15 @@ def chat_threads(cfg: ChatModelConfig) -> int:
     at each barrier for the slowest, which on a busy machine is one that something else holds (2 threads
     beside two busy processes: 0.6 tokens/s, 1 thread: 11; bench/RESULTS.md, issue 72)."""
     return cfg.n_threads or max(usable_cpus() // 2, 1)
+
+
+def load_params(cfg: ChatModelConfig) -> dict[str, Any]:
+    """The worker's ``load`` parameters of every llama.cpp model (the chat model's, the reader's): the
+    context, the threads, the seed and the prompt cache (the worker adds its own: flash attention, and no
+    AMX where llama.cpp would crash with it)."""
+    threads = chat_threads(cfg)
+    kwargs = {"n_ctx": cfg.n_ctx, "n_threads": threads, "n_threads_batch": threads, "seed": cfg.seed}
+    return {"kwargs": {**kwargs, "verbose": False}, "cache_bytes": cfg.prompt_cache_mb * 1024 * 1024}
 
 
 def chat_messages(messages: Sequence[Message]) -> list[dict[str, str]]:
@@ -173,17 +182,7 @@ class LlamaChatModel:
 
     def _load_params(self) -> dict[str, Any]:
         cfg = self._cfg
-        threads = chat_threads(cfg)
-        params: dict[str, Any] = {
-            "kwargs": {
-                "n_ctx": cfg.n_ctx,
-                "n_threads": threads,
-                "n_threads_batch": threads,
-                "seed": cfg.seed,
-                "verbose": False,
-            },
-            "cache_bytes": cfg.prompt_cache_mb * 1024 * 1024,
-        }
+        params = load_params(cfg)
         origin = resolve_chat(cfg)
         params["prompt_lookup_tokens"] = prompt_lookup_tokens(cfg, Path(origin.location).name)
         if origin.network:
@@ -217,19 +216,14 @@ class LlamaChatModel:
             return self._process
         self._stop_worker()
         params = self._load_params()
-        process = LlamaProcess()
         try:
-            request = process.send("load", params=params)
-            frame = process.next_frame(request, LOAD_TIMEOUT_S)
+            process, frame = loaded_process(params, LOAD_TIMEOUT_S)
         except WorkerGone as err:
-            process.stop()
             raise self._load_error(params, f"the loader stopped: {err}") from err
         except TimeoutError as err:
-            process.stop()
             raise self._load_error(params, f"loading took over {LOAD_TIMEOUT_S:g} s") from err
-        if frame["t"] != "ok":
-            process.stop()
-            raise self._load_error(params, str(frame.get("error", "")))
+        except LoadFailed as err:
+            raise self._load_error(params, str(err)) from err
         self._process = process
         self._closed = False
         self._loaded = {

@@ -23,13 +23,17 @@ from typing import Any
 
 from ipc.frames import pump_frames
 
-__all__ = ["LlamaProcess", "WorkerGone"]
+__all__ = ["LlamaProcess", "LoadFailed", "WorkerGone", "loaded_process"]
 
 _WORKER = Path(__file__).with_name("worker.py")
 
 
 class WorkerGone(Exception):
     """The worker process ended; ``str()`` says how."""
+
+
+class LoadFailed(Exception):
+    """The worker could not load the model; ``str()`` is its error."""
 
 
 class LlamaProcess:
@@ -125,3 +129,18 @@ class LlamaProcess:
         with contextlib.suppress(BufferError):
             self._cancel.close()
         self._cancel_path.unlink(missing_ok=True)
+
+
+def loaded_process(params: dict[str, Any], timeout_s: float) -> tuple[LlamaProcess, dict[str, Any]]:
+    """A new worker that loaded the model of ``params`` (the ``load`` request: ``Worker.load``), and what it
+    said of it. Raises ``WorkerGone`` (the loader crashed), ``TimeoutError`` or ``LoadFailed``, the worker
+    stopped."""
+    process = LlamaProcess()
+    try:
+        frame = process.next_frame(process.send("load", params=params), timeout_s)
+        if frame["t"] != "ok":
+            raise LoadFailed(str(frame.get("error", "")))
+    except BaseException:
+        process.stop()
+        raise
+    return process, frame

@@ -6,7 +6,8 @@ script (not ``-m local_models...``) so it imports llama_cpp and numpy and nothin
 
 Requests arrive on stdin, one JSON line each, with an ``id``:
 ``{"op": "info"}`` · ``{"op": "load", "params": {...}}`` · ``{"op": "chat", "messages": [...], ...}`` ·
-``{"op": "count", "text": ...}`` · ``{"op": "clear_cache"}`` · ``{"op": "stats"}``.
+``{"op": "count", "text": ...}`` · ``{"op": "score", ...}`` (a reader's yes/no odds: ``Worker.score``) ·
+``{"op": "clear_cache"}`` · ``{"op": "stats"}``.
 Replies go to stdout as frames (a 4-byte big-endian length, then JSON), each carrying the request's
 ``id``: ``{"t": "delta", "text": ...}`` while a chat streams, then exactly one final frame per request:
 ``ok`` (with its fields), ``cancelled`` or ``error``. Anything a library prints goes to stderr.
@@ -138,6 +139,7 @@ class Worker:
         self.request = -1
         self.amx_guard = False
         self.draft_tokens = 0
+        self.head: list[int] = []  # the prompt head whose KV the last ``score`` left (evaluated whole)
         address = ctypes.addressof(ctypes.c_char.from_buffer(cancel_map))
         self._cancel_word = ctypes.c_int64.from_address(address)
         # Checked by llama.cpp after every compute step of a prompt batch (not during one-token steps,
@@ -297,9 +299,45 @@ class Worker:
             llama.n_tokens += len(batch)
             llama._requires_eval = False
 
+    def score(self, request: dict[str, Any]) -> list[float]:
+        """For each of ``middles``: the logit of the token ``yes`` minus that of ``no`` after the prompt
+        ``before + middle + after``. A middle is plain text (a document's "<|im_end|>" is no special token),
+        cut to ``budget`` tokens. Every middle starts with ``shared`` (the question): ``before + shared`` is
+        evaluated once from the start, then each prompt's rest from there in one go, so a pair's odds are
+        the same whatever was read before it (llama.cpp's sums depend on how the tokens were batched)."""
+        llama = self.llama
+        yes, no = (self._one_token(request[k]) for k in ("yes", "no"))
+        before = self._tokens(request["before"], special=True, bos=True)
+        after = self._tokens(request["after"], special=True)
+        shared = before + self._tokens(request["shared"])
+        room = max(min(int(request["budget"]), llama.n_ctx() - len(before) - len(after)), 0)
+        odds = []
+        for middle in request["middles"]:
+            tokens = before + self._tokens(middle)[:room] + after
+            head = tokens[: min(llama.longest_token_prefix(shared, tokens), len(tokens) - 1)]
+            if self.head != head:  # evaluated from the start, never from another prompt's prefix
+                llama.n_tokens = 0
+                llama.eval(head)
+                self.head = head
+            llama.n_tokens = len(head)
+            llama.eval(tokens[len(head) :])
+            logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),))
+            odds.append(float(logits[yes]) - float(logits[no]))
+        return odds
+
+    def _tokens(self, text: str, *, special: bool = False, bos: bool = False) -> list[int]:
+        return list(self.llama.tokenize(text.encode("utf-8", "replace"), add_bos=bos, special=special))
+
+    def _one_token(self, word: str) -> int:
+        if len(tokens := self._tokens(word)) != 1:
+            raise ValueError(f"the model has no single token for {word!r} ({len(tokens)} tokens)")
+        return int(tokens[0])
+
     def handle(self, request: dict[str, Any]) -> None:
         self.request = int(request.get("id", -1))
         op = request.get("op")
+        if op != "score":  # anything else may change the KV cache the head is kept in
+            self.head = []
         if op == "info":
             self.reply(t="ok", **self.info())
         elif op == "load":
@@ -311,6 +349,8 @@ class Worker:
         elif op == "count":
             tokens = self.llama.tokenize(request["text"].encode("utf-8"), add_bos=False, special=False)
             self.reply(t="ok", n=len(tokens))
+        elif op == "score":
+            self.reply(t="ok", odds=self.score(request))
         elif op == "clear_cache":
             self.llama.reset()
             assert self.cache is not None

@@ -106,3 +106,6 @@ class EmbeddedReader:
     def read(self, question: str, texts: Sequence[str]) -> list[float]:
         """The probability that each text answers the question."""
         return [1.0 / (1.0 + math.exp(-min(max(v, -40.0), 40.0))) for v in self.logits(question, texts)]
+
+    def close(self) -> None:
+        """Nothing to stop: the session goes with the reader (a reading may still be using it)."""

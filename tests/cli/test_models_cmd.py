@@ -28,7 +28,7 @@ def test_list_shows_the_builtin_catalog_offline(tmp_path: Path, capsys: pytest.C
     assert rows["smollm2-135m-instruct"]["installed"]  # the embedded default
     assert rows["qwen2.5-0.5b-instruct"]["installed"] is None
     assert rows["qwen2.5-0.5b-instruct"]["source"].startswith("https://huggingface.co/Qwen/")
-    assert {r["role"] for r in rows.values()} == {"chat", "embedding", "reranker"}
+    assert {r["role"] for r in rows.values()} == {"chat", "embedding", "reranker", "reader"}
 
 
 def test_pull_downloads_then_the_list_says_installed(

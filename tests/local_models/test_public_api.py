@@ -15,10 +15,11 @@ def test_public_surface_is_explicit() -> None:
         "RemoteReranker",
         "build_chat_model",
         "build_embedder",
+        "build_reader",
         "build_reranker",
-        "embedded_reader",
         "resolve_chat",
         "resolve_embedding",
+        "resolve_reader",
         "resolve_reranker",
         "sentence_meaning",
     ]

@@ -22,7 +22,12 @@ from ui.i18n import Language, told, word
 from ui.markup import outcome_markdown
 from ui.settings.words import CATALOG, LANGUAGES
 
-ROLE_TITLES = {"chat": "Chat models", "embedding": "Embedding models", "reranker": "Rerankers"}
+ROLE_TITLES = {
+    "chat": "Chat models",
+    "embedding": "Embedding models",
+    "reranker": "Rerankers",
+    "reader": "Readers",
+}
 
 
 def _mb(n: float) -> str:

@@ -56,6 +56,7 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "cat_chat": ("Chat models", "对话模型"),
     "cat_embedding": ("Embedding models", "嵌入模型"),
     "cat_reranker": ("Rerankers", "重排序模型"),
+    "cat_reader": ("Readers", "阅读模型"),
     "cat_columns": (
         "<tr><th>Model</th><th>Download</th><th>RAM</th><th>Fits</th><th>Status</th></tr>",
         "<tr><th>模型</th><th>下载大小</th><th>内存</th><th>能否运行</th><th>状态</th></tr>",
@@ -222,6 +223,7 @@ LANGUAGES = {
     "100 languages": "100 种语言",
     "50+ languages": "50 多种语言",
     "about 100 languages": "约 100 种语言",
+    "100+ languages": "100 多种语言",
 }
 
 # model name → (title, notes) in Chinese; "" keeps the catalog's (a title that is only a model name)
@@ -252,4 +254,12 @@ CATALOG: dict[str, tuple[str, str]] = {
     "Xenova/ms-marco-MiniLM-L-6-v2": ("MS MARCO MiniLM L6 交叉编码器", ""),
     "Xenova/ms-marco-MiniLM-L-12-v2": ("MS MARCO MiniLM L12 交叉编码器", ""),
     "BAAI/bge-reranker-base": ("BGE reranker base（英文和中文）", ""),
+    "kimas-reader-e5-small": (
+        "KIMAs 阅读模型 e5-small（内置默认）",
+        "随应用安装：multilingual-e5-small 的 6 层，由本项目训练。",
+    ),
+    "qwen3-reranker-0.6b": (
+        "Qwen3-Reranker 0.6B（100 多种语言）",
+        "用 100 多种语言逐段判断它是否回答了问题；比内置阅读模型慢得多。",
+    ),
 }

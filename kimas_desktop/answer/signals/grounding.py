@@ -77,6 +77,7 @@ class Grounder:
         )
         decision = self._model.decide(features)
         floor = self._config.reader_declines_below
-        if self._reads and decision.answerable and max(s.read for s in scored) < floor:
+        read = [s.read for s in scored if s.read is not None]  # none: the reader failed
+        if self._reads and read and decision.answerable and max(read) < floor:
             decision = replace(decision, answerable=False)
         return Grounding(tuple(quotes), decision, idf_from, disagree=other is not None)

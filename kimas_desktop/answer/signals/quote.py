@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from kimas_desktop.answer.signals.instructions import steering, unlisted
+from kimas_desktop.optional import optional
 from kimas_desktop.protocols import Embedder, Reader
 from kimas_desktop.retrieval.across_scripts import mixes_scripts
 from kimas_desktop.text.language import main_script
@@ -111,7 +112,7 @@ class ScoredSentence:
     typed: bool = False
     novel: bool = True
     instruction: bool = False
-    read: float = 0.0  # the reader's probability (0 without a reader)
+    read: float | None = None  # the reader's probability (None: not read, or the reader failed)
 
 
 def answer_type(question: str) -> str:
@@ -163,23 +164,36 @@ class QuoteScorer:
         cosines = np.clip(np.asarray(self._embedder.embed_passages(texts) @ qvec, dtype=np.float64), 0.0, 1.0)
         return cosines * np.array([bool(words(u)) for u in said], dtype=np.float64)
 
-    def _readings(self, question: str, texts: Sequence[str]) -> tuple[list[float], QuoteWeights]:
+    def _readings(self, question: str, texts: Sequence[str]) -> tuple[list[float | None], QuoteWeights]:
         """The reader's probability of each sentence, and the weights to score with. Asked to
         (``read_every``) it reads every sentence; else only the sentences in another script
         than the question's among sentences that mix scripts, at ``ACROSS_WEIGHT`` (``across_scripts.py``:
-        their words cannot count); otherwise nothing (0)."""
-        none = [0.0] * len(texts)
+        their words cannot count); otherwise nothing (None). A reader that fails reads nothing."""
+        none: list[float | None] = [None] * len(texts)
         if self._reader is None:
             return none, self._w
         if self._read_every:
-            return self._reader.read(question, texts), self._w
+            read = self._read(self._reader, question, texts)
+            return (none if read is None else list(read)), self._w
         if not mixes_scripts(question, texts):
             return none, self._w
         script = main_script(question)
         other = [i for i, t in enumerate(texts) if main_script(t) not in ("", script)]
-        for i, p in zip(other, self._reader.read(question, [texts[i] for i in other]), strict=True):
+        read = self._read(self._reader, question, [texts[i] for i in other])
+        if read is None:
+            return none, self._w
+        for i, p in zip(other, read, strict=True):
             none[i] = p
         return none, replace(self._w, reader=ACROSS_WEIGHT)
+
+    @staticmethod
+    def _read(reader: Reader, question: str, texts: Sequence[str]) -> list[float] | None:
+        """The reader's probabilities, or None when it failed (its worker crashed): the quote is then scored
+        as without a reader (``optional``)."""
+        read: list[float] | None = optional(
+            "the reader", lambda: reader.read(question, texts), lambda _: None
+        )
+        return read
 
     def _candidates(
         self, hits: Sequence[Hit], qstems: set[str]
@@ -235,7 +249,14 @@ class QuoteScorer:
             typed = bool(kind) and _has_type(kind, sentence.text, qstems)
             novel = bool(stems(sentence.text) - qstems)
             score = w.combine(
-                overlap, float(cos) if reads else 0.0, rerank, sentence.index, typed, novel, ordered, read
+                overlap,
+                float(cos) if reads else 0.0,
+                rerank,
+                sentence.index,
+                typed,
+                novel,
+                ordered,
+                read or 0.0,
             )
             out.append(
                 ScoredSentence(

@@ -80,15 +80,21 @@ def _rig(tmp_path: Path, hub_url: str = "http://127.0.0.1:9") -> tuple[Rig, list
 def test_the_real_catalog_lists_every_role_with_size_ram_and_what_fits(tmp_path: Path) -> None:
     desk = make_rig(tmp_path).session
     html = sh.catalog_html(desk)
-    for title in ("Chat models", "Embedding models", "Rerankers"):
+    for title in ("Chat models", "Embedding models", "Rerankers", "Readers"):
         assert f"<h4>{title}</h4>" in html
     assert "Qwen2.5 0.5B Instruct" in html and "491 MB" in html and "1.0 GB" in html  # size and RAM
     assert "GB of RAM" in html and "not installed" in html
     # The embedded chat model is installed and selected by the default config.
     row = html.split("data-model='smollm2-135m-instruct'>")[1].split("</tr>")[0]
     assert "built in" in row and "<b>in use</b>" in row
+    # The embedded reader is in use; the bigger one is a download (issue 68).
+    reader = html.split("data-model='kimas-reader-e5-small'>")[1].split("</tr>")[0]
+    assert "built in" in reader and "<b>in use</b>" in reader
+    qwen = html.split("data-model='qwen3-reranker-0.6b'>")[1].split("</tr>")[0]
+    assert "639 MB" in qwen and "not installed" in qwen
     labels = dict((n, label) for label, n in sh.model_choices(desk))
     assert labels["qwen2.5-0.5b-instruct"] == "Chat model: Qwen2.5 0.5B Instruct"
+    assert labels["qwen3-reranker-0.6b"] == "Reader: Qwen3-Reranker 0.6B (100+ languages)"
 
 
 def test_download_from_the_hub_server_then_switch_to_it(tmp_path: Path, hub: tuple[str, HubState]) -> None:
@@ -287,3 +293,26 @@ def test_settings_save_and_explain_a_missing_model(tmp_path: Path) -> None:
     assert sh.save_settings(s, turbo)[0].startswith("Settings saved to")
     bad = SettingsForm(**{**turbo.__dict__, "chat_model_path": "/nowhere/model.gguf"})
     assert sh.save_settings(s, bad)[0].startswith("⚠ There is no file at /nowhere/model.gguf")
+
+
+def test_a_downloaded_reader_is_used_kept_across_presets_and_switched_back(tmp_path: Path) -> None:
+    """Issue 68: a reader of the catalog is chosen as the other models are (saved once the switch is done),
+    and a preset switch or Restore defaults keeps it, as they keep the chat model."""
+    desk = make_rig(tmp_path).session
+    desk.start(sync=False)
+    assert wait_for(lambda: desk.model_state().phase == "ready"), desk.model_state()
+    installed = desk.runtime.paths.models_cache / "gguf" / "qwen3-reranker-0.6b-q8_0.gguf"
+    installed.parent.mkdir(parents=True)
+    installed.write_bytes(b"GGUF")  # what the catalog finds installed (nothing loads it here)
+    assert "Loading" in sh.use_model(desk, "qwen3-reranker-0.6b")
+    assert wait_for(lambda: desk.config.reader.model == "qwen3-reranker-0.6b")
+    assert load_config(desk.config_path).reader.model == "qwen3-reranker-0.6b"
+    assert wait_for(lambda: desk.model_state().phase == "ready"), desk.model_state()
+    row = sh.catalog_html(desk).split("data-model='qwen3-reranker-0.6b'>")[1].split("</tr>")[0]
+    assert "<b>in use</b>" in row
+    sh.save_settings(desk, desk.settings.preset_form("turbo"))
+    assert desk.config.preset == "turbo" and desk.config.reader.model == "qwen3-reranker-0.6b"
+    sh.restore_defaults(desk)
+    assert desk.config.preset == "full" and desk.config.reader.model == "qwen3-reranker-0.6b"
+    sh.use_model(desk, "kimas-reader-e5-small")
+    assert wait_for(lambda: desk.config.reader.model == "")

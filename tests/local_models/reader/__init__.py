@@ -1,0 +1,1 @@
+"""Tests of ``local_models.reader``."""
