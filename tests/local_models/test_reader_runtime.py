@@ -63,3 +63,24 @@ def test_pairs_are_fed_as_e5s_word_vectors_and_scored_in_order(tmp_path: Path, t
 def test_missing_weights_say_so(tmp_path: Path) -> None:
     with pytest.raises(ModelUnavailableError, match="reader's weights are missing"):
         EmbeddedReader(tmp_path / "none.onnx")
+
+
+def test_the_mapped_word_rows_and_the_embedders_tokenizer_read_the_same(
+    tmp_path: Path, table: np.ndarray
+) -> None:
+    """The reader maps e5's file and keeps only its word rows, and reads the tokenizer the e5 embedder
+    wrote when it is there (faster and leaner than building it again): the same vectors, the same ids."""
+    from local_models.embedders.e5_embedded import e5_tokenizer_json
+
+    mapped = read_e5_file(e5_weights(), keep={"emb.word"}, mapped=True)
+    assert set(mapped.tensors) == {"emb.word"}
+    rows = dequantize_q4(mapped.tensors["emb.word"], mapped.shape.vocab_rows)  # type: ignore[arg-type]
+    assert np.array_equal(rows, table)
+    shared = tmp_path / "tokenizer.json"
+    shared.write_text(e5_tokenizer_json(mapped, 512), "utf-8")  # as materialize_e5 writes it
+    graph = summing_graph(tmp_path / "sum.onnx", table.shape[1])
+    texts = ["Meson 最初于 2013 年发布。", "Das Passwort\twird gespeichert …", "ｆｕｌｌ ①", "x " * 400]
+    built = EmbeddedReader(graph).logits("When was Meson released?", texts)
+    assert EmbeddedReader(graph, tokenizer=shared).logits("When was Meson released?", texts) == built
+    gone = EmbeddedReader(graph, tokenizer=tmp_path / "missing.json")  # not written yet: built as before
+    assert gone.logits("When was Meson released?", texts) == built
