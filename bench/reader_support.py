@@ -53,9 +53,10 @@ from bench.devkit import (
     split,
     write_squad_holdout,
 )
+from bench.support_batches import hits_of, make_checker, model_text, quotes_of
 from kimas_desktop.answer.signals.answer_slot import MARKER
 from kimas_desktop.answer.writing.support import SupportChecker
-from kimas_desktop.types import Chunk, Hit, Quote, SentenceSupport
+from kimas_desktop.types import Hit, SentenceSupport
 from local_models.reader.onnx_reader import EmbeddedReader
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,61 +115,10 @@ def load(spec: str) -> tuple[Path, dict[str, dict[str, Any]]]:
     return path, results
 
 
-def model_text(support: list[dict[str, Any]]) -> str:
-    """The model's answer as the check read it: each sentence at its offset (``bench.support_check``)."""
-    text = ""
-    for s in support:
-        gap = max(s["start"] - len(text), 1 if text else 0)
-        text += ("\n" * gap) + s["text"]
-    return text
-
-
-def hits_of(result: dict[str, Any]) -> list[Hit]:
-    """The numbered sources the model was given (``hits[n - 1]`` is source ``n``)."""
-    evidence = sorted(result["trace"]["evidence"], key=lambda e: e["n"])
-    return [
-        Hit(
-            Chunk(
-                e["chunk_id"],
-                e["collection"],
-                e["source"],
-                e["text"],
-                page=e["page"],
-                heading=str(e.get("heading", "")),
-            ),
-            1.0,
-        )
-        for e in evidence
-    ]
-
-
-def quotes_of(result: dict[str, Any], hits: list[Hit]) -> list[Quote]:
-    """The grounded quote's parts; a part from a source the model was not given (an answer of
-    bench.answer_loops' batch at abc3c5c quotes source 3 of 2) keeps its text, which is what the check
-    reads."""
-    parts = (result.get("quote") or {}).get("parts") or []
-    return [Quote(p["n"], _chunk(p, hits), 0, len(p["text"]), p["text"], p["score"]) for p in parts]
-
-
-def _chunk(part: dict[str, Any], hits: list[Hit]) -> Chunk:
-    n = part["n"]
-    return hits[n - 1].chunk if n <= len(hits) else Chunk(f"quote-{n}", "", "", part["text"])
-
-
 def telling(gold: Gold) -> tuple[str, ...]:
     """``--labels beyond-question``: the gold strings the question does not already hold."""
     asked = normalize(gold.question)
     return tuple(a for a in gold.answers if normalize(a) and normalize(a) not in asked)
-
-
-def make_checker(data_dir: Path) -> SupportChecker:
-    """Today's check with the data dir's embedder (as ``bench.support_check``)."""
-    from app.paths import read_config, resolve_paths
-    from app.runtime import Runtime
-
-    paths = resolve_paths(str(data_dir), None)
-    services = Runtime(paths, read_config(paths))
-    return SupportChecker(services.embedder(services.config))
 
 
 def cited(s: SentenceSupport, hits: Sequence[Hit]) -> str:

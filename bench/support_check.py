@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.devkit import SQUAD, Question, contains_answer, normalize, rate, split, write_squad_holdout
+from bench.support_batches import hits_of, make_checker, model_text, quotes_of
 from kimas_desktop.answer.signals.answer_slot import MARKER
 from kimas_desktop.answer.writing.support import SupportChecker
-from kimas_desktop.types import Chunk, Hit, Quote
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "bench" / ".cache" / "answers"
@@ -82,44 +82,6 @@ def declines(
         "unanswerable declined": rate(correct),
         "gold in quote or answer": rate(gold),
     }
-
-
-def model_text(support: list[dict[str, Any]]) -> str:
-    """The model's answer as the check read it: each sentence at its offset, line breaks between."""
-    text = ""
-    for s in support:
-        gap = max(s["start"] - len(text), 1 if text else 0)
-        text += ("\n" * gap) + s["text"]
-    return text
-
-
-def hits_of(result: dict[str, Any]) -> list[Hit]:
-    """The numbered sources the model was given (``hits[n - 1]`` is source ``n``)."""
-    evidence = sorted(result["trace"]["evidence"], key=lambda e: e["n"])
-    return [
-        Hit(
-            Chunk(
-                e["chunk_id"], e["collection"], e["source"], e["text"], page=e["page"], heading=_heading(e)
-            ),
-            1.0,
-        )
-        for e in evidence
-    ]
-
-
-def _heading(evidence: dict[str, Any]) -> str:
-    """The source's heading, as the model read it; a batch kept before the trace gave it: the file's first
-    Markdown heading (a dev-kit file has one, its title)."""
-    if "heading" in evidence:
-        return str(evidence["heading"])
-    path = Path(evidence["source"])
-    lines = path.read_text("utf-8").splitlines() if path.is_file() else []
-    return next((line.lstrip("#").strip() for line in lines if line.startswith("#")), "")
-
-
-def quotes_of(result: dict[str, Any], hits: list[Hit]) -> list[Quote]:
-    parts = (result.get("quote") or {}).get("parts") or []
-    return [Quote(p["n"], hits[p["n"] - 1].chunk, 0, len(p["text"]), p["text"], p["score"]) for p in parts]
 
 
 def checked(result: dict[str, Any], question: str, checker: SupportChecker | None) -> list[dict[str, Any]]:
@@ -224,15 +186,6 @@ def score(
 def load(path: Path) -> dict[str, dict[str, Any]]:
     data = json.loads(path.read_text())
     return data[0] if isinstance(data, list) else data  # bench.answers keeps [results, seconds]
-
-
-def make_checker(data_dir: Path) -> SupportChecker:
-    from app.paths import read_config, resolve_paths
-    from app.runtime import Runtime
-
-    paths = resolve_paths(str(data_dir), None)
-    services = Runtime(paths, read_config(paths))
-    return SupportChecker(services.embedder(services.config))
 
 
 def main() -> None:
