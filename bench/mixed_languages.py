@@ -49,8 +49,9 @@ from bench.language_sets import index
 from bench.lexical import half
 from bench.machine import cpu_model
 from bench.reader_sources import DEBIAN, HELDOUT_CHAPTERS, debian_chapters, debian_sections
+from bench.recording import Recording
 from kimas_desktop.text.sentences import split_sentences
-from kimas_desktop.types import Chunk, Hit
+from kimas_desktop.types import Chunk
 from local_models.catalog.catalog import MULTILINGUAL_EMBEDDER
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,23 +126,6 @@ def gold_chunks(chunks: Sequence[Chunk], chapter: str, lang: str, paragraph: str
 
 
 # --- measuring -----------------------------------------------------------------------------------------
-
-
-class Recording:
-    """The store as the pipeline sees it (a ``ChunkSearcher``), keeping every hit it returned (``seen``:
-    the candidates of the current question)."""
-
-    def __init__(self, store: Any) -> None:
-        self._store = store
-        self.seen: list[Hit] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
-    def search(self, collection: str, **asked: Any) -> list[Hit]:
-        hits: list[Hit] = self._store.search(collection, **asked)
-        self.seen += hits
-        return hits
 
 
 class Rig:

@@ -46,6 +46,7 @@ from bench.language_sets import index
 from bench.lexical import half
 from bench.machine import cpu_model
 from bench.reader_sources import DEBIAN, HELDOUT_CHAPTERS, debian_chapters, debian_sections
+from bench.recording import Recording
 from kimas_desktop.text.sentences import chunk_sentences
 from kimas_desktop.types import Chunk, Hit
 from local_models.catalog.catalog import MULTILINGUAL_EMBEDDER
@@ -106,22 +107,6 @@ class TimedReader:
     def take(self) -> list[tuple[int, float]]:
         calls, self.calls = self.calls, []
         return calls
-
-
-class Recording:
-    """The store as the pipeline sees it, keeping the hits of the current question's searches."""
-
-    def __init__(self, store: Any) -> None:
-        self._store = store
-        self.seen: list[Hit] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
-    def search(self, collection: str, **asked: Any) -> list[Hit]:
-        hits: list[Hit] = self._store.search(collection, **asked)
-        self.seen += hits
-        return hits
 
 
 class Rig:
