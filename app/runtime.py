@@ -65,9 +65,9 @@ class Builders:
     # The embedded multilingual model beside the collections' embedder (``Runtime.meaning``): theirs when
     # it is that model, None when it is not installed; no builder: none.
     meaning: Callable[[Embedder, Path], Embedder | None] | None = None
-    # The reader [reader] chooses (issue 68), from the model cache: None when it is not installed; no builder:
-    # none.
-    reader: Callable[[ReaderConfig, Path], Reader | None] | None = None
+    # The reader [reader] chooses (issue 68), from the model cache, given the embedder the runtime holds (the
+    # embedded reader reads with its tokenizer when it is e5): None when it is not installed; no builder: none.
+    reader: Callable[[ReaderConfig, Embedder, Path], Reader | None] | None = None
 
 
 def real_builders() -> Builders:
@@ -109,10 +109,10 @@ def real_builders() -> Builders:
 
         return FolderWatcher(on_change)
 
-    def reader(cfg: ReaderConfig, cache: Path) -> Reader | None:
+    def reader(cfg: ReaderConfig, emb: Embedder, cache: Path) -> Reader | None:
         from local_models import build_reader
 
-        return build_reader(cfg, cache)
+        return build_reader(cfg, cache, emb)
 
     return Builders(chat, embedder, reranker, store, indexer, watcher, meaning=meaning, reader=reader)
 
@@ -267,15 +267,19 @@ class Runtime:
     def reader(self, config: Config) -> Reader | None:
         """The reader ``[reader] model`` chooses (issue 68) when it is installed, else None: it reads
         evidence that mixes scripts, and all evidence when ``grounding`` asks; it loads on its first
-        reading. Another choice closes the one in use (a GGUF reader's worker process ends)."""
+        reading. Another choice closes the one in use (a GGUF reader's worker process ends). The embedded
+        reader reads with the tokenizer of the multilingual-e5-small the runtime holds (its 280 MB vocabulary
+        once in the process): it is built again when that embedder is another."""
         build, cache = self._builders.reader, self.paths.models_cache
         if build is None:
             return None
+        e5 = self.meaning(config) or self.embedder(config)  # e5 when either is; the builder tells
 
         def closer(held: Reader | None) -> Callable[[], None]:
             return held.close if held is not None else _nothing_to_close
 
-        part: Reader | None = self._hold("reader", config.reader, lambda: build(config.reader, cache), closer)
+        key = (config.reader, e5)
+        part: Reader | None = self._hold("reader", key, lambda: build(config.reader, e5, cache), closer)
         return part
 
     def reranker(self, config: Config) -> Reranker:

@@ -12,7 +12,9 @@ recommended models in ``catalog.toml``, installing and downloading them). At the
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from kimas_desktop.config import ChatModelConfig, EmbeddingModelConfig, ReaderConfig
 from kimas_desktop.errors import ModelUnavailableError
@@ -69,10 +71,12 @@ def build_embedder(cfg: EmbeddingModelConfig, cache_dir: Path) -> Embedder:
     return FastEmbedEmbedder(cfg, cache_dir)
 
 
-def build_reader(cfg: ReaderConfig, models_dir: Path) -> Reader | None:
+def build_reader(cfg: ReaderConfig, models_dir: Path, embedder: Embedder | None = None) -> Reader | None:
     """The reader ``[reader] model`` chooses (issue 68): the one trained by this project, or a GGUF run by
     llama.cpp in a worker process (``reader/llama_reader.py``); None (logged) when its files, e5's or
-    llama.cpp are not installed: answers are then read without a reader."""
+    llama.cpp are not installed: answers are then read without a reader. ``embedder``: one the caller
+    holds; when it is the embedded multilingual-e5-small, the embedded reader reads with its tokenizer
+    (``shared_tokenizer``) rather than loading the same 280 MB vocabulary again."""
     try:
         origin = resolve_reader(cfg, models_dir)
         if origin.kind == "llama":
@@ -86,10 +90,21 @@ def build_reader(cfg: ReaderConfig, models_dir: Path) -> Reader | None:
         from local_models.embedders.e5_embedded import e5_tokenizer_file
         from local_models.reader.onnx_reader import EmbeddedReader
 
-        return EmbeddedReader(tokenizer=e5_tokenizer_file(models_dir))
+        return EmbeddedReader(tokenizer=e5_tokenizer_file(models_dir), shared=_e5_tokenizer(embedder))
     except (ModelUnavailableError, OSError, ValueError) as err:
         log.warning("The reader is not used: %s", err)
         return None
+
+
+def _e5_tokenizer(embedder: Embedder | None) -> Callable[[], Any] | None:
+    """``shared_tokenizer`` of the embedded multilingual-e5-small (``embedder`` or the one its memo wraps)."""
+    from local_models.embedders.e5_embedded import E5_MODEL_ID
+    from local_models.embedders.query_memo import QueryMemo
+
+    inner = embedder.inner if isinstance(embedder, QueryMemo) else embedder
+    if isinstance(inner, FastEmbedEmbedder) and inner.model_id == E5_MODEL_ID:
+        return inner.shared_tokenizer
+    return None
 
 
 def sentence_meaning(collections: Embedder, cache_dir: Path) -> Embedder | None:

