@@ -14,7 +14,7 @@ from app.desktop import DesktopApp
 from ui.chat import layout as chat_layout
 from ui.evaluation import layout as eval_layout
 from ui.i18n import I18N, apply_language, page_language, t
-from ui.knowledge import documents_handlers, documents_tab, sources_tab
+from ui.knowledge import documents_tab, sources_tab
 from ui.knowledge import layout as knowledge_layout
 from ui.poll import poll
 from ui.settings import first_start_view
@@ -37,6 +37,7 @@ def _bind_timer(
     settings_status: gr.Markdown,
 ) -> None:
     """Every second: what changed in the collections, indexing and models, on every tab."""
+    docs = k.documents
 
     def tick(
         version: int, current: str | None, show: str, path: str | None, request: gr.Request
@@ -46,7 +47,9 @@ def _bind_timer(
         files = (
             (gr.skip(), gr.skip())
             if p.names is None or current not in p.names
-            else documents_tab.outputs(documents_handlers.documents_view(desk, current, show, path, language))
+            else documents_tab.outputs(
+                documents_tab.timed_view(desk, docs["picks"], current, show, path, request)
+            )
         )
         if p.names is None:
             names_update = gr.skip()
@@ -66,7 +69,6 @@ def _bind_timer(
             *files,
         )
 
-    docs = k.documents
     timer.tick(
         tick,
         [seen, k.selected, docs["show"], docs["pick"]],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import gradio as gr
@@ -10,7 +12,48 @@ from app.desktop import DesktopApp
 from ui.i18n import page_language, t
 from ui.knowledge import documents_handlers
 
-__all__ = ["bind", "build", "outputs"]
+__all__ = ["Picks", "bind", "build", "outputs", "timed_view"]
+
+
+class Picks:
+    """The file each page (Gradio session) was last shown by an event of its own: a pick, a filter, another
+    collection, an action on a file.
+
+    The one-second timer redraws the list and its card for the file its request carried, and a tick sent just
+    before the person picked another file carries the old one: answered after the pick, it would put the old
+    file back for good (a busy machine widens that window to seconds). The timer asks ``last`` instead.
+    Bounded: the oldest pages are forgotten first."""
+
+    def __init__(self, pages: int = 256) -> None:
+        self._pages = pages
+        self._picked: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, page: str | None, path: str | None) -> None:
+        if page is None or not path:
+            return
+        with self._lock:
+            self._picked[page] = path
+            self._picked.move_to_end(page)
+            while len(self._picked) > self._pages:
+                self._picked.popitem(last=False)
+
+    def last(self, page: str | None) -> str | None:
+        with self._lock:
+            return self._picked.get(page) if page is not None else None
+
+
+def timed_view(
+    desk: DesktopApp, picks: Picks, c: str | None, show: str, sent: str | None, request: gr.Request
+) -> documents_handlers.DocumentsView:
+    """The files for the timer: with the card of the file this page picked last while it is listed, else of
+    the one the tick ``sent``."""
+    language = page_language(desk.config.ui.language, request)
+    last = picks.last(request.session_hash)
+    view = documents_handlers.documents_view(desk, c, show, last or sent, language)
+    if last is not None and view.selected != last:
+        view = documents_handlers.documents_view(desk, c, show, sent, language)
+    return view
 
 
 def build() -> dict[str, Any]:
@@ -35,7 +78,13 @@ def build() -> dict[str, Any]:
             reindex = gr.Button(t("reindex_file"), size="sm", elem_id="reindex-document")
             dismiss = gr.Button(t("dismiss_problem"), size="sm", elem_id="dismiss-problem")
         gr.Markdown(t("documents_note"), elem_classes=["kimas-note"])
-    return {"show": show, "list": listing, "pick": pick, "buttons": (remove, reindex, dismiss)}
+    return {
+        "show": show,
+        "list": listing,
+        "pick": pick,
+        "buttons": (remove, reindex, dismiss),
+        "picks": Picks(),
+    }
 
 
 def outputs(view: documents_handlers.DocumentsView) -> tuple[Any, ...]:
@@ -45,10 +94,13 @@ def outputs(view: documents_handlers.DocumentsView) -> tuple[Any, ...]:
 
 def bind(desk: DesktopApp, docs: dict[str, Any], selected: gr.Dropdown, message: gr.Markdown) -> None:
     shown = [docs["list"], docs["pick"]]
+    picks: Picks = docs["picks"]
 
     def refresh(c: str | None, show: str, path: str | None, request: gr.Request) -> tuple[Any, ...]:
         language = page_language(desk.config.ui.language, request)
-        return outputs(documents_handlers.documents_view(desk, c, show, path, language))
+        view = documents_handlers.documents_view(desk, c, show, path, language)
+        picks.remember(request.session_hash, view.selected)  # what the timer keeps showing
+        return outputs(view)
 
     selected.change(refresh, [selected, docs["show"], docs["pick"]], shown)
     docs["pick"].input(refresh, [selected, docs["show"], docs["pick"]], shown)  # its card below the list
@@ -61,6 +113,7 @@ def bind(desk: DesktopApp, docs: dict[str, Any], selected: gr.Dropdown, message:
             view = documents_handlers.act(
                 desk, what, c, path, show, page_language(desk.config.ui.language, request)
             )
+            picks.remember(request.session_hash, view.selected)
             return (*outputs(view), view.message)
 
         button.click(on_click, [selected, docs["pick"], docs["show"]], [*shown, message])

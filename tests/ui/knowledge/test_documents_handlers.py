@@ -99,3 +99,31 @@ def test_a_spreadsheet_card_shows_its_sheets_columns_kinds_and_rows(desk: Deskto
     assert "Amount <small>(number)</small>" in view.html
     assert "<b>Staff</b>: 1 row <small>(header on row 1)</small>; Name <small>(text)</small>, " in view.html
     assert "Since <small>(date)</small>" in view.html
+
+
+def test_a_tick_sent_before_a_pick_keeps_the_picked_files_card(desk: DesktopApp, tmp_path: Path) -> None:
+    """The timer's request carries the file picked when it was sent; answered after the person picked another
+    (a busy machine: seconds later), it must not put the old file and its card back (issue 72's failure:
+    the card stayed on the first file for 15 minutes)."""
+    import gradio as gr
+
+    from ui.knowledge.documents_tab import Picks, timed_view
+
+    files = [write(tmp_path / "t" / name, f"The {name} file is here.") for name in ("alpha.md", "beta.md")]
+    handlers.upload(desk, "docs", [str(f) for f in files], "not json")
+    assert wait_for(lambda: idle(desk) and len(desk.list_documents("docs")) == 2)
+    alpha, beta = (path for _, path in dh.documents_view(desk, "docs").choices)
+    picks = Picks(pages=2)
+    page, other = (gr.Request(session_hash=f"page-{n}", headers={}) for n in (1, 2))
+    assert timed_view(desk, picks, "docs", dh.SHOW_ALL, alpha, page).selected == alpha  # nothing picked yet
+
+    picks.remember("page-1", beta)  # the pick's own event, answered first
+    late = timed_view(desk, picks, "docs", dh.SHOW_ALL, alpha, page)  # the tick sent before it
+    assert late.selected == beta and "<b>beta</b>" in late.html and "<b>alpha</b>" not in late.html
+    assert timed_view(desk, picks, "docs", dh.SHOW_ALL, alpha, other).selected == alpha  # another page's own
+
+    picks.remember("page-1", str(tmp_path / "removed.md"))  # no longer listed: what the tick carried
+    assert timed_view(desk, picks, "docs", dh.SHOW_ALL, alpha, page).selected == alpha
+    picks.remember("page-2", beta)
+    picks.remember("page-3", beta)  # the oldest page is forgotten
+    assert picks.last("page-1") is None and picks.last("page-3") == beta
