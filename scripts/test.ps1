@@ -9,5 +9,7 @@ $env:GRADIO_ANALYTICS_ENABLED = "False"
 if ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }
 & .\.venv\Scripts\mypy.exe
 if ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }
-& .\.venv\Scripts\python.exe -m pytest @args
+# As scripts/test.sh: one worker per logical CPU (at most 4) or $env:KIMAS_TEST_WORKERS, a file to a worker.
+$workers = if ($env:KIMAS_TEST_WORKERS) { $env:KIMAS_TEST_WORKERS } else { "logical" }
+& .\.venv\Scripts\python.exe -m pytest -n $workers --maxprocesses 4 --dist loadfile @args
 exit $LASTEXITCODE

@@ -20,4 +20,6 @@ fi
 export GRADIO_ANALYTICS_ENABLED=False
 .venv/bin/ruff check .
 .venv/bin/mypy
-.venv/bin/python -m pytest "$@"
+# One worker per logical CPU, at most 4 (each loads the embedded models: about 2 GB), or KIMAS_TEST_WORKERS;
+# a test file's tests stay on one worker, so its module-scoped set-ups are made once.
+.venv/bin/python -m pytest -n "${KIMAS_TEST_WORKERS:-logical}" --maxprocesses 4 --dist loadfile "$@"

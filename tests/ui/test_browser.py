@@ -27,7 +27,10 @@ from tests.ui.patience import HANG_MS, open_until_visible, wait_for_page
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
+# Modules on several pytest-xdist workers share this fixture: each worker keeps its own screenshots and logs.
+ARTIFACTS = (
+    ROOT / "test-artifacts" / "-".join(filter(None, ("browser", os.environ.get("PYTEST_XDIST_WORKER"))))
+)
 CHROMIUM = os.environ.get("KIMAS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 FACT_PAGE_1 = "Project Heliotrope overview\nThis report describes the schedule of Project Heliotrope."
