@@ -44,13 +44,12 @@ def _bind_timer(
     ) -> tuple[Any, ...]:
         language = page_language(desk.config.ui.language, request)
         p = poll(desk, version, language)
-        files = (
-            (gr.skip(), gr.skip())
+        view = (
+            None
             if p.names is None or current not in p.names
-            else documents_tab.outputs(
-                documents_tab.timed_view(desk, docs["picks"], current, show, path, request)
-            )
+            else documents_tab.timed_view(desk, docs["picks"], current, show, path, request)
         )
+        files = (gr.skip(), gr.skip()) if view is None else documents_tab.outputs(view)
         if p.names is None:
             names_update = gr.skip()
         elif current in p.names:  # keep the value: re-setting it would reload the settings fields

@@ -17,12 +17,11 @@ __all__ = ["Picks", "bind", "build", "outputs", "timed_view"]
 
 class Picks:
     """The file each page (Gradio session) was last shown by an event of its own: a pick, a filter, another
-    collection, an action on a file.
+    collection, an action on a file, the page's first view.
 
-    The one-second timer redraws the list and its card for the file its request carried, and a tick sent just
-    before the person picked another file carries the old one: answered after the pick, it would put the old
-    file back for good (a busy machine widens that window to seconds). The timer asks ``last`` instead.
-    Bounded: the oldest pages are forgotten first."""
+    The one-second timer sends the picker's value as it was when the tick was sent: answered after the
+    person picked another file, it put the old file and its card back for good (a busy machine widens that
+    window to seconds). The timer prefers ``last``. Bounded: the oldest pages are forgotten first."""
 
     def __init__(self, pages: int = 256) -> None:
         self._pages = pages
@@ -45,15 +44,16 @@ class Picks:
 
 def timed_view(
     desk: DesktopApp, picks: Picks, c: str | None, show: str, sent: str | None, request: gr.Request
-) -> documents_handlers.DocumentsView:
-    """The files for the timer: with the card of the file this page picked last while it is listed, else of
-    the one the tick ``sent``."""
+) -> documents_handlers.DocumentsView | None:
+    """The files for the timer, with the card of the file this page's own events last showed while it is
+    listed, else of the one the tick ``sent``; None when such an event came while they were read (it drew
+    them)."""
     language = page_language(desk.config.ui.language, request)
     last = picks.last(request.session_hash)
     view = documents_handlers.documents_view(desk, c, show, last or sent, language)
     if last is not None and view.selected != last:
         view = documents_handlers.documents_view(desk, c, show, sent, language)
-    return view
+    return view if picks.last(request.session_hash) == last else None
 
 
 def build() -> dict[str, Any]:
@@ -70,7 +70,11 @@ def build() -> dict[str, Any]:
             elem_id="documents-filter",
         )
         listing = gr.HTML(elem_id="document-list")
-        pick = gr.Dropdown(choices=[], label=t("file_picked"), elem_id="document-select")
+        # A tick sent before a file was removed still carries it: Gradio would refuse that value, and every
+        # later tick with it, so the list would stop updating. documents_view checks the value instead.
+        pick = gr.Dropdown(
+            choices=[], label=t("file_picked"), elem_id="document-select", allow_custom_value=True
+        )
         with gr.Row():  # under the picker: in the Knowledge tab's half-width column they keep one line
             remove = gr.Button(
                 t("remove_from_collection"), size="sm", variant="stop", elem_id="remove-document"

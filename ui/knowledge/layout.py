@@ -376,6 +376,7 @@ def bind_load(desk: DesktopApp, tab: KnowledgeTab, demo: gr.Blocks) -> None:
 
     def files(c: str | None, show: str, request: gr.Request) -> tuple[Any, ...]:
         view = documents_handlers.documents_view(desk, c, show, None, _language(desk, request))
+        tab.documents["picks"].remember(request.session_hash, view.selected)
         return documents_tab.outputs(view)
 
     demo.load(files, [tab.selected, tab.documents["show"]], [tab.documents["list"], tab.documents["pick"]])
