@@ -19,7 +19,7 @@ from ui.knowledge import layout as knowledge_layout
 from ui.poll import poll
 from ui.settings import first_start_view
 from ui.settings import layout as settings_layout
-from ui.style import CSS, DROP_FOLDERS_JS, THEME
+from ui.style import CSS, PAGE_JS, THEME
 
 __all__ = ["build_app", "launch_kwargs"]
 
@@ -126,6 +126,6 @@ def launch_kwargs() -> dict[str, Any]:
         "mcp_server": False,
         "css": CSS + settings_layout.CSS + eval_layout.CSS,
         "theme": THEME,
-        "js": DROP_FOLDERS_JS,
+        "js": PAGE_JS,
         "i18n": I18N,
     }

@@ -65,10 +65,11 @@ footer { display: none !important; }
 .kimas-doc-card ul { list-style: none; padding-left: 0.5em; margin: 0.2em 0; }
 """
 
-# Gradio's drop zone takes dataTransfer.files, where a dropped folder is one empty entry. This walks
-# dropped folders (webkitGetAsEntry) and hands their files to the zone's own file input instead; drops
-# without folders are left to Gradio.
-DROP_FOLDERS_JS = """
+# The page's script. Gradio's drop zone takes dataTransfer.files, where a dropped folder is one empty entry:
+# this walks dropped folders (webkitGetAsEntry) and hands their files to the zone's own file input instead;
+# drops without folders are left to Gradio. It also shows the translated words Gradio's widgets have no key
+# for (the drop zones' captions, the chat's "Scroll down" button), from hidden translated Markdown.
+PAGE_JS = """
 () => {
   const ZONES = "#upload-folder, #upload-files";
   function tellPaths(paths) {  // the files' paths inside the folder, for the upload handler
@@ -85,8 +86,16 @@ DROP_FOLDERS_JS = """
         zone.style.setProperty("--kimas-caption", value);
     }
   }
-  caption();
-  new MutationObserver(caption).observe(document.body, { childList: true, subtree: true });
+  function scrollLabel() {  // the chat's "Scroll down" button is labelled in English by Gradio (6.31)
+    const text = ((document.getElementById("chatbot-scroll-caption") || {}).textContent || "").trim();
+    if (!text) return;
+    for (const button of document.querySelectorAll("#chatbot .scroll-down-button-container button"))
+      for (const name of ["aria-label", "title"])
+        if (button.hasAttribute(name) && button.getAttribute(name) !== text) button.setAttribute(name, text);
+  }
+  function translate() { caption(); scrollLabel(); }
+  translate();
+  new MutationObserver(translate).observe(document.body, { childList: true, subtree: true });
   document.addEventListener("click", (event) => {  // an inline [n] opens the source it points to
     const link = event.target instanceof Element ? event.target.closest(".kimas-marker a") : null;
     const target = link ? document.getElementById((link.getAttribute("href") || "").slice(1)) : null;

@@ -40,6 +40,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "also_ask": ("Also ask online (this question)", "同时在线询问（仅此问题）"),
     "stop": ("Stop", "停止"),
     "regenerate": ("Regenerate", "重新生成"),
+    "scroll_down": ("Scroll down", "滚动到底部"),  # the chat's own button (Gradio names it in English only)
     "your_collections": ("## Your collections", "## 你的知识库"),
     "pause_indexing": ("Pause indexing", "暂停索引"),
     "resume": ("Resume", "继续"),
@@ -382,7 +383,7 @@ WORDS |= MODEL_BUILD  # the model status line while llama.cpp is built (issue 71
 CHAT_KEYS = frozenset(
     "title tab_chat tab_knowledge tab_evaluation tab_settings new_chat search_chats rename_or_delete chat_title "
     "rename delete_chat confirm_delete_chat cancel ask_placeholder ask_placeholder_model send also_ask stop "
-    "regenerate ready_hint send_note mode_label mode_info mode_documents mode_model ask_model_alone "
+    "regenerate scroll_down ready_hint send_note mode_label mode_info mode_documents mode_model ask_model_alone "
     "no_knowledge_hint store_problem chats_none chats_no_match model_loading model_loading_named model_ready "
     "models built_in server_model the_server_model marked_wrong marked_good_uncited marked_good_no_set "
     "marked_good app_over_limit".split()

@@ -6,8 +6,8 @@ After a real answer and a decline in the Chat tab, a file that fails to index dr
 (Chat, Knowledge, Evaluation, Settings) is read as a user sees it: its visible text and the placeholders of
 its empty boxes may hold no run of three or more English words that is not a file name, a model name, a
 path or code (``tests/ui/english.py``). On the Chat tab both answers' traces ("这个回答是如何得出的") are open
-(issue 69), the labels of the chat's buttons (Gradio's copy button said "Copy message") hold no English
-phrase, and a citation opens in the viewer, whose own words are read the same way (the file's lines are the
+(issue 69), the labels of the chat's buttons (Gradio's copy button said "Copy message", its scroll-down
+button "Scroll down": the chat is scrolled up to show it) hold no English phrase, and a citation opens in the viewer, whose own words are read the same way (the file's lines are the
 document's). The waits do not depend on the page's language, so a page that still speaks English fails on
 what it finds, not on a timeout. Screenshots go to ``test-artifacts/browser-zh-every-tab/``.
 """
@@ -50,6 +50,10 @@ LABELS = """() => [...document.querySelectorAll('#chatbot button, #chatbot [titl
   .map((e) => e.getAttribute('aria-label') || e.getAttribute('title') || '')"""
 ENGLISH_LABEL = re.compile(r"[A-Za-z]+(?: [A-Za-z]+)+")  # "Copy message": two words are a phrase here
 COPY = "复制消息"  # Gradio's copy button, which its own zh-CN table leaves in English
+SCROLL_DOWN = "滚动到底部"  # the chat's "Scroll down" button, shown when it is scrolled up (no Gradio key)
+# The chat scrolled to its top, as a reader going back to the first answer: Gradio shows its scroll-down button.
+SCROLL_UP = """() => { for (const box of document.querySelectorAll('#chatbot .bubble-wrap, #chatbot .panel-wrap')) {
+  box.scrollTop = 0; box.dispatchEvent(new Event('scroll')); } }"""
 # The Evaluation tab's line under its buttons has ended a job (made a set, or run it).
 ENDED = "() => !!document.querySelector('#eval-progress [data-state=ended]')"
 
@@ -59,10 +63,16 @@ def _english(page: Any, where: str) -> list[str]:
     return [f"{where}: {run}" for run in english_runs(seen["text"], [*seen["code"], *MODEL_NAMES])]
 
 
-def _english_labels(page: Any) -> list[str]:
+def _english_labels(page: Any, expect: Any) -> list[str]:
+    page.evaluate(SCROLL_UP)
+    expect(page.locator("#chatbot .scroll-down-button-container button")).to_be_visible()
     labels = page.evaluate(LABELS)
     english = [f"chat button: {label}" for label in labels if ENGLISH_LABEL.fullmatch(label)]
-    return english + ([] if COPY in labels else [f"chat button: no “{COPY}” among {sorted(set(labels))}"])
+    return english + [
+        f"chat button: no “{word}” among {sorted(set(labels))}"
+        for word in (COPY, SCROLL_DOWN)
+        if word not in labels
+    ]
 
 
 def _shoot_traces(page: Any) -> None:
@@ -154,7 +164,7 @@ def test_every_tab_in_a_chinese_browser_shows_no_english(tmp_path: Path) -> None
             open_traces(page)
             _shoot_traces(page)
             read("1-chat")
-            found.extend(_english_labels(page))
+            found.extend(_english_labels(page, expect))
             found.extend(_viewer_english(context, page, expect))
 
             page.get_by_role("tab", name="知识库").click()

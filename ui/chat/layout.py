@@ -150,6 +150,9 @@ def _talk(desk: DesktopApp) -> _Talk:
             feedback_options=("Like", "Dislike"),
             latex_delimiters=LATEX_DELIMITERS,
         )
+        gr.Markdown(
+            t("scroll_down"), elem_id="chatbot-scroll-caption", elem_classes=["kimas-hidden"]
+        )  # ui.style
         feedback_line = gr.Markdown("", elem_id="chat-feedback")
         multilingual = gr.Button(
             t("use_multilingual"), size="sm", visible=False, elem_id="chat-use-multilingual"
