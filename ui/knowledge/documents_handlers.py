@@ -32,8 +32,10 @@ def documents_view(
     show: str = SHOW_ALL,
     selected: str | None = None,
     language: Language = "en",
+    fallback: str | None = None,
 ) -> DocumentsView:
-    """The files of ``collection`` (only those with a problem when ``show`` is ``PROBLEMS_ONLY``)."""
+    """The files of ``collection`` (only those with a problem when ``show`` is ``PROBLEMS_ONLY``), with the
+    card of ``selected``, else of ``fallback``, else of the first, whichever is listed first."""
     if not collection:
         return DocumentsView(
             documents_html("", [], problems_only=False, total=0, language=language), [], None
@@ -49,8 +51,9 @@ def documents_view(
     problems_only = show == PROBLEMS_ONLY
     shown = [d for d in docs if d.problem] if problems_only else docs
     choices = document_choices(shown)
-    if selected not in {path for _, path in choices}:
-        selected = choices[0][1] if choices else None
+    listed = {path for _, path in choices}
+    if selected not in listed:
+        selected = fallback if fallback in listed else choices[0][1] if choices else None
     body = documents_html(
         collection, shown, problems_only=problems_only, total=len(docs), title=title, language=language
     )

@@ -50,9 +50,7 @@ def timed_view(
     them)."""
     language = page_language(desk.config.ui.language, request)
     last = picks.last(request.session_hash)
-    view = documents_handlers.documents_view(desk, c, show, last or sent, language)
-    if last is not None and view.selected != last:
-        view = documents_handlers.documents_view(desk, c, show, sent, language)
+    view = documents_handlers.documents_view(desk, c, show, last or sent, language, fallback=sent)
     return view if picks.last(request.session_hash) == last else None
 
 

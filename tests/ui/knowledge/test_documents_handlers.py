@@ -132,6 +132,11 @@ def test_the_timer_draws_the_file_each_page_picked_last(
 
     picks.remember("page-1", str(tmp_path / "removed.md"))  # no longer listed: what the tick sent
     assert drawn(page) == alpha
+    reads: list[str] = []
+    list_documents = desk.list_documents
+    monkeypatch.setattr(desk, "list_documents", lambda c: reads.append(c) or list_documents(c))
+    view = timed_view(desk, picks, "docs", dh.SHOW_ALL, beta, page)
+    assert view is not None and view.selected == beta and reads == ["docs"]  # the files read once a tick
 
     listed = dh.documents_view
 
