@@ -38,6 +38,7 @@ from app.runtime import Runtime
 from app.settings.config_store import ConfigStore
 from app.settings.form import describe_models
 from app.settings.settings import Settings
+from app.settings.tools_access import ApiStatus
 from kimas_desktop.config import Config
 from kimas_desktop.errors import ConfigError, KimasError
 from kimas_desktop.retrieval.strategies import strategy_names
@@ -63,6 +64,7 @@ class DesktopApp:
         self._knowledge_parts(runtime, config)
         self.sources = SourceRegistry(self._all_folders)
         self.online = OnlineSourcesAdmin(config, runtime.online_source)
+        self.api_status = ApiStatus()  # what kimas serve could open for the API (ui.server.api_switch)
         self.history = ChatHistory(self.data_dir)
         self.evaluation = Evaluation(runtime, lambda: config.current, config.path)
         self.evaluation_job = EvaluationJob(self.evaluation, self.explain)

@@ -142,11 +142,19 @@ def _start_api(desk: DesktopApp, paths: Paths) -> ApiSwitch:
             desk.runtime, lambda: desk.config, paths.config_file, desk.indexing.answering, desk.history.save
         )
 
-    switch = ApiSwitch(start, lambda: desk.config)
+    switch = ApiSwitch(start, lambda: desk.config, status=desk.api_status)
     api = switch.sync()
     if api is not None:
         print(f"OpenAI-compatible API at {api.url}  (its token: kimas token)", flush=True)
         print(f"MCP (streamable HTTP) at {api.mcp_url}  (the same token)", flush=True)
+    elif (port := desk.api_status.refused_port) is not None:
+        print(
+            f"kimas: the API and MCP over HTTP are not served: port {port} on 127.0.0.1 is in use (another "
+            f"KIMAs, or another program). Set another api_port under [server] in {paths.config_file}; the "
+            "app runs without them meanwhile.",
+            file=sys.stderr,
+            flush=True,
+        )
     switch.follow()
     return switch
 

@@ -1,6 +1,7 @@
 """``ToolsAccess``: what the Settings tab shows and changes of the ways other tools reach the app: the
 ``kimas mcp`` command line, the addresses of the OpenAI-compatible API and of MCP over HTTP, their switch
-(``[server] api``: the running app follows it within a second, ``ui.server.api_switch``) and their token."""
+(``[server] api``: the running app follows it within a second, ``ui.server.api_switch``) and their token.
+``ApiStatus`` is what the running app could do: the port it could not open, which the state then says."""
 
 from __future__ import annotations
 
@@ -9,12 +10,20 @@ from app.settings.config_store import ConfigStore
 from app.tools.api_token import ApiToken
 from app.tools.endpoints import Endpoints, endpoints
 
-__all__ = ["ToolsAccess"]
+__all__ = ["ApiStatus", "ToolsAccess"]
+
+
+class ApiStatus:
+    """The port ``kimas serve`` could not open for the API and MCP (another program holds it), else None."""
+
+    def __init__(self) -> None:
+        self.refused_port: int | None = None
 
 
 class ToolsAccess:
-    def __init__(self, store: ConfigStore) -> None:
+    def __init__(self, store: ConfigStore, status: ApiStatus | None = None) -> None:
         self._store = store
+        self._status = status or ApiStatus()
 
     def endpoints(self) -> Endpoints:
         return endpoints(self._store.current)
@@ -33,6 +42,14 @@ class ToolsAccess:
         if not self.endpoints().api_on:
             return Said("The API and MCP over HTTP are **off**: no port is open for them.", "api_off")
         port = self._store.current.server.api_port
+        if self._status.refused_port == port:
+            return Said(
+                f"The API and MCP over HTTP are **on** in the settings but **not served**: port {port} on "
+                f"127.0.0.1 is in use (another KIMAs, or another program). Set another `api_port` under "
+                f"[server] in {self._store.path}; the app follows it within a second.",
+                "api_port_taken",
+                {"port": port, "path": str(self._store.path)},
+            )
         return Said(
             f"The API and MCP over HTTP are **on** at 127.0.0.1:{port} (this computer only), for programs "
             "that send the token.",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import time
@@ -53,3 +54,20 @@ def test_serve_starts_the_api_unless_switched_off(tmp_path: Path, on: bool) -> N
         assert f"OpenAI-compatible API at http://127.0.0.1:{port}/v1" in log
     else:
         assert reply is None and "OpenAI-compatible API" not in log
+
+
+def test_serve_says_on_the_terminal_when_the_api_port_is_taken(tmp_path: Path) -> None:
+    """Another program holds ``api_port``: the app runs, and its terminal says why the API is not there."""
+    data, port = tmp_path / "data", _free_port()
+    data.mkdir()
+    (data / "config.toml").write_text(f"[server]\napi_port = {port}\n")
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", port))
+        holder.listen()
+        with running_app(data, tmp_path / "artifacts"):
+            said = f"not served: port {port} on 127.0.0.1 is in use"
+            log = tmp_path / "artifacts" / "server.log"
+            deadline = time.monotonic() + 60
+            while said not in log.read_text() and time.monotonic() < deadline:
+                time.sleep(0.2)
+    assert said in log.read_text() and "OpenAI-compatible API at" not in log.read_text()

@@ -3,7 +3,8 @@
 ``kimas serve`` starts them through ``sync`` (before it prints their address), then ``follow`` checks the
 app's config once a second: switched off in Settings, the server stops and its port closes; switched on,
 it starts; a new ``api_port`` or ``allowed_hosts`` restarts it there. A start that fails (the port is
-taken) is logged once and tried again only when those settings change."""
+taken) is logged once, kept in ``ApiStatus`` for the Settings tab, and tried again only when those settings
+change."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import logging
 import threading
 from collections.abc import Callable
 
+from app.settings.tools_access import ApiStatus
 from kimas_desktop.config import Config
 from ui.server.api_server import RunningApi
 
@@ -30,9 +32,14 @@ class ApiSwitch:
     """``start()`` serves the API under the config as it is then (None when it cannot)."""
 
     def __init__(
-        self, start: Callable[[], RunningApi | None], current: Callable[[], Config], every_s: float = 1.0
+        self,
+        start: Callable[[], RunningApi | None],
+        current: Callable[[], Config],
+        every_s: float = 1.0,
+        status: ApiStatus | None = None,
     ) -> None:
         self._start = start
+        self.status = status or ApiStatus()
         self._current = current
         self._every_s = every_s
         self._lock = threading.Lock()
@@ -56,6 +63,7 @@ class ApiSwitch:
                 self.running = self._start()
                 if self.running is not None:
                     log.info("api: serving %s and %s", self.running.url, self.running.mcp_url)
+            self.status.refused_port = wanted[0] if wanted is not None and self.running is None else None
             return self.running
 
     def follow(self) -> None:

@@ -169,7 +169,7 @@ def build(desk: DesktopApp, opened: gr.Tab | None = None) -> gr.Markdown:
         restore = gr.Button(t("set_restore"), elem_id="restore-defaults")
     message = gr.Markdown("", elem_id="settings-message")
     models = _models(desk)
-    other_tools.build(desk, ToolsAccess(desk.config_store), opened)
+    other_tools.build(desk, ToolsAccess(desk.config_store, desk.api_status), opened)
     files = gr.Markdown(_files_line(desk, "en"), elem_id="settings-files")
     if opened is not None:  # the server's words in the page's language once the tab is opened
 

@@ -107,6 +107,13 @@ SETTINGS: dict[str, tuple[str, str]] = {
         "send the token.",
         "HTTP 上的 API 和 MCP **已开启**，地址 127.0.0.1:{port}（仅限本机），供发送令牌的程序使用。",
     ),
+    "app_api_port_taken": (
+        "The API and MCP over HTTP are **on** in the settings but **not served**: port {port} on 127.0.0.1 is "
+        "in use (another KIMAs, or another program). Set another `api_port` under [server] in {path}; the "
+        "app follows it within a second.",
+        "HTTP 上的 API 和 MCP 在设置中**已开启**，但**没有提供**：127.0.0.1 的端口 {port} 已被占用（另一个 KIMAs 或其他"
+        "程序）。请在 {path} 的 [server] 下设置另一个 `api_port`；应用会在一秒内跟上。",
+    ),
     # what the Settings tab's buttons say (``app.outcomes.Said`` codes; the refusals of ``ui.settings``)
     "app_choose_model": ("Choose a model first.", "请先选择一个模型。"),
     "app_model_gone": (

@@ -13,6 +13,8 @@ import pytest
 
 from app.paths import Paths, read_config, resolve_paths
 from app.runtime import Runtime
+from app.settings.config_store import ConfigStore
+from app.settings.tools_access import ApiStatus, ToolsAccess
 from kimas_desktop.config import Config
 from tests.app.tools.test_openai_api import free_port
 from ui.server.api_server import RunningApi, start_api
@@ -92,5 +94,31 @@ def test_follow_keeps_up_with_the_settings(paths: Paths, runtime: Runtime) -> No
         while listening(port) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not listening(port)
+    finally:
+        switch.close()
+
+
+def test_a_taken_port_is_said_in_settings_until_another_is_set(paths: Paths, runtime: Runtime) -> None:
+    """Another program holds ``api_port``: the Settings tab says the API is not served (not "on at …"),
+    and once another port is set the switch serves there and the state says so."""
+    taken, free = free_port(), free_port()
+    store = ConfigStore(paths.config_file, runtime.config.updated(server={"api_port": taken}))
+    status = ApiStatus()
+    access = ToolsAccess(store, status)
+
+    def start() -> RunningApi | None:
+        return start_api(runtime, lambda: store.current, paths.config_file)
+
+    switch = ApiSwitch(start, lambda: store.current, status=status)
+    try:
+        with socket.socket() as holder:
+            holder.bind(("127.0.0.1", taken))
+            holder.listen()
+            assert switch.sync() is None and status.refused_port == taken
+            said = access.said_state()
+            assert said.code == "api_port_taken" and f"port {taken} on 127.0.0.1 is in use" in said.english
+        store.update(lambda cur: cur.updated(server={**cur.server.model_dump(), "api_port": free}))
+        assert switch.sync() is not None and serves(free) and status.refused_port is None
+        assert access.said_state().code == "api_on" and f"127.0.0.1:{free}" in access.state()
     finally:
         switch.close()
