@@ -20,7 +20,7 @@ from ui.knowledge import handlers as kh
 from ui.knowledge.collections_view import progress_html
 from ui.words import WORDS
 
-__all__ = ["KnowledgeTab", "bind_load", "build"]
+__all__ = ["KnowledgeTab", "bind_load", "build", "folders_update"]
 
 
 @dataclass(frozen=True)
@@ -200,8 +200,13 @@ def _action_outputs(a: kh.KnowledgeAction) -> tuple[Any, ...]:
     return (a.message, gr.update(choices=list(a.choices), value=a.selected))
 
 
-def _folders_update(desk: DesktopApp, collection: str | None) -> Any:
+def folders_update(desk: DesktopApp, collection: str | None, sent: str | None = None) -> Any:
+    """The folders watched for ``collection``. When the picker's value as the event sent it is still
+    listed, its value is left as the page has it: a folder picked while this was read (a rename's
+    refresh, answered late on a busy machine) stays picked, or Stop watching would take the first one."""
     folders = kh.watched_folders(desk, collection)
+    if sent is not None and sent in folders:
+        return gr.update(choices=folders)
     return gr.update(choices=folders, value=folders[0] if folders else None)
 
 
@@ -270,7 +275,7 @@ def _bind_naming(desk: DesktopApp, add: _Adding, naming: _Naming) -> None:
 
     def on_unwatch(c: str | None, f: str | None, request: gr.Request) -> tuple[Any, ...]:
         a = kh.unwatch_folder(desk, c, f, _language(desk, request))
-        return (*_action_outputs(a), _folders_update(desk, c))
+        return (*_action_outputs(a), folders_update(desk, c, f))
 
     for trigger in (naming.rename.click, naming.new_title.submit):
         trigger(on_rename, [add.selected, naming.new_title], [*picked, naming.new_title])
@@ -278,7 +283,12 @@ def _bind_naming(desk: DesktopApp, add: _Adding, naming: _Naming) -> None:
     # Instant reads into a folded panel show no spinner: Gradio can leave a folded component's spinner on
     # after its update arrived, and it then covers the dropdown (one CI run, issue 46).
     for trigger in (add.selected.change, add.add_folder.click):
-        trigger(lambda c: _folders_update(desk, c), [add.selected], [naming.watched], show_progress="hidden")
+        trigger(
+            lambda c, f: folders_update(desk, c, f),
+            [add.selected, naming.watched],
+            [naming.watched],
+            show_progress="hidden",
+        )
 
 
 def _bind_actions(desk: DesktopApp, add: _Adding, overview: _Overview, act: _Actions) -> None:

@@ -57,3 +57,24 @@ def test_watch_with_a_refused_name_adds_nothing(tmp_path: Path) -> None:
     assert not action.ok and "at most 80" in action.message
     assert handlers.watched_folders(s, "kept") == []
     assert handlers.collection_names(s) == ["kept"]
+
+
+def test_a_late_refresh_of_the_watched_folders_keeps_the_folder_picked_meanwhile(tmp_path: Path) -> None:
+    """A fresh-clone run beside two busy processes: after a rename, the folders' refresh (sent with the first
+    folder picked) came back after the user picked the second, set the first again, and Stop watching took
+    the first. A refresh whose sent folder is still listed leaves the pick to the page; otherwise (another
+    collection, the folder just unwatched) the first folder is picked."""
+    from ui.knowledge.layout import folders_update
+
+    s = make_rig(tmp_path).session
+    kept, dropped = _folder(tmp_path), tmp_path / "dropped"
+    dropped.mkdir()
+    assert handlers.add_folder(s, None, str(kept), "research").ok
+    cid = s.knowledge.find("research")
+    assert handlers.add_folder(s, cid, str(dropped)).ok
+    first, second = handlers.watched_folders(s, cid)
+    update = folders_update(s, cid, first)  # the refresh, sent before the pick of the second
+    assert update["choices"] == [first, second] and "value" not in update
+    assert folders_update(s, cid, str(tmp_path / "gone"))["value"] == first  # no longer listed
+    assert folders_update(s, cid, None)["value"] == first
+    assert folders_update(s, None, first)["value"] is None  # no collection: nothing to pick
