@@ -1,9 +1,13 @@
 """``ToolsAccess``: what the Settings tab shows and changes of the ways other tools reach the app: the
 ``kimas mcp`` command line, the addresses of the OpenAI-compatible API and of MCP over HTTP, their switch
 (``[server] api``: the running app follows it within a second, ``ui.server.api_switch``) and their token.
-``ApiStatus`` is what the running app could do: the port it could not open, which the state then says."""
+``ApiStatus`` is what the running app could do: the port it could not open, which the state then says; a
+switch in Settings waits (a few seconds at most) until the running app has tried the new setting, so the
+sentence it shows is already true."""
 
 from __future__ import annotations
+
+import threading
 
 from app.outcomes import Said
 from app.settings.config_store import ConfigStore
@@ -14,10 +18,26 @@ __all__ = ["ApiStatus", "ToolsAccess"]
 
 
 class ApiStatus:
-    """The port ``kimas serve`` could not open for the API and MCP (another program holds it), else None."""
+    """The port ``kimas serve`` could not open for the API and MCP (another program holds it), else None;
+    and the setting ``[server] api``/``api_port`` it last followed (None until an app follows them)."""
 
     def __init__(self) -> None:
         self.refused_port: int | None = None
+        self._tried: tuple[bool, int] | None = None
+        self._changed = threading.Condition()
+
+    def tried(self, on: bool, port: int, refused: bool) -> None:
+        """The running app has followed ``on`` at ``port`` (``refused``: the port was taken)."""
+        with self._changed:
+            self.refused_port = port if refused else None
+            self._tried = (on, port)
+            self._changed.notify_all()
+
+    def wait_tried(self, on: bool, port: int, timeout_s: float) -> None:
+        """Until the running app has followed this setting (at once when no app follows them)."""
+        with self._changed:
+            if self._tried is not None:
+                self._changed.wait_for(lambda: self._tried == (on, port), timeout_s)
 
 
 class ToolsAccess:
@@ -28,9 +48,11 @@ class ToolsAccess:
     def endpoints(self) -> Endpoints:
         return endpoints(self._store.current)
 
-    def switch(self, on: bool) -> str:
-        """Turn the API and MCP over HTTP on or off (saved to the config file); the sentence to show."""
+    def switch(self, on: bool, wait_s: float = 5.0) -> str:
+        """Turn the API and MCP over HTTP on or off (saved to the config file); the sentence to show, once
+        the running app has tried it (``wait_s`` at most: it follows the file within a second)."""
         self._store.update(lambda cur: cur.updated(server={**cur.server.model_dump(), "api": on}))
+        self._status.wait_tried(on, self._store.current.server.api_port, wait_s)
         return self.state()
 
     def state(self) -> str:

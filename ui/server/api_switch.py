@@ -51,20 +51,24 @@ class ApiSwitch:
     def sync(self) -> RunningApi | None:
         """Start, stop or move the server to match the config; the server running now (or None)."""
         with self._lock:
-            wanted = _wanted(self._current())
-            if wanted == self._serving:
-                return self.running
-            if self.running is not None:
-                log.info("api: stopping %s", self.running.url)
-                self.running.close()
-                self.running = None
-            self._serving = wanted
-            if wanted is not None:
-                self.running = self._start()
-                if self.running is not None:
-                    log.info("api: serving %s and %s", self.running.url, self.running.mcp_url)
-            self.status.refused_port = wanted[0] if wanted is not None and self.running is None else None
+            config = self._current()
+            wanted = _wanted(config)
+            if wanted != self._serving:
+                self._serve(wanted)
+            refused = wanted is not None and self.running is None
+            self.status.tried(config.server.api, config.server.api_port, refused)
             return self.running
+
+    def _serve(self, wanted: Wanted) -> None:
+        if self.running is not None:
+            log.info("api: stopping %s", self.running.url)
+            self.running.close()
+            self.running = None
+        self._serving = wanted
+        if wanted is not None:
+            self.running = self._start()
+            if self.running is not None:
+                log.info("api: serving %s and %s", self.running.url, self.running.mcp_url)
 
     def follow(self) -> None:
         """Keep following the config on a background thread until ``close``."""

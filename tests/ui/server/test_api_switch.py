@@ -122,3 +122,28 @@ def test_a_taken_port_is_said_in_settings_until_another_is_set(paths: Paths, run
         assert access.said_state().code == "api_on" and f"127.0.0.1:{free}" in access.state()
     finally:
         switch.close()
+
+
+def test_switching_on_in_settings_says_a_taken_port_at_once(paths: Paths, runtime: Runtime) -> None:
+    """Switched on in Settings while another program holds ``api_port``: the sentence the switch returns
+    already says the API is not served (it waits for the running app to try the port), not "on at …"."""
+    taken = free_port()
+    store = ConfigStore(paths.config_file, runtime.config.updated(server={"api": False, "api_port": taken}))
+    status = ApiStatus()
+    access = ToolsAccess(store, status)
+
+    def start() -> RunningApi | None:
+        return start_api(runtime, lambda: store.current, paths.config_file)
+
+    switch = ApiSwitch(start, lambda: store.current, every_s=0.3, status=status)
+    try:
+        with socket.socket() as holder:
+            holder.bind(("127.0.0.1", taken))
+            holder.listen()
+            assert switch.sync() is None
+            switch.follow()
+            assert f"port {taken} on 127.0.0.1 is in use" in access.switch(True)
+            assert "**off**" in access.switch(False)
+    finally:
+        switch.close()
+    assert "**on** at" in ToolsAccess(store).switch(True)  # no running app follows: said at once
