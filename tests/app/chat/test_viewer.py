@@ -3,6 +3,7 @@ a text file's lines with the sentence's lines, an Office file's text with the pa
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,14 @@ from app.chat.viewer_pdf import PdfPageView
 from app.chat.viewer_text import LinesView, ProseView
 
 SENTENCE = "The launch code of Project Heliotrope is PURPLE-OTTER-42."
+
+
+@pytest.fixture(scope="module")
+def viewer() -> Iterator[SourceViewer]:
+    """One viewer, as the app has: its PDF worker process ends with it."""
+    viewer = SourceViewer()
+    yield viewer
+    viewer.close()
 
 
 def write_pdf(path: Path, pages: list[list[str]]) -> Path:
@@ -48,24 +57,24 @@ def test_a_passage_is_found_across_line_breaks_hyphens_case_and_scripts() -> Non
     assert span is not None and text[span[0] : span[1]] == "The launch code of Project"
 
 
-def test_a_pdf_opens_at_its_page_with_the_sentence_boxed(tmp_path: Path) -> None:
+def test_a_pdf_opens_at_its_page_with_the_sentence_boxed(tmp_path: Path, viewer: SourceViewer) -> None:
     pdf = write_pdf(
         tmp_path / "h.pdf",
         [["Overview"], ["Launch details", "The launch code of Project", "Heliotrope is PURPLE-OTTER-42."]],
     )
-    view = SourceViewer().view(pdf, Spot(page=2, passage=SENTENCE))
+    view = viewer.view(pdf, Spot(page=2, passage=SENTENCE))
     assert isinstance(view, PdfPageView) and (view.page, view.pages) == (2, 2)
     assert view.png.startswith(b"\x89PNG") and view.hit is not None
     assert "PURPLE-OTTER-42" in view.text[view.hit[0] : view.hit[1]]
     assert len(view.boxes) == 2  # one box per line of the sentence, under "Launch details"
     first, second = view.boxes
     assert 0.03 < first.top < second.top < 0.15 and 0.05 < first.left < 0.1
-    assert SourceViewer().view(pdf, Spot(page=99)).page == 2  # past the end: the last page
-    other = SourceViewer().view(pdf, Spot(page=1, passage=SENTENCE))
+    assert viewer.view(pdf, Spot(page=99)).page == 2  # past the end: the last page
+    other = viewer.view(pdf, Spot(page=1, passage=SENTENCE))
     assert isinstance(other, PdfPageView) and other.boxes == () and other.hit is None
 
 
-def test_a_text_file_opens_at_the_sentence_lines(tmp_path: Path) -> None:
+def test_a_text_file_opens_at_the_sentence_lines(tmp_path: Path, viewer: SourceViewer) -> None:
     notes = tmp_path / "notes.md"
     body = [f"filler line {i}" for i in range(2, 3001)] + [
         "",
@@ -74,17 +83,17 @@ def test_a_text_file_opens_at_the_sentence_lines(tmp_path: Path) -> None:
         "",
     ]
     notes.write_text("# Notes\n" + "\n".join(body), "utf-8")
-    view = SourceViewer().view(
+    view = viewer.view(
         notes, Spot(lines=(3001, 3003), passage="The office plants are watered on Mondays by Dana.")
     )
     assert isinstance(view, LinesView)
     assert view.cited == (3001, 3003) and view.hit == (3002, 3003) and view.total == 3004
     assert view.first == 1501 and view.lines[3002 - view.first] == "The office plants are"
-    unplaced = SourceViewer().view(notes, Spot(passage="filler line 7"))
+    unplaced = viewer.view(notes, Spot(passage="filler line 7"))
     assert isinstance(unplaced, LinesView) and unplaced.hit == (7, 7) and unplaced.cited is None
 
 
-def test_an_office_file_opens_at_its_text_with_the_passage(tmp_path: Path) -> None:
+def test_an_office_file_opens_at_its_text_with_the_passage(tmp_path: Path, viewer: SourceViewer) -> None:
     import docx
 
     document = docx.Document()
@@ -94,7 +103,7 @@ def test_an_office_file_opens_at_its_text_with_the_passage(tmp_path: Path) -> No
     document.add_paragraph("The harbour master of Port Vellum is Odalys Crane. She keeps the tide tables.")
     path = tmp_path / "harbour.docx"
     document.save(str(path))
-    view = SourceViewer().view(path, Spot(passage="The harbour master of Port Vellum is Odalys Crane."))
+    view = viewer.view(path, Spot(passage="The harbour master of Port Vellum is Odalys Crane."))
     assert isinstance(view, ProseView) and view.hit is not None
     section, a, b = view.hit
     assert view.sections[section].heading == "People"
@@ -110,7 +119,7 @@ def test_what_the_viewer_shows(name: str, shown: bool) -> None:
     assert viewable(f"/d/{name}") is shown
 
 
-def test_a_slide_deck_opens_at_the_cited_slide(tmp_path: Path) -> None:
+def test_a_slide_deck_opens_at_the_cited_slide(tmp_path: Path, viewer: SourceViewer) -> None:
     from pptx import Presentation
 
     deck = Presentation()
@@ -120,6 +129,6 @@ def test_a_slide_deck_opens_at_the_cited_slide(tmp_path: Path) -> None:
         slide.placeholders[1].text = "Revenue grew by 12 percent."
     path = tmp_path / "deck.pptx"
     deck.save(str(path))
-    view = SourceViewer().view(path, Spot(page=2, passage="Revenue grew by 12 percent."))
+    view = viewer.view(path, Spot(page=2, passage="Revenue grew by 12 percent."))
     assert isinstance(view, ProseView) and view.hit is not None
     assert view.sections[view.hit[0]].page == 2  # the same words on slide 1: the cited slide wins
