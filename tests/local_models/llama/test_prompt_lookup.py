@@ -93,7 +93,10 @@ def test_the_worker_drafts_without_changing_the_answer_or_growing(models: dict[s
         off = "".join(models["off"].stream(_ask(question), max_tokens=48))
         on = "".join(models["on"].stream(_ask(question), max_tokens=48))
         assert on == off and len(on) > 10
-        assert models["on"].complete(_ask(question), max_tokens=48) == off
+        # Asked again, each model's cache holds the prompt: compared in the same state (whether a cached
+        # prefix gives the very same words as a fresh one depends on the CPU's kernels, drafting or not).
+        again = {mode: models[mode].complete(_ask(question), max_tokens=48) for mode in models}
+        assert again["on"] == again["off"] and len(again["on"]) > 10
     rss = {mode: models[mode].stats()["rss_bytes"] for mode in models}
     # With the library's logits_all array (2048 × 49,152 floats) touched, "on" would hold 400 MB more.
     assert rss["on"] < rss["off"] + 100 * 2**20, rss

@@ -31,12 +31,8 @@ TEXTS = [
     "x " * 400,  # past the embedder's 128-token cut: counted and read whole
 ]
 QUESTIONS = ["How long are the backups kept?", "भारत की राजधानी क्या है?"]
-# Before the change (commit dda6a55), the real e5 file and the shipped reader graph:
+# Before the change (commit dda6a55), the real e5 file's token counts:
 COUNTS = [49, 26, 19, 7, 401]
-LOGITS = [
-    [-1.188368558883667, 1.541212797164917, -1.0791263580322266, 2.622037410736084, -4.236591815948486],
-    [-0.7196481227874756, -2.146070718765259, -0.07158099114894867, 1.0067671537399292, -4.2000346183776855],
-]
 
 _IN_A_CHILD = """
 import json, sys
@@ -55,7 +51,11 @@ reader = runtime.reader(config)
 logits = [reader.logits(q, texts) for q in questions]
 grew = (psutil.Process().memory_info().rss - before) / 2**20
 counts_after = [embedder.count_tokens(t) for t in texts]
-print(json.dumps({"counts": counts, "counts_after": counts_after, "logits": logits, "grew_mb": grew}))
+from local_models.reader.onnx_reader import EmbeddedReader
+own = EmbeddedReader()  # as before the change: a tokenizer of its own, built from the e5 file
+before = [own.logits(q, texts) for q in questions]
+print(json.dumps({"counts": counts, "counts_after": counts_after, "logits": logits, "before": before,
+                  "grew_mb": grew}))
 """
 
 
@@ -71,7 +71,9 @@ def test_the_app_holds_e5s_tokenizer_once_and_reads_and_counts_as_before(tmp_pat
     )
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["counts"] == got["counts_after"] == COUNTS
-    for logits, expected in zip(got["logits"], LOGITS, strict=True):
+    # The same graph on the same CPU: int8 kernels differ between CPUs (an AVX2 EPYC without VNNI reads
+    # logits up to 0.9 away from the Xeon's), so "as before" is the reader with a tokenizer of its own here.
+    for logits, expected in zip(got["logits"], got["before"], strict=True):
         assert logits == pytest.approx(expected, rel=1e-4, abs=1e-4)
     assert got["grew_mb"] < 200, got["grew_mb"]
 
