@@ -38,6 +38,8 @@ started = time.monotonic()
 report = Indexer(store, HashEmbedder(dim=64), small_config()).index("big", [Path(sys.argv[1])])
 seconds = time.monotonic() - started
 tables = store.shelf.all_tables("big")
+if not tables:  # say why (once, under load, none was indexed and the test saw only an IndexError)
+    sys.exit(f"no table indexed: {[(p.path, p.reason) for p in report.problems]}")
 last = store.shelf.arrow(tables[0]).slice(tables[0].rows - 1)
 stop.set()
 print(json.dumps({
