@@ -43,12 +43,12 @@ def scripted(answer: str = ANSWER) -> Callable[[Sequence[Message], Mapping[str, 
 
 
 class SlowChat(ScriptedChatModel):
-    """Streams one word every ``delay_s``; remembers whether its stream was closed (model released)."""
+    """Streams one word every ``delay_s``; remembers whether its stream was closed (``stream_closed``: model released)."""
 
     def __init__(self, answer: str, delay_s: float = 0.05) -> None:
         super().__init__(scripted(answer))
         self.delay_s = delay_s
-        self.closed = threading.Event()
+        self.stream_closed = threading.Event()
         self.started = threading.Event()
 
     def stream(
@@ -67,7 +67,7 @@ class SlowChat(ScriptedChatModel):
                 time.sleep(self.delay_s)
                 yield word
         finally:
-            self.closed.set()
+            self.stream_closed.set()
 
 
 class FolderIndexer:

@@ -104,7 +104,7 @@ def test_stop_ends_a_model_alone_answer_and_releases_the_model(tmp_path: Path) -
         if len(turn.answer.split()) >= 3:
             desk.chat.stop(conv)
     assert turn.state == "stopped" and turn.mode == "model" and 3 <= len(turn.answer.split()) < 200
-    assert chat.closed.wait(5), "the model's stream was not closed"
+    assert chat.stream_closed.wait(5), "the model's stream was not closed"
     assert LABEL.split(":")[0] in render.answer_markdown(turn)
 
 

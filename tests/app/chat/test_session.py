@@ -133,7 +133,7 @@ def test_stop_keeps_the_partial_answer_and_releases_the_model(tmp_path: Path) ->
         if len(turn.answer.split()) >= 3:
             s.chat.stop(conv)
     assert turn.state == "stopped" and 3 <= len(turn.answer.split()) < 200
-    assert chat.closed.wait(5), "the model's stream was not closed"
+    assert chat.stream_closed.wait(5), "the model's stream was not closed"
     assert conv.history()[-1].content == turn.answer.strip()
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from app.chat.history import ChatHistory
 from kimas_desktop.control import CancelToken
 from kimas_desktop.types import Message
 from tests.rigs import ANSWER, Rig, SlowChat, make_rig, scripted, write_docs
+from tests.ui.english import english_runs
 from ui.chat import handlers as chat_handlers
 from ui.chat import render
 
@@ -99,6 +100,54 @@ def test_a_stopped_answer_keeps_its_trace_and_lists_the_sources_found(tmp_path: 
     content = out[-1][0][1]["content"]
     assert "_Stopped._" in content and "Sources found before it stopped" in content
     assert "<b>x.pdf</b>" in content.split("Sources found before it stopped")[1]
+
+
+def test_a_chinese_answer_stopped_by_a_question_or_by_stop_says_so_in_chinese(tmp_path: Path) -> None:
+    """The browser test no longer waits for the embedded model to be stopped (its length is the CPU's):
+    the stopped wording a Chinese reader sees is held here, with a model that writes slowly."""
+    chat = SlowChat("作者是张长旺 [1]。" + "".join(f" 第{i}句" for i in range(60)), delay_s=0.05)
+    rig = make_rig(tmp_path, chat=chat)
+    s = rig.session
+    s.start()
+    paper = tmp_path / "t" / "paper.zh.txt"
+    paper.parent.mkdir(parents=True)
+    paper.write_text("这篇 文章 的 作者 是 张长旺 , 他 在 旺知识 工作 。", "utf-8")  # words the fake hashes
+    assert s.add_uploads("论文", [(paper, "paper.zh.txt")]).ok
+    rig.wait_idle()
+    conv_id = s.history.new().id
+
+    def stop_midway(ask: str, then: Callable[[], list[chat_handlers.Drawn]]) -> str:
+        """The last answer drawn after ``then`` stopped the one asking ``ask``."""
+        out: list[chat_handlers.Drawn] = []
+        chat.started.clear()
+        reader = _drain(chat_handlers.submit(s, conv_id, ask, page="tab"), out)
+        assert chat.started.wait(120)
+        deadline = time.monotonic() + 600  # however busy the machine: some words are on screen
+        while not s.history.get(conv_id).turns[-1].answer and time.monotonic() < deadline:
+            time.sleep(0.01)
+        after = then()
+        reader.join(120)
+        assert not reader.is_alive()
+        drawn = [u for u in out + after if u is not None][-1]
+        return [m["content"] for m in drawn[0] if "作者是张长旺" in m["content"]][-1]  # not its trace
+
+    def ask_again() -> list[chat_handlers.Drawn]:
+        return list(chat_handlers.submit(s, conv_id, "作者 在 哪里 工作 ?", page="tab"))
+
+    def stop() -> list[chat_handlers.Drawn]:
+        chat_handlers.stop(s, conv_id)
+        return []
+
+    by_question = stop_midway("这篇 文章 的 作者 是 谁 ?", ask_again)  # the answer to the new question
+    by_stop = stop_midway("这篇 文章 是 谁 写 的 ?", stop)
+    turns = s.history.get(conv_id).turns
+    assert [t.state for t in turns] == ["stopped", "done", "stopped"]
+    shown = render.answer_markdown(turns[0])
+    assert "_已停止（你问了新的问题）。_" in shown and "**停止前找到的来源**" in shown, shown
+    assert "_已停止。_" in by_stop and "**停止前找到的来源**" in by_stop, by_stop
+    assert "张长旺" in by_question and "已停止" not in by_question
+    for text in (shown, by_question, by_stop):
+        assert not english_runs(text.replace("paper.zh.txt", "")), text
 
 
 class WarmerChat(SlowChat):
