@@ -154,9 +154,9 @@ class Runtime:
         self._chat_epoch = 0  # goes up when the chat model must be built again for the same config
 
     def renew_chat(self) -> None:
-        """Build the chat model again on its next use, and the pipelines on it: what it runs on was
-        installed since (llama.cpp compiled beside the running app, issue 71). The ones in use are closed
-        when the new ones replace them."""
+        """Build the chat model and the reader again on their next use, and the pipelines on them: what a
+        GGUF runs on was installed since (llama.cpp compiled beside the running app, issue 71). The ones in
+        use are closed when the new ones replace them."""
         with self._lock:
             self._chat_epoch += 1
 
@@ -278,7 +278,7 @@ class Runtime:
         def closer(held: Reader | None) -> Callable[[], None]:
             return held.close if held is not None else _nothing_to_close
 
-        key = (config.reader, e5)
+        key = (config.reader, e5, self._chat_epoch)  # a GGUF reader chosen during the build: none till then
         part: Reader | None = self._hold("reader", key, lambda: build(config.reader, e5, cache), closer)
         return part
 

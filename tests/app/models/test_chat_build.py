@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,9 @@ from app.paths import Paths
 from app.runtime import Builders, Runtime
 from app.settings.config_store import ConfigStore
 from kimas_desktop.answer.outcome import QUOTE_START
-from kimas_desktop.config import ChatModelConfig, parse_config
+from kimas_desktop.config import ChatModelConfig, ReaderConfig, parse_config
 from kimas_desktop.errors import ModelUnavailableError
-from kimas_desktop.protocols import ChatModel
+from kimas_desktop.protocols import ChatModel, Embedder, Reader
 from local_models.fake import HashEmbedder, MemorySearcher, ScriptedChatModel, WordOverlapReranker
 from local_models.llama.pending import PendingLlamaChatModel
 from tests.rigs import ANSWER, FakeFeed, FolderIndexer, scripted, write_docs
@@ -90,8 +91,28 @@ class Llama:
         self.built.append(type(chat).__name__)
         return chat
 
+    def reader(self, cfg: ReaderConfig, embedder: Embedder, cache: Path) -> Reader | None:
+        """A GGUF reader as ``build_reader`` gives it: none (logged) until llama.cpp is installed."""
+        return GgufReader() if self.installed.is_set() else None
 
-def desktop(tmp_path: Path, llama: Llama, status: Path) -> DesktopApp:
+
+class GgufReader:
+    """Reads every text as answering (what it reads is not this test's subject: that it is used is)."""
+
+    model_id = "llama/reader.gguf"
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def read(self, question: str, texts: Sequence[str]) -> list[float]:
+        self.asked.append(question)
+        return [1.0] * len(texts)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def desktop(tmp_path: Path, llama: Llama, status: Path, **config: object) -> DesktopApp:
     embedder = HashEmbedder()
     searcher = MemorySearcher(embedder)
     builders = Builders(
@@ -101,10 +122,11 @@ def desktop(tmp_path: Path, llama: Llama, status: Path) -> DesktopApp:
         store=lambda c, d: searcher,  # type: ignore[arg-type,return-value]
         indexer=lambda st, e, c: FolderIndexer(searcher),
         watcher=FakeFeed,
+        reader=llama.reader,
     )
     data = tmp_path / "data"
     data.mkdir()
-    cfg = parse_config({"preset": "full"})
+    cfg = parse_config({"preset": "full", **config})
     paths = Paths(data, data / "config.toml")
     desk = DesktopApp(Runtime(paths, cfg, builders), ConfigStore(paths.config_file, cfg), status)
     assert desk.add_uploads("docs", [(write_docs(tmp_path / "t") / "heliotrope.pdf", "heliotrope.pdf")]).ok
@@ -124,7 +146,8 @@ def test_while_llama_cpp_builds_the_chat_quotes_and_when_it_is_done_the_model_an
 ) -> None:
     llama, status = Llama(), tmp_path / "kimas-llama-build.json"
     write_status(status, "compiling", step=60, steps=180, left_s=200.0)
-    desk = desktop(tmp_path, llama, status)
+    gguf_reader = {"reader": {"model": "reader.gguf"}, "grounding": {"reader_weight": 1.0}}
+    desk = desktop(tmp_path, llama, status, **gguf_reader)
     try:
         desk.start(sync=False)
         wait_until(lambda: desk.indexing.idle() and desk.model_loading.state().phase == "ready")
@@ -142,6 +165,8 @@ def test_while_llama_cpp_builds_the_chat_quotes_and_when_it_is_done_the_model_an
         turn = list(desk.chat.ask(desk.chat.new_conversation(), QUESTION))[-1]
         assert turn.state == "done" and ANSWER.split(" [")[0] in turn.answer  # the model wrote it
         assert llama.model.calls and llama.built == ["PendingLlamaChatModel", "ScriptedChatModel"]
+        reader = desk.runtime.reader(desk.config)  # the GGUF reader chosen during the build reads now
+        assert isinstance(reader, GgufReader) and reader.asked, reader
     finally:
         desk.close()
 
