@@ -167,8 +167,9 @@ def llama_build(py: Path, venv: Path, background: bool) -> tuple[Build, list[str
         check=True,
     ).stdout.strip()
     wheels = wheel_cache() / wheel_key(flags, cache_tag)
-    command = [str(py), "-m", "pip", "wheel", "-v", "--no-deps", "--no-cache-dir", "--no-binary",
-               "llama-cpp-python", f"llama-cpp-python=={LLAMA_CPP_VERSION}", "-w", "{out}"]  # fmt: skip
+    # A stopped compile goes on where it stopped: its source, tools and CMake folder are kept beside the key.
+    command = [str(py), str(ROOT / "scripts" / "llama_wheel.py"), "--work", str(wheels) + ".build",
+               "--spec", f"llama-cpp-python=={LLAMA_CPP_VERSION}", "--out", "{out}"]  # fmt: skip
     env = {**os.environ, "FORCE_CMAKE": "1", "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 2)}
     if flags:
         env["CMAKE_ARGS"] = flags

@@ -4,15 +4,15 @@ foreground (``install.py``, so ``test.sh``). Standard library only, on Linux, ma
 
     python scripts/llama_build.py --venv .venv --wheels CACHE/KEY [--background] -- COMMAND...
 
-COMMAND writes the wheel into the folder put in place of ``{out}`` (``install.py`` passes ``pip wheel -v ...
--w {out}``). Safe to interrupt and to run twice at once:
+COMMAND writes the wheel into the folder put in place of ``{out}`` (``install.py`` passes ``llama_wheel.py ...
+--out {out}``, which keeps a stopped compile's files to go on from). Safe to interrupt and to run twice at once:
 
 - one builder per venv in the background: a second one (a second ``run.sh``) leaves at once;
 - one compile per wheel key on the machine: it runs under ``<wheels>.lock`` (``install_lock.py``); a process
   that waits for it (``test.sh`` beside ``run.sh``) finds the wheel when the lock comes free and compiles
   nothing;
 - the wheel is built in ``<wheels>.tmp`` and renamed to ``<wheels>`` only when complete, so a killed compile
-  leaves nothing anyone installs; the next run compiles again;
+  leaves nothing anyone installs; the next run compiles what is left;
 - the venv takes the wheel under ``.venv/kimas-install.lock``, never while another install writes to it.
 
 Progress is read from the build's own output (ninja's ``[n/N]`` lines, make's ``[ p%]``) and written, with
