@@ -109,7 +109,9 @@ def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> None:
         return action(sh.save_source(desk, p, sh.SourceFields(*values), language(request)))
 
     def on_remove(p: str | None, request: gr.Request) -> tuple[Any, ...]:
-        return action(sh.remove_source(desk, p, language(request)))
+        a = sh.remove_source(desk, p, language(request))
+        gone = bool(p) and a.selected == sh.NEW  # the form of a new source; else the form as it is
+        return (*action(a), *(astuple(sh.load_source_defaults()) if gone else [gr.skip()] * len(fields)))
 
     def on_try(request: gr.Request, q: str, *values: Any) -> str:
         return sh.try_source(desk, sh.SourceFields(*values), q, language(request))
@@ -118,8 +120,10 @@ def build(desk: DesktopApp, also_ask: gr.CheckboxGroup) -> None:
         return gr.update(choices=sh.source_choices(desk, language(request)))
 
     gr.on(None, on_load, None, [pick])  # no trigger: at each page load
-    pick.change(lambda n: astuple(sh.load_source(desk, n)), [pick], fields)
+    # The form follows the user's pick (input), not the picker's value being set by Save: on a busy machine
+    # that reload came after the user had ticked "Enabled" and undid it.
+    pick.input(lambda n: astuple(sh.load_source(desk, n)), [pick], fields)
     save.click(on_save, [pick, *fields], [message, pick, also_ask])
-    remove.click(on_remove, [pick], [message, pick, also_ask])
+    remove.click(on_remove, [pick], [message, pick, also_ask, *fields])
     try_it.click(on_try, [query, *fields], [tried])
     query.submit(on_try, [query, *fields], [tried])

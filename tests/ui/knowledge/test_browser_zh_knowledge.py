@@ -108,9 +108,15 @@ def check_knowledge_in_chinese(
         expect(page.locator("#source-message")).to_contain_text("已保存 wiki（未启用）")
         expect(page.locator("#source-message")).to_contain_text("在你启用之前，不会有任何问题离开这台电脑")
         expect(picker).to_have_value("wiki（未启用）")
+        name = page.locator("#source-name textarea, #source-name input").first
+        for chosen, shown in (("（新来源）", ""), ("wiki（未启用）", "wiki")):  # the form follows the pick
+            picker.click()
+            page.get_by_role("option", name=chosen).click()
+            expect(name).to_have_value(shown)
         page.locator("#source-remove").click()
         expect(page.locator("#source-message")).to_contain_text("已删除 wiki")
         expect(picker).to_have_value("（新来源）")
+        expect(name).to_have_value("")  # the form of a new source
         for english in ("Idle", "Choose a collection", "Saved", "Not saved", "Removed", "The source failed"):
             assert english not in page.locator("#knowledge-main").inner_text(), english
         for side in ("#knowledge-left", "#knowledge-right"):  # a key Gradio's own table also has
